@@ -1,0 +1,59 @@
+"""``manage.py settle FILE [FILE ...]``: check and settle hand records, writing nothing.
+
+Prints one JSON object per record, in order; exits with status 2 after the last record
+if any record was invalid. Needs no database. [hand-record.md "Settling"]
+"""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ledger.payouts import settle
+from tables.engine.errors import IllegalEvent
+from tables.engine.record import play_record
+from tables.engine.recordfiles import UnreadableRecord, read_record_files
+
+
+def settle_one(record):
+    """The printed settlement of one decoded record (without its ``file``), or its error.
+
+    Returns:
+        ``(result dict, valid)``: ``{"bets", "players", "bank", "commission",
+        "next_bank"}`` or ``{"error": {"event", "message"}}``.
+    """
+    if isinstance(record, UnreadableRecord):
+        return {"error": {"event": 0, "message": record.message}}, False
+    try:
+        settlement = settle(play_record(record))
+    except IllegalEvent as error:
+        return {"error": error.as_dict()}, False
+    result = settlement.as_dict()
+    for key in ("table", "number"):
+        if key in record:
+            result[key] = record[key]
+    return result, True
+
+
+class Command(BaseCommand):
+    help = ("Check and settle hand records (files, JSON Lines, directories, or - for standard "
+            "input) without writing to any database; one JSON line per record.")
+    requires_system_checks = []
+
+    def add_arguments(self, parser):
+        parser.add_argument("paths", nargs="+", metavar="FILE",
+                            help="a hand record, a .jsonl file of them, a directory, or -")
+
+    def handle(self, *args, paths, **options):
+        invalid = 0
+        write = self.stdout.write
+        dumps = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+        for source, record in read_record_files(paths, stdin=self.stdin if hasattr(self, "stdin") else None):
+            result, valid = settle_one(record)
+            invalid += not valid
+            head = {"file": source.file}
+            if source.line is not None:
+                head["line"] = source.line
+            head.update(result)
+            write(dumps(head))
+        if invalid:
+            raise CommandError(f"{invalid} invalid record(s)", returncode=2)

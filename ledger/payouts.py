@@ -1,0 +1,161 @@
+"""The payouts of a finished hand: every bet's result, the bank's, the house commission.
+
+Pure Python (no Django): the ledger's posting, ``manage.py settle``, the API's dry run and
+the audit replay all settle through ``settle``. Money is integer cents; points are
+integer half-points (7½ = 15). [rules.md "Settlement of one bet", "The bank passes"]
+"""
+
+from dataclasses import dataclass
+from decimal import ROUND_FLOOR, Decimal
+
+from tables.engine.cards import NATURAL, format_points
+from tables.engine.errors import N_, IllegalEvent
+from tables.engine.hand import FUSILADO, LOCA_ID, format_cents
+
+WIN, NATURAL_RESULT, LOSE, BUST = "win", "natural", "lose", "bust"
+
+
+@dataclass(frozen=True, slots=True)
+class Bet:
+    """One settled bet.
+
+    Attributes:
+        player: who made the bet (the seat's player, a side bettor, a loca bettor).
+        seat: the seat bet on, or ``"loca"``.
+        hand: the seat's hand number, from 1 (muerto: 1 the 7 alone, 2 the 7 + card).
+        stake: cents staked.
+        points: the hand's half-points.
+        result: ``win``, ``natural``, ``lose`` or ``bust``.
+        multiplier: the whole number k of the rules' table.
+        net: cents, ± k × stake; positive, the bank pays the player.
+    """
+
+    player: str
+    seat: str
+    hand: int
+    stake: int
+    points: int
+    result: str
+    multiplier: int
+    net: int
+
+    def as_dict(self):
+        """The bet as ``manage.py settle`` prints it (amounts and points as strings)."""
+        return {"player": self.player, "seat": self.seat, "hand": self.hand,
+                "stake": format_cents(self.stake), "points": format_points(self.points),
+                "result": self.result, "multiplier": self.multiplier, "net": format_cents(self.net)}
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """The settlement of one hand; every amount in cents.
+
+    ``players`` (net per player, positive = the bank pays him) + ``bank_net`` +
+    ``commission`` sum to zero. ``bank_result`` is the bank's take before commission.
+    """
+
+    bets: tuple
+    players: dict
+    bank_player: str
+    bank_points: int
+    bank_result: int
+    commission: int
+    bank_net: int
+    next_bank: str
+
+    def as_dict(self):
+        """The settlement as ``manage.py settle`` prints it. [hand-record.md "Settling"]"""
+        return {
+            "bets": [bet.as_dict() for bet in self.bets],
+            "players": {player: format_cents(net) for player, net in self.players.items()},
+            "bank": {"player": self.bank_player, "points": format_points(self.bank_points),
+                     "net": format_cents(self.bank_net)},
+            "commission": format_cents(self.commission),
+            "next_bank": self.next_bank,
+        }
+
+
+def settle(state):
+    """Settle a finished hand.
+
+    Args:
+        state: a complete ``HandState`` (``state.complete``) with every card identified.
+    Returns:
+        Settlement.
+    Raises:
+        IllegalEvent: (event 0) if the hand is not finished or a face-down card is still
+        unidentified.
+    """
+    if not state.complete:
+        raise IllegalEvent(0, "unfinished", N_("the hand is not finished: it cannot be settled yet"))
+    if state.allow_unknown and state.identities_owed():
+        owner, number = state.identities_owed()[0]
+        raise IllegalEvent(0, "identify", N_("name {owner}'s face-down card (hand {number}) before settling"),
+                           owner=owner, number=number)
+    profile = state.profile
+    bank_points = state.bank.points
+    bank_natural = bank_points == NATURAL
+    bank_bust = bank_points > NATURAL
+    natural_pays = profile.natural_pays
+    first_only = profile.natural_pays_first_only
+    collects = profile.bank_natural_collects
+    vs_natural = profile.bank_natural_vs_natural
+    fusilar_pays = profile.fusilar_pays
+
+    def outcome(points, fusilado, loca, earlier_natural):
+        """(result, multiplier, sign) of a hand from the player's side."""
+        if points > NATURAL:
+            return BUST, 1, -1
+        if bank_natural:
+            return LOSE, (vs_natural if points == NATURAL else collects), -1
+        if bank_bust or bank_points < points:
+            if points == NATURAL:
+                if fusilado:
+                    return NATURAL_RESULT, fusilar_pays, 1
+                if loca or not (first_only and earlier_natural):
+                    return NATURAL_RESULT, natural_pays, 1
+                return NATURAL_RESULT, 1, 1
+            return WIN, 1, 1
+        return LOSE, 1, -1
+
+    bets = []
+    players = {}
+    seen_natural = False
+    next_bank = state.bank_player
+    passes = profile.bank_passes_on_natural and not bank_natural
+    for seat in state.seats:
+        first = None
+        for hand in seat.hands:
+            points = hand.points
+            fusilado = hand.kind == FUSILADO
+            result, k, sign = outcome(points, fusilado, False, seen_natural)
+            if points == NATURAL:
+                if not fusilado:
+                    seen_natural = True
+                if passes:
+                    next_bank = seat.player
+                    passes = False
+            net = sign * k * hand.stake
+            bets.append(Bet(seat.player, seat.player, hand.number, hand.stake, points, result, k, net))
+            players[seat.player] = players.get(seat.player, 0) + net
+            if first is None:
+                first = (points, result, k, sign)
+        points, result, k, sign = first
+        for player, stake in seat.side_bets.items():
+            net = sign * k * stake
+            bets.append(Bet(player, seat.player, 1, stake, points, result, k, net))
+            players[player] = players.get(player, 0) + net
+    if state.loca is not None and state.loca_bets:
+        points = state.loca.points
+        result, k, sign = outcome(points, False, True, False)
+        for player, (_initial, stake) in state.loca_bets.items():
+            net = sign * k * stake
+            bets.append(Bet(player, LOCA_ID, 1, stake, points, result, k, net))
+            players[player] = players.get(player, 0) + net
+    bank_result = -sum(bet.net for bet in bets)
+    commission = 0
+    rate = profile.commission_rate
+    if bank_result > 0 and rate:
+        commission = int((Decimal(bank_result) * rate).to_integral_value(rounding=ROUND_FLOOR))
+    return Settlement(tuple(bets), players, state.bank_player, bank_points, bank_result,
+                      commission, bank_result - commission, next_bank)

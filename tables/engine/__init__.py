@@ -1,0 +1,23 @@
+"""The rules engine of siete y media: pure Python, no Django import.
+
+- ``cards``: the Spanish deck and points in half-points (7½ = 15).
+- ``profiles``: the named rule profiles and per-table overrides.
+- ``hand``: ``HandState``, the hand state machine, and the legal actions for the console.
+- ``record``: reading and playing a hand record (``hand-record.md``).
+- ``recordfiles``: hand records from files, directories, JSON Lines and standard input.
+- ``simulate``: random legal play, for tests, demo data and benchmarks.
+
+The payouts of a finished hand live in ``ledger.payouts``.
+"""
+
+from tables.engine.cards import NATURAL, card_name, format_points, parse_card
+from tables.engine.errors import EngineError, IllegalEvent, InvalidRules
+from tables.engine.hand import HandState, format_cents, parse_amount, valid_player_id
+from tables.engine.profiles import OPTION_NAMES, PROFILES, Profile
+from tables.engine.record import FORMAT, play_record, read_header
+
+__all__ = [
+    "FORMAT", "NATURAL", "OPTION_NAMES", "PROFILES", "EngineError", "HandState", "IllegalEvent",
+    "InvalidRules", "Profile", "card_name", "format_cents", "format_points", "parse_amount",
+    "parse_card", "play_record", "read_header", "valid_player_id",
+]

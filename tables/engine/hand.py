@@ -1,0 +1,998 @@
+"""The hand state machine: one hand of siete y media, applied one event at a time.
+
+``HandState`` takes the events of ``hand-record.md`` (dicts) through ``apply``. Every
+event is checked against the table's ``Profile`` before anything changes: an illegal one
+raises ``IllegalEvent`` with its number and the rule broken, and leaves the state as it
+was. Between events the state answers what the dealer's console asks: whose turn, which
+hand, the cards (face up or down) and points, the stakes, and which actions are legal
+now with what limits (``legal()``).
+
+Units: points in integer half-points (7½ = 15), money in integer cents.
+
+For the console, a state made with ``allow_unknown=True`` accepts a face-down card whose
+identity the dealer does not see (``"card": None``) and the ``identify`` event that names
+it later; a hand settles only when every card is identified.
+"""
+
+import re
+
+from tables.engine.cards import (
+    CARD_NAME,
+    CARD_POINTS,
+    CARD_RANK,
+    DECKS,
+    NATURAL,
+    format_points,
+    parse_card,
+)
+from tables.engine.errors import N_, IllegalEvent, show
+
+# Hand status.
+PLAYING, STOOD, BUST = "playing", "stood", "bust"
+# Hand kinds: a seat's hand (split hands included), the fusilado 7, muerto's two bets,
+# la loca, the bank.
+NORMAL, FUSILADO, MUERTO_SEVEN, MUERTO_CARD, LOCA, BANK = (
+    "normal", "fusilado", "muerto-seven", "muerto-card", "loca", "bank")
+# Phases.
+DEAL, PLAY, OVER = "deal", "play", "over"
+
+BANK_ID, LOCA_ID = "bank", "loca"
+RESERVED_IDS = frozenset((BANK_ID, LOCA_ID))
+MAX_SEATS = 9
+MAX_EXCHANGES = 4
+
+_PLAYER_ID = re.compile(r"[\w.\-]{1,64}\Z")
+
+#: Keys each event may carry. [hand-record.md "Events"]
+EVENT_KEYS = {
+    "deal": frozenset(("do", "seat", "card")),
+    "bet": frozenset(("do", "seat", "amount", "player")),
+    "card": frozenset(("do", "seat", "card", "down")),
+    "reveal": frozenset(("do", "seat")),
+    "stand": frozenset(("do", "seat")),
+    "split": frozenset(("do", "seat")),
+    "exchange": frozenset(("do", "seat", "card")),
+    "fusilar": frozenset(("do", "seat", "card")),
+    "muerto": frozenset(("do", "seat", "card", "amount")),
+    "shuffle": frozenset(("do",)),
+}
+#: Console-only keys: a revealed card's identity, and ``identify`` of a face-down card.
+_UNKNOWN_EVENT_KEYS = dict(EVENT_KEYS, reveal=frozenset(("do", "seat", "card")),
+                           identify=frozenset(("do", "seat", "hand", "card")))
+
+
+def valid_player_id(value):
+    """True if ``value`` may name a player: 1–64 letters, digits, ``_ - .``; not reserved.
+
+    [hand-record.md "Fields": "bank" and "loca" are reserved]
+    """
+    return type(value) is str and value not in RESERVED_IDS and _PLAYER_ID.match(value) is not None
+
+
+def format_cents(cents):
+    """Integer cents as a record amount: 1050 -> "10.50", -2000 -> "-20.00"."""
+    sign = "-" if cents < 0 else ""
+    whole, part = divmod(abs(cents), 100)
+    return f"{sign}{whole}.{part:02d}"
+
+
+_AMOUNT = re.compile(r"(\d{1,12})(?:\.(\d{1,2}))?\Z")
+_amount_cache = {}
+
+
+def parse_amount(value):
+    """Integer cents for a record amount, or None if ``value`` is no amount.
+
+    An amount is a JSON string or integer of a non-negative decimal with at most two
+    decimals: ``"5"``, ``"5.00"``, ``"12.50"``, ``7``. A float, a bool or anything else
+    is no amount. [hand-record.md "Fields"]
+    """
+    kind = type(value)
+    if kind is str:
+        cents = _amount_cache.get(value)
+        if cents is None:
+            match = _AMOUNT.match(value)
+            if match is None:
+                return None
+            whole, part = match.groups()
+            cents = int(whole) * 100 + (int(part.ljust(2, "0")) if part else 0)
+            if len(_amount_cache) > 4096:
+                _amount_cache.clear()
+            _amount_cache[value] = cents
+        return cents
+    if kind is int and 0 <= value < 10**12:
+        return value * 100
+    return None
+
+
+class Hand:
+    """One hand on the table: a seat's (or a split of it), la loca's or the bank's.
+
+    Attributes:
+        owner: the seat's player id, ``"loca"`` or ``"bank"``.
+        number: 1, 2 … in the seat's order of play (muerto: 1 the 7 alone, 2 the 7 + card).
+        kind: NORMAL, FUSILADO, MUERTO_SEVEN, MUERTO_CARD, LOCA or BANK.
+        cards: card codes in the order received; None for a card not yet identified.
+        down: index in ``cards`` of the face-down card, or -1.
+        points: half-points of the identified cards.
+        unknown: how many cards are not yet identified (0 or 1).
+        stake: cents on the hand (seats only; la loca's bets are per bettor).
+        status: PLAYING, STOOD or BUST.
+    """
+
+    __slots__ = ("owner", "number", "kind", "cards", "slots", "down", "points", "unknown",
+                 "stake", "status", "raise_pending", "split_ready", "returned", "acted")
+
+    def __init__(self, owner, number, kind):
+        self.owner = owner
+        self.number = number
+        self.kind = kind
+        self.cards = []
+        self.slots = []  # instance index of each card, for identification and the shuffle
+        self.down = -1
+        self.points = 0
+        self.unknown = 0
+        self.stake = 0
+        self.status = PLAYING
+        self.raise_pending = False  # a raise not yet followed by a draw
+        self.split_ready = False  # a half just drawn onto a lone half
+        self.returned = False  # its cards went back to the stock at a shuffle
+        self.acted = False
+
+    @property
+    def natural(self):
+        """Exactly 7½, every card identified."""
+        return self.unknown == 0 and self.points == NATURAL
+
+    @property
+    def bust(self):
+        """Over 7½ (a fusilado or muerto hand too, though it stays on the table)."""
+        return self.points > NATURAL
+
+    def describe(self):
+        """The hand as plain data: cards ("7O", None if unknown) with their face, points."""
+        return {
+            "number": self.number,
+            "kind": self.kind,
+            "cards": [{"card": None if c is None else CARD_NAME[c], "down": i == self.down}
+                      for i, c in enumerate(self.cards)],
+            "points": format_points(self.points),
+            "unknown": self.unknown,
+            "stake": format_cents(self.stake),
+            "status": self.status,
+        }
+
+
+class Seat:
+    """A seated player ("punto") and the hands he plays, in order of play."""
+
+    __slots__ = ("player", "position", "hands", "current", "exchanges", "acted", "side_bets")
+
+    def __init__(self, player, position):
+        self.player = player
+        self.position = position
+        self.hands = [Hand(player, 1, NORMAL)]
+        self.current = 0
+        self.exchanges = 0
+        self.acted = False  # the seat bet or played: the window for exchanges is closed
+        self.side_bets = {}  # side bettor -> cents on this seat
+
+
+class Legal:
+    """What the console may offer now; amounts in cents. Built by ``HandState.legal()``."""
+
+    __slots__ = ("phase", "to_deal", "actor", "hand", "bet", "draw", "draw_down", "stand",
+                 "reveal", "split", "exchange", "exchange_required", "fusilar", "muerto",
+                 "shuffle", "side_bet_seats", "loca_bets_open", "loca_raises",
+                 "bank_must_draw", "bank_must_stand", "complete", "identities_owed")
+
+    def __init__(self, **values):
+        for name in self.__slots__:
+            setattr(self, name, values.get(name))
+
+    def as_dict(self):
+        """The legal actions as plain data (tuples as lists), for templates and the API."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+class HandState:
+    """A hand in play at a table with a given profile, limits, bank holder and seats.
+
+    Args:
+        profile: the table's ``Profile``.
+        min_bet, max_bet: the table's limits, integer cents.
+        bank: the bank holder's player id.
+        seats: player ids in order of play (the bank's right first), 1 to 9.
+        allow_unknown: accept face-down cards entered as unknown (the dealer's console).
+    Raises:
+        IllegalEvent: (event 0) if the seats or the limits are not valid.
+    """
+
+    def __init__(self, profile, min_bet, max_bet, bank, seats, allow_unknown=False):
+        if not valid_player_id(bank):
+            raise IllegalEvent(0, "player", N_("the bank holder {player} is not a valid player id"),
+                               player=show(bank))
+        if type(seats) not in (list, tuple) or not 1 <= len(seats) <= MAX_SEATS:
+            raise IllegalEvent(0, "seats", N_("seats must list 1 to 9 players in order of play"))
+        for player in seats:
+            if not valid_player_id(player):
+                raise IllegalEvent(0, "player", N_("seat {player} is not a valid player id"),
+                                   player=show(player))
+            if player == bank:
+                raise IllegalEvent(0, "seats", N_("the bank holder {player} cannot also hold a seat"),
+                                   player=player)
+        if len(set(seats)) != len(seats):
+            raise IllegalEvent(0, "seats", N_("a player is seated twice"))
+        if not (0 <= min_bet <= max_bet and max_bet > 0):
+            raise IllegalEvent(0, "limits", N_("the limits must satisfy 0 <= min_bet <= max_bet and max_bet > 0"))
+        self.profile = profile
+        self.min_bet = min_bet
+        self.max_bet = max_bet
+        self.bank_player = bank
+        self.allow_unknown = allow_unknown
+        self.seats = [Seat(player, i) for i, player in enumerate(seats)]
+        self._seat = {seat.player: seat for seat in self.seats}
+        self.bank = Hand(BANK_ID, 1, BANK)
+        self.loca = Hand(LOCA_ID, 1, LOCA) if profile.loca else None
+        self.loca_bets = {}  # bettor -> [stake before la loca played, total stake]
+        self.order = [*seats, *((LOCA_ID,) if profile.loca else ()), BANK_ID]
+        self.turn = 0
+        self.phase = DEAL
+        self._undealt = set(self.order)
+        self.n = 0  # events applied
+        self.deck = DECKS[profile.deck]
+        self.live = {}  # identified card out of the stock -> event that dealt it
+        self.live_count = 0  # cards out of the stock, identified or not
+        self.instances = []  # [code or None, event dealt, event returned or None]
+        self.announced = False  # a seat made 7½ or fusiló (bank_chases_natural)
+        self.bank_acted = False
+        self._keys = _UNKNOWN_EVENT_KEYS if allow_unknown else EVENT_KEYS
+        self._max_hands = profile.max_hands_for(len(seats))
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def actor(self):
+        """Whose turn: a seat's player id, ``"loca"``, ``"bank"``, or None (deal or over)."""
+        if self.phase != PLAY:
+            return None
+        return self.order[self.turn]
+
+    def seat(self, player):
+        """The ``Seat`` of a seated player, or None."""
+        return self._seat.get(player)
+
+    def current_hand(self):
+        """The hand in play now (a seat's current hand, la loca, the bank), or None."""
+        who = self.actor
+        if who is None:
+            return None
+        if who == BANK_ID:
+            return self.bank
+        if who == LOCA_ID:
+            return self.loca
+        seat = self._seat[who]
+        return seat.hands[seat.current]
+
+    def hands(self):
+        """Every seat hand in order of play (seat order, then each seat's hands)."""
+        return [hand for seat in self.seats for hand in seat.hands]
+
+    @property
+    def over(self):
+        """No further event is possible: every hand, the bank's included, is finished."""
+        return self.phase == OVER
+
+    @property
+    def complete(self):
+        """The record may end here: every hand is finished, or only the bank is left to
+        play and nothing with a stake is left standing, so it need not play.
+        [rules.md "The bank's turn"; hand-record.md: a record ends when every hand is finished]
+        """
+        if self.phase == OVER:
+            return True
+        return (self.phase == PLAY and self.order[self.turn] == BANK_ID
+                and not self.bank_acted and not self.anything_standing())
+
+    def anything_standing(self):
+        """Is any hand with a stake left standing (a seat's hand not bust, or la loca with
+        bets and not bust)? Fusilado and muerto hands count as standing: their card is
+        face down. [rules.md "The bank's turn"]"""
+        for seat in self.seats:
+            for hand in seat.hands:
+                if hand.status != BUST:
+                    return True
+        loca = self.loca
+        return loca is not None and bool(self.loca_bets) and loca.status != BUST
+
+    def bank_limit(self):
+        """The points below which the bank must draw now (half-points), or None.
+
+        With ``bank_chases_natural`` after a seat announced 7½ it is 7½; otherwise
+        ``bank_draws_below``. [rules.md "The bank's turn"]
+        """
+        if self.profile.bank_chases_natural and self.announced:
+            return NATURAL
+        return self.profile.bank_draws_below
+
+    def identities_owed(self):
+        """``(owner, hand number)`` of each hand holding a card not yet identified."""
+        owed = [(hand.owner, hand.number) for hand in self.hands() if hand.unknown]
+        for hand in (self.loca, self.bank):
+            if hand is not None and hand.unknown:
+                owed.append((hand.owner, hand.number))
+        return owed
+
+    # ------------------------------------------------------------------ applying
+
+    def apply(self, ev):
+        """Apply one event (a dict as in ``hand-record.md``); nothing changes if it is illegal.
+
+        Raises:
+            IllegalEvent: with this event's number (``self.n + 1``) and the rule broken.
+        """
+        n = self.n + 1
+        if type(ev) is not dict:
+            raise IllegalEvent(n, "event", N_("an event must be an object with do and seat"))
+        do = ev.get("do")
+        allowed = self._keys.get(do) if type(do) is str else None
+        if allowed is None:
+            raise IllegalEvent(n, "event", N_("unknown event {do}"), do=show(do))
+        for key in ev:
+            if key not in allowed:
+                raise IllegalEvent(n, "event", N_("a {do} event has no {key}"), do=do, key=show(key))
+        if self.phase == OVER:
+            raise IllegalEvent(n, "over", N_("the hand is over: every hand and the bank are finished"))
+        if do != "deal" and self.phase == DEAL:
+            raise IllegalEvent(n, "deal", N_("all initial cards are dealt first; still to deal: {who}"),
+                               who=", ".join(w for w in self.order if w in self._undealt))
+        _HANDLERS[do](self, ev, n)
+        self.n = n
+
+    def _deal(self, ev, n):
+        who = _who(ev, n)
+        if self.phase != DEAL:
+            raise IllegalEvent(n, "deal", N_("the initial deal is over; {who} cannot get another initial card"), who=who)
+        if who == BANK_ID:
+            hand = self.bank
+        elif who == LOCA_ID:
+            if self.loca is None:
+                raise IllegalEvent(n, "loca", N_("la loca is not played at this table"))
+            hand = self.loca
+        else:
+            seat = self._seat.get(who)
+            if seat is None:
+                raise IllegalEvent(n, "seat", N_("{who} is not seated at this table"), who=who)
+            hand = seat.hands[0]
+        if who not in self._undealt:
+            raise IllegalEvent(n, "deal", N_("{who} already has an initial card"), who=who)
+        face_up = self.profile.face_up and who != BANK_ID
+        code = self._card(ev.get("card"), n, may_be_unknown=not face_up)
+        self._add(hand, code, n, down=not face_up)
+        self._undealt.discard(who)
+        if not self._undealt:
+            self.phase = PLAY
+            self._advance()
+
+    def _bet(self, ev, n):
+        who = _who(ev, n)
+        cents = parse_amount(ev.get("amount"))
+        if cents is None:
+            raise IllegalEvent(n, "amount", N_('a bet needs an amount: a string like "12.50" or a whole number, not {value}'),
+                               value=show(ev.get("amount")))
+        if cents == 0:
+            raise IllegalEvent(n, "amount", N_("every bet is above zero"))
+        player = ev.get("player")
+        if who == BANK_ID:
+            raise IllegalEvent(n, "bet", N_("the bank does not bet"))
+        if player is not None:
+            self._check_bettor(player, n)
+            if who == LOCA_ID:
+                self._bet_loca(player, cents, n)
+            else:
+                self._bet_side(who, player, cents, n)
+            return
+        if who == LOCA_ID:
+            raise IllegalEvent(n, "loca", N_("a bet on la loca names the player who makes it"))
+        seat, hand = self._seat_turn(who, n, "bet")
+        low, high = self._bet_range(hand, n)
+        if not low <= cents <= high:
+            if self.profile.fixed_stake:
+                raise IllegalEvent(n, "fixed_stake", N_("the stake is fixed at {amount} at this table, not {bet}"),
+                                   amount=format_cents(self.min_bet), bet=format_cents(cents))
+            if hand.stake == 0 and cents < low:
+                raise IllegalEvent(n, "min_bet", N_("the first bet on a hand is at least {amount}, not {bet}"),
+                                   amount=format_cents(low), bet=format_cents(cents))
+            raise IllegalEvent(n, "max_bet", N_("a hand's stake may not exceed {amount}; {bet} more would make {total}"),
+                               amount=format_cents(self.max_bet), bet=format_cents(cents),
+                               total=format_cents(hand.stake + cents))
+        if hand.stake:
+            hand.raise_pending = True
+        hand.stake += cents
+        hand.split_ready = False
+        seat.acted = True
+
+    def _bet_side(self, who, player, cents, n):
+        if not self.profile.side_bets:
+            raise IllegalEvent(n, "side_bets", N_("side bets on another seat's hand are not allowed at this table"))
+        seat = self._seat.get(who)
+        if seat is None:
+            raise IllegalEvent(n, "seat", N_("{who} is not seated at this table"), who=who)
+        if player == who:
+            raise IllegalEvent(n, "side_bets", N_("{who} bets on his own hand without naming a player"), who=who)
+        if seat.hands[0].status != PLAYING:
+            raise IllegalEvent(n, "side_bets", N_("side bets on {who} closed when its first hand finished"), who=who)
+        before = seat.side_bets.get(player, 0)
+        if before == 0 and cents < self.min_bet:
+            raise IllegalEvent(n, "min_bet", N_("a first side bet is at least {amount}, not {bet}"),
+                               amount=format_cents(self.min_bet), bet=format_cents(cents))
+        if before + cents > self.max_bet:
+            raise IllegalEvent(n, "max_bet", N_("{player}'s side bets on {who} may not exceed {amount} in total"),
+                               player=player, who=who, amount=format_cents(self.max_bet))
+        seat.side_bets[player] = before + cents
+
+    def _bet_loca(self, player, cents, n):
+        loca = self.loca
+        if loca is None:
+            raise IllegalEvent(n, "loca", N_("la loca is not played at this table"))
+        if loca.status != PLAYING:
+            raise IllegalEvent(n, "loca", N_("la loca has finished playing; no more bets on it"))
+        stakes = self.loca_bets.get(player)
+        if not loca.acted:
+            if stakes is None:
+                self.loca_bets[player] = [cents, cents]
+            else:
+                stakes[0] += cents
+                stakes[1] += cents
+            return
+        if stakes is None:
+            raise IllegalEvent(n, "loca", N_("bets on la loca close when its card is seen; {player} had no bet on it"),
+                               player=player)
+        if stakes[1] + cents > 2 * stakes[0]:
+            raise IllegalEvent(n, "loca", N_("while la loca plays, {player} may add up to twice his first stake, {amount} in all"),
+                               player=player, amount=format_cents(2 * stakes[0]))
+        stakes[1] += cents
+
+    def _card_event(self, ev, n):
+        who = _who(ev, n)
+        down = ev.get("down", False)
+        if type(down) is not bool:
+            raise IllegalEvent(n, "card", N_("down must be true or false"))
+        hand, seat = self._turn_hand(who, n)
+        self._check_draw(hand, seat, n)
+        if down:
+            self._check_down(hand, n)
+        code = self._card(ev.get("card"), n, may_be_unknown=down)
+        self._add(hand, code, n, down=down)
+        hand.raise_pending = False
+        hand.acted = True
+        if seat is not None:
+            seat.acted = True
+            cards = hand.cards
+            hand.split_ready = (hand.kind == NORMAL and len(cards) == 2 and cards[0] is not None
+                                and cards[1] is not None and CARD_POINTS[cards[0]] == 1
+                                and CARD_POINTS[cards[1]] == 1)
+        elif hand.kind == BANK:
+            self.bank_acted = True
+        self._settle_points(hand)
+
+    def _reveal(self, ev, n):
+        who = _who(ev, n)
+        hand, seat = self._turn_hand(who, n)
+        if hand.down < 0:
+            raise IllegalEvent(n, "reveal", N_("{who} has no face-down card to turn up"), who=who)
+        position = hand.down
+        named = ev.get("card")
+        if hand.cards[position] is None:
+            if named is None:
+                raise IllegalEvent(n, "reveal", N_("name the card {who} turns up"), who=who)
+            code = self._card(named, n, may_be_unknown=False)
+            self._check_identity(hand, position, code, n)
+            self._identify(hand, position, code)
+        elif named is not None and self._card(named, n, may_be_unknown=False) != hand.cards[position]:
+            raise IllegalEvent(n, "reveal", N_("{who}'s face-down card is {card}"),
+                               who=who, card=CARD_NAME[hand.cards[position]])
+        hand.down = -1
+        hand.split_ready = False
+        hand.acted = True
+        if hand.kind == BANK:
+            self.bank_acted = True
+        self._settle_points(hand)
+
+    def _stand(self, ev, n):
+        who = _who(ev, n)
+        hand, seat = self._turn_hand(who, n)
+        self._check_stand(hand, seat, n)
+        hand.status = STOOD
+        hand.acted = True
+        if seat is not None:
+            seat.acted = True
+        elif hand.kind == BANK:
+            self.bank_acted = True
+        self._advance()
+
+    def _split(self, ev, n):
+        who = _who(ev, n)
+        seat, hand = self._seat_turn(who, n, "split")
+        self._check_split(seat, hand, n)
+        code = hand.cards.pop()
+        slot = hand.slots.pop()
+        hand.points -= CARD_POINTS[code]
+        new = Hand(seat.player, len(seat.hands) + 1, NORMAL)
+        new.cards.append(code)
+        new.slots.append(slot)
+        new.points = CARD_POINTS[code]
+        if hand.down == 1:
+            hand.down = -1
+            new.down = 0
+        seat.hands.append(new)
+        hand.split_ready = False
+
+    def _exchange(self, ev, n):
+        who = _who(ev, n)
+        seat, hand = self._seat_turn(who, n, "exchange")
+        self._check_exchange(seat, hand, n)
+        # The returned 4 goes back into the stock first: it may be dealt again.
+        instance = self.instances[hand.slots[0]]
+        self._return(hand.slots[0], n)
+        face_up = self.profile.face_up
+        try:
+            code = self._card(ev.get("card"), n, may_be_unknown=not face_up)
+        except IllegalEvent:
+            instance[2] = None
+            self.live_count += 1
+            self.live[instance[0]] = instance[1]
+            raise
+        hand.cards.clear()
+        hand.slots.clear()
+        hand.points = 0
+        hand.down = -1
+        self._add(hand, code, n, down=not face_up)
+        seat.exchanges += 1
+
+    def _fusilar(self, ev, n):
+        who = _who(ev, n)
+        seat, hand = self._seat_turn(who, n, "fusilar")
+        self._check_fusilar(seat, hand, n)
+        code = self._card(ev.get("card"), n, may_be_unknown=True)
+        self._add(hand, code, n, down=False)
+        hand.down = 1
+        hand.kind = FUSILADO
+        hand.status = STOOD
+        hand.raise_pending = False
+        seat.acted = True
+        self.announced = True
+        self._advance()
+
+    def _muerto(self, ev, n):
+        who = _who(ev, n)
+        seat, hand = self._seat_turn(who, n, "muerto")
+        self._check_muerto(seat, hand, n)
+        cents = parse_amount(ev.get("amount"))
+        if cents is None or not max(self.min_bet, 1) <= cents <= self.max_bet:
+            raise IllegalEvent(n, "muerto", N_("muerto: the stake on the 7 plus its card is from {low} to {high}, not {value}"),
+                               low=format_cents(max(self.min_bet, 1)), high=format_cents(self.max_bet),
+                               value=show(ev.get("amount")))
+        code = self._card(ev.get("card"), n, may_be_unknown=True)
+        second = Hand(seat.player, 2, MUERTO_CARD)
+        second.cards.append(hand.cards[0])
+        second.slots.append(hand.slots[0])
+        second.points = hand.points
+        self._add(second, code, n, down=True)
+        second.stake = cents
+        second.status = STOOD
+        hand.kind = MUERTO_SEVEN
+        hand.status = STOOD
+        hand.raise_pending = False
+        seat.hands.append(second)
+        seat.acted = True
+        self._advance()
+
+    def _shuffle(self, ev, n):
+        left = len(self.deck) - self.live_count
+        if left:
+            raise IllegalEvent(n, "shuffle", N_("shuffle only when the stock has run out; {left} cards are left"),
+                               left=left)
+        bust = [hand for hand in self.hands() if hand.status == BUST and not hand.returned]
+        if self.loca is not None and self.loca.status == BUST and not self.loca.returned:
+            bust.append(self.loca)
+        if not bust:
+            raise IllegalEvent(n, "shuffle", N_("no bust hand's cards to shuffle back into the stock"))
+        for hand in bust:
+            for slot in hand.slots:
+                self._return(slot, n)
+            hand.returned = True
+
+    def _identify_event(self, ev, n):
+        who = _who(ev, n)
+        number = ev.get("hand", 1)
+        if who == BANK_ID:
+            hand = self.bank
+        elif who == LOCA_ID and self.loca is not None:
+            hand = self.loca
+        else:
+            seat = self._seat.get(who)
+            if seat is None:
+                raise IllegalEvent(n, "seat", N_("{who} is not seated at this table"), who=who)
+            if type(number) is not int or not 1 <= number <= len(seat.hands):
+                raise IllegalEvent(n, "identify", N_("{who} has no hand {number}"), who=who, number=show(number))
+            hand = seat.hands[number - 1]
+        if not hand.unknown:
+            raise IllegalEvent(n, "identify", N_("every card of {who}'s hand {number} is already known"),
+                               who=who, number=hand.number)
+        position = hand.cards.index(None)
+        code = self._card(ev.get("card"), n, may_be_unknown=False)
+        self._check_identity(hand, position, code, n)
+        self._identify(hand, position, code)
+        if hand.status == PLAYING:
+            self._settle_points(hand)
+
+    # ------------------------------------------------------------------ checks
+
+    def _seat_turn(self, who, n, do):
+        """The seat whose turn it is, named by the event, and its current hand."""
+        if self.order[self.turn] != who:
+            self._out_of_turn(who, n)
+        seat = self._seat.get(who)
+        if seat is None:
+            raise IllegalEvent(n, "event", N_("only a seated player's hand can {do}"), do=do)
+        return seat, seat.hands[seat.current]
+
+    def _turn_hand(self, who, n):
+        """The current hand of the actor named by the event, and its seat (None for la
+        loca and the bank)."""
+        if self.order[self.turn] != who:
+            self._out_of_turn(who, n)
+        if who == BANK_ID:
+            return self.bank, None
+        if who == LOCA_ID:
+            return self.loca, None
+        seat = self._seat[who]
+        return seat.hands[seat.current], seat
+
+    def _out_of_turn(self, who, n):
+        now = self.order[self.turn]
+        if who not in self._seat and who not in (BANK_ID, LOCA_ID):
+            raise IllegalEvent(n, "seat", N_("{who} is not seated at this table"), who=show(who))
+        if who == LOCA_ID and self.loca is None:
+            raise IllegalEvent(n, "loca", N_("la loca is not played at this table"))
+        if self.order.index(who) < self.turn:
+            raise IllegalEvent(n, "turn", N_("{who}'s turn is over; it is {now}'s turn"), who=who, now=now)
+        raise IllegalEvent(n, "turn", N_("it is {now}'s turn, not {who}'s: play goes in seat order"), who=who, now=now)
+
+    def _check_bettor(self, player, n):
+        if not valid_player_id(player):
+            raise IllegalEvent(n, "player", N_("{player} is not a valid player id"), player=show(player))
+        if player == self.bank_player:
+            raise IllegalEvent(n, "bank", N_("the bank's holder never bets on la loca or on a seat"))
+
+    def _exchange_due(self, seat, hand):
+        """``exchange_fours: mandatory`` and the seat still holds its initial 4."""
+        return (self.profile.exchange_fours == "mandatory" and not seat.acted and hand.number == 1
+                and seat.exchanges < MAX_EXCHANGES and len(hand.cards) == 1
+                and hand.cards[0] is not None and CARD_RANK[hand.cards[0]] == 4)
+
+    def _refuse_if_exchange_due(self, seat, hand, n):
+        if self._exchange_due(seat, hand):
+            raise IllegalEvent(n, "exchange_fours", N_("los cuatros se cambian: {who} must exchange the initial 4 first"),
+                               who=seat.player)
+
+    def _bet_range(self, hand, n):
+        """(lowest, highest) cents the seat may bet now on its current hand."""
+        seat = self._seat[hand.owner]
+        self._refuse_if_exchange_due(seat, hand, n)
+        if hand.stake == 0:
+            if self.profile.fixed_stake:
+                return self.min_bet, self.min_bet
+            return max(self.min_bet, 1), self.max_bet
+        if self.profile.fixed_stake:
+            raise IllegalEvent(n, "fixed_stake", N_("the stake is fixed at {amount} at this table: no raises"),
+                               amount=format_cents(self.min_bet))
+        if hand.stake >= self.max_bet:
+            raise IllegalEvent(n, "max_bet", N_("the hand already carries the most a hand may: {amount}"),
+                               amount=format_cents(self.max_bet))
+        return 1, self.max_bet - hand.stake
+
+    def _check_draw(self, hand, seat, n):
+        if seat is not None:
+            self._refuse_if_exchange_due(seat, hand, n)
+            if hand.stake == 0:
+                raise IllegalEvent(n, "stake", N_("{who} bets on hand {number} before its first card (at least {amount})"),
+                                   who=seat.player, number=hand.number, amount=format_cents(self.min_bet))
+        elif hand.kind == BANK:
+            self._refuse_if_bank_unseen(n)
+            limit = self.profile.bank_draws_below
+            chasing = self.profile.bank_chases_natural and self.announced
+            if limit is not None and hand.points >= limit and not chasing:
+                raise IllegalEvent(n, "bank_draws_below", N_("the bank must stand on {points} or more"),
+                                   points=format_points(limit))
+        if self.live_count >= len(self.deck):
+            raise IllegalEvent(n, "stock", N_("the stock is empty: shuffle the bust hands' cards back first"))
+
+    def _check_down(self, hand, n):
+        if hand.kind == BANK:
+            raise IllegalEvent(n, "face_down", N_("the bank's cards are face up"))
+        if self.profile.face_up:
+            raise IllegalEvent(n, "face_up", N_("every card is face up at this table"))
+        if hand.down >= 0:
+            raise IllegalEvent(n, "face_down", N_("a hand holds at most one face-down card; turn it up first"))
+
+    def _check_stand(self, hand, seat, n):
+        if seat is not None:
+            self._refuse_if_exchange_due(seat, hand, n)
+            if hand.stake == 0:
+                raise IllegalEvent(n, "stake", N_("{who} bets on hand {number} before standing (at least {amount})"),
+                                   who=seat.player, number=hand.number, amount=format_cents(self.min_bet))
+            if hand.raise_pending and not self.profile.raise_on_stand:
+                raise IllegalEvent(n, "raise_on_stand", N_("a raise must be followed by a card at this table, not by a stand"))
+        elif hand.kind == BANK:
+            self._refuse_if_bank_unseen(n)
+            limit = self.bank_limit()
+            if limit is not None and hand.points < limit:
+                if limit == NATURAL and self.profile.bank_chases_natural and self.announced:
+                    raise IllegalEvent(n, "bank_chases_natural", N_("a seat announced 7½: the bank may not stand below 7½"))
+                raise IllegalEvent(n, "bank_draws_below", N_("the bank must draw below {points}; it has {has}"),
+                                   points=format_points(limit), has=format_points(hand.points))
+
+    def _refuse_if_bank_unseen(self, n):
+        if self.bank.unknown:
+            raise IllegalEvent(n, "reveal", N_("the bank turns up its card first: name it"))
+
+    def _check_split(self, seat, hand, n):
+        if not hand.split_ready:
+            raise IllegalEvent(n, "split", N_("a split needs a hand whose only card is a half that has just received another half"))
+        limit = self._max_hands
+        if limit is not None and len(seat.hands) >= limit:
+            raise IllegalEvent(n, "max_hands", N_("at most {limit} hands per seat at this table"), limit=limit)
+
+    def _check_exchange(self, seat, hand, n):
+        mode = self.profile.exchange_fours
+        if mode == "off":
+            raise IllegalEvent(n, "exchange_fours", N_("fours are not exchanged at this table"))
+        if (seat.acted or hand.number != 1 or len(hand.cards) != 1 or hand.cards[0] is None
+                or CARD_RANK[hand.cards[0]] != 4):
+            raise IllegalEvent(n, "exchange_fours", N_("only an initial 4 is exchanged, at the start of the turn and before betting"))
+        if seat.exchanges >= MAX_EXCHANGES:
+            raise IllegalEvent(n, "exchange_fours", N_("a 4 is exchanged at most {limit} times in a row"), limit=MAX_EXCHANGES)
+
+    def _check_lone_seven(self, seat, hand, n, play):
+        self._refuse_if_exchange_due(seat, hand, n)
+        if (hand.number != 1 or hand.kind != NORMAL or len(hand.cards) != 1 or hand.cards[0] is None
+                or CARD_RANK[hand.cards[0]] != 7):
+            raise IllegalEvent(n, play, N_("{play} is played on a hand whose only card is a 7"), play=play)
+
+    def _check_fusilar(self, seat, hand, n):
+        if not self.profile.fusilar:
+            raise IllegalEvent(n, "fusilar", N_("fusilar is not played at this table"))
+        self._check_lone_seven(seat, hand, n, "fusilar")
+        if hand.stake == 0:
+            raise IllegalEvent(n, "stake", N_("{who} bets before fusilar (at least {amount})"),
+                               who=seat.player, amount=format_cents(self.min_bet))
+        self._check_stock(n)
+
+    def _check_muerto(self, seat, hand, n):
+        if not self.profile.muerto:
+            raise IllegalEvent(n, "muerto", N_("muerto is not played at this table"))
+        self._check_lone_seven(seat, hand, n, "muerto")
+        if hand.stake != 2 * self.min_bet:
+            raise IllegalEvent(n, "muerto", N_("muerto: the 7 alone carries exactly twice the minimum, {amount}, bet before"),
+                               amount=format_cents(2 * self.min_bet))
+        self._check_stock(n)
+
+    def _check_stock(self, n):
+        if self.live_count >= len(self.deck):
+            raise IllegalEvent(n, "stock", N_("the stock is empty: shuffle the bust hands' cards back first"))
+
+    def _card(self, value, n, may_be_unknown):
+        """The code of the card an event names, checked against the deck and the cards
+        already out; None for an unknown face-down card (console only)."""
+        if value is None and may_be_unknown and self.allow_unknown:
+            if self.live_count >= len(self.deck):
+                raise IllegalEvent(n, "stock", N_("the stock is empty: shuffle the bust hands' cards back first"))
+            return None
+        code = parse_card(value)
+        if code is None:
+            raise IllegalEvent(n, "card", N_("{value} is not a card of the Spanish deck (1–7, 10, 11, 12 of O, C, E, B)"),
+                               value=show(value))
+        if code not in self.deck:
+            raise IllegalEvent(n, "deck", N_("{card}: this table plays without sotas"), card=CARD_NAME[code])
+        dealt = self.live.get(code)
+        if dealt is not None:
+            raise IllegalEvent(n, "card", N_("{card} is already on the table (dealt at event {at})"),
+                               card=CARD_NAME[code], at=dealt)
+        if self.live_count >= len(self.deck):
+            raise IllegalEvent(n, "stock", N_("the stock is empty: shuffle the bust hands' cards back first"))
+        return code
+
+    def _check_identity(self, hand, position, code, n):
+        """A late identity must fit: no other copy of the card out at the same time, and
+        a play that stayed legal (no card drawn on 7½ or more, no stand on a bust)."""
+        start, end = self.instances[hand.slots[position]][1:]
+        for other, other_start, other_end in self.instances:
+            if other == code and other_start < (end or 1 << 30) and start < (other_end or 1 << 30):
+                raise IllegalEvent(n, "card", N_("{card} is already on the table (dealt at event {at})"),
+                                   card=CARD_NAME[code], at=other_start)
+        if hand.kind in (NORMAL, LOCA):
+            total = 0
+            for i, c in enumerate(hand.cards):
+                total += CARD_POINTS[code if i == position else c]
+                if total >= NATURAL and i < len(hand.cards) - 1:
+                    raise IllegalEvent(n, "identify", N_("with {card} the hand had {points} before its card {next}: check the card"),
+                                       card=CARD_NAME[code], points=format_points(total), next=i + 2)
+            if hand.status == STOOD and total > NATURAL:
+                raise IllegalEvent(n, "identify", N_("with {card} the hand is bust, yet it stood: check the card or void the hand"),
+                                   card=CARD_NAME[code])
+
+    # ------------------------------------------------------------------ mutations
+
+    def _add(self, hand, code, n, down):
+        self.instances.append([code, n, None])
+        hand.slots.append(len(self.instances) - 1)
+        if down:
+            hand.down = len(hand.cards)
+        hand.cards.append(code)
+        self.live_count += 1
+        if code is None:
+            hand.unknown += 1
+        else:
+            self.live[code] = n
+            hand.points += CARD_POINTS[code]
+
+    def _identify(self, hand, position, code):
+        hand.cards[position] = code
+        hand.unknown -= 1
+        hand.points += CARD_POINTS[code]
+        instance = self.instances[hand.slots[position]]
+        instance[0] = code
+        if instance[2] is None:
+            self.live[code] = instance[1]
+
+    def _return(self, slot, n):
+        instance = self.instances[slot]
+        if instance[2] is not None:
+            return
+        instance[2] = n
+        self.live_count -= 1
+        if instance[0] is not None:
+            del self.live[instance[0]]
+
+    def _settle_points(self, hand):
+        """Finish a hand that reached 7½ (it stands by itself) or went over (bust)."""
+        if hand.unknown:
+            if hand.points >= NATURAL:  # even the lowest card would make it bust
+                hand.status = BUST
+                self._advance()
+            return
+        if hand.points >= NATURAL:
+            if hand.points == NATURAL:
+                hand.status = STOOD
+                if hand.kind == NORMAL:
+                    self.announced = True
+            else:
+                hand.status = BUST
+            self._advance()
+
+    def _advance(self):
+        """Move the turn past every finished hand: next hand of the seat, next seat, la
+        loca, the bank; OVER when the bank is finished."""
+        order = self.order
+        while self.turn < len(order):
+            who = order[self.turn]
+            if who == BANK_ID:
+                if self.bank.status == PLAYING:
+                    return
+            elif who == LOCA_ID:
+                if self.loca.status == PLAYING:
+                    return
+            else:
+                seat = self._seat[who]
+                hands = seat.hands
+                i = seat.current
+                while i < len(hands) and hands[i].status != PLAYING:
+                    i += 1
+                if i < len(hands):
+                    seat.current = i
+                    return
+                seat.current = len(hands) - 1
+            self.turn += 1
+        self.turn = len(order) - 1
+        self.phase = OVER
+
+    # ------------------------------------------------------------------ the console
+
+    def legal(self):
+        """What may be entered now, from the same checks ``apply`` makes.
+
+        Returns:
+            Legal, with amounts in integer cents: ``bet`` and ``muerto`` are
+            ``(lowest, highest)`` or None; ``loca_raises`` maps each bettor on la loca
+            to the most he may still add.
+        """
+        legal = Legal(phase=self.phase, to_deal=tuple(w for w in self.order if w in self._undealt),
+                      actor=self.actor, complete=self.complete,
+                      identities_owed=tuple(self.identities_owed()),
+                      draw=False, draw_down=False, stand=False, reveal=False, split=False,
+                      exchange=False, exchange_required=False, fusilar=False, shuffle=False,
+                      side_bet_seats=(), loca_bets_open=False, loca_raises={},
+                      bank_must_draw=False, bank_must_stand=False)
+        if self.phase != PLAY:
+            return legal
+        who = self.actor
+        hand = self.current_hand()
+        seat = self._seat.get(who)
+        legal.hand = hand.number if seat is not None else None
+
+        def ok(check, *args):
+            try:
+                check(*args)
+            except IllegalEvent:
+                return False
+            return True
+
+        legal.draw = ok(self._check_draw, hand, seat, 0)
+        legal.draw_down = legal.draw and ok(self._check_down, hand, 0)
+        legal.stand = ok(self._check_stand, hand, seat, 0)
+        legal.reveal = hand.down >= 0
+        if seat is not None:
+            try:
+                legal.bet = self._bet_range(hand, 0)
+            except IllegalEvent:
+                legal.bet = None
+            legal.split = ok(self._check_split, seat, hand, 0)
+            legal.exchange = ok(self._check_exchange, seat, hand, 0)
+            legal.exchange_required = self._exchange_due(seat, hand)
+            legal.fusilar = ok(self._check_fusilar, seat, hand, 0)
+            if ok(self._check_muerto, seat, hand, 0):
+                legal.muerto = (max(self.min_bet, 1), self.max_bet)
+        if self.profile.side_bets:
+            legal.side_bet_seats = tuple(s.player for s in self.seats if s.hands[0].status == PLAYING)
+        loca = self.loca
+        if loca is not None and loca.status == PLAYING:
+            legal.loca_bets_open = not loca.acted
+            legal.loca_raises = {p: (2 * s[0] - s[1] if loca.acted else None)
+                                 for p, s in self.loca_bets.items()}
+        if who == BANK_ID:
+            limit = self.bank_limit()
+            legal.bank_must_draw = limit is not None and hand.points < limit
+            legal.bank_must_stand = legal.stand and not legal.draw
+        legal.shuffle = (len(self.deck) == self.live_count
+                         and any(h.status == BUST and not h.returned for h in self.hands()))
+        return legal
+
+    def describe(self):
+        """The whole table as plain data, for the console, the API and tests."""
+        return {
+            "phase": self.phase,
+            "actor": self.actor,
+            "bank": {"player": self.bank_player, **self.bank.describe()},
+            "seats": [{"player": s.player, "exchanges": s.exchanges,
+                       "side_bets": {p: format_cents(c) for p, c in s.side_bets.items()},
+                       "hands": [h.describe() for h in s.hands]} for s in self.seats],
+            "loca": None if self.loca is None else {
+                **self.loca.describe(),
+                "bets": {p: format_cents(s[1]) for p, s in self.loca_bets.items()}},
+            "events": self.n,
+            "stock": len(self.deck) - self.live_count,
+        }
+
+
+def _who(ev, n):
+    who = ev.get("seat")
+    if type(who) is not str:
+        raise IllegalEvent(n, "event", N_("the event must name its seat (a seated player, bank or loca)"))
+    return who
+
+
+_HANDLERS = {
+    "deal": HandState._deal,
+    "bet": HandState._bet,
+    "card": HandState._card_event,
+    "reveal": HandState._reveal,
+    "stand": HandState._stand,
+    "split": HandState._split,
+    "exchange": HandState._exchange,
+    "fusilar": HandState._fusilar,
+    "muerto": HandState._muerto,
+    "shuffle": HandState._shuffle,
+    "identify": HandState._identify_event,
+}

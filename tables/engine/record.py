@@ -1,0 +1,128 @@
+"""Reading a hand record (``hand-record.md``) into a played ``HandState``.
+
+``play_record`` checks the record's header (fault: event 0), applies its events in order
+(fault: that event's number) and checks that the hand is finished (fault: event 0, a
+record that ends before the hand is over).
+"""
+
+from datetime import datetime
+
+from tables.engine.errors import N_, IllegalEvent, InvalidRules, show
+from tables.engine.hand import HandState, parse_amount, valid_player_id
+from tables.engine.profiles import Profile
+
+FORMAT = "siete-y-media/hand-1"
+REQUIRED_KEYS = ("format", "rules", "min_bet", "max_bet", "bank", "seats", "events")
+OPTIONAL_KEYS = ("table", "number", "started_at")
+_KEYS = frozenset(REQUIRED_KEYS + OPTIONAL_KEYS)
+
+_profile_cache = {}
+
+
+def profile_for(rules):
+    """The ``Profile`` for a record's ``rules`` value, cached (records repeat their rules).
+
+    Raises:
+        InvalidRules: as ``Profile.from_rules``.
+    """
+    try:
+        # The value's type is part of the key: True == 1 and hash(True) == hash(1).
+        key = (rules if type(rules) is str
+               else tuple((k, type(v).__name__, v) for k, v in sorted(rules.items())))
+        profile = _profile_cache.get(key)
+    except (AttributeError, TypeError):  # not a dict, or an unhashable option value
+        return Profile.from_rules(rules)
+    if profile is None:
+        profile = Profile.from_rules(rules)
+        if len(_profile_cache) > 256:
+            _profile_cache.clear()
+        _profile_cache[key] = profile
+    return profile
+
+
+def read_header(record, allow_unknown=False):
+    """Check a record's fields and return a fresh ``HandState`` for its events.
+
+    Args:
+        record: the decoded JSON object of one hand record.
+    Returns:
+        HandState before its first event.
+    Raises:
+        IllegalEvent: event 0, naming the field at fault.
+    """
+    if type(record) is not dict:
+        raise IllegalEvent(0, "record", N_("a hand record is a JSON object"))
+    for key in record:
+        if key not in _KEYS:
+            raise IllegalEvent(0, "record", N_("unknown field {key} in the hand record"), key=show(key))
+    for key in REQUIRED_KEYS:
+        if key not in record:
+            raise IllegalEvent(0, "record", N_("the hand record has no {key}"), key=key)
+    if record["format"] != FORMAT:
+        raise IllegalEvent(0, "format", N_('format must be "{format}", not {value}'),
+                           format=FORMAT, value=show(record["format"]))
+    try:
+        profile = profile_for(record["rules"])
+    except InvalidRules as error:
+        raise IllegalEvent(0, error.rule, error.template, **error.params) from None
+    limits = []
+    for key in ("min_bet", "max_bet"):
+        cents = parse_amount(record[key])
+        if cents is None:
+            raise IllegalEvent(0, key, N_('{key} must be an amount like "5.00", not {value}'),
+                               key=key, value=show(record[key]))
+        limits.append(cents)
+    if type(record["events"]) is not list:
+        raise IllegalEvent(0, "events", N_("events must be a list"))
+    if "table" in record and (type(record["table"]) is not str or not record["table"].strip()):
+        raise IllegalEvent(0, "table", N_("table must be the table's name"))
+    number = record.get("number", 1)
+    if type(number) is not int or number < 1:
+        raise IllegalEvent(0, "number", N_("number must be a whole number from 1, not {value}"), value=show(number))
+    if "started_at" in record:
+        _check_started_at(record["started_at"])
+    bank = record["bank"]
+    if not valid_player_id(bank):
+        raise IllegalEvent(0, "bank", N_("bank must be a player id (1–64 letters, digits, _ - .), not {value}"),
+                           value=show(bank))
+    return HandState(profile, limits[0], limits[1], bank, record["seats"], allow_unknown=allow_unknown)
+
+
+def _check_started_at(value):
+    if type(value) is str:
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            moment = None
+        if moment is not None and moment.tzinfo is not None:
+            return
+    raise IllegalEvent(0, "started_at", N_("started_at must be an ISO 8601 time with its offset, not {value}"),
+                       value=show(value))
+
+
+def play_record(record):
+    """Check and play a whole hand record.
+
+    Returns:
+        HandState, complete (the record ends where the hand may end).
+    Raises:
+        IllegalEvent: the first fault, with its event number (0 outside the events, or
+        for a record that ends before the hand is over).
+    """
+    state = read_header(record)
+    apply = state.apply
+    for event in record["events"]:
+        apply(event)
+    if not state.complete:
+        raise IllegalEvent(0, "unfinished", N_("the record ends before the hand is over: {waiting} has not finished"),
+                           waiting=_waiting(state))
+    return state
+
+
+def _waiting(state):
+    if state.actor is None:
+        return "the deal"
+    hand = state.current_hand()
+    if state.actor in ("bank", "loca"):
+        return state.actor
+    return f"{state.actor}'s hand {hand.number}"
