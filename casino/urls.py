@@ -1,7 +1,12 @@
-"""Top-level URLs: admin; each app adds its own pages."""
+"""Top-level URLs: login, language, admin, home; each app includes its own pages."""
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
+
+from casino import views
 
 urlpatterns = [
+    path("", views.home, name="home"),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,28 @@
+"""The top navigation: each app registers its entry pages with the roles that see them."""
+
+from django.urls import NoReverseMatch, reverse
+
+from casino.roles import has_role
+
+#: (url name, label, roles that see it); apps append in their AppConfig.ready().
+ENTRIES = []
+
+
+def register(url_name, label, *roles):
+    """Show ``url_name`` in the navigation to users holding any of ``roles``."""
+    ENTRIES.append((url_name, label, roles))
+
+
+def nav_links(request):
+    """Context processor: ``nav_links``, the entries the current user may open."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {"nav_links": []}
+    links = []
+    for url_name, label, roles in ENTRIES:
+        if has_role(user, *roles):
+            try:
+                links.append({"url": reverse(url_name), "label": label})
+            except NoReverseMatch:
+                continue
+    return {"nav_links": links}

@@ -1,0 +1,64 @@
+"""Staff roles, as Django groups: who may do what in the back-office.
+
+- ``dealer``: enters hands, only at the table of his open shift.
+- ``pit_supervisor``: opens and closes shifts, changes the bank, voids hands.
+- ``cashier``: buy-ins, cash-outs, statements, bank capital.
+- ``auditor``: reads everything, changes nothing; starts reports.
+- ``admin``: configuration (Django admin); a superuser has every role.
+"""
+
+from functools import wraps
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+
+DEALER = "dealer"
+PIT_SUPERVISOR = "pit_supervisor"
+CASHIER = "cashier"
+AUDITOR = "auditor"
+ADMIN = "admin"
+ROLES = (DEALER, PIT_SUPERVISOR, CASHIER, AUDITOR, ADMIN)
+
+
+def roles_of(user):
+    """The set of role names a user holds (every role for a superuser; none if anonymous)."""
+    if not user.is_authenticated:
+        return frozenset()
+    if user.is_superuser:
+        return frozenset(ROLES)
+    cached = getattr(user, "_role_names", None)
+    if cached is None:
+        cached = frozenset(user.groups.values_list("name", flat=True))
+        user._role_names = cached
+    return cached
+
+
+def has_role(user, *roles):
+    """True if the user holds any of ``roles``."""
+    return bool(roles_of(user).intersection(roles))
+
+
+def role_required(*roles, read_roles=()):
+    """View decorator: the user must hold one of ``roles``; on GET/HEAD, one of
+    ``read_roles`` also suffices (an auditor reads but never posts).
+
+    Anonymous users are sent to the login page; others without the role get 403.
+    """
+    def decorator(view):
+        @wraps(view)
+        def wrapper(request, *args, **kwargs):
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path())
+            allowed = roles + (read_roles if request.method in ("GET", "HEAD") else ())
+            if not has_role(request.user, *allowed):
+                raise PermissionDenied
+            return view(request, *args, **kwargs)
+        return wrapper
+    return decorator
+
+
+def ensure_role_groups():
+    """Create the role groups if missing; returns ``{name: Group}``."""
+    from django.contrib.auth.models import Group
+
+    return {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
