@@ -225,6 +225,8 @@ class HandState:
             raise IllegalEvent(0, "seats", N_("a player is seated twice"))
         if not (0 <= min_bet <= max_bet and max_bet > 0):
             raise IllegalEvent(0, "limits", N_("the limits must satisfy 0 <= min_bet <= max_bet and max_bet > 0"))
+        if profile.fixed_stake and min_bet == 0:
+            raise IllegalEvent(0, "fixed_stake", N_("with a fixed stake, min_bet is the stake and must be above zero"))
         self.profile = profile
         self.min_bet = min_bet
         self.max_bet = max_bet
@@ -341,7 +343,7 @@ class HandState:
         for key in ev:
             if key not in allowed:
                 raise IllegalEvent(n, "event", N_("a {do} event has no {key}"), do=do, key=show(key))
-        if self.phase == OVER:
+        if self.phase == OVER and do != "identify":  # the showdown names face-down cards
             raise IllegalEvent(n, "over", N_("the hand is over: every hand and the bank are finished"))
         if do != "deal" and self.phase == DEAL:
             raise IllegalEvent(n, "deal", N_("all initial cards are dealt first; still to deal: {who}"),

@@ -1,0 +1,273 @@
+"""Random legal play: whole hand records played by plausible random players.
+
+For property tests, demo data and benchmarks. Every choice is taken from
+``HandState.legal()`` and applied at once, so a choice the engine then refuses means
+``legal()`` and ``apply()`` disagree: that raises ``AssertionError``.
+"""
+
+from tables.engine.cards import CARD_NAME, CARD_RANK, DECKS, SOTA
+from tables.engine.errors import IllegalEvent
+from tables.engine.hand import BANK_ID, LOCA_ID, HandState, format_cents
+from tables.engine.profiles import DECK_NAMES, EXCHANGE_FOURS, PROFILES, Profile
+from tables.engine.record import FORMAT
+
+NAMES = ("ana", "luis", "marta", "pepe", "rosa", "juan", "lola", "paco", "nuria", "toni",
+         "elena", "quique", "maite", "jose.m", "carmen_r")
+_LETTER = {10: "s", 11: "c", 12: "r"}
+
+
+def random_rules(rng):
+    """A random ``rules`` value: a named profile, often with a few random overrides."""
+    name = rng.choice(sorted(PROFILES))
+    if rng.random() < 0.3:
+        return name
+    rules = {"profile": name}
+    choices = {
+        "deck": lambda: rng.choice(DECK_NAMES),
+        "fixed_stake": lambda: rng.random() < 0.2,
+        "raise_on_stand": lambda: rng.random() < 0.5,
+        "natural_pays": lambda: rng.choice((1, 2, 3)),
+        "natural_pays_first_only": lambda: rng.random() < 0.5,
+        "bank_natural_collects": lambda: rng.choice((1, 2)),
+        "bank_natural_vs_natural": lambda: rng.choice((1, 2, 4)),
+        "max_hands": lambda: rng.choice((None, 1, 2, 3, "by_players")),
+        "exchange_fours": lambda: rng.choice(EXCHANGE_FOURS),
+        "fusilar": lambda: rng.random() < 0.5,
+        "fusilar_pays": lambda: rng.choice((3, 4)),
+        "muerto": lambda: rng.random() < 0.5,
+        "loca": lambda: rng.random() < 0.5,
+        "side_bets": lambda: rng.random() < 0.5,
+        "bank_draws_below": lambda: rng.choice((None, 5, 6, "6.5")),
+        "bank_chases_natural": lambda: rng.random() < 0.3,
+        "face_up": lambda: rng.random() < 0.3,
+        "bank_passes_on_natural": lambda: rng.random() < 0.5,
+        "commission_rate": lambda: rng.choice(("0", "0.05", "0.1", "0.025")),
+    }
+    for option in rng.sample(sorted(choices), rng.randint(1, 5)):
+        rules[option] = choices[option]()
+    return rules
+
+
+def random_record(rng, rules=None, seats=None, bank=None, min_bet=None, max_bet=None,
+                  table=None, number=None, tries=20):
+    """A complete, valid hand record of random legal play.
+
+    Args:
+        rng: a ``random.Random`` (the only source of chance: same seed, same record).
+        rules, seats, bank: the table's rules value, the seated player ids in order and
+            the bank holder; random when None.
+        min_bet, max_bet: the limits in integer cents; random when None.
+        table, number: written into the record when given.
+        tries: a deal that gets stuck (the stock runs out with no bust hand to shuffle
+            back) is played again, at most this many times.
+    Returns:
+        dict, a hand record (``hand-record.md``).
+    Raises:
+        AssertionError: the engine refused an action its ``legal()`` offered.
+        RuntimeError: every try got stuck.
+    """
+    rules = random_rules(rng) if rules is None else rules
+    profile = Profile.from_rules(rules)
+    if seats is None:
+        names = rng.sample(NAMES, rng.randint(2, 10))
+        bank, seats = (bank or names[0]), [n for n in names[1:] if n != bank]
+    bank = bank or "banca"
+    if min_bet is None:
+        min_bet = rng.choice((100, 500, 1000, 250) if profile.fixed_stake else (0, 100, 500, 1000, 250))
+        max_bet = min_bet if profile.fixed_stake else rng.choice((min_bet * 10, min_bet * 20, 5000)) or 5000
+    elif max_bet is None:
+        max_bet = min_bet if profile.fixed_stake else 20 * min_bet
+    for _ in range(tries):
+        events = _play(rng, profile, min_bet, max_bet, bank, seats)
+        if events is not None:
+            record = {"format": FORMAT, "rules": rules, "min_bet": format_cents(min_bet),
+                      "max_bet": format_cents(max_bet), "bank": bank, "seats": list(seats),
+                      "events": events}
+            if table is not None:
+                record["table"] = table
+            if number is not None:
+                record["number"] = number
+            return record
+    raise RuntimeError("random play got stuck on every try")
+
+
+class _Player:
+    """The random choices of one hand's players and bank."""
+
+    def __init__(self, rng, state, bank, seats):
+        self.rng = rng
+        self.state = state
+        self.bank = bank
+        self.bettors = [n for n in NAMES if n != bank]
+        deck = sorted(DECKS[state.profile.deck])
+        rng.shuffle(deck)
+        self.stock = deck
+        self.events = []
+
+    def emit(self, event):
+        try:
+            self.state.apply(event)
+        except IllegalEvent as error:
+            raise AssertionError(f"legal() offered {event}, apply() refused: {error.message}") from error
+        self.events.append(event)
+
+    def card(self):
+        code = self.stock.pop()
+        if self.rng.random() < 0.1 and CARD_RANK[code] >= SOTA:
+            name = _LETTER[CARD_RANK[code]] + CARD_NAME[code][-1]
+            return name.upper() if self.rng.random() < 0.5 else name.lower()
+        return CARD_NAME[code]
+
+    def amount(self, low, high):
+        """A random amount in [low, high] cents, written as the record writes amounts."""
+        rng = self.rng
+        cents = low if rng.random() < 0.4 else rng.randint(low, high)
+        if cents > low and rng.random() < 0.7:
+            cents = max(low, cents - cents % 100)
+        if cents % 100 == 0 and rng.random() < 0.3:
+            return cents, cents // 100
+        text = format_cents(cents)
+        return cents, text[:-3] if text.endswith(".00") and rng.random() < 0.3 else text
+
+    def restock(self):
+        """After a shuffle: the stock is every card of the deck not on the table."""
+        live = self.state.live
+        self.stock = [c for c in sorted(self.state.deck) if c not in live]
+        self.rng.shuffle(self.stock)
+
+
+def _play(rng, profile, min_bet, max_bet, bank, seats):
+    state = HandState(profile, min_bet, max_bet, bank, seats)
+    p = _Player(rng, state, bank, seats)
+    to_deal = list(state.order)
+    rng.shuffle(to_deal)
+    for who in to_deal:
+        p.emit({"do": "deal", "seat": who, "card": p.card()})
+    muerto_plan = set()
+    steps = 0
+    while not state.over:
+        steps += 1
+        if steps > 2000:  # pragma: no cover - a policy loop would be a bug
+            raise AssertionError("random play does not end")
+        legal = state.legal()
+        if state.complete and rng.random() < 0.7:
+            break  # nothing standing: the bank need not play
+        if not p.stock:
+            if legal.shuffle:
+                p.emit({"do": "shuffle"})
+                p.restock()
+                continue
+            if legal.stand and rng.random() < 0.9:
+                p.emit({"do": "stand", "seat": legal.actor})
+                continue
+            if state.complete:
+                break
+            return None  # stuck: the stock is out and nothing can go back
+        if _maybe_side_bets(p, legal):
+            continue
+        who = legal.actor
+        if who == BANK_ID:
+            _bank_turn(p, legal)
+        elif who == LOCA_ID:
+            _loca_turn(p, legal)
+        else:
+            _seat_turn(p, legal, who, muerto_plan)
+    return p.events
+
+
+def _maybe_side_bets(p, legal):
+    rng, state = p.rng, p.state
+    if legal.side_bet_seats and rng.random() < 0.08:
+        seat_id = rng.choice(legal.side_bet_seats)
+        bettor = rng.choice([b for b in p.bettors if b != seat_id])
+        before = state.seat(seat_id).side_bets.get(bettor, 0)
+        low = 1 if before else max(state.min_bet, 1)
+        high = state.max_bet - before
+        if low <= high:
+            _, amount = p.amount(low, high)
+            p.emit({"do": "bet", "seat": seat_id, "player": bettor, "amount": amount})
+            return True
+    if legal.loca_bets_open and rng.random() < 0.15:
+        bettor = rng.choice(p.bettors)
+        _, amount = p.amount(1, 5000)
+        p.emit({"do": "bet", "seat": LOCA_ID, "player": bettor, "amount": amount})
+        return True
+    if legal.loca_raises and not legal.loca_bets_open and rng.random() < 0.2:
+        bettor, room = rng.choice(sorted(legal.loca_raises.items()))
+        if room:
+            _, amount = p.amount(1, room)
+            p.emit({"do": "bet", "seat": LOCA_ID, "player": bettor, "amount": amount})
+            return True
+    return False
+
+
+def _draw(p, legal, who):
+    event = {"do": "card", "seat": who, "card": p.card()}
+    if legal.draw_down and p.rng.random() < 0.5:
+        event["down"] = True
+    p.emit(event)
+
+
+def _wants_card(rng, points):
+    return rng.random() < (0.95 if points <= 6 else 0.7 if points <= 8 else
+                           0.45 if points <= 10 else 0.2 if points <= 12 else 0.05)
+
+
+def _seat_turn(p, legal, who, muerto_plan):
+    rng, state = p.rng, p.state
+    hand = state.current_hand()
+    if legal.exchange_required or (legal.exchange and rng.random() < 0.6):
+        p.emit({"do": "exchange", "seat": who, "card": p.card()})
+        return
+    if hand.stake == 0:
+        low, high = legal.bet
+        if (state.profile.muerto and hand.number == 1 and len(hand.cards) == 1
+                and CARD_RANK[hand.cards[0]] == 7 and 0 < 2 * state.min_bet <= high
+                and rng.random() < 0.5):
+            muerto_plan.add(who)
+            amount = format_cents(2 * state.min_bet)
+        else:
+            _, amount = p.amount(low, high)
+        p.emit({"do": "bet", "seat": who, "amount": amount})
+        return
+    if legal.muerto and who in muerto_plan:
+        _, amount = p.amount(*legal.muerto)
+        p.emit({"do": "muerto", "seat": who, "card": p.card(), "amount": amount})
+        return
+    if legal.fusilar and rng.random() < 0.3:
+        p.emit({"do": "fusilar", "seat": who, "card": p.card()})
+        return
+    if legal.split and rng.random() < 0.7:
+        p.emit({"do": "split", "seat": who})
+        return
+    if legal.bet and legal.draw and not hand.raise_pending and rng.random() < 0.1 and len(p.stock) > 3:
+        _, amount = p.amount(*legal.bet)
+        p.emit({"do": "bet", "seat": who, "amount": amount})
+        return
+    if legal.reveal and legal.draw and rng.random() < 0.15:
+        p.emit({"do": "reveal", "seat": who})
+        return
+    if legal.draw and (not legal.stand or _wants_card(rng, hand.points)):
+        _draw(p, legal, who)
+    else:
+        p.emit({"do": "stand", "seat": who})
+
+
+def _loca_turn(p, legal):
+    rng, hand = p.rng, p.state.loca
+    if legal.reveal and legal.draw and rng.random() < 0.1:
+        p.emit({"do": "reveal", "seat": LOCA_ID})
+    elif legal.draw and _wants_card(rng, hand.points):
+        _draw(p, legal, LOCA_ID)
+    else:
+        p.emit({"do": "stand", "seat": LOCA_ID})
+
+
+def _bank_turn(p, legal):
+    rng, hand = p.rng, p.state.bank
+    if legal.reveal and rng.random() < 0.3:
+        p.emit({"do": "reveal", "seat": BANK_ID})
+    elif legal.draw and (legal.bank_must_draw or not legal.stand or _wants_card(rng, hand.points)):
+        _draw(p, legal, BANK_ID)
+    else:
+        p.emit({"do": "stand", "seat": BANK_ID})

@@ -1,0 +1,104 @@
+"""Properties of the engine over random legal play under random profiles and options."""
+
+import copy
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ledger.payouts import settle
+from tables.engine import IllegalEvent
+from tables.engine.record import play_record, read_header
+from tables.engine.simulate import random_record
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+records = st.randoms(use_true_random=False).map(random_record)
+
+
+@SETTINGS
+@given(records)
+def test_random_legal_play_settles_and_sums_to_zero(record):
+    s = settle(play_record(record))
+    assert sum(s.players.values()) + s.bank_net + s.commission == 0
+    assert sum(b.net for b in s.bets) == -s.bank_result
+    assert 0 <= s.commission <= max(s.bank_result, 0)
+    assert s.next_bank in (record["bank"], *record["seats"])
+    for bet in s.bets:
+        assert bet.net == (1 if bet.result in ("win", "natural") else -1) * bet.multiplier * bet.stake
+        assert bet.stake > 0
+
+
+@SETTINGS
+@given(records)
+def test_settling_is_deterministic_and_survives_a_json_round_trip(record):
+    first = settle(play_record(record)).as_dict()
+    assert settle(play_record(record)).as_dict() == first
+    again = json.loads(json.dumps(record))
+    assert settle(play_record(again)).as_dict() == first
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False)
+    | st.text(max_size=8) | st.sampled_from(["7O", "11c", "rb", "4O", "10E", "luis", "bank", "loca", "5.00", "-1"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=5)
+
+
+@st.composite
+def mutated(draw):
+    """A valid record with one to three random changes."""
+    record = copy.deepcopy(draw(records))
+    events = record["events"]
+    for _ in range(draw(st.integers(1, 3))):
+        op = draw(st.sampled_from(["drop", "dup", "swap", "value", "key", "unkey", "header", "rules", "cut"]))
+        if not events:
+            op = "header"
+        i = draw(st.integers(0, max(len(events) - 1, 0)))
+        j = draw(st.integers(0, max(len(events) - 1, 0)))
+        if op == "drop":
+            del events[i]
+        elif op == "dup":
+            events.insert(j, copy.deepcopy(events[i]))
+        elif op == "swap":
+            events[i], events[j] = events[j], events[i]
+        elif op == "cut":
+            del events[i:]
+        elif op in ("value", "unkey") and isinstance(events[i], dict) and events[i]:
+            key = draw(st.sampled_from(sorted(events[i])))
+            if op == "unkey":
+                del events[i][key]
+            else:
+                events[i][key] = draw(json_values)
+        elif op == "key" and isinstance(events[i], dict):
+            events[i][draw(st.sampled_from(["player", "down", "amount", "card", "hand", "seat", "x"]))] = draw(json_values)
+        elif op == "header":
+            record[draw(st.sampled_from(["format", "rules", "min_bet", "max_bet", "bank", "seats", "number", "y"]))] = draw(json_values)
+        elif op == "rules":
+            rules = record["rules"] if isinstance(record["rules"], dict) else {"profile": record["rules"]}
+            rules[draw(st.sampled_from(["deck", "loca", "max_hands", "commission_rate", "bank_draws_below",
+                                        "fixed_stake", "profile", "natural_pays", "zzz"]))] = draw(json_values)
+            record["rules"] = rules
+    return record
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_a_mutated_record_is_valid_or_refused_by_the_engine_and_never_half_applied(record):
+    try:
+        state = read_header(record)
+    except IllegalEvent as error:
+        assert error.event == 0 and error.message
+        return
+    for number, ev in enumerate(record["events"], 1):
+        before = state.describe()
+        try:
+            state.apply(ev)
+        except IllegalEvent as error:
+            assert error.event == number and error.message
+            assert state.describe() == before, "an illegal event changed the state"
+            return
+    if not state.complete:
+        return
+    s = settle(state)
+    assert sum(s.players.values()) + s.bank_net + s.commission == 0
