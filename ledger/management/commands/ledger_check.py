@@ -1,0 +1,29 @@
+"""``manage.py ledger_check``: audit the ledger from its entries; exit 1 naming each fault.
+
+Recomputes every account's balance from its entries, checks that every transaction has
+two entries or more and balances, that all balances sum to zero, that every reversal
+mirrors its original, that cashier slips have no gaps and that syndicate shares sum to
+100 (``ledger.selectors.ledger_faults``).
+"""
+
+import sys
+
+from django.core.management.base import BaseCommand
+
+from ledger.models import Account, Transaction
+from ledger.selectors import ledger_faults
+
+
+class Command(BaseCommand):
+    help = "Audit the ledger: recompute balances from entries; exit 1 and name each fault found."
+
+    def handle(self, *args, **options):
+        faults = ledger_faults()
+        if faults:
+            for fault in faults:
+                self.stderr.write(f"FAULT: {fault}")
+            self.stderr.write(f"ledger_check: {len(faults)} fault(s)")
+            sys.exit(1)
+        self.stdout.write(f"ledger_check: OK ({Account.objects.count()} accounts, "
+                          f"{Transaction.objects.count()} transactions; balances match their entries "
+                          "and sum to zero)")

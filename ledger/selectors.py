@@ -1,0 +1,218 @@
+"""Reads of the ledger: balances, statements with running balances, the ledger's audit.
+
+Amounts are ``Decimal`` euros; balances are credits − debits (what the owner holds).
+"""
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.core.paginator import Page, Paginator
+from django.db import connection
+from django.db.models import Case, F, Sum, When
+
+from ledger.models import Account, BankTenure, CashierSlip, Entry, Transaction
+from ledger.money import cents, euros
+from ledger.shares import split_by_shares
+
+ZERO = Decimal("0.00")
+PER_PAGE = 50
+SIGNED = Case(When(side=Entry.Side.CREDIT, then=F("amount")), default=-F("amount"))
+
+
+def account_balance(*, account: Account) -> Decimal:
+    """An account's balance, ``Decimal`` euros: one row read (the column kept by postings)."""
+    return Account.objects.filter(pk=account.pk).values_list("balance", flat=True).get()
+
+
+def player_balance(*, player) -> Decimal:
+    """A player's chips, ``Decimal`` euros (0.00 if he never had an account): one row read."""
+    balance = Account.objects.filter(player=player).values_list("balance", flat=True).first()
+    return ZERO if balance is None else balance
+
+
+@dataclass
+class StatementLine:
+    """One entry of a statement: its transaction, side, signed amount and the account's
+    running balance just after it (``Decimal`` euros)."""
+
+    entry: Entry
+    transaction: Transaction
+    signed: Decimal
+    running: Decimal
+
+
+@dataclass
+class Statement:
+    """A page of an account's entries, newest first, with running balances.
+
+    ``account`` may be None (a player with no account yet: no lines, balance 0).
+    """
+
+    account: Account | None
+    balance: Decimal
+    page: Page
+    lines: list[StatementLine] = field(default_factory=list)
+
+
+def account_statement(*, account: Account | None, page: int | str = 1, per_page: int = PER_PAGE) -> Statement:
+    """A page of ``account``'s entries, newest first, each with the running balance after it.
+
+    The running balance of the page's newest line is the account's balance minus the
+    entries newer than the page (so page 1 costs no sum at all).
+
+    Args:
+        account: the Account (or None: an empty statement); page: 1-based page number
+        (a bad or out-of-range value gives the nearest page); per_page: lines per page.
+    Returns:
+        Statement.
+    """
+    if account is None:
+        return Statement(None, ZERO, Paginator([], per_page).get_page(1))
+    entries = (Entry.objects.filter(account=account).select_related("transaction__reversal",
+                                                                     "transaction__reverses")
+               .order_by("-id"))
+    page_obj = Paginator(entries, per_page).get_page(page)
+    rows = list(page_obj.object_list)
+    balance = account_balance(account=account)
+    lines = []
+    if rows:
+        newer = (Entry.objects.filter(account=account, id__gt=rows[0].id)
+                 .aggregate(total=Sum(SIGNED))["total"] or ZERO)
+        running = balance - newer
+        for entry in rows:
+            lines.append(StatementLine(entry, entry.transaction, entry.signed, running))
+            running -= entry.signed
+    return Statement(account, balance, page_obj, lines)
+
+
+def player_statement(*, player, page: int | str = 1, per_page: int = PER_PAGE) -> Statement:
+    """A player's chip statement, newest first, with running balance (see ``account_statement``)."""
+    account = Account.objects.filter(player=player).select_related("player").first()
+    return account_statement(account=account, page=page, per_page=per_page)
+
+
+@dataclass
+class ShareLine:
+    """A syndicate member's share of a tenure: percent, capital paid in, and what he got
+    back (the actual distribution once closed; while open, what he would get now)."""
+
+    player: object
+    percent: Decimal
+    capital: Decimal
+    distribution: Decimal
+
+
+@dataclass
+class TenureStatement:
+    """A bank tenure's statement: the tenure, its balance, its syndicate and entries."""
+
+    tenure: BankTenure
+    balance: Decimal
+    shares: list[ShareLine]
+    statement: Statement
+    distribution: Transaction | None
+
+
+def tenure_statement(*, tenure: BankTenure, page: int | str = 1, per_page: int = PER_PAGE) -> TenureStatement:
+    """A tenure's statement: balance (``Decimal`` euros), the syndicate's shares with the
+    capital each paid and the distribution (actual if closed, prospective if open:
+    ``split_by_shares`` of the balance), and a page of the tenure's entries.
+    [issue 3 "Bank tenure": distribution by shares, largest remainder]
+    """
+    account = Account.objects.get(tenure=tenure)
+    shares = list(tenure.shares.select_related("player").order_by("id"))
+    percents = [share.percent for share in shares]
+    capital_parts = split_by_shares(cents(tenure.capital), percents)
+    distribution = (Transaction.objects.filter(tenure=tenure, kind=Transaction.Kind.DISTRIBUTION)
+                    .first())
+    statement = account_statement(account=account, page=page, per_page=per_page)
+    if tenure.is_open:
+        parts = [euros(part) for part in split_by_shares(cents(statement.balance), percents)]
+    elif distribution is None:
+        parts = [ZERO for _share in shares]
+    else:
+        got = {}
+        for entry in distribution.entries.select_related("account"):
+            if entry.account.player_id is not None:
+                got[entry.account.player_id] = entry.signed
+        parts = [got.get(share.player_id, ZERO) for share in shares]
+    lines = [ShareLine(share.player, share.percent, euros(capital), part)
+             for share, capital, part in zip(shares, capital_parts, parts, strict=True)]
+    return TenureStatement(tenure, statement.balance, lines, statement, distribution)
+
+
+def all_balances() -> list[Account]:
+    """Every account, in id order, with ``player`` and ``tenure`` loaded."""
+    return list(Account.objects.select_related("player", "tenure__table").order_by("id"))
+
+
+def _reversal_faults():
+    """Every reversal's entries are its original's with debit and credit swapped."""
+    pairs = dict(Transaction.objects.filter(reverses__isnull=False).values_list("id", "reverses_id"))
+    entries = defaultdict(Counter)
+    for tx_id, account_id, side, amount in (Entry.objects.filter(transaction_id__in=[*pairs, *pairs.values()])
+                                            .values_list("transaction_id", "account_id", "side", "amount")):
+        entries[tx_id][(account_id, side, amount)] += 1
+    faults = []
+    for reversal_id, original_id in sorted(pairs.items()):
+        swap = {Entry.Side.DEBIT: Entry.Side.CREDIT, Entry.Side.CREDIT: Entry.Side.DEBIT}
+        mirrored = Counter({(account_id, swap[side], amount): n
+                            for (account_id, side, amount), n in entries[original_id].items()})
+        if mirrored != entries[reversal_id]:
+            faults.append(f"reversal #{reversal_id} does not mirror transaction #{original_id}")
+    return faults
+
+
+def ledger_faults() -> list[str]:
+    """Audit the whole ledger from its entries; an empty list means it is sound.
+
+    Checks: every account's ``balance`` equals credits − debits of its entries; every
+    transaction has at least two entries and balances; all balances sum to zero; every
+    reversal mirrors its original exactly; cashier slips are numbered 1..n without gaps
+    and each matches its transaction; every tenure's shares sum to 100.
+    Returns:
+        list of messages (English, for operators), one per fault.
+    """
+    faults = []
+    sums = dict(Entry.objects.values("account_id").annotate(total=Sum(SIGNED))
+                .values_list("account_id", "total"))
+    total = ZERO
+    for account in all_balances():
+        expected = sums.get(account.id) or ZERO
+        total += account.balance
+        if account.balance != expected:
+            faults.append(f"account #{account.id} ({account.label}): balance column {account.balance} "
+                          f"but its entries sum to {expected}")
+    if total != ZERO:
+        faults.append(f"the accounts' balances sum to {total}, not 0")
+    with connection.cursor() as cursor:
+        cursor.execute("""
+            SELECT t.id, count(e.id),
+                   coalesce(sum(e.amount) FILTER (WHERE e.side = 'D'), 0),
+                   coalesce(sum(e.amount) FILTER (WHERE e.side = 'C'), 0)
+              FROM ledger_transaction t LEFT JOIN ledger_entry e ON e.transaction_id = t.id
+             GROUP BY t.id
+            HAVING count(e.id) < 2
+                OR coalesce(sum(e.amount) FILTER (WHERE e.side = 'D'), 0)
+                   <> coalesce(sum(e.amount) FILTER (WHERE e.side = 'C'), 0)
+             ORDER BY t.id""")
+        for tx_id, count, debits, credits in cursor.fetchall():
+            if count < 2:
+                faults.append(f"transaction #{tx_id} has {count} entries: a transaction needs at least two")
+            else:
+                faults.append(f"transaction #{tx_id} does not balance: debits {debits}, credits {credits}")
+    faults += _reversal_faults()
+    numbers = list(CashierSlip.objects.order_by("number").values_list("number", flat=True))
+    for expected_number, number in enumerate(numbers, start=1):
+        if number != expected_number:
+            faults.append(f"cashier slip {expected_number:06d} is missing (the next is {number:06d})")
+            break
+    slip_faults = (CashierSlip.objects.exclude(transaction__kind=F("kind"))
+                   .values_list("number", flat=True))
+    for number in slip_faults:
+        faults.append(f"cashier slip {number:06d} does not match its transaction's kind")
+    for tenure_id, percent in (BankTenure.objects.annotate(total=Sum("shares__percent"))
+                               .exclude(total=100).values_list("id", "total")):
+        faults.append(f"bank tenure #{tenure_id}: its shares sum to {percent} percent, not 100")
+    return faults
