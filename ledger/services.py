@@ -6,6 +6,9 @@ existing account it will post to in one ``SELECT ... FOR UPDATE`` ordered by acc
 locks protect (balances, an open tenure), then inserts the transaction, its entries and
 the new balances. Refusals raise a ``ledger.errors.LedgerError`` and write nothing.
 
+References are stored as written here (untranslated: they are data, like "slip 000123");
+refusal messages are translated.
+
 Units: the public arguments are ``Decimal`` euros with at most two decimals (never a
 float); the engine's ``Settlement`` is integer cents. Balances are credits − debits (what
 the owner holds; see ``ledger.models``).
@@ -136,18 +139,19 @@ def _lock(account_ids):
 
 
 def _require_chips(locked, debits, players, field="amount"):
-    """Refuse if any player account in ``debits`` ({account id: cents}) holds less.
+    """Refuse if any player account in ``debits`` ({account id: cents}) holds less,
+    naming every player short of chips with his balance.
 
     ``players`` maps account id -> Player, for the message; ``field`` names the form
     field the refusal is about.
     """
-    for account_id, needed in sorted(debits.items(), key=lambda item: players[item[0]].code):
-        balance = locked[account_id].balance
-        if cents(balance) < needed:
-            raise InsufficientChips(
-                _("%(player)s holds %(balance)s in chips; %(needed)s are needed"),
-                params={"player": players[account_id].code, "balance": show(balance), "needed": show(euros(needed))},
-                field=field)
+    short = [_("%(player)s holds %(balance)s in chips; %(needed)s are needed") % {
+                 "player": players[account_id].code, "balance": show(locked[account_id].balance),
+                 "needed": show(euros(needed))}
+             for account_id, needed in sorted(debits.items(), key=lambda item: players[item[0]].code)
+             if cents(locked[account_id].balance) < needed]
+    if short:
+        raise InsufficientChips("; ".join(short), field=field)
 
 
 def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, memo="",
@@ -347,8 +351,7 @@ def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: 
                 raise NotReversible(_("transaction #%(id)s touches a closed bank tenure: its balance was "
                                       "already distributed"), params={"id": original.pk})
             return _post(locked=locked, kind=KIND.REVERSAL, legs=legs, idempotency_key=key,
-                         reference=_("reversal of #%(id)s: %(reference)s") % {
-                             "id": original.pk, "reference": original.reference},
+                         reference=f"reversal of #{original.pk}: {original.reference}",
                          posted_by=posted_by, source=source, memo=reason, reverses=original,
                          tenure=original.tenure)
     except IntegrityError as error:
@@ -460,13 +463,13 @@ def _open_tenure(*, table, holder, capital_cents, shares, began, posted_by, sour
     if price_cents and pay_seller:
         _post(locked=locked, kind=KIND.BANK_SALE,
               legs=[(accounts[holder.pk], DEBIT, price_cents), (accounts[seller.pk], CREDIT, price_cents)],
-              idempotency_key=f"tenure:{tenure.pk}:price", reference=_("bank sale, tenure #%(id)s") % {
-                  "id": tenure.pk}, posted_by=posted_by, source=source, tenure=tenure)
+              idempotency_key=f"tenure:{tenure.pk}:price", reference=f"bank sale, tenure #{tenure.pk}",
+              posted_by=posted_by, source=source, tenure=tenure)
     legs = [(accounts[player.pk], DEBIT, part) for (player, _percent), part in zip(shares, parts, strict=True)
             if part]
     legs.append((bank.id, CREDIT, capital_cents))
     _post(locked=locked, kind=KIND.CAPITAL_IN, legs=legs, idempotency_key=f"tenure:{tenure.pk}:capital",
-          reference=_("bank capital, tenure #%(id)s at %(table)s") % {"id": tenure.pk, "table": table},
+          reference=f"bank capital, tenure #{tenure.pk} at {table}",
           posted_by=posted_by, source=source, tenure=tenure,
           detail={"shares": [[player.code, str(percent), str(euros(part))]
                              for (player, percent), part in zip(shares, parts, strict=True)]})
@@ -492,7 +495,7 @@ def _close_tenure(*, tenure, ended, posted_by, source):
                  if part]
         distribution = _post(
             locked=locked, kind=KIND.DISTRIBUTION, legs=legs, idempotency_key=f"tenure:{tenure.pk}:close",
-            reference=_("bank distribution, tenure #%(id)s at %(table)s") % {"id": tenure.pk, "table": tenure.table},
+            reference=f"bank distribution, tenure #{tenure.pk} at {tenure.table}",
             posted_by=posted_by, source=source, tenure=tenure,
             detail={"shares": [[share.player.code, str(share.percent), str(euros(part))]
                                for share, part in zip(shares, parts, strict=True)]})
@@ -622,7 +625,7 @@ def bank_sell(*, tenure: BankTenure, buyer: Player, price: Decimal, capital: Dec
         _require_chips(locked, {payer: price_cents}, {payer: buyer}, field="price")
         _post(locked=locked, kind=KIND.BANK_SALE, legs=[(payer, DEBIT, price_cents), (bank, CREDIT, price_cents)],
               idempotency_key=f"tenure:{tenure.pk}:sale",
-              reference=_("bank sale, tenure #%(id)s to %(buyer)s") % {"id": tenure.pk, "buyer": buyer.code},
+              reference=f"bank sale, tenure #{tenure.pk} to {buyer.code}",
               posted_by=posted_by, source=source, tenure=tenure)
         _close_tenure(tenure=tenure, ended=BankTenure.Ended.SALE, posted_by=posted_by, source=source)
         return _open_tenure(table=tenure.table, holder=buyer, capital_cents=capital_cents, shares=shares,

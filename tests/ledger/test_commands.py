@@ -1,0 +1,90 @@
+"""``manage.py ledger_check`` and ``manage.py ledger_balances``."""
+import json
+from decimal import Decimal
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.db import connection, transaction
+
+from ledger import services
+from ledger.models import Account
+from tests.ledger.conftest import conformance_record, settlement_of
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ledger(players, ana_bank, fund):
+    services.ledger_post_settlement(tenure=ana_bank, settlement=settlement_of(conformance_record("p03")),
+                                    idempotency_key="h", reference="hand Mesa 1 #3")
+    fund(players["luis"], "40.00")
+    return ana_bank
+
+
+def run(*args):
+    out, err = StringIO(), StringIO()
+    try:
+        call_command(*args, stdout=out, stderr=err)
+        code = 0
+    except SystemExit as exit_:
+        code = exit_.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_sound_ledger_passes(ledger):
+    code, out, err = run("ledger_check")
+    assert (code, err) == (0, "")
+    assert "OK" in out
+
+
+def test_a_balance_altered_behind_the_triggers_back_is_caught_and_named(ledger, players):
+    luis = Account.objects.get(player=players["luis"])
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE ledger_account SET balance = balance + 5 WHERE id = %s", [luis.id])
+    code, _out, err = run("ledger_check")
+    assert code == 1
+    assert f"account #{luis.id} (player:luis): balance column 65.00 but its entries sum to 60.00" in err
+    assert "the accounts' balances sum to 5.00, not 0" in err
+    assert "2 fault(s)" in err
+
+
+def test_a_reversal_that_does_not_mirror_its_original_is_caught(ledger, players, cashier):
+    # Forged with raw SQL: balanced, so the triggers let it in, but it is no mirror.
+    slip = services.cashier_buy_in(player=players["rosa"], amount=Decimal("10.00"), posted_by=cashier)
+    cage = Account.objects.get(kind="cage").id
+    rosa = Account.objects.get(player=players["rosa"]).id
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("INSERT INTO ledger_transaction (kind, reference, idempotency_key, source, posted_at, memo,"
+                       " detail, reverses_id) VALUES ('reversal', 'forged', 'forged', 'system:x', now(), '', '{}',"
+                       " %s) RETURNING id", [slip.transaction_id])
+        (forged,) = cursor.fetchone()
+        cursor.execute("INSERT INTO ledger_entry (transaction_id, account_id, side, amount) VALUES"
+                       " (%s, %s, 'C', 9), (%s, %s, 'D', 9)", [forged, cage, forged, rosa])
+        cursor.execute("UPDATE ledger_account SET balance = balance + 9 WHERE id = %s", [cage])
+        cursor.execute("UPDATE ledger_account SET balance = balance - 9 WHERE id = %s", [rosa])
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    code, _out, err = run("ledger_check")
+    assert code == 1
+    assert f"reversal #{forged} does not mirror transaction #{slip.transaction_id}" in err
+
+
+def test_balances_as_json(ledger, players):
+    code, out, _err = run("ledger_balances", "--format", "json")
+    assert code == 0
+    report = json.loads(out)
+    balances = {row["account"]: row["balance"] for row in report["accounts"]}
+    assert balances == {"cage": "-1040.00", "player:ana": "500.00", f"tenure:{ledger.pk}": "470.00",
+                        "player:luis": "60.00", "player:marta": "10.00"}
+    assert report["total"] == "0.00"
+    tenure_row = next(row for row in report["accounts"] if row["kind"] == "tenure")
+    assert tenure_row["owner"] == f"Mesa 1 · tenure #{ledger.pk}" and tenure_row["open"] is True
+
+
+def test_balances_as_a_table(ledger):
+    code, out, _err = run("ledger_balances")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["id", "account", "owner", "balance"]
+    assert any(line.split()[1:] == ["player:luis", "luis", "60.00"] for line in lines)
+    assert lines[-1].startswith("total 0.00 over 5 accounts")
