@@ -5,8 +5,8 @@ the audit replay all settle through ``settle``. Money is integer cents; points a
 integer half-points (7½ = 15). [rules.md "Settlement of one bet", "The bank passes"]
 """
 
-from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal
+from typing import NamedTuple
 
 from tables.engine.cards import NATURAL, format_points
 from tables.engine.errors import N_, IllegalEvent
@@ -15,8 +15,7 @@ from tables.engine.hand import FUSILADO, LOCA_ID, format_cents
 WIN, NATURAL_RESULT, LOSE, BUST = "win", "natural", "lose", "bust"
 
 
-@dataclass(frozen=True, slots=True)
-class Bet:
+class Bet(NamedTuple):
     """One settled bet.
 
     Attributes:
@@ -46,8 +45,7 @@ class Bet:
                 "result": self.result, "multiplier": self.multiplier, "net": format_cents(self.net)}
 
 
-@dataclass(frozen=True, slots=True)
-class Settlement:
+class Settlement(NamedTuple):
     """The settlement of one hand; every amount in cents.
 
     ``players`` (net per player, positive = the bank pays him) + ``bank_net`` +
@@ -119,11 +117,14 @@ def settle(state):
         return LOSE, 1, -1
 
     bets = []
+    add = bets.append
     players = {}
     seen_natural = False
     next_bank = state.bank_player
     passes = profile.bank_passes_on_natural and not bank_natural
     for seat in state.seats:
+        player = seat.player
+        total = players.get(player, 0)
         first = None
         for hand in seat.hands:
             points = hand.points
@@ -133,26 +134,28 @@ def settle(state):
                 if not fusilado:
                     seen_natural = True
                 if passes:
-                    next_bank = seat.player
+                    next_bank = player
                     passes = False
             net = sign * k * hand.stake
-            bets.append(Bet(seat.player, seat.player, hand.number, hand.stake, points, result, k, net))
-            players[seat.player] = players.get(seat.player, 0) + net
+            add(Bet(player, player, hand.number, hand.stake, points, result, k, net))
+            total += net
             if first is None:
                 first = (points, result, k, sign)
-        points, result, k, sign = first
-        for player, stake in seat.side_bets.items():
-            net = sign * k * stake
-            bets.append(Bet(player, seat.player, 1, stake, points, result, k, net))
-            players[player] = players.get(player, 0) + net
+        players[player] = total
+        if seat.side_bets:
+            points, result, k, sign = first
+            for bettor, stake in seat.side_bets.items():
+                net = sign * k * stake
+                add(Bet(bettor, player, 1, stake, points, result, k, net))
+                players[bettor] = players.get(bettor, 0) + net
     if state.loca is not None and state.loca_bets:
         points = state.loca.points
         result, k, sign = outcome(points, False, True, False)
-        for player, (_initial, stake) in state.loca_bets.items():
+        for bettor, (_initial, stake) in state.loca_bets.items():
             net = sign * k * stake
-            bets.append(Bet(player, LOCA_ID, 1, stake, points, result, k, net))
-            players[player] = players.get(player, 0) + net
-    bank_result = -sum(bet.net for bet in bets)
+            add(Bet(bettor, LOCA_ID, 1, stake, points, result, k, net))
+            players[bettor] = players.get(bettor, 0) + net
+    bank_result = -sum(players.values())
     commission = 0
     rate = profile.commission_rate
     if bank_result > 0 and rate:

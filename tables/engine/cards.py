@@ -43,7 +43,8 @@ def _spellings():
     return table
 
 
-_SPELLINGS = _spellings()
+#: Every accepted spelling of a card -> its code.
+CARD_SPELLINGS = _spellings()
 
 
 def parse_card(text):
@@ -57,7 +58,7 @@ def parse_card(text):
     """
     if type(text) is not str:
         return None
-    return _SPELLINGS.get(text)
+    return CARD_SPELLINGS.get(text)
 
 
 def card_name(code):
@@ -70,7 +71,17 @@ def is_media(code):
     return CARD_POINTS[code] == 1
 
 
-def format_points(half_points):
-    """Half-points as the record writes them: 15 -> "7.5", 12 -> "6", 1 -> "0.5"."""
+def _write_points(half_points):
     whole, half = divmod(half_points, 2)
     return f"{whole}.5" if half else str(whole)
+
+
+# Every hand's points fit here: at most 7 (14) plus a 7 before it stops.
+_POINTS_TEXT = tuple(_write_points(h) for h in range(64))
+
+
+def format_points(half_points):
+    """Half-points as the record writes them: 15 -> "7.5", 12 -> "6", 1 -> "0.5"."""
+    if 0 <= half_points < 64:
+        return _POINTS_TEXT[half_points]
+    return _write_points(half_points)

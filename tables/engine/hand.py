@@ -20,10 +20,10 @@ from tables.engine.cards import (
     CARD_NAME,
     CARD_POINTS,
     CARD_RANK,
+    CARD_SPELLINGS,
     DECKS,
     NATURAL,
     format_points,
-    parse_card,
 )
 from tables.engine.errors import N_, IllegalEvent, show
 
@@ -61,19 +61,38 @@ _UNKNOWN_EVENT_KEYS = dict(EVENT_KEYS, reveal=frozenset(("do", "seat", "card")),
                            identify=frozenset(("do", "seat", "hand", "card")))
 
 
+_valid_ids = {}
+
+
 def valid_player_id(value):
     """True if ``value`` may name a player: 1–64 letters, digits, ``_ - .``; not reserved.
 
     [hand-record.md "Fields": "bank" and "loca" are reserved]
     """
-    return type(value) is str and value not in RESERVED_IDS and _PLAYER_ID.match(value) is not None
+    if type(value) is not str:
+        return False
+    valid = _valid_ids.get(value)
+    if valid is None:
+        valid = value not in RESERVED_IDS and _PLAYER_ID.match(value) is not None
+        if len(_valid_ids) > 4096:
+            _valid_ids.clear()
+        _valid_ids[value] = valid
+    return valid
+
+
+_cents_text = {}
 
 
 def format_cents(cents):
     """Integer cents as a record amount: 1050 -> "10.50", -2000 -> "-20.00"."""
-    sign = "-" if cents < 0 else ""
-    whole, part = divmod(abs(cents), 100)
-    return f"{sign}{whole}.{part:02d}"
+    text = _cents_text.get(cents)
+    if text is None:
+        whole, part = divmod(abs(cents), 100)
+        text = f"{'-' if cents < 0 else ''}{whole}.{part:02d}"
+        if len(_cents_text) > 8192:
+            _cents_text.clear()
+        _cents_text[cents] = text
+    return text
 
 
 _AMOUNT = re.compile(r"(\d{1,12})(?:\.(\d{1,2}))?\Z")
@@ -238,6 +257,8 @@ class HandState:
         self.loca = Hand(LOCA_ID, 1, LOCA) if profile.loca else None
         self.loca_bets = {}  # bettor -> [stake before la loca played, total stake]
         self.order = [*seats, *((LOCA_ID,) if profile.loca else ()), BANK_ID]
+        # Who plays at each turn: a Seat, or la loca's and the bank's Hand.
+        self._actors = [*self.seats, *((self.loca,) if self.loca else ()), self.bank]
         self.turn = 0
         self.phase = DEAL
         self._undealt = set(self.order)
@@ -245,11 +266,14 @@ class HandState:
         self.deck = DECKS[profile.deck]
         self.live = {}  # identified card out of the stock -> event that dealt it
         self.live_count = 0  # cards out of the stock, identified or not
-        self.instances = []  # [code or None, event dealt, event returned or None]
+        # Where cards may be identified late, each card out has an instance [code or None,
+        # event dealt, event returned or None] for checking the identity against history.
+        self.instances = [] if allow_unknown else None
         self.announced = False  # a seat made 7½ or fusiló (bank_chases_natural)
         self.bank_acted = False
         self._keys = _UNKNOWN_EVENT_KEYS if allow_unknown else EVENT_KEYS
         self._max_hands = profile.max_hands_for(len(seats))
+        self._mandatory_exchange = profile.exchange_fours == "mandatory"
 
     # ------------------------------------------------------------------ queries
 
@@ -334,26 +358,33 @@ class HandState:
             IllegalEvent: with this event's number (``self.n + 1``) and the rule broken.
         """
         n = self.n + 1
+        try:
+            do = ev["do"]
+            allowed = self._keys[do]
+        except (KeyError, TypeError):  # no "do", an unknown or unhashable one, or no object
+            if type(ev) is not dict:
+                raise IllegalEvent(n, "event", N_("an event must be an object with do and seat")) from None
+            raise IllegalEvent(n, "event", N_("unknown event {do}"), do=show(ev.get("do"))) from None
         if type(ev) is not dict:
             raise IllegalEvent(n, "event", N_("an event must be an object with do and seat"))
-        do = ev.get("do")
-        allowed = self._keys.get(do) if type(do) is str else None
-        if allowed is None:
-            raise IllegalEvent(n, "event", N_("unknown event {do}"), do=show(do))
-        for key in ev:
-            if key not in allowed:
-                raise IllegalEvent(n, "event", N_("a {do} event has no {key}"), do=do, key=show(key))
-        if self.phase == OVER and do != "identify":  # the showdown names face-down cards
-            raise IllegalEvent(n, "over", N_("the hand is over: every hand and the bank are finished"))
-        if do != "deal" and self.phase == DEAL:
-            raise IllegalEvent(n, "deal", N_("all initial cards are dealt first; still to deal: {who}"),
-                               who=", ".join(w for w in self.order if w in self._undealt))
-        _HANDLERS[do](self, ev, n)
+        if not allowed.issuperset(ev):
+            key = next(k for k in ev if k not in allowed)
+            raise IllegalEvent(n, "event", N_("a {do} event has no {key}"), do=do, key=show(key))
+        phase = self.phase
+        if phase is not PLAY:
+            if phase is OVER and do != "identify":  # the showdown names face-down cards
+                raise IllegalEvent(n, "over", N_("the hand is over: every hand and the bank are finished"))
+            if phase is DEAL and do != "deal":
+                raise IllegalEvent(n, "deal", N_("all initial cards are dealt first; still to deal: {who}"),
+                                   who=", ".join(w for w in self.order if w in self._undealt))
+        who = ev.get("seat")
+        if type(who) is not str and do != "shuffle":
+            raise IllegalEvent(n, "event", N_("the event must name its seat (a seated player, bank or loca)"))
+        _HANDLERS[do](self, ev, n, who)
         self.n = n
 
-    def _deal(self, ev, n):
-        who = _who(ev, n)
-        if self.phase != DEAL:
+    def _deal(self, ev, n, who):
+        if self.phase is not DEAL:
             raise IllegalEvent(n, "deal", N_("the initial deal is over; {who} cannot get another initial card"), who=who)
         if who == BANK_ID:
             hand = self.bank
@@ -376,9 +407,11 @@ class HandState:
             self.phase = PLAY
             self._advance()
 
-    def _bet(self, ev, n):
-        who = _who(ev, n)
-        cents = parse_amount(ev.get("amount"))
+    def _bet(self, ev, n, who):
+        amount = ev.get("amount")
+        cents = _amount_cache.get(amount) if type(amount) is str else None
+        if cents is None:
+            cents = parse_amount(amount)
         if cents is None:
             raise IllegalEvent(n, "amount", N_('a bet needs an amount: a string like "12.50" or a whole number, not {value}'),
                                value=show(ev.get("amount")))
@@ -455,8 +488,7 @@ class HandState:
                                player=player, amount=format_cents(2 * stakes[0]))
         stakes[1] += cents
 
-    def _card_event(self, ev, n):
-        who = _who(ev, n)
+    def _card_event(self, ev, n, who):
         down = ev.get("down", False)
         if type(down) is not bool:
             raise IllegalEvent(n, "card", N_("down must be true or false"))
@@ -476,10 +508,10 @@ class HandState:
                                 and CARD_POINTS[cards[1]] == 1)
         elif hand.kind == BANK:
             self.bank_acted = True
-        self._settle_points(hand)
+        if hand.points >= NATURAL:
+            self._settle_points(hand)
 
-    def _reveal(self, ev, n):
-        who = _who(ev, n)
+    def _reveal(self, ev, n, who):
         hand, seat = self._turn_hand(who, n)
         if hand.down < 0:
             raise IllegalEvent(n, "reveal", N_("{who} has no face-down card to turn up"), who=who)
@@ -501,8 +533,7 @@ class HandState:
             self.bank_acted = True
         self._settle_points(hand)
 
-    def _stand(self, ev, n):
-        who = _who(ev, n)
+    def _stand(self, ev, n, who):
         hand, seat = self._turn_hand(who, n)
         self._check_stand(hand, seat, n)
         hand.status = STOOD
@@ -513,16 +544,15 @@ class HandState:
             self.bank_acted = True
         self._advance()
 
-    def _split(self, ev, n):
-        who = _who(ev, n)
+    def _split(self, ev, n, who):
         seat, hand = self._seat_turn(who, n, "split")
         self._check_split(seat, hand, n)
         code = hand.cards.pop()
-        slot = hand.slots.pop()
         hand.points -= CARD_POINTS[code]
         new = Hand(seat.player, len(seat.hands) + 1, NORMAL)
         new.cards.append(code)
-        new.slots.append(slot)
+        if self.instances is not None:
+            new.slots.append(hand.slots.pop())
         new.points = CARD_POINTS[code]
         if hand.down == 1:
             hand.down = -1
@@ -530,20 +560,20 @@ class HandState:
         seat.hands.append(new)
         hand.split_ready = False
 
-    def _exchange(self, ev, n):
-        who = _who(ev, n)
+    def _exchange(self, ev, n, who):
         seat, hand = self._seat_turn(who, n, "exchange")
         self._check_exchange(seat, hand, n)
         # The returned 4 goes back into the stock first: it may be dealt again.
-        instance = self.instances[hand.slots[0]]
-        self._return(hand.slots[0], n)
+        four, dealt = hand.cards[0], self.live[hand.cards[0]]
+        self._return(hand, 0, n)
         face_up = self.profile.face_up
         try:
             code = self._card(ev.get("card"), n, may_be_unknown=not face_up)
         except IllegalEvent:
-            instance[2] = None
+            if self.instances is not None:
+                self.instances[hand.slots[0]][2] = None
             self.live_count += 1
-            self.live[instance[0]] = instance[1]
+            self.live[four] = dealt
             raise
         hand.cards.clear()
         hand.slots.clear()
@@ -552,8 +582,7 @@ class HandState:
         self._add(hand, code, n, down=not face_up)
         seat.exchanges += 1
 
-    def _fusilar(self, ev, n):
-        who = _who(ev, n)
+    def _fusilar(self, ev, n, who):
         seat, hand = self._seat_turn(who, n, "fusilar")
         self._check_fusilar(seat, hand, n)
         code = self._card(ev.get("card"), n, may_be_unknown=True)
@@ -566,8 +595,7 @@ class HandState:
         self.announced = True
         self._advance()
 
-    def _muerto(self, ev, n):
-        who = _who(ev, n)
+    def _muerto(self, ev, n, who):
         seat, hand = self._seat_turn(who, n, "muerto")
         self._check_muerto(seat, hand, n)
         cents = parse_amount(ev.get("amount"))
@@ -578,7 +606,8 @@ class HandState:
         code = self._card(ev.get("card"), n, may_be_unknown=True)
         second = Hand(seat.player, 2, MUERTO_CARD)
         second.cards.append(hand.cards[0])
-        second.slots.append(hand.slots[0])
+        if self.instances is not None:
+            second.slots.append(hand.slots[0])
         second.points = hand.points
         self._add(second, code, n, down=True)
         second.stake = cents
@@ -590,7 +619,7 @@ class HandState:
         seat.acted = True
         self._advance()
 
-    def _shuffle(self, ev, n):
+    def _shuffle(self, ev, n, who):
         left = len(self.deck) - self.live_count
         if left:
             raise IllegalEvent(n, "shuffle", N_("shuffle only when the stock has run out; {left} cards are left"),
@@ -601,12 +630,11 @@ class HandState:
         if not bust:
             raise IllegalEvent(n, "shuffle", N_("no bust hand's cards to shuffle back into the stock"))
         for hand in bust:
-            for slot in hand.slots:
-                self._return(slot, n)
+            for position in range(len(hand.cards)):
+                self._return(hand, position, n)
             hand.returned = True
 
-    def _identify_event(self, ev, n):
-        who = _who(ev, n)
+    def _identify_event(self, ev, n, who):
         number = ev.get("hand", 1)
         if who == BANK_ID:
             hand = self.bank
@@ -645,12 +673,10 @@ class HandState:
         loca and the bank)."""
         if self.order[self.turn] != who:
             self._out_of_turn(who, n)
-        if who == BANK_ID:
-            return self.bank, None
-        if who == LOCA_ID:
-            return self.loca, None
-        seat = self._seat[who]
-        return seat.hands[seat.current], seat
+        seat = self._seat.get(who)
+        if seat is not None:
+            return seat.hands[seat.current], seat
+        return (self.bank if who == BANK_ID else self.loca), None
 
     def _out_of_turn(self, who, n):
         now = self.order[self.turn]
@@ -681,8 +707,8 @@ class HandState:
 
     def _bet_range(self, hand, n):
         """(lowest, highest) cents the seat may bet now on its current hand."""
-        seat = self._seat[hand.owner]
-        self._refuse_if_exchange_due(seat, hand, n)
+        if self._mandatory_exchange:
+            self._refuse_if_exchange_due(self._seat[hand.owner], hand, n)
         if hand.stake == 0:
             if self.profile.fixed_stake:
                 return self.min_bet, self.min_bet
@@ -697,7 +723,8 @@ class HandState:
 
     def _check_draw(self, hand, seat, n):
         if seat is not None:
-            self._refuse_if_exchange_due(seat, hand, n)
+            if self._mandatory_exchange:
+                self._refuse_if_exchange_due(seat, hand, n)
             if hand.stake == 0:
                 raise IllegalEvent(n, "stake", N_("{who} bets on hand {number} before its first card (at least {amount})"),
                                    who=seat.player, number=hand.number, amount=format_cents(self.min_bet))
@@ -721,7 +748,8 @@ class HandState:
 
     def _check_stand(self, hand, seat, n):
         if seat is not None:
-            self._refuse_if_exchange_due(seat, hand, n)
+            if self._mandatory_exchange:
+                self._refuse_if_exchange_due(seat, hand, n)
             if hand.stake == 0:
                 raise IllegalEvent(n, "stake", N_("{who} bets on hand {number} before standing (at least {amount})"),
                                    who=seat.player, number=hand.number, amount=format_cents(self.min_bet))
@@ -788,12 +816,12 @@ class HandState:
     def _card(self, value, n, may_be_unknown):
         """The code of the card an event names, checked against the deck and the cards
         already out; None for an unknown face-down card (console only)."""
-        if value is None and may_be_unknown and self.allow_unknown:
-            if self.live_count >= len(self.deck):
-                raise IllegalEvent(n, "stock", N_("the stock is empty: shuffle the bust hands' cards back first"))
-            return None
-        code = parse_card(value)
+        code = CARD_SPELLINGS.get(value) if type(value) is str else None
         if code is None:
+            if value is None and may_be_unknown and self.allow_unknown:
+                if self.live_count >= len(self.deck):
+                    raise IllegalEvent(n, "stock", N_("the stock is empty: shuffle the bust hands' cards back first"))
+                return None
             raise IllegalEvent(n, "card", N_("{value} is not a card of the Spanish deck (1–7, 10, 11, 12 of O, C, E, B)"),
                                value=show(value))
         if code not in self.deck:
@@ -828,17 +856,20 @@ class HandState:
     # ------------------------------------------------------------------ mutations
 
     def _add(self, hand, code, n, down):
-        self.instances.append([code, n, None])
-        hand.slots.append(len(self.instances) - 1)
+        cards = hand.cards
         if down:
-            hand.down = len(hand.cards)
-        hand.cards.append(code)
+            hand.down = len(cards)
+        cards.append(code)
         self.live_count += 1
         if code is None:
             hand.unknown += 1
         else:
             self.live[code] = n
             hand.points += CARD_POINTS[code]
+        instances = self.instances
+        if instances is not None:
+            hand.slots.append(len(instances))
+            instances.append([code, n, None])
 
     def _identify(self, hand, position, code):
         hand.cards[position] = code
@@ -849,14 +880,17 @@ class HandState:
         if instance[2] is None:
             self.live[code] = instance[1]
 
-    def _return(self, slot, n):
-        instance = self.instances[slot]
-        if instance[2] is not None:
-            return
-        instance[2] = n
+    def _return(self, hand, position, n):
+        """The card at ``position`` of ``hand`` goes back into the stock."""
+        if self.instances is not None:
+            instance = self.instances[hand.slots[position]]
+            if instance[2] is not None:
+                return
+            instance[2] = n
         self.live_count -= 1
-        if instance[0] is not None:
-            del self.live[instance[0]]
+        code = hand.cards[position]
+        if code is not None:
+            del self.live[code]
 
     def _settle_points(self, hand):
         """Finish a hand that reached 7½ (it stands by itself) or went over (bust)."""
@@ -877,27 +911,25 @@ class HandState:
     def _advance(self):
         """Move the turn past every finished hand: next hand of the seat, next seat, la
         loca, the bank; OVER when the bank is finished."""
-        order = self.order
-        while self.turn < len(order):
-            who = order[self.turn]
-            if who == BANK_ID:
-                if self.bank.status == PLAYING:
-                    return
-            elif who == LOCA_ID:
-                if self.loca.status == PLAYING:
-                    return
-            else:
-                seat = self._seat[who]
-                hands = seat.hands
-                i = seat.current
-                while i < len(hands) and hands[i].status != PLAYING:
+        actors = self._actors
+        turn = self.turn
+        while turn < len(actors):
+            actor = actors[turn]
+            if actor.__class__ is Seat:
+                hands = actor.hands
+                i = actor.current
+                while i < len(hands) and hands[i].status is not PLAYING:
                     i += 1
                 if i < len(hands):
-                    seat.current = i
+                    actor.current = i
+                    self.turn = turn
                     return
-                seat.current = len(hands) - 1
-            self.turn += 1
-        self.turn = len(order) - 1
+                actor.current = len(hands) - 1
+            elif actor.status is PLAYING:  # la loca's or the bank's hand
+                self.turn = turn
+                return
+            turn += 1
+        self.turn = len(actors) - 1
         self.phase = OVER
 
     # ------------------------------------------------------------------ the console
@@ -976,13 +1008,6 @@ class HandState:
             "events": self.n,
             "stock": len(self.deck) - self.live_count,
         }
-
-
-def _who(ev, n):
-    who = ev.get("seat")
-    if type(who) is not str:
-        raise IllegalEvent(n, "event", N_("the event must name its seat (a seated player, bank or loca)"))
-    return who
 
 
 _HANDLERS = {

@@ -86,8 +86,8 @@ class Profile:
         return base.replace(name=name, overrides=overrides, **values)
 
     def replace(self, **changes):
-        """A copy with some fields changed (dataclasses.replace, kept for readability)."""
-        current = {f.name: getattr(self, f.name) for f in fields(self)}
+        """A copy with some fields changed."""
+        current = {name: getattr(self, name) for name in _FIELD_NAMES}
         current.update(changes)
         return Profile(**current)
 
@@ -105,6 +105,9 @@ class Profile:
         if self.max_hands == "by_players":
             return 3 if seat_count <= 3 else 2 if seat_count <= 5 else 1
         return self.max_hands
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(Profile))
 
 
 def _bool(option, raw):

@@ -15,6 +15,7 @@ FORMAT = "siete-y-media/hand-1"
 REQUIRED_KEYS = ("format", "rules", "min_bet", "max_bet", "bank", "seats", "events")
 OPTIONAL_KEYS = ("table", "number", "started_at")
 _KEYS = frozenset(REQUIRED_KEYS + OPTIONAL_KEYS)
+_REQUIRED = frozenset(REQUIRED_KEYS)
 
 _profile_cache = {}
 
@@ -52,12 +53,12 @@ def read_header(record, allow_unknown=False):
     """
     if type(record) is not dict:
         raise IllegalEvent(0, "record", N_("a hand record is a JSON object"))
-    for key in record:
-        if key not in _KEYS:
-            raise IllegalEvent(0, "record", N_("unknown field {key} in the hand record"), key=show(key))
-    for key in REQUIRED_KEYS:
-        if key not in record:
-            raise IllegalEvent(0, "record", N_("the hand record has no {key}"), key=key)
+    if not _KEYS.issuperset(record):
+        key = next(k for k in record if k not in _KEYS)
+        raise IllegalEvent(0, "record", N_("unknown field {key} in the hand record"), key=show(key))
+    if not record.keys() >= _REQUIRED:
+        key = next(k for k in REQUIRED_KEYS if k not in record)
+        raise IllegalEvent(0, "record", N_("the hand record has no {key}"), key=key)
     if record["format"] != FORMAT:
         raise IllegalEvent(0, "format", N_('format must be "{format}", not {value}'),
                            format=FORMAT, value=show(record["format"]))

@@ -9,6 +9,8 @@ import json
 import os
 import sys
 
+import orjson
+
 JSON_LINES = (".jsonl", ".ndjson")
 RECORD_SUFFIXES = (".json", *JSON_LINES)
 
@@ -49,7 +51,7 @@ def read_record_files(paths, stdin=None):
     for path in paths:
         if path == "-":
             text = (stdin or sys.stdin).read()
-            yield Source("-"), _decode(text)
+            yield Source("-"), decode_record(text)
         elif os.path.isdir(path):
             names = sorted(n for n in os.listdir(path) if n.endswith(RECORD_SUFFIXES))
             for name in names:
@@ -64,17 +66,23 @@ def _read_file(path):
             with open(path, encoding="utf-8") as stream:
                 for number, line in enumerate(stream, 1):
                     if line.strip():
-                        yield Source(path, number), _decode(line)
+                        yield Source(path, number), decode_record(line)
             return
         with open(path, encoding="utf-8") as stream:
             text = stream.read()
     except (OSError, UnicodeDecodeError) as error:
         yield Source(path), UnreadableRecord(f"cannot read the file: {error}")
         return
-    yield Source(path), _decode(text)
+    yield Source(path), decode_record(text)
 
 
-def _decode(text):
+def decode_record(text):
+    """The JSON value of ``text``: orjson for speed; where orjson refuses (integers past
+    64 bits, NaN), the standard library decides, so the verdict is the standard one."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
     try:
         return json.loads(text)
     except ValueError as error:  # JSONDecodeError, or a number too long to convert

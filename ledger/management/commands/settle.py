@@ -4,8 +4,7 @@ Prints one JSON object per record, in order; exits with status 2 after the last 
 if any record was invalid. Needs no database. [hand-record.md "Settling"]
 """
 
-import json
-
+import orjson
 from django.core.management.base import BaseCommand, CommandError
 
 from ledger.payouts import settle
@@ -46,7 +45,7 @@ class Command(BaseCommand):
     def handle(self, *args, paths, **options):
         invalid = 0
         write = self.stdout.write
-        dumps = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+        dumps = orjson.dumps
         for source, record in read_record_files(paths, stdin=self.stdin if hasattr(self, "stdin") else None):
             result, valid = settle_one(record)
             invalid += not valid
@@ -54,6 +53,6 @@ class Command(BaseCommand):
             if source.line is not None:
                 head["line"] = source.line
             head.update(result)
-            write(dumps(head))
+            write(dumps(head).decode())
         if invalid:
             raise CommandError(f"{invalid} invalid record(s)", returncode=2)
