@@ -7,7 +7,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.core.paginator import Page, Paginator
 from django.db import connection
 from django.db.models import Case, F, Sum, When
 
@@ -43,6 +42,28 @@ class StatementLine:
 
 
 @dataclass
+class StatementPage:
+    """Which page of a statement this is: 1-based ``number``, ``has_next``,
+    ``has_previous`` (no total count: counting a million entries costs more than the page)."""
+
+    number: int
+    per_page: int
+    has_next: bool
+
+    @property
+    def has_previous(self):
+        return self.number > 1
+
+    @property
+    def next_page_number(self):
+        return self.number + 1
+
+    @property
+    def previous_page_number(self):
+        return self.number - 1
+
+
+@dataclass
 class Statement:
     """A page of an account's entries, newest first, with running balances.
 
@@ -51,8 +72,15 @@ class Statement:
 
     account: Account | None
     balance: Decimal
-    page: Page
+    page: StatementPage
     lines: list[StatementLine] = field(default_factory=list)
+
+
+def _page_number(page):
+    try:
+        return max(1, int(page))
+    except (TypeError, ValueError):
+        return 1
 
 
 def account_statement(*, account: Account | None, page: int | str = 1, per_page: int = PER_PAGE) -> Statement:
@@ -63,22 +91,26 @@ def account_statement(*, account: Account | None, page: int | str = 1, per_page:
 
     Args:
         account: the Account (or None: an empty statement); page: 1-based page number
-        (a bad or out-of-range value gives the nearest page); per_page: lines per page.
+        (a bad value gives page 1; past the end, an empty page); per_page: lines per page.
     Returns:
         Statement.
     """
+    number = _page_number(page)
     if account is None:
-        return Statement(None, ZERO, Paginator([], per_page).get_page(1))
-    entries = (Entry.objects.filter(account=account).select_related("transaction__reversal",
-                                                                     "transaction__reverses")
-               .order_by("-id"))
-    page_obj = Paginator(entries, per_page).get_page(page)
-    rows = list(page_obj.object_list)
+        return Statement(None, ZERO, StatementPage(1, per_page, False))
+    offset = (number - 1) * per_page
+    rows = list(Entry.objects.filter(account=account)
+                .select_related("transaction__reversal", "transaction__reverses")
+                .order_by("-id")[offset:offset + per_page + 1])
+    page_obj = StatementPage(number, per_page, len(rows) > per_page)
+    rows = rows[:per_page]
     balance = account_balance(account=account)
     lines = []
     if rows:
-        newer = (Entry.objects.filter(account=account, id__gt=rows[0].id)
-                 .aggregate(total=Sum(SIGNED))["total"] or ZERO)
+        newer = ZERO
+        if number > 1:
+            newer = (Entry.objects.filter(account=account, id__gt=rows[0].id)
+                     .aggregate(total=Sum(SIGNED))["total"] or ZERO)
         running = balance - newer
         for entry in rows:
             lines.append(StatementLine(entry, entry.transaction, entry.signed, running))

@@ -14,11 +14,14 @@ float); the engine's ``Settlement`` is integer cents. Balances are credits − d
 the owner holds; see ``ledger.models``).
 """
 
+import json
 from collections import defaultdict
 from contextlib import contextmanager
 from decimal import Decimal
 
-from django.db import IntegrityError
+import psycopg
+from django.conf import settings
+from django.db import IntegrityError, connection
 from django.db import transaction as db
 from django.db.models import Case, F, Max, Value, When
 from django.utils import timezone
@@ -132,7 +135,7 @@ def _lock(account_ids):
     after the locks were granted (balances and ``is_open`` are current)."""
     ids = sorted(set(account_ids))
     locked = {account.id: account
-              for account in Account.objects.select_for_update().filter(id__in=ids).order_by("id")}
+              for account in Account.objects.select_for_update(no_key=True).filter(id__in=ids).order_by("id")}
     if len(locked) != len(ids):
         raise RuntimeError(f"ledger accounts {sorted(set(ids) - set(locked))} do not exist")
     return locked
@@ -171,21 +174,78 @@ def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, 
     credit_total = sum(amount for _a, side, amount in legs if side == CREDIT)
     if debit_total != credit_total or len(legs) < 2 or any(amount <= 0 for _a, _s, amount in legs):
         raise ValueError(f"unbalanced or empty legs: {legs}")
-    txn = Transaction.objects.create(
-        kind=kind, reference=reference[:200], idempotency_key=idempotency_key, posted_by=posted_by,
-        source=source, memo=memo, reverses=reverses, tenure=tenure, detail=detail or {})
-    Entry.objects.bulk_create([Entry(transaction=txn, account_id=account_id, side=side, amount=euros(amount))
-                               for account_id, side, amount in legs])
+    txn = Transaction(kind=kind, reference=reference[:200], idempotency_key=idempotency_key, posted_by=posted_by,
+                      source=source, memo=memo, reverses=reverses, tenure=tenure, detail=detail or {},
+                      posted_at=timezone.now())
     deltas = defaultdict(int)
     for account_id, side, amount in legs:
         deltas[account_id] += amount if side == CREDIT else -amount
     deltas = {account_id: delta for account_id, delta in deltas.items() if delta}
-    if deltas:
-        Account.objects.filter(id__in=list(deltas)).update(balance=F("balance") + Case(
-            *[When(id=account_id, then=Value(euros(delta))) for account_id, delta in deltas.items()]))
-        for account_id, delta in deltas.items():
-            locked[account_id].balance += euros(delta)
+    if connection.vendor == "postgresql":
+        _write_pg(txn, legs, deltas)
+    else:
+        txn.save(force_insert=True)
+        Entry.objects.bulk_create([Entry(transaction=txn, account_id=account_id, side=side, amount=euros(amount))
+                                   for account_id, side, amount in legs])
+        if deltas:
+            Account.objects.filter(id__in=list(deltas)).update(balance=F("balance") + Case(
+                *[When(id=account_id, then=Value(euros(delta))) for account_id, delta in deltas.items()]))
+    for account_id, delta in deltas.items():
+        locked[account_id].balance += euros(delta)
     return txn
+
+
+_WRITE_SQL = """
+WITH txn AS (
+    INSERT INTO ledger_transaction (kind, reference, idempotency_key, posted_by_id, source, posted_at,
+                                    reverses_id, memo, tenure_id, detail)
+    VALUES (%(kind)s, %(reference)s, %(key)s, %(posted_by)s, %(source)s, %(posted_at)s,
+            %(reverses)s, %(memo)s, %(tenure)s, %(detail)s::jsonb)
+    RETURNING id),
+entries AS (
+    INSERT INTO ledger_entry (transaction_id, account_id, side, amount)
+    SELECT txn.id, leg.account_id, leg.side, leg.amount
+      FROM txn, unnest(%(accounts)s::bigint[], %(sides)s::varchar[], %(amounts)s::numeric[])
+           WITH ORDINALITY AS leg(account_id, side, amount, n)
+     ORDER BY leg.n),
+balances AS (
+    UPDATE ledger_account a SET balance = a.balance + d.delta
+      FROM unnest(%(delta_accounts)s::bigint[], %(deltas)s::numeric[]) AS d(id, delta)
+     WHERE a.id = d.id)
+SELECT id FROM txn"""
+
+
+@contextmanager
+def _prepared_cursor():
+    """A psycopg cursor with server-side binding on Django's connection (same transaction),
+    so the hot path's statements run prepared (``execute(..., prepare=True)``): no parsing
+    or planning per posting. Database errors come out as Django's (``IntegrityError``...)."""
+    connection.ensure_connection()
+    raw = connection.connection
+    if raw.prepare_threshold is None and getattr(settings, "LEDGER_PREPARED_STATEMENTS", True):
+        # Django leaves preparation off (its client-side cursors never prepare, so they are
+        # unaffected); a transaction-pooling proxy without prepared-statement support
+        # would need LEDGER_PREPARED_STATEMENTS = False.
+        raw.prepare_threshold = 5
+    with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
+        yield cursor
+
+
+def _write_pg(txn, legs, deltas):
+    """PostgreSQL: insert the transaction, its entries and the balance changes in one
+    statement (one round trip); sets ``txn.id``."""
+    with _prepared_cursor() as cursor:
+        cursor.execute(_WRITE_SQL, {
+            "kind": txn.kind, "reference": txn.reference, "key": txn.idempotency_key,
+            "posted_by": txn.posted_by_id, "source": txn.source, "posted_at": txn.posted_at,
+            "reverses": txn.reverses_id, "memo": txn.memo, "tenure": txn.tenure_id,
+            "detail": json.dumps(txn.detail, ensure_ascii=False),
+            "accounts": [account_id for account_id, _s, _a in legs], "sides": [str(side) for _i, side, _a in legs],
+            "amounts": [euros(amount) for _i, _s, amount in legs],
+            "delta_accounts": list(deltas), "deltas": [euros(delta) for delta in deltas.values()]}, prepare=True)
+        (txn.id,) = cursor.fetchone()
+    txn._state.adding = False
+    txn._state.db = connection.alias
 
 
 def _constraint_of(error):
@@ -267,42 +327,106 @@ def ledger_post_settlement(*, tenure: BankTenure, settlement, idempotency_key: s
             or sum(settlement.players.values()) + settlement.bank_net + settlement.commission != 0
             or settlement.commission < 0):
         raise ValueError("the settlement does not balance: players + bank + commission must be zero")
-    codes = sorted(set(won) | set(lost) | {settlement.bank_player})
+    betting = sorted(set(won) | set(lost))
+    need_house = settlement.commission > 0
     with _refuse_second_posting(idempotency_key), db.atomic():
-        _check_new_key(idempotency_key)
-        players = dict(Player.objects.filter(code__in=codes).values_list("code", "id"))
-        unknown = [code for code in codes if code not in players]
-        if unknown:
-            raise UnknownPlayer(_("no player with the id %(codes)s: create the player before posting the hand"),
-                                params={"codes": ", ".join(unknown)}, field="player")
-        if players[settlement.bank_player] != tenure.holder_id:
+        posted, holder, by_code, bank, house, locked = None, None, {}, None, None, {}
+        if connection.vendor == "postgresql":
+            posted, holder, by_code, bank, house, locked = _lock_settlement_accounts(
+                codes=betting, tenure_id=tenure.pk, holder_id=tenure.holder_id, house=need_house,
+                idempotency_key=idempotency_key)
+            if posted is not None:
+                raise _already_posted(idempotency_key, posted)
+        else:
+            _check_new_key(idempotency_key)
+        if len(by_code) < len(betting) or bank is None or (need_house and house is None):
+            # First hand of a player (no chips account yet), or not PostgreSQL.
+            codes = sorted({*betting, settlement.bank_player})
+            players = dict(Player.objects.filter(code__in=codes).values_list("code", "id"))
+            unknown = [code for code in codes if code not in players]
+            if unknown:
+                raise UnknownPlayer(_("no player with the id %(codes)s: create the player before posting the "
+                                      "hand"), params={"codes": ", ".join(unknown)}, field="player")
+            holder = settlement.bank_player if players[settlement.bank_player] == tenure.holder_id else None
+            accounts = _ensure_player_accounts(players[code] for code in betting)
+            by_code = {code: accounts[players[code]] for code in betting}
+            bank = Account.objects.filter(tenure_id=tenure.pk).values_list("id", flat=True).first()
+            if bank is None:
+                raise TenureError(_("bank tenure #%(tenure)s has no account"), params={"tenure": tenure.pk})
+            house = _singleton_account(Account.Kind.HOUSE) if need_house else None
+            locked = _lock([*by_code.values(), bank, *([house] if house else [])])
+        if holder != settlement.bank_player:
             raise TenureError(_("the hand's bank is %(bank)s, but bank tenure #%(tenure)s is held by another "
                                 "player"), params={"bank": settlement.bank_player, "tenure": tenure.pk})
-        accounts = _ensure_player_accounts(players[code] for code in set(won) | set(lost))
-        tenure_account = Account.objects.filter(tenure_id=tenure.pk).values_list("id", flat=True).first()
-        house = _singleton_account(Account.Kind.HOUSE) if settlement.commission else None
-        if tenure_account is None:
-            raise TenureError(_("bank tenure #%(tenure)s has no account"), params={"tenure": tenure.pk})
-        legs = []
-        for code in sorted(won):
-            legs.append((accounts[players[code]], CREDIT, won[code]))
-        for code in sorted(lost):
-            legs.append((accounts[players[code]], DEBIT, lost[code]))
-        collected, paid = sum(lost.values()), sum(won.values())
-        if collected:
-            legs.append((tenure_account, CREDIT, collected))
-        if paid:
-            legs.append((tenure_account, DEBIT, paid))
-        if settlement.commission:
-            legs.append((tenure_account, DEBIT, settlement.commission))
-            legs.append((house, CREDIT, settlement.commission))
-        locked = _lock(account_id for account_id, _s, _a in legs)
-        if not locked[tenure_account].is_open:
+        if not locked[bank].is_open:
             raise TenureError(_("bank tenure #%(tenure)s is closed: post the hand to the open tenure"),
                               params={"tenure": tenure.pk})
+        legs = [(by_code[code], CREDIT, won[code]) for code in betting if code in won]
+        legs += [(by_code[code], DEBIT, lost[code]) for code in betting if code in lost]
+        collected, paid = sum(lost.values()), sum(won.values())
+        if collected:
+            legs.append((bank, CREDIT, collected))
+        if paid:
+            legs.append((bank, DEBIT, paid))
+        if need_house:
+            legs.append((bank, DEBIT, settlement.commission))
+            legs.append((house, CREDIT, settlement.commission))
         return _post(locked=locked, kind=KIND.HAND, legs=legs, idempotency_key=idempotency_key,
                      reference=reference, posted_by=posted_by, source=source, tenure=tenure,
                      detail=settlement.as_dict())
+
+
+class LockedAccount:
+    """An account row as read under its lock: ``id``, ``balance`` (Decimal euros),
+    ``is_open``; lighter than a model instance on the hot path."""
+
+    __slots__ = ("id", "balance", "is_open")
+
+    def __init__(self, account_id, balance, is_open):
+        self.id, self.balance, self.is_open = account_id, balance, is_open
+
+
+_LOCK_SETTLEMENT_SQL = """
+SELECT a.id, a.kind, p.code, a.balance, a.is_open,
+       (SELECT t.id FROM ledger_transaction t WHERE t.idempotency_key = %(key)s),
+       (SELECT h.code FROM tables_player h WHERE h.id = %(holder)s)
+  FROM ledger_account a LEFT JOIN tables_player p ON p.id = a.player_id
+ WHERE a.player_id IN (SELECT q.id FROM tables_player q WHERE q.code = ANY(%(codes)s))
+    OR a.tenure_id = %(tenure)s
+    OR (%(house)s AND a.kind = 'house')
+ ORDER BY a.id
+   FOR NO KEY UPDATE OF a"""
+
+
+def _lock_settlement_accounts(*, codes, tenure_id, holder_id, house, idempotency_key):
+    """PostgreSQL, one statement: find and row-lock (in account-id order) the chips of
+    ``codes``, the tenure's account and the house's, and read whether the key was posted
+    and the holder's code.
+
+    Returns:
+        (posted transaction id or None, holder's code or None, {code: account id},
+        tenure account id or None, house account id or None, {account id: Account}).
+    """
+    with _prepared_cursor() as cursor:
+        cursor.execute(_LOCK_SETTLEMENT_SQL, {"key": idempotency_key, "holder": holder_id, "codes": list(codes),
+                                              "tenure": tenure_id, "house": house}, prepare=True)
+        rows = cursor.fetchall()
+        if not rows:
+            cursor.execute("SELECT (SELECT t.id FROM ledger_transaction t WHERE t.idempotency_key = %s),"
+                           " (SELECT h.code FROM tables_player h WHERE h.id = %s)", [idempotency_key, holder_id])
+            posted, holder = cursor.fetchone()
+            return posted, holder, {}, None, None, {}
+    posted, holder = rows[0][5], rows[0][6]
+    by_code, bank, house_id, locked = {}, None, None, {}
+    for account_id, kind, code, balance, is_open, _posted, _holder in rows:
+        locked[account_id] = LockedAccount(account_id, balance, is_open)
+        if kind == Account.Kind.PLAYER:
+            by_code[code] = account_id
+        elif kind == Account.Kind.TENURE:
+            bank = account_id
+        else:
+            house_id = account_id
+    return posted, holder, by_code, bank, house_id, locked
 
 
 # ---------------------------------------------------------------------------------------

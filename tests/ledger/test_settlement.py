@@ -69,7 +69,14 @@ def test_the_unique_key_backs_the_refusal_when_the_check_is_raced(players, ana_b
     # A concurrent twin passes the existence check; the unique constraint still refuses it.
     settlement = settlement_of(conformance_record("p03"))
     services.ledger_post_settlement(tenure=ana_bank, settlement=settlement, idempotency_key="k", reference="r")
+    real_lock = services._lock_settlement_accounts
+
+    def lock_without_seeing_the_twin(**kwargs):
+        _posted, *rest = real_lock(**kwargs)
+        return (None, *rest)
+
     monkeypatch.setattr(services, "_check_new_key", lambda key: None)
+    monkeypatch.setattr(services, "_lock_settlement_accounts", lock_without_seeing_the_twin)
     with pytest.raises(AlreadyPosted):
         services.ledger_post_settlement(tenure=ana_bank, settlement=settlement, idempotency_key="k", reference="r")
     assert Transaction.objects.filter(kind="hand").count() == 1
@@ -122,4 +129,24 @@ def test_every_conformance_hand_posts_its_exact_nets(players, ana_bank, prefix):
     for code, net in settlement.players.items():
         assert player_balance(player=players[code]) - before[code] == Decimal(net) / 100
     assert account_balance(account=ana_bank.account) == Decimal("500.00") + Decimal(settlement.bank_net) / 100
+    assert ledger_faults() == []
+
+
+def test_the_portable_path_posts_the_same_entries(players, ana_bank, monkeypatch):
+    # The ORM path (SQLite quick start) must agree with PostgreSQL's single-statement path.
+    from django.db import connection
+
+    settlement = settlement_of(conformance_record("p01"), rules={"profile": "reglamento", "commission_rate": "0.05"})
+    fast = services.ledger_post_settlement(tenure=ana_bank, settlement=settlement, idempotency_key="fast",
+                                           reference="hand 1")
+    monkeypatch.setattr(connection, "vendor", "sqlite")
+    portable = services.ledger_post_settlement(tenure=ana_bank, settlement=settlement, idempotency_key="portable",
+                                               reference="hand 2")
+    with pytest.raises(AlreadyPosted):
+        services.ledger_post_settlement(tenure=ana_bank, settlement=settlement, idempotency_key="portable",
+                                        reference="hand 2")
+    monkeypatch.undo()
+    assert entries_of(portable) == entries_of(fast)
+    assert player_balance(player=players["marta"]) == Decimal("-40.00")
+    assert account_balance(account=ana_bank.account) == Decimal("519.00")
     assert ledger_faults() == []
