@@ -1,14 +1,19 @@
-"""The tables' data: players (patrons) and tables with their rule profile and limits.
+"""The tables' data: players (patrons), tables with their rule profile and limits, the
+dealers' shifts, the hands and every entry made at the table.
 
-Shifts, hands and their events are added by the console (issue 4).
+HandEvent rows are never updated or deleted (PostgreSQL triggers, migration 0004): a
+mistake is corrected by an undo entry, and each entry's SHA-256 chains to the table's
+previous one.
 """
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from tables.engine import InvalidRules, Profile, valid_player_id
@@ -65,6 +70,12 @@ class Table(models.Model):
     max_bet = models.DecimalField(_("maximum bet"), max_digits=12, decimal_places=2,
                                   validators=[MinValueValidator(Decimal("0.01"))])
     bank_cover = models.BooleanField(_("bank cover (banca limitada)"), default=False)
+    bank_capital = models.DecimalField(
+        _("takeover capital"), max_digits=12, decimal_places=2, default=Decimal("0"),
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text=_("what a player who takes the bank with 7½ puts in, at most his chips"))
+    last_hand_number = models.PositiveIntegerField(_("last hand number"), default=0)
+    last_event_hash = models.CharField(_("last entry's hash"), max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -83,3 +94,151 @@ class Table(models.Model):
     def profile(self):
         """The table's engine ``Profile``."""
         return Profile.from_rules(self.rules)
+
+
+class Shift(models.Model):
+    """A dealer's shift at a table, opened and closed by a pit supervisor.
+
+    A dealer enters hands only at the table of his open shift; one open shift per table.
+    """
+
+    table = models.ForeignKey(Table, models.PROTECT, related_name="shifts", verbose_name=_("table"))
+    dealer = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="dealt_shifts",
+                               verbose_name=_("dealer"))
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="opened_shifts",
+                                  verbose_name=_("opened by"))
+    opened_at = models.DateTimeField(_("opened at"), default=timezone.now)
+    closed_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                                  related_name="closed_shifts", verbose_name=_("closed by"))
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-opened_at", "-id"]
+        verbose_name = _("shift")
+        verbose_name_plural = _("shifts")
+        constraints = [
+            models.UniqueConstraint(fields=["table"], condition=Q(closed_at__isnull=True),
+                                    name="tables_one_open_shift_per_table"),
+            models.CheckConstraint(condition=Q(closed_at__isnull=True) | Q(closed_by__isnull=False),
+                                   name="tables_closed_shift_has_closer"),
+        ]
+
+    def __str__(self):
+        return f"{self.table} · {self.dealer} · {self.opened_at:%Y-%m-%d %H:%M}"
+
+    @property
+    def is_open(self):
+        return self.closed_at is None
+
+
+class Hand(models.Model):
+    """One hand at a table: numbered 1, 2, 3… per table with no gaps.
+
+    The rules, limits, bank holder and seats it was played under are kept on the hand (a
+    table's configuration may change later). Its events are ``HandEvent`` rows; the
+    engine's state is their replay. ``settlement`` is ``Settlement.as_dict()`` once
+    settled, and ``transaction`` the ledger's posting of it.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        SETTLED = "settled", _("settled")
+        VOIDED = "voided", _("voided")
+
+    table = models.ForeignKey(Table, models.PROTECT, related_name="hands", verbose_name=_("table"))
+    number = models.PositiveIntegerField(_("number"))
+    shift = models.ForeignKey(Shift, models.PROTECT, null=True, blank=True, related_name="hands",
+                              verbose_name=_("shift"))
+    tenure = models.ForeignKey("ledger.BankTenure", models.PROTECT, related_name="hands",
+                               verbose_name=_("bank tenure"))
+    bank = models.ForeignKey(Player, models.PROTECT, related_name="banked_hands", verbose_name=_("bank holder"))
+    seats = models.JSONField(_("seats"), help_text=_("player ids in order of play"))
+    rules = models.JSONField(_("rules"))
+    min_bet = models.DecimalField(_("minimum bet"), max_digits=12, decimal_places=2)
+    max_bet = models.DecimalField(_("maximum bet"), max_digits=12, decimal_places=2)
+    status = models.CharField(_("status"), max_length=8, choices=Status.choices, default=Status.OPEN)
+    version = models.PositiveIntegerField(_("version"), default=0,
+                                          help_text=_("how many events (undos included) the hand has"))
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                                  related_name="+", verbose_name=_("opened by"))
+    opened_at = models.DateTimeField(_("opened at"), default=timezone.now)
+    settled_at = models.DateTimeField(_("settled at"), null=True, blank=True)
+    settlement = models.JSONField(_("settlement"), null=True, blank=True)
+    next_bank = models.CharField(_("next bank"), max_length=64, blank=True)
+    transaction = models.OneToOneField("ledger.Transaction", models.PROTECT, null=True, blank=True,
+                                       related_name="hand", verbose_name=_("ledger transaction"))
+    voided_at = models.DateTimeField(_("voided at"), null=True, blank=True)
+    voided_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                                  related_name="+", verbose_name=_("voided by"))
+    void_reason = models.TextField(_("reason for the void"), blank=True)
+    imported = models.BooleanField(_("imported"), default=False)
+
+    class Meta:
+        ordering = ["table", "-number"]
+        verbose_name = _("hand")
+        verbose_name_plural = _("hands")
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="tables_hand_number_unique"),
+            models.UniqueConstraint(fields=["table"], condition=Q(status="open"),
+                                    name="tables_one_open_hand_per_table"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="tables_hand_number_from_one"),
+            models.CheckConstraint(condition=~Q(status="settled") | Q(settlement__isnull=False),
+                                   name="tables_settled_hand_has_settlement"),
+            models.CheckConstraint(condition=~Q(status="voided") | ~Q(void_reason=""),
+                                   name="tables_voided_hand_has_reason"),
+        ]
+        indexes = [models.Index(fields=["table", "status"]), models.Index(fields=["shift", "number"])]
+
+    def __str__(self):
+        return f"{self.table} #{self.number}"
+
+    @property
+    def reference(self):
+        """How the ledger and the reports name the hand: ``"hand Mesa 1 #12"``."""
+        return f"hand {self.table.name} #{self.number}"
+
+    @property
+    def idempotency_key(self):
+        """The ledger's key for this hand's settlement: one posting per hand, ever."""
+        return f"hand:{self.table_id}:{self.number}"
+
+
+class HandEvent(models.Model):
+    """One entry at the table, never edited or deleted: an engine event, an undo of the
+    hand's latest event, or a void.
+
+    ``event`` is the event as in ``hand-record.md`` (a face-down card may be None until
+    ``identify`` names it); for an undo it is ``{"undo": sequence, "reason": text}``.
+    ``hash`` is SHA-256 over the entry and the table's previous entry's hash, so that any
+    later change to any entry of the table breaks the chain (``tables.integrity``).
+    """
+
+    class Kind(models.TextChoices):
+        EVENT = "event", _("event")
+        UNDO = "undo", _("undo")
+        VOID = "void", _("void")
+
+    table = models.ForeignKey(Table, models.PROTECT, related_name="hand_events", verbose_name=_("table"))
+    hand = models.ForeignKey(Hand, models.PROTECT, related_name="events", verbose_name=_("hand"))
+    sequence = models.PositiveIntegerField(_("sequence"))
+    kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices, default=Kind.EVENT)
+    event = models.JSONField(_("event"))
+    entered_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                                   related_name="+", verbose_name=_("entered by"))
+    entered_at = models.DateTimeField(_("entered at"), default=timezone.now)
+    form_token = models.UUIDField(_("form token"), null=True, blank=True, unique=True)
+    previous_hash = models.CharField(_("previous hash"), max_length=64)
+    hash = models.CharField(_("hash"), max_length=64, unique=True)
+
+    class Meta:
+        ordering = ["hand", "sequence"]
+        verbose_name = _("hand event")
+        verbose_name_plural = _("hand events")
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "sequence"], name="tables_event_sequence_unique"),
+            models.CheckConstraint(condition=Q(sequence__gte=1), name="tables_event_sequence_from_one"),
+        ]
+        indexes = [models.Index(fields=["table", "id"])]
+
+    def __str__(self):
+        return f"{self.hand} · {self.sequence} · {self.kind}"

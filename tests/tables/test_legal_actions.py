@@ -144,3 +144,37 @@ def test_records_never_carry_unknown_cards():
         state.apply({"do": "card", "seat": "luis", "card": None, "down": True})
     with pytest.raises(IllegalEvent):
         state.apply({"do": "identify", "seat": "luis", "hand": 1, "card": "3O"})
+
+
+# --------------------------------------------------------------------------- the console's log
+
+def test_undo_cancels_the_latest_event_in_force():
+    from tables.engine.console import effective_events
+
+    entries = [("event", {"n": 1}), ("event", {"n": 2}), ("undo", {}), ("event", {"n": 3}), ("undo", {}),
+               ("undo", {}), ("event", {"n": 4})]
+    assert effective_events(entries) == [{"n": 4}]
+    with pytest.raises(IllegalEvent):
+        effective_events([("event", {"n": 1}), ("undo", {}), ("undo", {})])
+
+
+def test_a_console_log_folds_into_a_record_that_settles_the_same():
+    from tables.engine.console import fold_record_events
+    from tables.engine.record import play_record
+    from tests.hands import record
+
+    lines = ["luis deal ?", "marta deal ?", "bank deal ?", "luis bet 10", "luis card 7B", "luis stand",
+             "marta bet 10", "marta reveal 2O", "marta card ? down", "marta stand", "bank reveal 4E",
+             "bank card 1E", "bank stand", "luis identify 1 10O", "marta identify 1 3C"]
+    events = [event(line) for line in lines]
+    state = table(*lines, unknown=True)
+    console = settle(state)
+    folded = fold_record_events(lambda: HandState(Profile.from_rules("reglamento"), 500, 10000, "ana",
+                                                  ["luis", "marta"], allow_unknown=True), events)
+    rec = record(seats=["luis", "marta"], min_bet="5", max_bet="100")
+    rec["events"] = folded
+    assert [e["do"] for e in folded].count("identify") == 0
+    assert {"do": "stand", "seat": "luis"} not in folded  # luis's 7½ stands by itself in the record
+    assert folded[0] == {"do": "deal", "seat": "luis", "card": "10O"}
+    assert settle(play_record(rec)).as_dict() == console.as_dict()
+    assert console.players == {"luis": 2000, "marta": -1000}  # 5 ties the bank's 5

@@ -1,0 +1,78 @@
+"""The tables' refusals. Each is a Django ``ValidationError`` whose message says what was
+refused and what to do; nothing was written. ``str(error)`` is the message."""
+
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
+
+
+class TableError(ValidationError):
+    """Base of every refusal of a tables service.
+
+    Attributes:
+        field: the form field the refusal is about (``"seats"``, ``"card"``) or None.
+    """
+
+    code = "table"
+
+    def __init__(self, message, *, params=None, field=None):
+        super().__init__(message, code=self.code, params=params)
+        self.field = field
+
+    def __str__(self):
+        return " ".join(self.messages)
+
+
+class RuleBroken(TableError):
+    """The engine refused the entry: it breaks a rule of the table's profile.
+
+    Attributes:
+        rule: the engine's rule code (``"fixed_stake"``, ``"turn"`` …).
+        event: the event's number in the hand (0 for a fault outside the events).
+    """
+
+    code = "rule"
+
+    def __init__(self, illegal, *, field=None):
+        # The engine's English template, translated here; its parameters are data.
+        message = gettext(illegal.template).format(**illegal.params)
+        super().__init__(message, field=field)
+        self.rule = illegal.rule
+        self.event = illegal.event
+
+
+class StaleHand(TableError):
+    """The entry was made on a screen older than the hand: another entry came first."""
+
+    code = "stale"
+
+
+class HandNotOpen(TableError):
+    """The hand is settled or voided: nothing more is entered on it."""
+
+    code = "hand_closed"
+
+
+class NoShift(TableError):
+    """No open shift at the table, or the user is not its dealer."""
+
+    code = "no_shift"
+
+
+class BankNotReady(TableError):
+    """No bank tenure is open at the table, or the bank cannot change now."""
+
+    code = "bank"
+
+
+class RecordRefused(TableError):
+    """An imported hand record that does not fit its table (rules, limits, bank, number).
+
+    Attributes:
+        event: the event's number (0 outside the events).
+    """
+
+    code = "record"
+
+    def __init__(self, message, *, params=None, event=0):
+        super().__init__(message, params=params)
+        self.event = event

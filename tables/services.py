@@ -1,0 +1,431 @@
+"""Writes at the tables: shifts, hands and every entry at the table, the bank's changes.
+
+Every public service runs in ONE database transaction and first locks the table's row
+(``SELECT ... FOR UPDATE``): a table's entries are serialized, so two dealers' screens on
+the same table cannot both apply an entry, and hand numbers and the hash chain advance
+one at a time. Entries go through the rules engine before anything is written; a refusal
+raises a ``tables.errors.TableError`` (the engine's as ``RuleBroken``) and writes nothing.
+
+A hand that finishes is settled and posted to the ledger in the same transaction as its
+last entry. [issue 4; rules.md for the rules; hand-record.md for the events]
+"""
+
+import hashlib
+import json
+from decimal import Decimal
+
+from django.db import IntegrityError
+from django.db import transaction as db
+from django.dispatch import Signal
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from ledger.errors import InsufficientChips
+from ledger.models import BankTenure
+from ledger.money import cents, euros
+from ledger.payouts import settle
+from ledger.selectors import player_balance
+from ledger.services import (
+    bank_sell,
+    bank_transfer,
+    ledger_post_settlement,
+    ledger_reverse,
+    tenure_check_cover,
+    tenure_open,
+)
+from tables.engine import HandState, IllegalEvent
+from tables.engine.console import EVENT, UNDO, VOID, effective_events
+from tables.engine.record import profile_for
+from tables.errors import BankNotReady, HandNotOpen, NoShift, RuleBroken, StaleHand, TableError
+from tables.models import Hand, HandEvent, Player, Shift, Table
+
+#: Sent on commit when a shift closes (the reports queue the shift's report).
+shift_closed = Signal()
+
+GENESIS = "0" * 64
+
+
+# ---------------------------------------------------------------------------------------
+# Reading a hand back (no writes)
+
+def hand_entries(hand):
+    """``(kind, event)`` of every entry of the hand, in order."""
+    return list(hand.events.order_by("sequence").values_list("kind", "event"))
+
+
+def new_hand_state(hand):
+    """A function making the hand's fresh engine state (before its first event)."""
+    profile = profile_for(hand.rules)
+    low, high = cents(hand.min_bet), cents(hand.max_bet)
+    bank, seats = hand.bank.code, list(hand.seats)
+    return lambda: HandState(profile, low, high, bank, seats, allow_unknown=True)
+
+
+def hand_state(hand, entries=None):
+    """The engine's ``HandState`` of a hand: its effective events replayed.
+
+    Args:
+        hand: a Hand; entries: its ``(kind, event)`` entries if already read.
+    Returns:
+        HandState (``allow_unknown``: face-down cards may still be unnamed).
+    """
+    state = new_hand_state(hand)()
+    for event in effective_events(hand_entries(hand) if entries is None else entries):
+        state.apply(event)
+    return state
+
+
+def entry_hash(*, previous, table_id, hand_number, sequence, kind, event, entered_by_id, entered_at):
+    """SHA-256 (hex) of one entry chained to the table's previous entry's hash."""
+    body = json.dumps({"table": table_id, "hand": hand_number, "sequence": sequence, "kind": kind,
+                       "event": event, "by": entered_by_id, "at": entered_at.isoformat()},
+                      sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256((previous + body).encode()).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------
+# Shifts
+
+def shift_open(*, table: Table, dealer, opened_by) -> Shift:
+    """Open a dealer's shift at a table (pit supervisor).
+
+    Raises:
+        NoShift: the table already has an open shift.
+    """
+    with db.atomic():
+        table = _lock_table(table.pk)
+        current = table.shifts.filter(closed_at__isnull=True).first()
+        if current is not None:
+            raise NoShift(_("%(table)s already has an open shift (dealer %(dealer)s): close it first"),
+                          params={"table": table.name, "dealer": current.dealer.get_username()})
+        return Shift.objects.create(table=table, dealer=dealer, opened_by=opened_by)
+
+
+def shift_close(*, shift: Shift, closed_by) -> Shift:
+    """Close a shift (pit supervisor); its report is queued once this commits.
+
+    Raises:
+        NoShift: already closed. HandNotOpen: a hand is still open at the table.
+    """
+    with db.atomic():
+        table = _lock_table(shift.table_id)
+        shift = Shift.objects.select_for_update().get(pk=shift.pk)
+        if not shift.is_open:
+            raise NoShift(_("this shift is already closed"))
+        open_hand = table.hands.filter(status=Hand.Status.OPEN).first()
+        if open_hand is not None:
+            raise HandNotOpen(_("hand #%(number)s is still open: finish or void it before closing the shift"),
+                              params={"number": open_hand.number})
+        shift.closed_at = timezone.now()
+        shift.closed_by = closed_by
+        shift.save(update_fields=["closed_at", "closed_by"])
+        db.on_commit(lambda: shift_closed.send(sender=Shift, shift_id=shift.pk))
+        return shift
+
+
+def dealer_shift(*, table: Table, user):
+    """The open shift at ``table`` whose dealer is ``user``, or None."""
+    return table.shifts.filter(closed_at__isnull=True, dealer=user).first()
+
+
+# ---------------------------------------------------------------------------------------
+# Hands
+
+def hand_open(*, table: Table, seats: list[str], opened_by, shift: Shift | None = None,
+              require_shift: bool = True, imported: bool = False) -> Hand:
+    """Open the next hand at a table, with the bank's current holder.
+
+    If the last hand's 7½ passed the bank (``next_bank``), the new holder takes it first
+    (a ``natural`` tenure whose capital is the table's takeover capital, at most his
+    chips). [rules.md "The bank passes"]
+
+    Args:
+        table: the Table; seats: player ids in order of play (1 to 9, registered players,
+            not the bank's holder); opened_by: the dealer (None for an import);
+        shift: the shift the hand belongs to (default: the table's open shift);
+        require_shift: refuse without an open shift (the console); an import may not.
+    Returns:
+        the new open Hand, numbered the table's last number + 1.
+    Raises:
+        HandNotOpen: a hand is already open. NoShift: no open shift. BankNotReady: no
+        bank at the table. TableError: bad seats (field ``seats``). RuleBroken: the
+        table's rules or limits do not make a valid hand.
+    """
+    with db.atomic():
+        table = _lock_table(table.pk)
+        open_hand = table.hands.filter(status=Hand.Status.OPEN).first()
+        if open_hand is not None:
+            raise HandNotOpen(_("hand #%(number)s is still open at %(table)s"),
+                              params={"number": open_hand.number, "table": table.name})
+        if shift is None:
+            shift = table.shifts.filter(closed_at__isnull=True).first()
+        if shift is None and require_shift:
+            raise NoShift(_("%(table)s has no open shift: a pit supervisor opens one"), params={"table": table.name})
+        tenure = _take_over_if_due(table=table, by=opened_by)
+        players = _seat_players(seats, bank=tenure.holder)
+        number = table.last_hand_number + 1
+        hand = Hand(table=table, number=number, shift=shift, tenure=tenure, bank=tenure.holder,
+                    seats=[p.code for p in players], rules=table.rules, min_bet=table.min_bet,
+                    max_bet=table.max_bet, opened_by=opened_by, imported=imported)
+        try:
+            new_hand_state(hand)()
+        except IllegalEvent as error:
+            raise RuleBroken(error, field="seats") from None
+        hand.save()
+        table.last_hand_number = number
+        table.save(update_fields=["last_hand_number"])
+        return hand
+
+
+def hand_record_event(*, hand: Hand, event: dict, entered_by, expected_version: int | None = None,
+                      form_token=None, source: str = "console") -> Hand:
+    """Enter one event of a hand; settle and post the hand if it is now finished.
+
+    Args:
+        hand: the open Hand; event: the event as in ``hand-record.md`` (a face-down card
+            may be ``None``, named later by ``reveal`` or ``identify``);
+        entered_by: the dealer (None for an import);
+        expected_version: the hand's ``version`` the dealer's screen showed; another
+            entry since then refuses this one (None: no check, for imports);
+        form_token: the entry form's token: the same token twice records once.
+    Returns:
+        the Hand, refreshed (``status`` settled if this event finished it).
+    Raises:
+        RuleBroken: the engine refused the event (the message names the rule).
+        StaleHand, HandNotOpen, CoverExceeded (``bank_cover``), UnknownPlayer.
+    """
+    with db.atomic():
+        table = _lock_table(hand.table_id)
+        hand = Hand.objects.select_related("bank", "tenure").get(pk=hand.pk)
+        if form_token is not None and HandEvent.objects.filter(form_token=form_token).exists():
+            return hand  # a double click or a refresh: the entry is already recorded
+        _check_entry(hand, expected_version)
+        entries = hand_entries(hand)
+        state = hand_state(hand, entries)
+        try:
+            state.apply(event)
+        except IllegalEvent as error:
+            raise RuleBroken(error) from None
+        if table.bank_cover and event.get("do") in ("bet", "muerto"):
+            tenure_check_cover(tenure=hand.tenure, stakes=euros(_stakes(state)))
+        if event.get("do") == "bet" and event.get("player") is not None:
+            _seat_players([event["player"]], bank=hand.bank, field="player", seated=False)
+        _append(table=table, hand=hand, kind=EVENT, event=event, by=entered_by, form_token=form_token)
+        if state.complete and not state.identities_owed():
+            _settle(hand=hand, state=state, by=entered_by, source=source)
+        return hand
+
+
+def hand_undo(*, hand: Hand, reason: str, entered_by, expected_version: int | None = None,
+              form_token=None) -> Hand:
+    """Undo the latest event in force of an open hand; the undo is an entry of its own.
+
+    Raises:
+        TableError: no reason, or nothing to undo. StaleHand, HandNotOpen.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise TableError(_("say why the event is undone"), field="reason")
+    with db.atomic():
+        table = _lock_table(hand.table_id)
+        hand = Hand.objects.select_related("bank", "tenure").get(pk=hand.pk)
+        if form_token is not None and HandEvent.objects.filter(form_token=form_token).exists():
+            return hand
+        _check_entry(hand, expected_version)
+        entries = hand_entries(hand)
+        in_force = _sequences_in_force(entries)
+        if not in_force:
+            raise TableError(_("there is no event left to undo"), field="reason")
+        _append(table=table, hand=hand, kind=UNDO, event={"undo": in_force[-1], "reason": reason},
+                by=entered_by, form_token=form_token)
+        return hand
+
+
+def hand_void(*, hand: Hand, reason: str, voided_by) -> Hand:
+    """Void a hand (pit supervisor): a settled hand's posting is reversed in the ledger.
+
+    Raises:
+        TableError: no reason. HandNotOpen: already voided.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise TableError(_("say why the hand is voided"), field="reason")
+    with db.atomic():
+        table = _lock_table(hand.table_id)
+        hand = Hand.objects.select_related("transaction").get(pk=hand.pk)
+        if hand.status == Hand.Status.VOIDED:
+            raise HandNotOpen(_("hand #%(number)s is already voided"), params={"number": hand.number})
+        if hand.transaction is not None:
+            ledger_reverse(transaction=hand.transaction, reason=f"void of {hand.reference}: {reason}",
+                           posted_by=voided_by)
+        _append(table=table, hand=hand, kind=VOID, event={"reason": reason}, by=voided_by, form_token=None)
+        hand.status = Hand.Status.VOIDED
+        hand.voided_at = timezone.now()
+        hand.voided_by = voided_by
+        hand.void_reason = reason
+        hand.save(update_fields=["status", "voided_at", "voided_by", "void_reason"])
+        return hand
+
+
+# ---------------------------------------------------------------------------------------
+# The bank between hands (pit supervisor)
+
+def table_bank_draw(*, table: Table, holder: Player, capital: Decimal, shares=None, by) -> BankTenure:
+    """The bank drawn for at the start of a session: the first tenure at the table.
+
+    Raises:
+        BankNotReady: a hand is open, or a tenure is already open (sell or transfer it).
+        and the ledger's refusals (InsufficientChips, InvalidSyndicate, InvalidAmount).
+    """
+    with db.atomic():
+        table = _lock_table(table.pk)
+        _no_open_hand(table)
+        if _open_tenure(table) is not None:
+            raise BankNotReady(_("%(table)s already has a bank: sell or transfer it"), params={"table": table.name})
+        return tenure_open(table=table, holder=holder, capital=capital, shares=shares,
+                           began=BankTenure.Began.DRAW, posted_by=by)
+
+
+def table_bank_sell(*, table: Table, buyer: Player, price: Decimal, capital: Decimal, shares=None, by) -> BankTenure:
+    """The bank sold between hands: the buyer pays the price and opens his tenure."""
+    with db.atomic():
+        table = _lock_table(table.pk)
+        _no_open_hand(table)
+        return bank_sell(tenure=_require_tenure(table), buyer=buyer, price=price, capital=capital,
+                         shares=shares, posted_by=by)
+
+
+def table_bank_transfer(*, table: Table, holder: Player, capital: Decimal, shares=None, by) -> BankTenure:
+    """The bank handed over between hands without a price."""
+    with db.atomic():
+        table = _lock_table(table.pk)
+        _no_open_hand(table)
+        return bank_transfer(tenure=_require_tenure(table), holder=holder, capital=capital, shares=shares,
+                             posted_by=by)
+
+
+def pending_bank_holder(table: Table):
+    """The player the next hand's bank goes to: the last hand's ``next_bank`` when it
+    took the bank with 7½, else the open tenure's holder; None without a bank."""
+    tenure = _open_tenure(table)
+    if tenure is None:
+        return None
+    last = table.hands.exclude(status=Hand.Status.VOIDED).order_by("-number").first()
+    if (last is not None and last.status == Hand.Status.SETTLED and last.tenure_id == tenure.pk
+            and last.next_bank and last.next_bank != tenure.holder.code):
+        return Player.objects.get(code=last.next_bank)
+    return tenure.holder
+
+
+# ---------------------------------------------------------------------------------------
+# Internals
+
+def _lock_table(table_id):
+    return Table.objects.select_for_update().get(pk=table_id)
+
+
+def _open_tenure(table):
+    return BankTenure.objects.select_related("holder").filter(table=table, closed_at__isnull=True).first()
+
+
+def _require_tenure(table):
+    tenure = _open_tenure(table)
+    if tenure is None:
+        raise BankNotReady(_("%(table)s has no bank yet: draw for it first"), params={"table": table.name})
+    return tenure
+
+
+def _no_open_hand(table):
+    open_hand = table.hands.filter(status=Hand.Status.OPEN).first()
+    if open_hand is not None:
+        raise BankNotReady(_("the bank changes between hands: hand #%(number)s is open"),
+                           params={"number": open_hand.number})
+
+
+def _take_over_if_due(*, table, by):
+    """The open tenure for the next hand, after a 7½ takeover if one is due."""
+    tenure = _require_tenure(table)
+    holder = pending_bank_holder(table)
+    if holder.pk == tenure.holder_id:
+        return tenure
+    capital = min(table.bank_capital, max(player_balance(player=holder), Decimal("0")))
+    try:
+        return bank_transfer(tenure=tenure, holder=holder, capital=capital, posted_by=by,
+                             cause=BankTenure.Began.NATURAL, source="console" if by else "system:import")
+    except InsufficientChips as error:
+        raise BankNotReady(_("%(player)s takes the bank with 7½ but cannot put in its capital: %(why)s"),
+                           params={"player": holder.code, "why": str(error)}) from None
+
+
+def _seat_players(codes, *, bank, field="seats", seated=True):
+    """The Players for ``codes``, checked: registered, distinct, not the bank's holder."""
+    if seated and not 1 <= len(codes) <= 9:
+        raise TableError(_("seat 1 to 9 players"), field=field)
+    if len(set(codes)) != len(codes):
+        raise TableError(_("a player is seated twice"), field=field)
+    found = {p.code: p for p in Player.objects.filter(code__in=codes)}
+    missing = [c for c in codes if c not in found]
+    if missing:
+        raise TableError(_("not registered players: %(codes)s (the cashier registers them)"),
+                         params={"codes": ", ".join(map(str, missing))}, field=field)
+    if bank.code in found and seated:
+        raise TableError(_("%(player)s holds the bank and cannot sit"), params={"player": bank.code}, field=field)
+    return [found[c] for c in codes]
+
+
+def _check_entry(hand, expected_version):
+    if hand.status != Hand.Status.OPEN:
+        raise HandNotOpen(_("hand #%(number)s is %(status)s: nothing more is entered on it"),
+                          params={"number": hand.number, "status": hand.get_status_display()})
+    if expected_version is not None and hand.version != expected_version:
+        raise StaleHand(_("the hand changed since this screen was drawn (another entry came first): reload"))
+
+
+def _sequences_in_force(entries):
+    """The sequence numbers of the events in force, oldest first."""
+    stack = []
+    for sequence, (kind, _event) in enumerate(entries, 1):
+        if kind == EVENT:
+            stack.append(sequence)
+        elif kind == UNDO:
+            stack.pop()
+    return stack
+
+
+def _stakes(state):
+    """Every cent staked on the hand so far: seats' hands, side bets, la loca's bets."""
+    total = sum(h.stake for h in state.hands())
+    total += sum(sum(seat.side_bets.values()) for seat in state.seats)
+    return total + sum(s[1] for s in state.loca_bets.values())
+
+
+def _append(*, table, hand, kind, event, by, form_token):
+    sequence = hand.version + 1
+    entered_at = timezone.now()
+    previous = table.last_event_hash or GENESIS
+    digest = entry_hash(previous=previous, table_id=table.pk, hand_number=hand.number, sequence=sequence,
+                        kind=kind, event=event, entered_by_id=by.pk if by else None, entered_at=entered_at)
+    try:
+        with db.atomic():
+            HandEvent.objects.create(table=table, hand=hand, sequence=sequence, kind=kind, event=event,
+                                     entered_by=by, entered_at=entered_at, form_token=form_token,
+                                     previous_hash=previous, hash=digest)
+    except IntegrityError:
+        raise StaleHand(_("this entry was already recorded: reload")) from None
+    hand.version = sequence
+    hand.save(update_fields=["version"])
+    table.last_event_hash = digest
+    table.save(update_fields=["last_event_hash"])
+
+
+def _settle(*, hand, state, by, source):
+    settlement = settle(state)
+    transaction = ledger_post_settlement(tenure=hand.tenure, settlement=settlement,
+                                         idempotency_key=hand.idempotency_key, reference=hand.reference,
+                                         posted_by=by, source=source if by else f"system:{source}")
+    hand.status = Hand.Status.SETTLED
+    hand.settlement = settlement.as_dict()
+    hand.next_bank = settlement.next_bank
+    hand.transaction = transaction
+    hand.settled_at = timezone.now()
+    hand.save(update_fields=["status", "settlement", "next_bank", "transaction", "settled_at"])

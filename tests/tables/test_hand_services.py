@@ -1,0 +1,205 @@
+"""Hands entered through the services, settled into the ledger (PostgreSQL)."""
+
+import json
+import subprocess
+import sys
+import uuid
+from decimal import Decimal
+
+import pytest
+from django.db import DatabaseError, connection, transaction
+
+from ledger.errors import CoverExceeded
+from ledger.models import BankTenure, Transaction
+from ledger.selectors import player_balance
+from tables import services
+from tables.errors import HandNotOpen, RuleBroken, StaleHand, TableError
+from tables.integrity import chain_faults, number_gaps
+from tables.models import Hand, HandEvent
+from tables.selectors import hand_record
+from tests.conftest import ROOT
+from tests.hands import event
+
+P01 = ["luis deal 5O", "marta deal 3C", "bank deal 2E", "luis bet 10", "luis card 2B", "luis stand",
+       "marta bet 20", "marta card 1O", "marta stand", "bank card 4E", "bank stand"]
+
+
+def chips(mesa, code):
+    return player_balance(player=mesa.players[code])
+
+
+def test_a_finished_hand_is_settled_and_posted_with_its_last_event(mesa):
+    hand = mesa.play(mesa.open("luis", "marta"), *P01)
+    assert hand.status == Hand.Status.SETTLED and hand.number == 1
+    assert hand.settlement["players"] == {"luis": "10.00", "marta": "-20.00"}
+    assert hand.transaction.kind == Transaction.Kind.HAND
+    assert (chips(mesa, "luis"), chips(mesa, "marta")) == (Decimal("510.00"), Decimal("480.00"))
+    assert hand.tenure.account.balance == Decimal("110.00")
+    assert hand.events.count() == len(P01) and hand.version == len(P01)
+
+
+def test_an_illegal_entry_says_which_rule_and_writes_nothing(mesa):
+    hand = mesa.play(mesa.open("luis", "marta"), "luis deal 5O", "marta deal 3C", "bank deal 2E")
+    with pytest.raises(RuleBroken) as caught:
+        services.hand_record_event(hand=hand, event=event("marta bet 5"), entered_by=mesa.dealer,
+                                   expected_version=hand.version)
+    assert caught.value.rule == "turn" and "luis" in str(caught.value)
+    hand.refresh_from_db()
+    assert hand.version == 3 and hand.events.count() == 3
+
+
+def test_engine_messages_are_translated_for_the_table(mesa):
+    from django.utils import translation
+
+    hand = mesa.play(mesa.open("luis", "marta"), "luis deal 5O", "marta deal 3C", "bank deal 2E")
+    with translation.override("es"), pytest.raises(RuleBroken) as caught:
+        services.hand_record_event(hand=hand, event=event("luis bet 500"), entered_by=mesa.dealer)
+    assert caught.value.rule == "max_bet"
+    assert "500.00" in str(caught.value)
+
+
+def test_an_entry_on_a_stale_screen_is_refused(mesa):
+    hand = mesa.play(mesa.open("luis", "marta"), "luis deal 5O", "marta deal 3C", "bank deal 2E")
+    services.hand_record_event(hand=hand, event=event("luis bet 10"), entered_by=mesa.dealer, expected_version=3)
+    with pytest.raises(StaleHand):
+        services.hand_record_event(hand=hand, event=event("luis bet 10"), entered_by=mesa.dealer, expected_version=3)
+    hand.refresh_from_db()
+    assert hand.version == 4
+
+
+def test_the_same_form_twice_records_once(mesa):
+    hand = mesa.play(mesa.open("luis", "marta"), "luis deal 5O", "marta deal 3C", "bank deal 2E")
+    token = uuid.uuid4()
+    for _ in range(2):
+        hand = services.hand_record_event(hand=hand, event=event("luis bet 10"), entered_by=mesa.dealer,
+                                          expected_version=3, form_token=token)
+    assert hand.version == 4 and HandEvent.objects.filter(form_token=token).count() == 1
+
+
+def test_undo_is_recorded_and_the_hand_plays_on_without_the_undone_event(mesa):
+    hand = mesa.play(mesa.open("luis", "marta"), "luis deal 5O", "marta deal 3C", "bank deal 2E", "luis bet 10",
+                     "luis card 2B")
+    with pytest.raises(TableError):
+        services.hand_undo(hand=hand, reason="  ", entered_by=mesa.dealer, expected_version=hand.version)
+    hand = services.hand_undo(hand=hand, reason="wrong card: it was the 1 of bastos", entered_by=mesa.dealer,
+                              expected_version=hand.version)
+    undo = hand.events.get(sequence=6)
+    assert undo.kind == "undo" and undo.event == {"undo": 5, "reason": "wrong card: it was the 1 of bastos"}
+    hand = mesa.play(hand, "luis card 1B", "luis stand", "marta bet 20", "marta card 1O", "marta stand",
+                     "bank card 4E", "bank stand")
+    assert hand.settlement["bets"][0]["points"] == "6"  # 5 + 1, not 5 + 2
+
+
+def test_void_reverses_the_posting(mesa):
+    hand = mesa.play(mesa.open("luis", "marta"), *P01)
+    with pytest.raises(TableError):
+        services.hand_void(hand=hand, reason="", voided_by=mesa.supervisor)
+    hand = services.hand_void(hand=hand, reason="cards dealt from a wrong deck", voided_by=mesa.supervisor)
+    assert hand.status == Hand.Status.VOIDED
+    assert hand.transaction.reversal is not None
+    assert (chips(mesa, "luis"), chips(mesa, "marta")) == (Decimal("500.00"), Decimal("500.00"))
+    with pytest.raises(HandNotOpen):
+        services.hand_record_event(hand=hand, event=event("bank stand"), entered_by=mesa.dealer)
+
+
+def test_hands_are_numbered_without_gaps_and_a_natural_takes_the_bank(mesa):
+    first = mesa.play(mesa.open("luis", "marta"), "luis deal 7O", "marta deal 2C", "bank deal 5E", "luis bet 10",
+                      "luis card 11B", "marta bet 10", "marta card 4C", "marta stand", "bank stand")
+    assert first.next_bank == "luis"
+    assert services.pending_bank_holder(mesa.table).code == "luis"
+    second = mesa.open("ana", "marta")
+    assert second.number == 2 and second.bank.code == "luis"
+    tenure = second.tenure
+    assert tenure.began == BankTenure.Began.NATURAL and tenure.capital == Decimal("200.00")
+    assert tenure.previous.ended == BankTenure.Ended.NATURAL
+    assert number_gaps(mesa.table) == []
+
+
+def test_a_seat_must_be_a_registered_player_other_than_the_bank(mesa):
+    with pytest.raises(TableError) as caught:
+        mesa.open("luis", "nobody")
+    assert caught.value.field == "seats" and "nobody" in str(caught.value)
+    with pytest.raises(TableError):
+        mesa.open("luis", "ana")
+
+
+def test_bank_cover_caps_the_stakes_at_what_the_bank_holds(mesa):
+    mesa.table.bank_cover = True
+    mesa.table.save()
+    hand = mesa.play(mesa.open("luis", "marta"), "luis deal 5O", "marta deal 3C", "bank deal 2E", "luis bet 60",
+                     "luis stand")
+    with pytest.raises(CoverExceeded) as caught:
+        services.hand_record_event(hand=hand, event=event("marta bet 50"), entered_by=mesa.dealer)
+    assert "10,00" in str(caught.value) or "10.00" in str(caught.value)
+
+
+def test_face_down_cards_entered_unknown_are_named_before_the_hand_settles(mesa):
+    hand = mesa.play(mesa.open("luis", "marta"), "luis deal ?", "marta deal ?", "bank deal ?", "luis bet 10",
+                     "luis card 2B", "luis stand", "marta bet 20", "marta card 1O", "marta stand",
+                     "bank reveal 2E", "bank card 4E", "bank stand")
+    assert hand.status == Hand.Status.OPEN
+    hand = mesa.play(hand, "luis identify 1 5O", "marta identify 1 3C")
+    assert hand.status == Hand.Status.SETTLED
+    assert hand.settlement["players"] == {"luis": "10.00", "marta": "-20.00"}
+
+
+def test_a_hand_exported_as_a_record_settles_to_its_ledger_totals(mesa, tmp_path):
+    hand = mesa.play(mesa.open("luis", "marta"), "luis deal ?", "marta deal ?", "bank deal ?", "luis bet 10",
+                     "luis card 7B", "luis stand", "marta bet 20", "marta card 1O", "marta stand",
+                     "bank reveal 2E", "bank card 4E", "bank stand", "luis identify 1 11O", "marta identify 1 3C")
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(hand_record(hand)))
+    done = subprocess.run([sys.executable, "manage.py", "settle", str(path)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    replay = json.loads(done.stdout)
+    assert replay["players"] == hand.settlement["players"] == {"luis": "20.00", "marta": "-20.00"}
+    assert replay["bank"] == hand.settlement["bank"]
+
+
+def test_shift_close_waits_for_the_open_hand_and_announces_itself(mesa, django_capture_on_commit_callbacks):
+    shift = mesa.table.shifts.get()
+    hand = mesa.open("luis", "marta")
+    with pytest.raises(HandNotOpen):
+        services.shift_close(shift=shift, closed_by=mesa.supervisor)
+    services.hand_void(hand=hand, reason="table closed early", voided_by=mesa.supervisor)
+    received = []
+
+    def listener(sender, shift_id, **kwargs):
+        received.append(shift_id)
+
+    services.shift_closed.connect(listener)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            services.shift_close(shift=shift, closed_by=mesa.supervisor)
+    finally:
+        services.shift_closed.disconnect(listener)
+    assert received == [shift.pk]
+
+
+# --------------------------------------------------------------------------- integrity
+
+def test_the_hash_chain_is_intact_and_catches_a_change_behind_the_triggers_back(mesa):
+    mesa.play(mesa.open("luis", "marta"), *P01)
+    assert chain_faults(mesa.table) == []
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")  # triggers off, as a superuser could
+        cursor.execute("UPDATE tables_handevent SET event = jsonb_set(event, '{amount}', '\"100\"') "
+                       "WHERE sequence = 7")
+        cursor.execute("SET LOCAL session_replication_role = origin")
+    faults = chain_faults(mesa.table)
+    assert len(faults) == 1 and "changed" in faults[0]
+
+
+def test_entries_and_hands_are_guarded_by_the_database(mesa):
+    hand = mesa.play(mesa.open("luis", "marta"), *P01)
+    for sql in ("UPDATE tables_handevent SET kind = 'undo' WHERE hand_id = %s",
+                "DELETE FROM tables_handevent WHERE hand_id = %s",
+                "DELETE FROM tables_hand WHERE id = %s",
+                "UPDATE tables_hand SET status = 'open' WHERE id = %s",
+                "UPDATE tables_hand SET seats = '[\"pepe\"]' WHERE id = %s"):
+        with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(sql, [hand.pk])
+    with pytest.raises(DatabaseError), transaction.atomic():
+        Hand.objects.create(table=mesa.table, number=3, tenure=hand.tenure, bank=hand.bank, seats=["luis"],
+                            rules=hand.rules, min_bet=hand.min_bet, max_bet=hand.max_bet)
