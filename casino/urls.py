@@ -9,4 +9,8 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
+    path("ledger/", include("ledger.urls")),
+    path("tables/", include("tables.urls")),
+    path("reports/", include("reports.urls")),
+    path("api/", include("api.urls")),
 ]

@@ -1,0 +1,4 @@
+"""The auditors' report pages."""
+
+app_name = "reports"
+urlpatterns = []

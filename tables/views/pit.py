@@ -1,0 +1,3 @@
+"""Pages of the tables: pit."""
+
+urlpatterns = []
