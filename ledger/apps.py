@@ -1,6 +1,16 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class LedgerConfig(AppConfig):
     name = "ledger"
-    verbose_name = "Ledger"
+    verbose_name = _("Ledger")
+
+    def ready(self):
+        from casino.navigation import register
+        from casino.roles import CASHIER
+
+        register("ledger:buy_in", _("Buy-in"), CASHIER)
+        register("ledger:cash_out", _("Cash-out"), CASHIER)
+        register("ledger:players", _("Player statements"), CASHIER)
+        register("ledger:tenures", _("Bank tenures"), CASHIER)

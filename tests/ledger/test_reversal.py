@@ -47,7 +47,7 @@ def test_a_reversal_is_not_reversed(hand, cashier):
 
 def test_a_hand_of_a_closed_tenure_is_not_reversed(hand, ana_bank, cashier):
     services.tenure_close(tenure=ana_bank, posted_by=cashier)
-    with pytest.raises(NotReversible, match="closed bank tenure"):
+    with pytest.raises(NotReversible, match="afecta a una banca cerrada"):
         services.ledger_reverse(transaction=hand, reason="late void", posted_by=cashier)
 
 

@@ -60,7 +60,7 @@ def test_the_same_hand_posted_twice_is_refused_and_nothing_changes(players, ana_
         services.ledger_post_settlement(tenure=ana_bank, settlement=settlement, idempotency_key="hand:Mesa 1:3",
                                         reference="hand Mesa 1 #3 again")
     assert refused.value.transaction_id == first.pk
-    assert f"#{first.pk}" in str(refused.value)
+    assert f"el asiento n.º {first.pk} tiene la clave hand:Mesa 1:3" in str(refused.value)  # Spanish by default
     assert Transaction.objects.filter(kind="hand").count() == 1
     assert player_balance(player=players["luis"]) == Decimal("20.00")
 
@@ -116,7 +116,7 @@ def test_the_settlement_bank_must_be_the_tenure_holder(players, ana_bank):
 
 def test_a_closed_tenure_takes_no_more_hands(players, ana_bank, cashier):
     services.tenure_close(tenure=ana_bank, ended="closed", posted_by=cashier)
-    with pytest.raises(TenureError, match="closed"):
+    with pytest.raises(TenureError, match="está cerrada"):
         services.ledger_post_settlement(tenure=ana_bank, settlement=settlement_of(conformance_record("p03")),
                                         idempotency_key="h", reference="hand")
 
@@ -150,3 +150,13 @@ def test_the_portable_path_posts_the_same_entries(players, ana_bank, monkeypatch
     assert player_balance(player=players["marta"]) == Decimal("-40.00")
     assert account_balance(account=ana_bank.account) == Decimal("519.00")
     assert ledger_faults() == []
+
+
+def test_refusals_speak_the_active_language(players, ana_bank):
+    from django.utils import translation
+
+    settlement = settlement_of(conformance_record("p13"))  # banked by "banca", not ana
+    with translation.override("en"), pytest.raises(TenureError, match="the hand's bank is banca"):
+        services.ledger_post_settlement(tenure=ana_bank, settlement=settlement, idempotency_key="h", reference="r")
+    with pytest.raises(TenureError, match="la banca de la mano es banca"):
+        services.ledger_post_settlement(tenure=ana_bank, settlement=settlement, idempotency_key="h", reference="r")

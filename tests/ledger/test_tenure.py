@@ -120,7 +120,7 @@ def test_a_syndicate_must_be_distinct_players_summing_to_100(table, team, cashie
 
 def test_one_open_tenure_per_table(ana_bank, table, players, fund, cashier):
     fund(players["luis"], "50.00")
-    with pytest.raises(TenureError, match="already has an open bank tenure"):
+    with pytest.raises(TenureError, match="ya tiene una banca abierta"):
         services.tenure_open(table=table, holder=players["luis"], capital=D("10"), began="draw", posted_by=cashier)
 
 

@@ -1,0 +1,70 @@
+"""The cashier's forms: they check the shape of what was typed and name the field at
+fault; the services do the posting (and check again under the row locks)."""
+
+import uuid
+from decimal import Decimal
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from ledger.money import show
+from ledger.selectors import player_balance
+from tables.models import Player
+
+
+class PlayerCodeField(forms.CharField):
+    """A player's id as hand records write it (``luis``), cleaned to the ``Player``."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("label", _("Player id"))
+        kwargs.setdefault("max_length", 64)
+        super().__init__(**kwargs)
+
+    def clean(self, value):
+        code = super().clean(value)
+        player = Player.objects.filter(code=code).first() or Player.objects.filter(code__iexact=code).first()
+        if player is None:
+            raise forms.ValidationError(_("No player has the id %(code)s."), code="unknown_player",
+                                        params={"code": code})
+        return player
+
+
+class CashierForm(forms.Form):
+    """A buy-in or a cash-out: player, amount (Decimal euros, two decimals, above zero),
+    and a one-time token so that the same form sent twice posts once."""
+
+    player = PlayerCodeField()
+    amount = forms.DecimalField(label=_("Amount (€)"), max_digits=12, decimal_places=2,
+                                min_value=Decimal("0.01"), localize=True)
+    token = forms.CharField(widget=forms.HiddenInput, max_length=64)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.is_bound:
+            self.initial.setdefault("token", uuid.uuid4().hex)
+
+    @property
+    def idempotency_key(self):
+        return f"form:{self.cleaned_data['token']}"
+
+
+class CashOutForm(CashierForm):
+    """A cash-out: refused above the player's chips (the message says his balance)."""
+
+    def clean(self):
+        cleaned = super().clean()
+        player, amount = cleaned.get("player"), cleaned.get("amount")
+        if player is not None and amount is not None:
+            balance = player_balance(player=player)
+            if amount > balance:
+                self.add_error("amount", forms.ValidationError(
+                    _("The cash-out of %(amount)s is above %(player)s's balance of %(balance)s."),
+                    code="insufficient_chips",
+                    params={"amount": show(amount), "player": player.code, "balance": show(balance)}))
+        return cleaned
+
+
+class PlayerSearchForm(forms.Form):
+    """Find a player by id or name."""
+
+    q = forms.CharField(label=_("Player id or name"), max_length=200, required=False)
