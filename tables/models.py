@@ -172,6 +172,13 @@ class Hand(models.Model):
                                   related_name="+", verbose_name=_("voided by"))
     void_reason = models.TextField(_("reason for the void"), blank=True)
     imported = models.BooleanField(_("imported"), default=False)
+    # Counted when the hand settles, for the reports (from its events in force).
+    splits = models.PositiveSmallIntegerField(_("splits"), default=0)
+    exchanges = models.PositiveSmallIntegerField(_("exchanges of fours"), default=0)
+    fusilados = models.PositiveSmallIntegerField(_("fusilados"), default=0)
+    muertos = models.PositiveSmallIntegerField(_("muertos"), default=0)
+    cards = models.JSONField(_("cards dealt"), default=list, blank=True,
+                             help_text=_("every card that came out of the stock, in order"))
 
     class Meta:
         ordering = ["table", "-number"]
@@ -201,6 +208,33 @@ class Hand(models.Model):
     def idempotency_key(self):
         """The ledger's key for this hand's settlement: one posting per hand, ever."""
         return f"hand:{self.table_id}:{self.number}"
+
+
+class HandBet(models.Model):
+    """One settled bet of a hand, as ``ledger.payouts.Bet``: written with the settlement,
+    never changed (a void reverses the ledger posting and marks the hand; its bets stay).
+
+    ``stake`` and ``net`` are ``Decimal`` euros; ``points`` are half-points (7½ = 15).
+    """
+
+    hand = models.ForeignKey(Hand, models.PROTECT, related_name="bets", verbose_name=_("hand"))
+    player = models.ForeignKey(Player, models.PROTECT, related_name="bets", verbose_name=_("player"))
+    seat = models.CharField(_("seat"), max_length=64, help_text=_("the seat's player id, or loca"))
+    seat_hand = models.PositiveSmallIntegerField(_("hand of the seat"))
+    stake = models.DecimalField(_("stake"), max_digits=14, decimal_places=2)
+    points = models.PositiveSmallIntegerField(_("points (half-points)"))
+    result = models.CharField(_("result"), max_length=8)
+    multiplier = models.PositiveSmallIntegerField(_("multiplier"))
+    net = models.DecimalField(_("net"), max_digits=14, decimal_places=2)
+
+    class Meta:
+        ordering = ["hand", "id"]
+        verbose_name = _("settled bet")
+        verbose_name_plural = _("settled bets")
+        constraints = [models.CheckConstraint(condition=Q(stake__gt=0), name="tables_bet_stake_positive")]
+
+    def __str__(self):
+        return f"{self.hand} · {self.player_id} on {self.seat} {self.seat_hand}: {self.net}"
 
 
 class HandEvent(models.Model):

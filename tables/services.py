@@ -12,12 +12,15 @@ last entry. [issue 4; rules.md for the rules; hand-record.md for the events]
 
 import hashlib
 import json
+from collections import Counter
+from datetime import datetime
 from decimal import Decimal
 
 from django.db import IntegrityError
 from django.db import transaction as db
 from django.dispatch import Signal
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 
 from ledger.errors import InsufficientChips
@@ -33,11 +36,20 @@ from ledger.services import (
     tenure_check_cover,
     tenure_open,
 )
-from tables.engine import HandState, IllegalEvent
+from tables.engine import HandState, IllegalEvent, parse_amount
+from tables.engine.cards import CARD_NAME
 from tables.engine.console import EVENT, UNDO, VOID, effective_events
-from tables.engine.record import profile_for
-from tables.errors import BankNotReady, HandNotOpen, NoShift, RuleBroken, StaleHand, TableError
-from tables.models import Hand, HandEvent, Player, Shift, Table
+from tables.engine.record import play_record, profile_for
+from tables.errors import (
+    BankNotReady,
+    HandNotOpen,
+    NoShift,
+    RecordRefused,
+    RuleBroken,
+    StaleHand,
+    TableError,
+)
+from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
 
 #: Sent on commit when a shift closes (the reports queue the shift's report).
 shift_closed = Signal()
@@ -212,7 +224,8 @@ def hand_record_event(*, hand: Hand, event: dict, entered_by, expected_version: 
             _seat_players([event["player"]], bank=hand.bank, field="player", seated=False)
         _append(table=table, hand=hand, kind=EVENT, event=event, by=entered_by, form_token=form_token)
         if state.complete and not state.identities_owed():
-            _settle(hand=hand, state=state, by=entered_by, source=source)
+            events = effective_events([*entries, (EVENT, event)])
+            _settle(hand=hand, state=state, events=events, by=entered_by, source=source)
         return hand
 
 
@@ -265,6 +278,81 @@ def hand_void(*, hand: Hand, reason: str, voided_by) -> Hand:
         hand.void_reason = reason
         hand.save(update_fields=["status", "voided_at", "voided_by", "void_reason"])
         return hand
+
+
+def hand_import_record(*, record: dict, imported_by=None, create_tables: bool = False) -> Hand:
+    """Record and settle a whole hand record through the same services as the console.
+
+    The record is checked by the engine first; then, in one transaction, its table is
+    found (or created from the record's rules and limits with ``create_tables``), the
+    bank's holder is checked, the hand is opened and each event entered. Players the
+    record names that are not registered yet are registered (code only).
+
+    Args:
+        record: a decoded hand record naming its ``table``.
+        imported_by: the user running the import (None for the system).
+    Returns:
+        the settled Hand.
+    Raises:
+        RecordRefused: with ``event`` (0 outside the events): an invalid record, a
+        missing table, rules or limits that differ from the table's, a bank that is not
+        the table's holder, a number that is not the table's next. Nothing is written.
+    """
+    try:
+        play_record(record)
+    except IllegalEvent as error:
+        raise RecordRefused(gettext(error.template).format(**error.params), event=error.event) from None
+    name = record.get("table")
+    if not name:
+        raise RecordRefused(_("the record names no table"))
+    with db.atomic():
+        table = Table.objects.select_for_update().filter(name=name).first()
+        if table is None:
+            if not create_tables:
+                raise RecordRefused(_("there is no table %(table)s (--create-tables creates it from the record)"),
+                                    params={"table": name})
+            table = Table.objects.create(name=name, rules=record["rules"], min_bet=euros(parse_amount(record["min_bet"])),
+                                         max_bet=euros(parse_amount(record["max_bet"])))
+        _check_record_fits(table, record)
+        codes = {record["bank"], *record["seats"]}
+        codes.update(e["player"] for e in record["events"] if e.get("do") == "bet" and "player" in e)
+        Player.objects.bulk_create([Player(code=c) for c in sorted(codes)], ignore_conflicts=True)
+        holder = pending_bank_holder(table)
+        if holder is None:
+            bank = Player.objects.get(code=record["bank"])
+            capital = min(table.bank_capital, max(player_balance(player=bank), Decimal("0")))
+            tenure_open(table=table, holder=bank, capital=capital, began=BankTenure.Began.DRAW,
+                        posted_by=imported_by, source="system:import" if imported_by is None else "import")
+        elif holder.code != record["bank"]:
+            raise RecordRefused(_("the bank at %(table)s is %(holder)s's, not %(bank)s's"),
+                                params={"table": name, "holder": holder.code, "bank": record["bank"]})
+        hand = hand_open(table=table, seats=record["seats"], opened_by=imported_by, require_shift=False,
+                         imported=True)
+        if record.get("started_at"):
+            hand.opened_at = datetime.fromisoformat(record["started_at"].replace("Z", "+00:00"))
+            hand.save(update_fields=["opened_at"])
+        for number, event in enumerate(record["events"], 1):
+            try:
+                hand = hand_record_event(hand=hand, event=event, entered_by=imported_by, source="import")
+            except TableError as error:
+                raise RecordRefused(str(error), event=number) from None
+        return hand
+
+
+def _check_record_fits(table, record):
+    if profile_for(record["rules"]) != table.profile:
+        raise RecordRefused(_("the record's rules %(rules)s differ from %(table)s's %(mine)s"),
+                            params={"rules": json.dumps(record["rules"]), "table": table.name,
+                                    "mine": json.dumps(table.rules)})
+    limits = (euros(parse_amount(record["min_bet"])), euros(parse_amount(record["max_bet"])))
+    if limits != (table.min_bet, table.max_bet):
+        raise RecordRefused(_("the record's limits %(low)s–%(high)s differ from %(table)s's %(min)s–%(max)s"),
+                            params={"low": limits[0], "high": limits[1], "table": table.name,
+                                    "min": table.min_bet, "max": table.max_bet})
+    number = record.get("number")
+    if number is not None and number != table.last_hand_number + 1:
+        raise RecordRefused(_("the record is hand #%(number)s, but the next hand at %(table)s is #%(next)s"),
+                            params={"number": number, "table": table.name, "next": table.last_hand_number + 1})
 
 
 # ---------------------------------------------------------------------------------------
@@ -418,14 +506,24 @@ def _append(*, table, hand, kind, event, by, form_token):
     table.save(update_fields=["last_event_hash"])
 
 
-def _settle(*, hand, state, by, source):
+def _settle(*, hand, state, events, by, source):
     settlement = settle(state)
     transaction = ledger_post_settlement(tenure=hand.tenure, settlement=settlement,
                                          idempotency_key=hand.idempotency_key, reference=hand.reference,
                                          posted_by=by, source=source if by else f"system:{source}")
+    plays = Counter(event.get("do") for event in events)
     hand.status = Hand.Status.SETTLED
     hand.settlement = settlement.as_dict()
     hand.next_bank = settlement.next_bank
     hand.transaction = transaction
     hand.settled_at = timezone.now()
-    hand.save(update_fields=["status", "settlement", "next_bank", "transaction", "settled_at"])
+    hand.splits, hand.exchanges = plays["split"], plays["exchange"]
+    hand.fusilados, hand.muertos = plays["fusilar"], plays["muerto"]
+    hand.cards = [CARD_NAME[code] for code, _dealt, _returned in state.instances]
+    hand.save(update_fields=["status", "settlement", "next_bank", "transaction", "settled_at", "splits",
+                             "exchanges", "fusilados", "muertos", "cards"])
+    players = {p.code: p for p in Player.objects.filter(code__in=settlement.players)}
+    HandBet.objects.bulk_create([
+        HandBet(hand=hand, player=players[bet.player], seat=bet.seat, seat_hand=bet.hand, stake=euros(bet.stake),
+                points=bet.points, result=bet.result, multiplier=bet.multiplier, net=euros(bet.net))
+        for bet in settlement.bets])

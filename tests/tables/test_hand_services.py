@@ -203,3 +203,40 @@ def test_entries_and_hands_are_guarded_by_the_database(mesa):
     with pytest.raises(DatabaseError), transaction.atomic():
         Hand.objects.create(table=mesa.table, number=3, tenure=hand.tenure, bank=hand.bank, seats=["luis"],
                             rules=hand.rules, min_bet=hand.min_bet, max_bet=hand.max_bet)
+
+
+# --------------------------------------------------------------------------- imports
+
+def test_an_imported_record_is_recorded_and_settled_through_the_same_services(mesa):
+    from tables.errors import RecordRefused
+    from tests.hands import record
+
+    rec = record(*P01, seats=["luis", "marta"], table="Mesa 1", number=1)
+    hand = services.hand_import_record(record=rec)
+    assert hand.status == Hand.Status.SETTLED and hand.imported and hand.events.count() == len(P01)
+    assert hand.bets.count() == 2 and hand.cards == ["5O", "3C", "2E", "2B", "1O", "4E"]
+    with pytest.raises(RecordRefused) as caught:
+        services.hand_import_record(record={**rec, "number": 1})
+    assert caught.value.event == 0 and "#2" in str(caught.value)
+    with pytest.raises(RecordRefused) as caught:
+        services.hand_import_record(record={**rec, "number": 2, "bank": "pepe"})
+    assert "ana" in str(caught.value)
+    bad = record(*P01[:6], "marta bet 500", *P01[7:], seats=["luis", "marta"], table="Mesa 1")
+    with pytest.raises(RecordRefused) as caught:
+        services.hand_import_record(record=bad)
+    assert caught.value.event == 7
+    assert Hand.objects.filter(table=mesa.table).count() == 1
+
+
+def test_an_import_creates_a_missing_table_only_when_asked(db):
+    from tables.errors import RecordRefused
+    from tests.hands import record
+
+    rec = record(*P01, seats=["luis", "marta"], table="Mesa 9", rules="reglamento", min_bet="5", max_bet="100")
+    with pytest.raises(RecordRefused):
+        services.hand_import_record(record=rec)
+    hand = services.hand_import_record(record=rec, create_tables=True)
+    assert hand.table.name == "Mesa 9" and hand.tenure.holder.code == "ana"
+    with pytest.raises(RecordRefused) as caught:
+        services.hand_import_record(record={**rec, "rules": "tradicional"})
+    assert "rules" in str(caught.value)
