@@ -1,10 +1,12 @@
 """Writes to the ledger: every public service here posts in ONE database transaction.
 
-Each service validates its arguments before writing, takes the row locks of every
-existing account it will post to in one ``SELECT ... FOR UPDATE`` ordered by account id
-(a fixed order: two services never wait on each other in a cycle), re-checks what the
-locks protect (balances, an open tenure), then inserts the transaction, its entries and
-the new balances. Refusals raise a ``ledger.errors.LedgerError`` and write nothing.
+Each service validates its arguments before writing, creates any missing chips account
+(before taking any lock), takes the row locks of every account it will post to in one
+``SELECT ... FOR NO KEY UPDATE`` ordered by account id (a fixed order: two services never
+wait on each other in a cycle; the mode an UPDATE takes, which does not block the
+foreign-key checks of entries pointing at the account), re-checks what the locks protect
+(balances, an open tenure), then inserts the transaction, its entries and the new
+balances. Refusals raise a ``ledger.errors.LedgerError`` and write nothing.
 
 References are stored as written here (untranslated: they are data, like "slip 000123");
 refusal messages are translated.
@@ -387,13 +389,20 @@ class LockedAccount:
 
 
 _LOCK_SETTLEMENT_SQL = """
+WITH wanted AS (
+    SELECT q.id, c.id AS account_id
+      FROM tables_player q LEFT JOIN ledger_account c ON c.player_id = q.id
+     WHERE q.code = ANY(%(codes)s::text[])),
+ready AS (
+    SELECT (SELECT count(*) FROM wanted) = cardinality(%(codes)s::text[])
+           AND NOT EXISTS (SELECT 1 FROM wanted WHERE account_id IS NULL)
+           AND (NOT %(house)s OR EXISTS (SELECT 1 FROM ledger_account h WHERE h.kind = 'house')) AS ok)
 SELECT a.id, a.kind, p.code, a.balance, a.is_open,
        (SELECT t.id FROM ledger_transaction t WHERE t.idempotency_key = %(key)s),
        (SELECT h.code FROM tables_player h WHERE h.id = %(holder)s)
   FROM ledger_account a LEFT JOIN tables_player p ON p.id = a.player_id
- WHERE a.player_id IN (SELECT q.id FROM tables_player q WHERE q.code = ANY(%(codes)s))
-    OR a.tenure_id = %(tenure)s
-    OR (%(house)s AND a.kind = 'house')
+ WHERE (SELECT ok FROM ready)
+   AND (a.id IN (SELECT account_id FROM wanted) OR a.tenure_id = %(tenure)s OR (%(house)s AND a.kind = 'house'))
  ORDER BY a.id
    FOR NO KEY UPDATE OF a"""
 
@@ -402,6 +411,12 @@ def _lock_settlement_accounts(*, codes, tenure_id, holder_id, house, idempotency
     """PostgreSQL, one statement: find and row-lock (in account-id order) the chips of
     ``codes``, the tenure's account and the house's, and read whether the key was posted
     and the holder's code.
+
+    If a player is unknown or has no account yet (or the house account is needed and
+    missing), it locks nothing and returns no accounts: the caller creates the accounts
+    first and only then takes the locks, so that no transaction ever inserts an account
+    while holding a row lock (which could close a cycle of waits with a concurrent
+    creator of the same account).
 
     Returns:
         (posted transaction id or None, holder's code or None, {code: account id},
@@ -600,6 +615,19 @@ def _open_tenure(*, table, holder, capital_cents, shares, began, posted_by, sour
     return tenure
 
 
+@contextmanager
+def _refuse_second_open_tenure(table):
+    """Turn the one-open-tenure-per-table constraint's violation (a concurrent opening at
+    the same table that committed first) into ``TenureError``."""
+    try:
+        yield
+    except IntegrityError as error:
+        if "ledger_one_open_tenure_per_table" in _constraint_of(error):
+            raise TenureError(_("table %(table)s already has an open bank tenure: close, sell or transfer it "
+                                "first"), params={"table": table}, field="table") from error
+        raise
+
+
 def _close_tenure(*, tenure, ended, posted_by, source):
     """Close a tenure inside the caller's transaction; the distribution or None."""
     shares = list(tenure.shares.select_related("player").order_by("id"))
@@ -692,7 +720,7 @@ def tenure_open(*, table, holder: Player, capital: Decimal, shares: list[tuple[P
     elif price is not None or seller is not None:
         raise TenureError(_("a price and a seller are only for a bank bought (began: sale)"), field="price")
     source = _source(posted_by, source, "cashier")
-    with db.atomic():
+    with _refuse_second_open_tenure(table), db.atomic():
         return _open_tenure(table=table, holder=holder, capital_cents=capital_cents, shares=shares, began=began,
                             posted_by=posted_by, source=source, price_cents=price_cents, seller=seller)
 
@@ -743,7 +771,7 @@ def bank_sell(*, tenure: BankTenure, buyer: Player, price: Decimal, capital: Dec
     capital_cents, shares = _new_holder_checks(tenure=tenure, holder=buyer, capital=capital, shares=shares)
     price_cents = _amount_cents(price, "price")
     source = _source(posted_by, source, "cashier")
-    with db.atomic():
+    with _refuse_second_open_tenure(tenure.table), db.atomic():
         accounts, locked, bank = _lock_handover(tenure=tenure, players=[buyer, *(p for p, _s in shares)])
         payer = accounts[buyer.pk]
         _require_chips(locked, {payer: price_cents}, {payer: buyer}, field="price")
@@ -779,7 +807,7 @@ def bank_transfer(*, tenure: BankTenure, holder: Player, capital: Decimal, poste
                           field="cause")
     capital_cents, shares = _new_holder_checks(tenure=tenure, holder=holder, capital=capital, shares=shares)
     source = _source(posted_by, source, "cashier")
-    with db.atomic():
+    with _refuse_second_open_tenure(tenure.table), db.atomic():
         _lock_handover(tenure=tenure, players=[holder, *(p for p, _s in shares)])
         _close_tenure(tenure=tenure, ended=cause, posted_by=posted_by, source=source)
         return _open_tenure(table=tenure.table, holder=holder, capital_cents=capital_cents, shares=shares,

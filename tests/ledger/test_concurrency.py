@@ -111,3 +111,45 @@ def test_concurrent_cash_outs_never_overdraw_a_player(players, fund, cashier):
     assert sorted(paid) == [2, 3, 4]  # slip numbers without gaps
     assert player_balance(player=players["luis"]) == Decimal("10.00")
     assert ledger_faults() == []
+
+
+def test_first_hands_and_first_buy_ins_of_new_players_at_once_do_not_deadlock(players, table, fund, cashier):
+    # luis, marta and pepe have no account yet: hands, buy-ins and cash-outs all create
+    # or lock them at once (accounts are created before any row lock is taken).
+    fund(players["ana"], "1000.00")
+    fund(players["rosa"], "1000.00")
+    bank = services.tenure_open(table=table, holder=players["ana"], capital=Decimal("1000.00"), began="draw",
+                                posted_by=cashier)
+    hands = [settlement_of(conformance_record(prefix)) for prefix in ("p01", "p03", "p04")]
+    start = threading.Barrier(THREADS)
+    errors = []
+
+    def work(n):
+        try:
+            start.wait()
+            for i in range(6):
+                if n % 3 == 0:
+                    services.ledger_post_settlement(tenure=bank, settlement=hands[i % 3],
+                                                    idempotency_key=f"new-{n}-{i}", reference=f"hand {n}-{i}")
+                elif n % 3 == 1:
+                    services.cashier_buy_in(player=players[("luis", "marta", "pepe")[i % 3]],
+                                            amount=Decimal("5.00"), posted_by=cashier)
+                else:
+                    services.cashier_cash_out(player=players["rosa"], amount=Decimal("1.00"), posted_by=cashier)
+        except Exception as error:  # reported by the main thread
+            errors.append(repr(error))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert errors == []
+    hand_threads = len(range(0, THREADS, 3))
+    buy_in_threads = len(range(1, THREADS, 3))
+    for code in ("luis", "marta", "pepe"):
+        expected = sum(hand.players.get(code, 0) for hand in hands) * 2 * hand_threads + 500 * 2 * buy_in_threads
+        assert player_balance(player=players[code]) == Decimal(expected) / 100, code
+    assert ledger_faults() == []

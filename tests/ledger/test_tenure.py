@@ -209,3 +209,15 @@ def test_the_tenure_statement_shows_shares_capital_and_distribution(table, team,
     closed_view = tenure_statement(tenure=tenure)
     assert [s.distribution for s in closed_view.shares] == [D("55.00"), D("33.00"), D("22.00")]
     assert closed_view.distribution is not None and closed_view.balance == D("0.00")
+
+
+def test_the_unique_index_backs_one_open_tenure_per_table_when_the_check_is_raced(ana_bank, table, players,
+                                                                                   fund, cashier, monkeypatch):
+    fund(players["luis"], "50.00")
+    # A concurrent opening passed the existence check; the partial unique index refuses it.
+    monkeypatch.setattr(BankTenure.objects, "filter", lambda **kwargs: BankTenure.objects.none())
+    with pytest.raises(TenureError, match="ya tiene una banca abierta"):
+        services.tenure_open(table=table, holder=players["luis"], capital=D("10"), began="draw", posted_by=cashier)
+    monkeypatch.undo()
+    assert BankTenure.objects.filter(table=table).count() == 1
+    assert player_balance(player=players["luis"]) == D("50.00")
