@@ -163,16 +163,17 @@ def bench_balance_read(entries, players):
             started = time.perf_counter()
             result = function()
             times.append((time.perf_counter() - started) * 1000)
-        return statistics.median(times), max(times), result
+        times.sort()
+        return statistics.median(times), times[int(len(times) * 0.99) - 1], result
 
-    read_median, read_max, balance = timed(lambda: account_balance(account=whale), 1000)
+    read_median, read_p99, balance = timed(lambda: account_balance(account=whale), 1000)
     from django.db.models import Sum
 
     from ledger.models import Entry
     sum_median, _sum_max, total = timed(
         lambda: Entry.objects.filter(account=whale).aggregate(total=Sum(SIGNED))["total"], 5)
     page_median, _page_max, _statement = timed(lambda: player_statement(player=players["banca"], page=1), 20)
-    return {"entries": count, "load_s": load, "read_median_ms": read_median, "read_max_ms": read_max,
+    return {"entries": count, "load_s": load, "read_median_ms": read_median, "read_p99_ms": read_p99,
             "balance": balance, "sum_median_ms": sum_median, "sum_agrees": total == balance,
             "statement_page_ms": page_median}
 
@@ -211,7 +212,7 @@ def main():
         print(f"ratio           : {rate / tps:.2f} of pgbench (goal: at least 0.50)")
         reads = bench_balance_read(args.entries, players)
         print(f"balance read    : account with {reads['entries']:,} entries (loaded in {reads['load_s']:.1f} s): "
-              f"median {reads['read_median_ms']:.3f} ms, max {reads['read_max_ms']:.3f} ms over 1000 reads "
+              f"median {reads['read_median_ms']:.3f} ms, 99th percentile {reads['read_p99_ms']:.3f} ms over 1000 reads "
               f"(goal: under 5 ms)")
         print(f"sum of entries  : {reads['sum_median_ms']:.0f} ms median (what a ledger without a balance "
               f"column reads; agrees with the balance: {reads['sum_agrees']})")

@@ -199,8 +199,9 @@ def _reversal_faults():
 def ledger_faults() -> list[str]:
     """Audit the whole ledger from its entries; an empty list means it is sound.
 
-    Checks: every account's ``balance`` equals credits − debits of its entries; every
-    transaction has at least two entries and balances; all balances sum to zero; every
+    Checks: every account's ``balance`` equals credits − debits of its entries; a closed
+    (tenure) account holds nothing; every transaction has at least two entries and
+    balances; all balances sum to zero; every
     reversal mirrors its original exactly; cashier slips are numbered 1..n without gaps
     and each matches its transaction; every tenure's shares sum to 100.
     Returns:
@@ -216,6 +217,9 @@ def ledger_faults() -> list[str]:
         if account.balance != expected:
             faults.append(f"account #{account.id} ({account.label}): balance column {account.balance} "
                           f"but its entries sum to {expected}")
+        if not account.is_open and expected != ZERO:
+            faults.append(f"account #{account.id} ({account.label}) is closed but holds {expected}: "
+                          "a closed tenure distributed its whole balance")
     if total != ZERO:
         faults.append(f"the accounts' balances sum to {total}, not 0")
     with connection.cursor() as cursor:

@@ -88,3 +88,27 @@ def test_balances_as_a_table(ledger):
     assert lines[0].split() == ["id", "account", "owner", "balance"]
     assert any(line.split()[1:] == ["player:luis", "luis", "60.00"] for line in lines)
     assert lines[-1].startswith("total 0.00 over 5 accounts")
+
+
+def test_a_closed_tenure_that_still_holds_money_is_a_fault(ledger, cashier):
+    services.tenure_close(tenure=ledger, posted_by=cashier)
+    bank = Account.objects.get(tenure=ledger)
+    with transaction.atomic(), connection.cursor() as cursor:
+        # Forged behind the services: a balanced transaction into the closed account.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # ALTER TABLE needs no pending trigger events
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        cursor.execute("ALTER TABLE ledger_entry DISABLE TRIGGER ledger_entry_account_open")
+        cursor.execute("INSERT INTO ledger_transaction (kind, reference, idempotency_key, source, posted_at, memo,"
+                       " detail) VALUES ('hand', 'forged', 'forged-2', 'system:x', now(), '', '{}') RETURNING id")
+        (forged,) = cursor.fetchone()
+        cage = Account.objects.get(kind="cage").id
+        cursor.execute("INSERT INTO ledger_entry (transaction_id, account_id, side, amount) VALUES"
+                       " (%s, %s, 'C', 3), (%s, %s, 'D', 3)", [forged, bank.id, forged, cage])
+        cursor.execute("UPDATE ledger_account SET balance = balance + 3 WHERE id = %s", [bank.id])
+        cursor.execute("UPDATE ledger_account SET balance = balance - 3 WHERE id = %s", [cage])
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("ALTER TABLE ledger_entry ENABLE TRIGGER ledger_entry_account_open")
+    code, _out, err = run("ledger_check")
+    assert code == 1
+    assert f"account #{bank.id} (tenure:{ledger.pk}) is closed but holds 3.00" in err
+    assert "1 fault(s)" in err

@@ -1,7 +1,7 @@
 """``manage.py ledger_check``: audit the ledger from its entries; exit 1 naming each fault.
 
-Recomputes every account's balance from its entries, checks that every transaction has
-two entries or more and balances, that all balances sum to zero, that every reversal
+Recomputes every account's balance from its entries, checks that a closed tenure's
+account holds nothing, that every transaction has two entries or more and balances, that all balances sum to zero, that every reversal
 mirrors its original, that cashier slips have no gaps and that syndicate shares sum to
 100 (``ledger.selectors.ledger_faults``).
 """
