@@ -31,9 +31,9 @@ MONEY = {"max_digits": 14, "decimal_places": 2}
 class BankTenure(models.Model):
     """One holder's time with the bank at a table, from ``opened_at`` to ``closed_at``.
 
-    The tenure's money is its ``Account`` (kind ``tenure``); ``capital`` (Decimal euros)
-    is what it was opened with, contributed by its ``shares`` (one share of 100 for a
-    single holder). At most one open tenure per table. [rules.md "The bank passes";
+    The tenure's money is its ``Account`` (kind ``tenure``); ``capital`` (Decimal euros,
+    zero or more) is what it was opened with, contributed by its ``shares`` (one share of
+    100 for a single holder). At most one open tenure per table. [rules.md "The bank passes";
     seed 003 for syndicates]
     """
 
@@ -69,7 +69,7 @@ class BankTenure(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["table"], condition=Q(closed_at__isnull=True),
                                     name="ledger_one_open_tenure_per_table"),
-            models.CheckConstraint(condition=Q(capital__gt=0), name="ledger_tenure_capital_positive"),
+            models.CheckConstraint(condition=Q(capital__gte=0), name="ledger_tenure_capital_not_negative"),
             models.CheckConstraint(
                 condition=(Q(began="sale", price__gt=0, seller__isnull=False)
                            | (~Q(began="sale") & Q(price__isnull=True, seller__isnull=True))),

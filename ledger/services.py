@@ -55,14 +55,18 @@ IDEMPOTENCY_CONSTRAINT = "ledger_transaction_idempotency_key"
 # Validation helpers (no writes)
 
 
-def _amount_cents(amount, field="amount"):
-    """Integer cents of a positive ``Decimal`` amount of euros, or ``InvalidAmount``."""
+def _amount_cents(amount, field="amount", zero=False):
+    """Integer cents of a positive (or, with ``zero``, non-negative) ``Decimal`` amount of
+    euros, or ``InvalidAmount``."""
     try:
         value = cents(amount)
     except (TypeError, ValueError):
         raise InvalidAmount(_("%(field)s must be an amount of euros with at most two decimals, not %(value)s"),
                             params={"field": field, "value": amount}, field=field) from None
-    if value <= 0:
+    if value < 0 and zero:
+        raise InvalidAmount(_("%(field)s must not be negative, not %(value)s"),
+                            params={"field": field, "value": amount}, field=field)
+    if value <= 0 and not zero:
         raise InvalidAmount(_("%(field)s must be above zero, not %(value)s"),
                             params={"field": field, "value": amount}, field=field)
     if value > MAX_CENTS:
@@ -604,6 +608,8 @@ def _open_tenure(*, table, holder, capital_cents, shares, began, posted_by, sour
               legs=[(accounts[holder.pk], DEBIT, price_cents), (accounts[seller.pk], CREDIT, price_cents)],
               idempotency_key=f"tenure:{tenure.pk}:price", reference=f"bank sale, tenure #{tenure.pk}",
               posted_by=posted_by, source=source, tenure=tenure)
+    if not capital_cents:
+        return tenure  # a bank opened empty: nothing to post
     legs = [(accounts[player.pk], DEBIT, part) for (player, _percent), part in zip(shares, parts, strict=True)
             if part]
     legs.append((bank.id, CREDIT, capital_cents))
@@ -676,7 +682,7 @@ def _lock_handover(*, tenure, players):
 
 
 def _new_holder_checks(*, tenure, holder, capital, shares):
-    capital_cents = _amount_cents(capital, "capital")
+    capital_cents = _amount_cents(capital, "capital", zero=True)
     shares = _syndicate(holder, shares)
     if holder.pk == tenure.holder_id:
         raise TenureError(_("%(player)s already holds this bank"), params={"player": holder.code}, field="holder")
@@ -693,7 +699,9 @@ def tenure_open(*, table, holder: Player, capital: Decimal, shares: list[tuple[P
     Args:
         table: the Table (no other tenure open there).
         holder: the Player who holds the bank at the table.
-        capital: ``Decimal`` euros above zero put into the bank.
+        capital: ``Decimal`` euros put into the bank, zero or more (an empty bank pays
+            nothing from its own: its losses are charged to its syndicate at closing; with
+            ``bank_cover`` it can accept no stake).
         shares: ``[(Player, Decimal percent)]`` summing to 100, or None for the holder alone
             (100 %); each member pays his share of the capital, rounded by largest remainder.
         began: ``draw``, ``natural``, ``transfer`` or ``sale``.
@@ -708,7 +716,7 @@ def tenure_open(*, table, holder: Player, capital: Decimal, shares: list[tuple[P
     [rules.md "The bank passes"; seed 003: a bank owned by a team]
     """
     _check_choice(began, BankTenure.Began, "began")
-    capital_cents = _amount_cents(capital, "capital")
+    capital_cents = _amount_cents(capital, "capital", zero=True)
     shares = _syndicate(holder, shares)
     price_cents = None
     if began == BankTenure.Began.SALE:
@@ -758,8 +766,8 @@ def bank_sell(*, tenure: BankTenure, buyer: Player, price: Decimal, capital: Dec
 
     Args:
         tenure: the open BankTenure sold; buyer: the new holder (not the seller);
-        price: ``Decimal`` euros above zero; capital: ``Decimal`` euros above zero for the
-        new tenure, from the buyer (or his syndicate ``shares``); posted_by: staff user.
+        price: ``Decimal`` euros above zero; capital: ``Decimal`` euros (zero or more) for
+        the new tenure, from the buyer (or his syndicate ``shares``); posted_by: staff user.
     Returns:
         the new BankTenure (``began="sale"``, ``price``, ``seller`` = the old holder,
         ``previous`` = the old tenure).
@@ -793,7 +801,7 @@ def bank_transfer(*, tenure: BankTenure, holder: Player, capital: Decimal, poste
 
     Args:
         tenure: the open BankTenure; holder: the new holder (not the old one);
-        capital: ``Decimal`` euros above zero from the new holder (or his ``shares``);
+        capital: ``Decimal`` euros (zero or more) from the new holder (or his ``shares``);
         cause: ``transfer`` (given up) or ``natural`` (a seat's 7½ takes the bank,
             ``Settlement.next_bank``); posted_by: staff user (None for the system).
     Returns:

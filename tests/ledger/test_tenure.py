@@ -5,7 +5,13 @@ from decimal import Decimal
 import pytest
 
 from ledger import services
-from ledger.errors import CoverExceeded, InsufficientChips, InvalidSyndicate, TenureError
+from ledger.errors import (
+    CoverExceeded,
+    InsufficientChips,
+    InvalidAmount,
+    InvalidSyndicate,
+    TenureError,
+)
 from ledger.models import Account, BankTenure, Transaction
 from ledger.selectors import account_balance, ledger_faults, player_balance, tenure_statement
 from tests.ledger.conftest import conformance_record, settlement_of
@@ -221,3 +227,16 @@ def test_the_unique_index_backs_one_open_tenure_per_table_when_the_check_is_race
     monkeypatch.undo()
     assert BankTenure.objects.filter(table=table).count() == 1
     assert player_balance(player=players["luis"]) == D("50.00")
+
+
+def test_a_bank_may_open_empty_and_then_covers_no_stake(table, players, cashier):
+    table.bank_cover = True
+    table.save()
+    tenure = services.tenure_open(table=table, holder=players["ana"], capital=D("0.00"), began="draw",
+                                  posted_by=cashier)
+    assert not Transaction.objects.filter(tenure=tenure).exists()
+    assert account_balance(account=tenure.account) == D("0.00")
+    with pytest.raises(CoverExceeded, match="5,00 €"):
+        services.tenure_check_cover(tenure=tenure, stakes=D("5.00"))
+    with pytest.raises(InvalidAmount, match="no puede ser negativo"):
+        services.tenure_open(table=table, holder=players["luis"], capital=D("-1"), began="draw", posted_by=cashier)
