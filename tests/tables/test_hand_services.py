@@ -238,5 +238,5 @@ def test_an_import_creates_a_missing_table_only_when_asked(db):
     hand = services.hand_import_record(record=rec, create_tables=True)
     assert hand.table.name == "Mesa 9" and hand.tenure.holder.code == "ana"
     with pytest.raises(RecordRefused) as caught:
-        services.hand_import_record(record={**rec, "rules": "tradicional"})
+        services.hand_import_record(record={**rec, "rules": {"profile": "reglamento", "side_bets": True}})
     assert "rules" in str(caught.value)
