@@ -9,7 +9,7 @@ from decimal import ROUND_FLOOR, Decimal
 from typing import NamedTuple
 
 from tables.engine.cards import NATURAL, format_points
-from tables.engine.errors import N_, IllegalEvent
+from tables.engine.errors import IllegalEvent, gettext_noop
 from tables.engine.hand import FUSILADO, LOCA_ID, format_cents
 
 WIN, NATURAL_RESULT, LOSE, BUST = "win", "natural", "lose", "bust"
@@ -85,10 +85,10 @@ def settle(state):
         unidentified.
     """
     if not state.complete:
-        raise IllegalEvent(0, "unfinished", N_("the hand is not finished: it cannot be settled yet"))
+        raise IllegalEvent(0, "unfinished", gettext_noop("the hand is not finished: it cannot be settled yet"))
     if state.allow_unknown and state.identities_owed():
         owner, number = state.identities_owed()[0]
-        raise IllegalEvent(0, "identify", N_("name {owner}'s face-down card (hand {number}) before settling"),
+        raise IllegalEvent(0, "identify", gettext_noop("name {owner}'s face-down card (hand {number}) before settling"),
                            owner=owner, number=number)
     profile = state.profile
     bank_points = state.bank.points

@@ -8,7 +8,7 @@ that cancels the latest event still in force. A face-down card may be entered un
 """
 
 from tables.engine.cards import CARD_NAME
-from tables.engine.errors import N_, IllegalEvent
+from tables.engine.errors import IllegalEvent, gettext_noop
 from tables.engine.hand import LOCA, NORMAL
 
 EVENT, UNDO, VOID = "event", "undo", "void"
@@ -31,7 +31,7 @@ def effective_events(entries):
             events.append(event)
         elif kind == UNDO:
             if not events:
-                raise IllegalEvent(0, "undo", N_("there is no event left to undo"))
+                raise IllegalEvent(0, "undo", gettext_noop("there is no event left to undo"))
             events.pop()
     return events
 
@@ -70,7 +70,7 @@ def fold_record_events(new_state, events):
     folded = [dict(event) for event in events]
     for code, dealt_at, _returned in state.instances:
         if code is None:
-            raise IllegalEvent(0, "identify", N_("a face-down card dealt at event {at} is still unnamed"), at=dealt_at)
+            raise IllegalEvent(0, "identify", gettext_noop("a face-down card dealt at event {at} is still unnamed"), at=dealt_at)
         event = folded[dealt_at - 1]
         if event.get("card") is None:
             event["card"] = CARD_NAME[code]

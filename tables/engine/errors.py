@@ -1,12 +1,12 @@
 """The engine's errors: an illegal event, and an invalid rule profile.
 
-Messages are English templates marked with ``N_`` so that the Django layer can translate
-them (``makemessages --keyword=N_``) and format them with the same parameters; the
-engine itself never imports Django.
+Messages are English templates marked with ``gettext_noop`` (a local no-op of the same
+name as Django's, so that ``makemessages`` extracts them); the Django layer translates a
+template and formats it with the same parameters. The engine never imports Django.
 """
 
 
-def N_(template):
+def gettext_noop(template):
     """Mark a message template for translation without translating it here."""
     return template
 

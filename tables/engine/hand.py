@@ -25,7 +25,7 @@ from tables.engine.cards import (
     NATURAL,
     format_points,
 )
-from tables.engine.errors import N_, IllegalEvent, show
+from tables.engine.errors import IllegalEvent, gettext_noop, show
 
 # Hand status.
 PLAYING, STOOD, BUST = "playing", "stood", "bust"
@@ -229,23 +229,23 @@ class HandState:
 
     def __init__(self, profile, min_bet, max_bet, bank, seats, allow_unknown=False):
         if not valid_player_id(bank):
-            raise IllegalEvent(0, "player", N_("the bank holder {player} is not a valid player id"),
+            raise IllegalEvent(0, "player", gettext_noop("the bank holder {player} is not a valid player id"),
                                player=show(bank))
         if type(seats) not in (list, tuple) or not 1 <= len(seats) <= MAX_SEATS:
-            raise IllegalEvent(0, "seats", N_("seats must list 1 to 9 players in order of play"))
+            raise IllegalEvent(0, "seats", gettext_noop("seats must list 1 to 9 players in order of play"))
         for player in seats:
             if not valid_player_id(player):
-                raise IllegalEvent(0, "player", N_("seat {player} is not a valid player id"),
+                raise IllegalEvent(0, "player", gettext_noop("seat {player} is not a valid player id"),
                                    player=show(player))
             if player == bank:
-                raise IllegalEvent(0, "seats", N_("the bank holder {player} cannot also hold a seat"),
+                raise IllegalEvent(0, "seats", gettext_noop("the bank holder {player} cannot also hold a seat"),
                                    player=player)
         if len(set(seats)) != len(seats):
-            raise IllegalEvent(0, "seats", N_("a player is seated twice"))
+            raise IllegalEvent(0, "seats", gettext_noop("a player is seated twice"))
         if not (0 <= min_bet <= max_bet and max_bet > 0):
-            raise IllegalEvent(0, "limits", N_("the limits must satisfy 0 <= min_bet <= max_bet and max_bet > 0"))
+            raise IllegalEvent(0, "limits", gettext_noop("the limits must satisfy 0 <= min_bet <= max_bet and max_bet > 0"))
         if profile.fixed_stake and min_bet == 0:
-            raise IllegalEvent(0, "fixed_stake", N_("with a fixed stake, min_bet is the stake and must be above zero"))
+            raise IllegalEvent(0, "fixed_stake", gettext_noop("with a fixed stake, min_bet is the stake and must be above zero"))
         self.profile = profile
         self.min_bet = min_bet
         self.max_bet = max_bet
@@ -363,42 +363,42 @@ class HandState:
             allowed = self._keys[do]
         except (KeyError, TypeError):  # no "do", an unknown or unhashable one, or no object
             if type(ev) is not dict:
-                raise IllegalEvent(n, "event", N_("an event must be an object with do and seat")) from None
-            raise IllegalEvent(n, "event", N_("unknown event {do}"), do=show(ev.get("do"))) from None
+                raise IllegalEvent(n, "event", gettext_noop("an event must be an object with do and seat")) from None
+            raise IllegalEvent(n, "event", gettext_noop("unknown event {do}"), do=show(ev.get("do"))) from None
         if type(ev) is not dict:
-            raise IllegalEvent(n, "event", N_("an event must be an object with do and seat"))
+            raise IllegalEvent(n, "event", gettext_noop("an event must be an object with do and seat"))
         if not allowed.issuperset(ev):
             key = next(k for k in ev if k not in allowed)
-            raise IllegalEvent(n, "event", N_("a {do} event has no {key}"), do=do, key=show(key))
+            raise IllegalEvent(n, "event", gettext_noop("a {do} event has no {key}"), do=do, key=show(key))
         phase = self.phase
         if phase is not PLAY:
             if phase is OVER and do != "identify":  # the showdown names face-down cards
-                raise IllegalEvent(n, "over", N_("the hand is over: every hand and the bank are finished"))
+                raise IllegalEvent(n, "over", gettext_noop("the hand is over: every hand and the bank are finished"))
             if phase is DEAL and do != "deal":
-                raise IllegalEvent(n, "deal", N_("all initial cards are dealt first; still to deal: {who}"),
+                raise IllegalEvent(n, "deal", gettext_noop("all initial cards are dealt first; still to deal: {who}"),
                                    who=", ".join(w for w in self.order if w in self._undealt))
         who = ev.get("seat")
         if type(who) is not str and do != "shuffle":
-            raise IllegalEvent(n, "event", N_("the event must name its seat (a seated player, bank or loca)"))
+            raise IllegalEvent(n, "event", gettext_noop("the event must name its seat (a seated player, bank or loca)"))
         _HANDLERS[do](self, ev, n, who)
         self.n = n
 
     def _deal(self, ev, n, who):
         if self.phase is not DEAL:
-            raise IllegalEvent(n, "deal", N_("the initial deal is over; {who} cannot get another initial card"), who=who)
+            raise IllegalEvent(n, "deal", gettext_noop("the initial deal is over; {who} cannot get another initial card"), who=who)
         if who == BANK_ID:
             hand = self.bank
         elif who == LOCA_ID:
             if self.loca is None:
-                raise IllegalEvent(n, "loca", N_("la loca is not played at this table"))
+                raise IllegalEvent(n, "loca", gettext_noop("la loca is not played at this table"))
             hand = self.loca
         else:
             seat = self._seat.get(who)
             if seat is None:
-                raise IllegalEvent(n, "seat", N_("{who} is not seated at this table"), who=who)
+                raise IllegalEvent(n, "seat", gettext_noop("{who} is not seated at this table"), who=who)
             hand = seat.hands[0]
         if who not in self._undealt:
-            raise IllegalEvent(n, "deal", N_("{who} already has an initial card"), who=who)
+            raise IllegalEvent(n, "deal", gettext_noop("{who} already has an initial card"), who=who)
         face_up = self.profile.face_up and who != BANK_ID
         code = self._card(ev.get("card"), n, may_be_unknown=not face_up)
         self._add(hand, code, n, down=not face_up)
@@ -413,13 +413,13 @@ class HandState:
         if cents is None:
             cents = parse_amount(amount)
         if cents is None:
-            raise IllegalEvent(n, "amount", N_('a bet needs an amount: a string like "12.50" or a whole number, not {value}'),
+            raise IllegalEvent(n, "amount", gettext_noop('a bet needs an amount: a string like "12.50" or a whole number, not {value}'),
                                value=show(ev.get("amount")))
         if cents == 0:
-            raise IllegalEvent(n, "amount", N_("every bet is above zero"))
+            raise IllegalEvent(n, "amount", gettext_noop("every bet is above zero"))
         player = ev.get("player")
         if who == BANK_ID:
-            raise IllegalEvent(n, "bet", N_("the bank does not bet"))
+            raise IllegalEvent(n, "bet", gettext_noop("the bank does not bet"))
         if player is not None:
             self._check_bettor(player, n)
             if who == LOCA_ID:
@@ -428,17 +428,17 @@ class HandState:
                 self._bet_side(who, player, cents, n)
             return
         if who == LOCA_ID:
-            raise IllegalEvent(n, "loca", N_("a bet on la loca names the player who makes it"))
+            raise IllegalEvent(n, "loca", gettext_noop("a bet on la loca names the player who makes it"))
         seat, hand = self._seat_turn(who, n, "bet")
         low, high = self._bet_range(hand, n)
         if not low <= cents <= high:
             if self.profile.fixed_stake:
-                raise IllegalEvent(n, "fixed_stake", N_("the stake is fixed at {amount} at this table, not {bet}"),
+                raise IllegalEvent(n, "fixed_stake", gettext_noop("the stake is fixed at {amount} at this table, not {bet}"),
                                    amount=format_cents(self.min_bet), bet=format_cents(cents))
             if hand.stake == 0 and cents < low:
-                raise IllegalEvent(n, "min_bet", N_("the first bet on a hand is at least {amount}, not {bet}"),
+                raise IllegalEvent(n, "min_bet", gettext_noop("the first bet on a hand is at least {amount}, not {bet}"),
                                    amount=format_cents(low), bet=format_cents(cents))
-            raise IllegalEvent(n, "max_bet", N_("a hand's stake may not exceed {amount}; {bet} more would make {total}"),
+            raise IllegalEvent(n, "max_bet", gettext_noop("a hand's stake may not exceed {amount}; {bet} more would make {total}"),
                                amount=format_cents(self.max_bet), bet=format_cents(cents),
                                total=format_cents(hand.stake + cents))
         if hand.stake:
@@ -449,29 +449,29 @@ class HandState:
 
     def _bet_side(self, who, player, cents, n):
         if not self.profile.side_bets:
-            raise IllegalEvent(n, "side_bets", N_("side bets on another seat's hand are not allowed at this table"))
+            raise IllegalEvent(n, "side_bets", gettext_noop("side bets on another seat's hand are not allowed at this table"))
         seat = self._seat.get(who)
         if seat is None:
-            raise IllegalEvent(n, "seat", N_("{who} is not seated at this table"), who=who)
+            raise IllegalEvent(n, "seat", gettext_noop("{who} is not seated at this table"), who=who)
         if player == who:
-            raise IllegalEvent(n, "side_bets", N_("{who} bets on his own hand without naming a player"), who=who)
+            raise IllegalEvent(n, "side_bets", gettext_noop("{who} bets on his own hand without naming a player"), who=who)
         if seat.hands[0].status != PLAYING:
-            raise IllegalEvent(n, "side_bets", N_("side bets on {who} closed when its first hand finished"), who=who)
+            raise IllegalEvent(n, "side_bets", gettext_noop("side bets on {who} closed when its first hand finished"), who=who)
         before = seat.side_bets.get(player, 0)
         if before == 0 and cents < self.min_bet:
-            raise IllegalEvent(n, "min_bet", N_("a first side bet is at least {amount}, not {bet}"),
+            raise IllegalEvent(n, "min_bet", gettext_noop("a first side bet is at least {amount}, not {bet}"),
                                amount=format_cents(self.min_bet), bet=format_cents(cents))
         if before + cents > self.max_bet:
-            raise IllegalEvent(n, "max_bet", N_("{player}'s side bets on {who} may not exceed {amount} in total"),
+            raise IllegalEvent(n, "max_bet", gettext_noop("{player}'s side bets on {who} may not exceed {amount} in total"),
                                player=player, who=who, amount=format_cents(self.max_bet))
         seat.side_bets[player] = before + cents
 
     def _bet_loca(self, player, cents, n):
         loca = self.loca
         if loca is None:
-            raise IllegalEvent(n, "loca", N_("la loca is not played at this table"))
+            raise IllegalEvent(n, "loca", gettext_noop("la loca is not played at this table"))
         if loca.status != PLAYING:
-            raise IllegalEvent(n, "loca", N_("la loca has finished playing; no more bets on it"))
+            raise IllegalEvent(n, "loca", gettext_noop("la loca has finished playing; no more bets on it"))
         stakes = self.loca_bets.get(player)
         if not loca.acted:
             if stakes is None:
@@ -481,17 +481,17 @@ class HandState:
                 stakes[1] += cents
             return
         if stakes is None:
-            raise IllegalEvent(n, "loca", N_("bets on la loca close when its card is seen; {player} had no bet on it"),
+            raise IllegalEvent(n, "loca", gettext_noop("bets on la loca close when its card is seen; {player} had no bet on it"),
                                player=player)
         if stakes[1] + cents > 2 * stakes[0]:
-            raise IllegalEvent(n, "loca", N_("while la loca plays, {player} may add up to twice his first stake, {amount} in all"),
+            raise IllegalEvent(n, "loca", gettext_noop("while la loca plays, {player} may add up to twice his first stake, {amount} in all"),
                                player=player, amount=format_cents(2 * stakes[0]))
         stakes[1] += cents
 
     def _card_event(self, ev, n, who):
         down = ev.get("down", False)
         if type(down) is not bool:
-            raise IllegalEvent(n, "card", N_("down must be true or false"))
+            raise IllegalEvent(n, "card", gettext_noop("down must be true or false"))
         hand, seat = self._turn_hand(who, n)
         self._check_draw(hand, seat, n)
         if down:
@@ -514,17 +514,17 @@ class HandState:
     def _reveal(self, ev, n, who):
         hand, seat = self._turn_hand(who, n)
         if hand.down < 0:
-            raise IllegalEvent(n, "reveal", N_("{who} has no face-down card to turn up"), who=who)
+            raise IllegalEvent(n, "reveal", gettext_noop("{who} has no face-down card to turn up"), who=who)
         position = hand.down
         named = ev.get("card")
         if hand.cards[position] is None:
             if named is None:
-                raise IllegalEvent(n, "reveal", N_("name the card {who} turns up"), who=who)
+                raise IllegalEvent(n, "reveal", gettext_noop("name the card {who} turns up"), who=who)
             code = self._card(named, n, may_be_unknown=False)
             self._check_identity(hand, position, code, n)
             self._identify(hand, position, code)
         elif named is not None and self._card(named, n, may_be_unknown=False) != hand.cards[position]:
-            raise IllegalEvent(n, "reveal", N_("{who}'s face-down card is {card}"),
+            raise IllegalEvent(n, "reveal", gettext_noop("{who}'s face-down card is {card}"),
                                who=who, card=CARD_NAME[hand.cards[position]])
         hand.down = -1
         hand.split_ready = False
@@ -600,7 +600,7 @@ class HandState:
         self._check_muerto(seat, hand, n)
         cents = parse_amount(ev.get("amount"))
         if cents is None or not max(self.min_bet, 1) <= cents <= self.max_bet:
-            raise IllegalEvent(n, "muerto", N_("muerto: the stake on the 7 plus its card is from {low} to {high}, not {value}"),
+            raise IllegalEvent(n, "muerto", gettext_noop("muerto: the stake on the 7 plus its card is from {low} to {high}, not {value}"),
                                low=format_cents(max(self.min_bet, 1)), high=format_cents(self.max_bet),
                                value=show(ev.get("amount")))
         code = self._card(ev.get("card"), n, may_be_unknown=True)
@@ -622,13 +622,13 @@ class HandState:
     def _shuffle(self, ev, n, who):
         left = len(self.deck) - self.live_count
         if left:
-            raise IllegalEvent(n, "shuffle", N_("shuffle only when the stock has run out; {left} cards are left"),
+            raise IllegalEvent(n, "shuffle", gettext_noop("shuffle only when the stock has run out; {left} cards are left"),
                                left=left)
         bust = [hand for hand in self.hands() if hand.status == BUST and not hand.returned]
         if self.loca is not None and self.loca.status == BUST and not self.loca.returned:
             bust.append(self.loca)
         if not bust:
-            raise IllegalEvent(n, "shuffle", N_("no bust hand's cards to shuffle back into the stock"))
+            raise IllegalEvent(n, "shuffle", gettext_noop("no bust hand's cards to shuffle back into the stock"))
         for hand in bust:
             for position in range(len(hand.cards)):
                 self._return(hand, position, n)
@@ -643,12 +643,12 @@ class HandState:
         else:
             seat = self._seat.get(who)
             if seat is None:
-                raise IllegalEvent(n, "seat", N_("{who} is not seated at this table"), who=who)
+                raise IllegalEvent(n, "seat", gettext_noop("{who} is not seated at this table"), who=who)
             if type(number) is not int or not 1 <= number <= len(seat.hands):
-                raise IllegalEvent(n, "identify", N_("{who} has no hand {number}"), who=who, number=show(number))
+                raise IllegalEvent(n, "identify", gettext_noop("{who} has no hand {number}"), who=who, number=show(number))
             hand = seat.hands[number - 1]
         if not hand.unknown:
-            raise IllegalEvent(n, "identify", N_("every card of {who}'s hand {number} is already known"),
+            raise IllegalEvent(n, "identify", gettext_noop("every card of {who}'s hand {number} is already known"),
                                who=who, number=hand.number)
         position = hand.cards.index(None)
         code = self._card(ev.get("card"), n, may_be_unknown=False)
@@ -665,7 +665,7 @@ class HandState:
             self._out_of_turn(who, n)
         seat = self._seat.get(who)
         if seat is None:
-            raise IllegalEvent(n, "event", N_("only a seated player's hand can {do}"), do=do)
+            raise IllegalEvent(n, "event", gettext_noop("only a seated player's hand can {do}"), do=do)
         return seat, seat.hands[seat.current]
 
     def _turn_hand(self, who, n):
@@ -681,18 +681,18 @@ class HandState:
     def _out_of_turn(self, who, n):
         now = self.order[self.turn]
         if who not in self._seat and who not in (BANK_ID, LOCA_ID):
-            raise IllegalEvent(n, "seat", N_("{who} is not seated at this table"), who=show(who))
+            raise IllegalEvent(n, "seat", gettext_noop("{who} is not seated at this table"), who=show(who))
         if who == LOCA_ID and self.loca is None:
-            raise IllegalEvent(n, "loca", N_("la loca is not played at this table"))
+            raise IllegalEvent(n, "loca", gettext_noop("la loca is not played at this table"))
         if self.order.index(who) < self.turn:
-            raise IllegalEvent(n, "turn", N_("{who}'s turn is over; it is {now}'s turn"), who=who, now=now)
-        raise IllegalEvent(n, "turn", N_("it is {now}'s turn, not {who}'s: play goes in seat order"), who=who, now=now)
+            raise IllegalEvent(n, "turn", gettext_noop("{who}'s turn is over; it is {now}'s turn"), who=who, now=now)
+        raise IllegalEvent(n, "turn", gettext_noop("it is {now}'s turn, not {who}'s: play goes in seat order"), who=who, now=now)
 
     def _check_bettor(self, player, n):
         if not valid_player_id(player):
-            raise IllegalEvent(n, "player", N_("{player} is not a valid player id"), player=show(player))
+            raise IllegalEvent(n, "player", gettext_noop("{player} is not a valid player id"), player=show(player))
         if player == self.bank_player:
-            raise IllegalEvent(n, "bank", N_("the bank's holder never bets on la loca or on a seat"))
+            raise IllegalEvent(n, "bank", gettext_noop("the bank's holder never bets on la loca or on a seat"))
 
     def _exchange_due(self, seat, hand):
         """``exchange_fours: mandatory`` and the seat still holds its initial 4."""
@@ -702,7 +702,7 @@ class HandState:
 
     def _refuse_if_exchange_due(self, seat, hand, n):
         if self._exchange_due(seat, hand):
-            raise IllegalEvent(n, "exchange_fours", N_("los cuatros se cambian: {who} must exchange the initial 4 first"),
+            raise IllegalEvent(n, "exchange_fours", gettext_noop("los cuatros se cambian: {who} must exchange the initial 4 first"),
                                who=seat.player)
 
     def _bet_range(self, hand, n):
@@ -714,10 +714,10 @@ class HandState:
                 return self.min_bet, self.min_bet
             return max(self.min_bet, 1), self.max_bet
         if self.profile.fixed_stake:
-            raise IllegalEvent(n, "fixed_stake", N_("the stake is fixed at {amount} at this table: no raises"),
+            raise IllegalEvent(n, "fixed_stake", gettext_noop("the stake is fixed at {amount} at this table: no raises"),
                                amount=format_cents(self.min_bet))
         if hand.stake >= self.max_bet:
-            raise IllegalEvent(n, "max_bet", N_("the hand already carries the most a hand may: {amount}"),
+            raise IllegalEvent(n, "max_bet", gettext_noop("the hand already carries the most a hand may: {amount}"),
                                amount=format_cents(self.max_bet))
         return 1, self.max_bet - hand.stake
 
@@ -726,92 +726,92 @@ class HandState:
             if self._mandatory_exchange:
                 self._refuse_if_exchange_due(seat, hand, n)
             if hand.stake == 0:
-                raise IllegalEvent(n, "stake", N_("{who} bets on hand {number} before its first card (at least {amount})"),
+                raise IllegalEvent(n, "stake", gettext_noop("{who} bets on hand {number} before its first card (at least {amount})"),
                                    who=seat.player, number=hand.number, amount=format_cents(self.min_bet))
         elif hand.kind == BANK:
             self._refuse_if_bank_unseen(n)
             limit = self.profile.bank_draws_below
             chasing = self.profile.bank_chases_natural and self.announced
             if limit is not None and hand.points >= limit and not chasing:
-                raise IllegalEvent(n, "bank_draws_below", N_("the bank must stand on {points} or more"),
+                raise IllegalEvent(n, "bank_draws_below", gettext_noop("the bank must stand on {points} or more"),
                                    points=format_points(limit))
         if self.live_count >= len(self.deck):
-            raise IllegalEvent(n, "stock", N_("the stock is empty: shuffle the bust hands' cards back first"))
+            raise IllegalEvent(n, "stock", gettext_noop("the stock is empty: shuffle the bust hands' cards back first"))
 
     def _check_down(self, hand, n):
         if hand.kind == BANK:
-            raise IllegalEvent(n, "face_down", N_("the bank's cards are face up"))
+            raise IllegalEvent(n, "face_down", gettext_noop("the bank's cards are face up"))
         if self.profile.face_up:
-            raise IllegalEvent(n, "face_up", N_("every card is face up at this table"))
+            raise IllegalEvent(n, "face_up", gettext_noop("every card is face up at this table"))
         if hand.down >= 0:
-            raise IllegalEvent(n, "face_down", N_("a hand holds at most one face-down card; turn it up first"))
+            raise IllegalEvent(n, "face_down", gettext_noop("a hand holds at most one face-down card; turn it up first"))
 
     def _check_stand(self, hand, seat, n):
         if seat is not None:
             if self._mandatory_exchange:
                 self._refuse_if_exchange_due(seat, hand, n)
             if hand.stake == 0:
-                raise IllegalEvent(n, "stake", N_("{who} bets on hand {number} before standing (at least {amount})"),
+                raise IllegalEvent(n, "stake", gettext_noop("{who} bets on hand {number} before standing (at least {amount})"),
                                    who=seat.player, number=hand.number, amount=format_cents(self.min_bet))
             if hand.raise_pending and not self.profile.raise_on_stand:
-                raise IllegalEvent(n, "raise_on_stand", N_("a raise must be followed by a card at this table, not by a stand"))
+                raise IllegalEvent(n, "raise_on_stand", gettext_noop("a raise must be followed by a card at this table, not by a stand"))
         elif hand.kind == BANK:
             self._refuse_if_bank_unseen(n)
             limit = self.bank_limit()
             if limit is not None and hand.points < limit:
                 if limit == NATURAL and self.profile.bank_chases_natural and self.announced:
-                    raise IllegalEvent(n, "bank_chases_natural", N_("a seat announced 7½: the bank may not stand below 7½"))
-                raise IllegalEvent(n, "bank_draws_below", N_("the bank must draw below {points}; it has {has}"),
+                    raise IllegalEvent(n, "bank_chases_natural", gettext_noop("a seat announced 7½: the bank may not stand below 7½"))
+                raise IllegalEvent(n, "bank_draws_below", gettext_noop("the bank must draw below {points}; it has {has}"),
                                    points=format_points(limit), has=format_points(hand.points))
 
     def _refuse_if_bank_unseen(self, n):
         if self.bank.unknown:
-            raise IllegalEvent(n, "reveal", N_("the bank turns up its card first: name it"))
+            raise IllegalEvent(n, "reveal", gettext_noop("the bank turns up its card first: name it"))
 
     def _check_split(self, seat, hand, n):
         if not hand.split_ready:
-            raise IllegalEvent(n, "split", N_("a split needs a hand whose only card is a half that has just received another half"))
+            raise IllegalEvent(n, "split", gettext_noop("a split needs a hand whose only card is a half that has just received another half"))
         limit = self._max_hands
         if limit is not None and len(seat.hands) >= limit:
-            raise IllegalEvent(n, "max_hands", N_("at most {limit} hands per seat at this table"), limit=limit)
+            raise IllegalEvent(n, "max_hands", gettext_noop("at most {limit} hands per seat at this table"), limit=limit)
 
     def _check_exchange(self, seat, hand, n):
         mode = self.profile.exchange_fours
         if mode == "off":
-            raise IllegalEvent(n, "exchange_fours", N_("fours are not exchanged at this table"))
+            raise IllegalEvent(n, "exchange_fours", gettext_noop("fours are not exchanged at this table"))
         if (seat.acted or hand.number != 1 or len(hand.cards) != 1 or hand.cards[0] is None
                 or CARD_RANK[hand.cards[0]] != 4):
-            raise IllegalEvent(n, "exchange_fours", N_("only an initial 4 is exchanged, at the start of the turn and before betting"))
+            raise IllegalEvent(n, "exchange_fours", gettext_noop("only an initial 4 is exchanged, at the start of the turn and before betting"))
         if seat.exchanges >= MAX_EXCHANGES:
-            raise IllegalEvent(n, "exchange_fours", N_("a 4 is exchanged at most {limit} times in a row"), limit=MAX_EXCHANGES)
+            raise IllegalEvent(n, "exchange_fours", gettext_noop("a 4 is exchanged at most {limit} times in a row"), limit=MAX_EXCHANGES)
 
     def _check_lone_seven(self, seat, hand, n, play):
         self._refuse_if_exchange_due(seat, hand, n)
         if (hand.number != 1 or hand.kind != NORMAL or len(hand.cards) != 1 or hand.cards[0] is None
                 or CARD_RANK[hand.cards[0]] != 7):
-            raise IllegalEvent(n, play, N_("{play} is played on a hand whose only card is a 7"), play=play)
+            raise IllegalEvent(n, play, gettext_noop("{play} is played on a hand whose only card is a 7"), play=play)
 
     def _check_fusilar(self, seat, hand, n):
         if not self.profile.fusilar:
-            raise IllegalEvent(n, "fusilar", N_("fusilar is not played at this table"))
+            raise IllegalEvent(n, "fusilar", gettext_noop("fusilar is not played at this table"))
         self._check_lone_seven(seat, hand, n, "fusilar")
         if hand.stake == 0:
-            raise IllegalEvent(n, "stake", N_("{who} bets before fusilar (at least {amount})"),
+            raise IllegalEvent(n, "stake", gettext_noop("{who} bets before fusilar (at least {amount})"),
                                who=seat.player, amount=format_cents(self.min_bet))
         self._check_stock(n)
 
     def _check_muerto(self, seat, hand, n):
         if not self.profile.muerto:
-            raise IllegalEvent(n, "muerto", N_("muerto is not played at this table"))
+            raise IllegalEvent(n, "muerto", gettext_noop("muerto is not played at this table"))
         self._check_lone_seven(seat, hand, n, "muerto")
         if hand.stake != 2 * self.min_bet:
-            raise IllegalEvent(n, "muerto", N_("muerto: the 7 alone carries exactly twice the minimum, {amount}, bet before"),
+            raise IllegalEvent(n, "muerto", gettext_noop("muerto: the 7 alone carries exactly twice the minimum, {amount}, bet before"),
                                amount=format_cents(2 * self.min_bet))
         self._check_stock(n)
 
     def _check_stock(self, n):
         if self.live_count >= len(self.deck):
-            raise IllegalEvent(n, "stock", N_("the stock is empty: shuffle the bust hands' cards back first"))
+            raise IllegalEvent(n, "stock", gettext_noop("the stock is empty: shuffle the bust hands' cards back first"))
 
     def _card(self, value, n, may_be_unknown):
         """The code of the card an event names, checked against the deck and the cards
@@ -820,18 +820,18 @@ class HandState:
         if code is None:
             if value is None and may_be_unknown and self.allow_unknown:
                 if self.live_count >= len(self.deck):
-                    raise IllegalEvent(n, "stock", N_("the stock is empty: shuffle the bust hands' cards back first"))
+                    raise IllegalEvent(n, "stock", gettext_noop("the stock is empty: shuffle the bust hands' cards back first"))
                 return None
-            raise IllegalEvent(n, "card", N_("{value} is not a card of the Spanish deck (1–7, 10, 11, 12 of O, C, E, B)"),
+            raise IllegalEvent(n, "card", gettext_noop("{value} is not a card of the Spanish deck (1–7, 10, 11, 12 of O, C, E, B)"),
                                value=show(value))
         if code not in self.deck:
-            raise IllegalEvent(n, "deck", N_("{card}: this table plays without sotas"), card=CARD_NAME[code])
+            raise IllegalEvent(n, "deck", gettext_noop("{card}: this table plays without sotas"), card=CARD_NAME[code])
         dealt = self.live.get(code)
         if dealt is not None:
-            raise IllegalEvent(n, "card", N_("{card} is already on the table (dealt at event {at})"),
+            raise IllegalEvent(n, "card", gettext_noop("{card} is already on the table (dealt at event {at})"),
                                card=CARD_NAME[code], at=dealt)
         if self.live_count >= len(self.deck):
-            raise IllegalEvent(n, "stock", N_("the stock is empty: shuffle the bust hands' cards back first"))
+            raise IllegalEvent(n, "stock", gettext_noop("the stock is empty: shuffle the bust hands' cards back first"))
         return code
 
     def _check_identity(self, hand, position, code, n):
@@ -840,17 +840,17 @@ class HandState:
         start, end = self.instances[hand.slots[position]][1:]
         for other, other_start, other_end in self.instances:
             if other == code and other_start < (end or 1 << 30) and start < (other_end or 1 << 30):
-                raise IllegalEvent(n, "card", N_("{card} is already on the table (dealt at event {at})"),
+                raise IllegalEvent(n, "card", gettext_noop("{card} is already on the table (dealt at event {at})"),
                                    card=CARD_NAME[code], at=other_start)
         if hand.kind in (NORMAL, LOCA):
             total = 0
             for i, c in enumerate(hand.cards):
                 total += CARD_POINTS[code if i == position else c]
                 if total >= NATURAL and i < len(hand.cards) - 1:
-                    raise IllegalEvent(n, "identify", N_("with {card} the hand had {points} before its card {next}: check the card"),
+                    raise IllegalEvent(n, "identify", gettext_noop("with {card} the hand had {points} before its card {next}: check the card"),
                                        card=CARD_NAME[code], points=format_points(total), next=i + 2)
             if hand.status == STOOD and total > NATURAL:
-                raise IllegalEvent(n, "identify", N_("with {card} the hand is bust, yet it stood: check the card or void the hand"),
+                raise IllegalEvent(n, "identify", gettext_noop("with {card} the hand is bust, yet it stood: check the card or void the hand"),
                                    card=CARD_NAME[code])
 
     # ------------------------------------------------------------------ mutations

@@ -9,7 +9,7 @@ profile or option, or a value of the wrong type, raises ``InvalidRules``.
 from dataclasses import dataclass, field, fields
 from decimal import Decimal, InvalidOperation
 
-from tables.engine.errors import N_, InvalidRules, show
+from tables.engine.errors import InvalidRules, gettext_noop, show
 
 EXCHANGE_FOURS = ("off", "optional", "mandatory")
 DECK_NAMES = ("spanish-40", "spanish-36")
@@ -63,15 +63,15 @@ class Profile:
             rules = {"profile": rules}
         if type(rules) is not dict:
             raise InvalidRules(
-                "rules", N_("rules must be a profile name or an object with a profile, not {value}"),
+                "rules", gettext_noop("rules must be a profile name or an object with a profile, not {value}"),
                 value=show(rules))
         if "profile" not in rules:
-            raise InvalidRules("rules", N_("rules must name a profile ({names})"),
+            raise InvalidRules("rules", gettext_noop("rules must name a profile ({names})"),
                                names=", ".join(PROFILES))
         name = rules["profile"]
         base = PROFILES.get(name) if type(name) is str else None
         if base is None:
-            raise InvalidRules("profile", N_("unknown rule profile {name}; the profiles are {names}"),
+            raise InvalidRules("profile", gettext_noop("unknown rule profile {name}; the profiles are {names}"),
                                name=show(name), names=", ".join(PROFILES))
         values = {}
         overrides = {}
@@ -80,7 +80,7 @@ class Profile:
                 continue
             check = _OPTION_CHECKS.get(option)
             if check is None:
-                raise InvalidRules("option", N_("unknown rule option {option}"), option=show(option))
+                raise InvalidRules("option", gettext_noop("unknown rule option {option}"), option=show(option))
             values[option] = check(option, raw)
             overrides[option] = raw
         return base.replace(name=name, overrides=overrides, **values)
@@ -112,14 +112,14 @@ _FIELD_NAMES = tuple(f.name for f in fields(Profile))
 
 def _bool(option, raw):
     if type(raw) is not bool:
-        raise InvalidRules("option", N_("rule option {option} must be true or false, not {value}"),
+        raise InvalidRules("option", gettext_noop("rule option {option} must be true or false, not {value}"),
                            option=option, value=show(raw))
     return raw
 
 
 def _multiplier(option, raw):
     if type(raw) is not int or raw < 1:
-        raise InvalidRules("option", N_("rule option {option} must be a whole number of at least 1, not {value}"),
+        raise InvalidRules("option", gettext_noop("rule option {option} must be a whole number of at least 1, not {value}"),
                            option=option, value=show(raw))
     return raw
 
@@ -127,7 +127,7 @@ def _multiplier(option, raw):
 def _choice(choices):
     def check(option, raw):
         if type(raw) is not str or raw not in choices:
-            raise InvalidRules("option", N_("rule option {option} must be one of {choices}, not {value}"),
+            raise InvalidRules("option", gettext_noop("rule option {option} must be one of {choices}, not {value}"),
                                option=option, choices=", ".join(choices), value=show(raw))
         return raw
     return check
@@ -138,7 +138,7 @@ def _max_hands(option, raw):
         return raw
     if type(raw) is int and raw >= 1:
         return raw
-    raise InvalidRules("option", N_('rule option max_hands must be a whole number of at least 1, null or "by_players", not {value}'),
+    raise InvalidRules("option", gettext_noop('rule option max_hands must be a whole number of at least 1, null or "by_players", not {value}'),
                        value=show(raw))
 
 
@@ -157,7 +157,7 @@ def _points_limit(option, raw):
         if value is not None and value.is_finite() and (value * 2) == (value * 2).to_integral_value():
             half = int(value * 2)
     if half is None or not 1 <= half <= 15:
-        raise InvalidRules("option", N_("rule option {option} must be points from 0.5 to 7.5 or null, not {value}"),
+        raise InvalidRules("option", gettext_noop("rule option {option} must be points from 0.5 to 7.5 or null, not {value}"),
                            option=option, value=show(raw))
     return half
 
@@ -172,7 +172,7 @@ def _rate(option, raw):
         except InvalidOperation:
             value = None
     if value is None or not value.is_finite() or not Decimal(0) <= value < Decimal(1):
-        raise InvalidRules("option", N_('rule option {option} must be a decimal string from "0" to below "1", not {value}'),
+        raise InvalidRules("option", gettext_noop('rule option {option} must be a decimal string from "0" to below "1", not {value}'),
                            option=option, value=show(raw))
     return value
 

@@ -7,7 +7,7 @@ record that ends before the hand is over).
 
 from datetime import datetime
 
-from tables.engine.errors import N_, IllegalEvent, InvalidRules, show
+from tables.engine.errors import IllegalEvent, InvalidRules, gettext_noop, show
 from tables.engine.hand import HandState, parse_amount, valid_player_id
 from tables.engine.profiles import Profile
 
@@ -52,15 +52,15 @@ def read_header(record, allow_unknown=False):
         IllegalEvent: event 0, naming the field at fault.
     """
     if type(record) is not dict:
-        raise IllegalEvent(0, "record", N_("a hand record is a JSON object"))
+        raise IllegalEvent(0, "record", gettext_noop("a hand record is a JSON object"))
     if not _KEYS.issuperset(record):
         key = next(k for k in record if k not in _KEYS)
-        raise IllegalEvent(0, "record", N_("unknown field {key} in the hand record"), key=show(key))
+        raise IllegalEvent(0, "record", gettext_noop("unknown field {key} in the hand record"), key=show(key))
     if not record.keys() >= _REQUIRED:
         key = next(k for k in REQUIRED_KEYS if k not in record)
-        raise IllegalEvent(0, "record", N_("the hand record has no {key}"), key=key)
+        raise IllegalEvent(0, "record", gettext_noop("the hand record has no {key}"), key=key)
     if record["format"] != FORMAT:
-        raise IllegalEvent(0, "format", N_('format must be "{format}", not {value}'),
+        raise IllegalEvent(0, "format", gettext_noop('format must be "{format}", not {value}'),
                            format=FORMAT, value=show(record["format"]))
     try:
         profile = profile_for(record["rules"])
@@ -70,21 +70,21 @@ def read_header(record, allow_unknown=False):
     for key in ("min_bet", "max_bet"):
         cents = parse_amount(record[key])
         if cents is None:
-            raise IllegalEvent(0, key, N_('{key} must be an amount like "5.00", not {value}'),
+            raise IllegalEvent(0, key, gettext_noop('{key} must be an amount like "5.00", not {value}'),
                                key=key, value=show(record[key]))
         limits.append(cents)
     if type(record["events"]) is not list:
-        raise IllegalEvent(0, "events", N_("events must be a list"))
+        raise IllegalEvent(0, "events", gettext_noop("events must be a list"))
     if "table" in record and (type(record["table"]) is not str or not record["table"].strip()):
-        raise IllegalEvent(0, "table", N_("table must be the table's name"))
+        raise IllegalEvent(0, "table", gettext_noop("table must be the table's name"))
     number = record.get("number", 1)
     if type(number) is not int or number < 1:
-        raise IllegalEvent(0, "number", N_("number must be a whole number from 1, not {value}"), value=show(number))
+        raise IllegalEvent(0, "number", gettext_noop("number must be a whole number from 1, not {value}"), value=show(number))
     if "started_at" in record:
         _check_started_at(record["started_at"])
     bank = record["bank"]
     if not valid_player_id(bank):
-        raise IllegalEvent(0, "bank", N_("bank must be a player id (1–64 letters, digits, _ - .), not {value}"),
+        raise IllegalEvent(0, "bank", gettext_noop("bank must be a player id (1–64 letters, digits, _ - .), not {value}"),
                            value=show(bank))
     return HandState(profile, limits[0], limits[1], bank, record["seats"], allow_unknown=allow_unknown)
 
@@ -97,7 +97,7 @@ def _check_started_at(value):
             moment = None
         if moment is not None and moment.tzinfo is not None:
             return
-    raise IllegalEvent(0, "started_at", N_("started_at must be an ISO 8601 time with its offset, not {value}"),
+    raise IllegalEvent(0, "started_at", gettext_noop("started_at must be an ISO 8601 time with its offset, not {value}"),
                        value=show(value))
 
 
@@ -115,7 +115,7 @@ def play_record(record):
     for event in record["events"]:
         apply(event)
     if not state.complete:
-        raise IllegalEvent(0, "unfinished", N_("the record ends before the hand is over: {waiting} has not finished"),
+        raise IllegalEvent(0, "unfinished", gettext_noop("the record ends before the hand is over: {waiting} has not finished"),
                            waiting=_waiting(state))
     return state
 
