@@ -1,4 +1,37 @@
-"""The REST API's routes, its OpenAPI schema and documentation."""
+"""The REST API's routes (under ``/api/``), its OpenAPI schema and documentation."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import SimpleRouter
+
+from api.views import docs, ledger, records, tables
+from api.views.auth import TokenView
 
 app_name = "api"
-urlpatterns = []
+
+router = SimpleRouter()
+router.register("tables", tables.TableViewSet, basename="table")
+router.register("shifts", tables.ShiftViewSet, basename="shift")
+router.register("hands", tables.HandViewSet, basename="hand")
+router.register("players", ledger.PlayerViewSet, basename="player")
+router.register("accounts", ledger.AccountViewSet, basename="account")
+router.register("tenures", ledger.TenureViewSet, basename="tenure")
+router.register("slips", ledger.SlipViewSet, basename="slip")
+router.register("cashier", ledger.CashierViewSet, basename="cashier")
+
+urlpatterns = [
+    path("auth/token/", TokenView.as_view(), name="token"),
+    path("tables/<int:pk>/hands/", tables.TableHandsView.as_view(), name="table-hands"),
+    path("hands/<int:pk>/events/", tables.HandEntriesView.as_view(), name="hand-events"),
+    path("tables/<int:pk>/hands.jsonl", tables.TableHandsExport.as_view(), name="table-hands-export"),
+    path("hand-records/", records.HandRecordImport.as_view(), name="hand-record-import"),
+    path("settle/", records.SettleDryRun.as_view(), name="settle"),
+    path("", include(router.urls)),
+    path("schema/", SpectacularAPIView.as_view(urlconf=None, custom_settings={
+        "COMPONENT_SPLIT_REQUEST": True,
+        "SCHEMA_PATH_PREFIX": "/api/",
+    }), name="schema"),
+    path("docs/", docs.reference, name="docs"),
+    path("docs/swagger/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="swagger"),
+    path("docs/redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+]

@@ -1,0 +1,114 @@
+"""django-filter filter sets of the API's lists (query parameters; an invalid value is
+answered 400 naming the parameter)."""
+
+import json
+
+import django_filters as filters
+from django.db import connection
+from django.db.models import Q
+
+from ledger.models import Account, BankTenure, CashierSlip
+from tables.models import Hand, HandEvent, Player, Shift, Table
+
+
+class TableFilter(filters.FilterSet):
+    """Tables by name (part of it)."""
+
+    name = filters.CharFilter(lookup_expr="icontains")
+
+    class Meta:
+        model = Table
+        fields = ["name", "bank_cover"]
+
+
+class ShiftFilter(filters.FilterSet):
+    """Shifts by table, dealer (username), open or closed, and when they opened."""
+
+    dealer = filters.CharFilter(field_name="dealer__username")
+    open = filters.BooleanFilter(field_name="closed_at", lookup_expr="isnull")
+    opened_after = filters.IsoDateTimeFilter(field_name="opened_at", lookup_expr="gte")
+    opened_before = filters.IsoDateTimeFilter(field_name="opened_at", lookup_expr="lt")
+
+    class Meta:
+        model = Shift
+        fields = ["table", "dealer", "open", "opened_after", "opened_before"]
+
+
+class HandFilter(filters.FilterSet):
+    """Hands by table, shift, status, number, bank holder, import, and when they opened or
+    settled."""
+
+    bank = filters.CharFilter(field_name="bank__code")
+    opened_after = filters.IsoDateTimeFilter(field_name="opened_at", lookup_expr="gte")
+    opened_before = filters.IsoDateTimeFilter(field_name="opened_at", lookup_expr="lt")
+    settled_after = filters.IsoDateTimeFilter(field_name="settled_at", lookup_expr="gte")
+    settled_before = filters.IsoDateTimeFilter(field_name="settled_at", lookup_expr="lt")
+    player = filters.CharFilter(method="filter_player", help_text="a player seated or holding the bank")
+
+    class Meta:
+        model = Hand
+        fields = ["table", "shift", "status", "number", "imported", "bank", "opened_after", "opened_before",
+                  "settled_after", "settled_before", "player"]
+
+    def filter_player(self, queryset, name, value):
+        """Hands where ``value`` sat or held the bank."""
+        if connection.vendor == "postgresql":
+            seated = Q(seats__contains=[value])
+        else:  # SQLite (the quick start) has no JSON containment
+            seated = Q(seats__icontains=json.dumps(value))
+        return queryset.filter(seated | Q(bank__code=value))
+
+
+class HandEntryFilter(filters.FilterSet):
+    """A hand's entries by kind (event, undo, void)."""
+
+    class Meta:
+        model = HandEvent
+        fields = ["kind"]
+
+
+class PlayerFilter(filters.FilterSet):
+    """Players by id (exact) or by a part of their id or name (``q``)."""
+
+    q = filters.CharFilter(method="filter_q", help_text="part of the player's id or name")
+
+    class Meta:
+        model = Player
+        fields = ["code", "q"]
+
+    def filter_q(self, queryset, name, value):
+        """Players whose id or name contains ``value``."""
+        return queryset.filter(Q(code__icontains=value) | Q(name__icontains=value))
+
+
+class AccountFilter(filters.FilterSet):
+    """Accounts by kind, player id, tenure, open or closed."""
+
+    player = filters.CharFilter(field_name="player__code")
+
+    class Meta:
+        model = Account
+        fields = ["kind", "player", "tenure", "is_open"]
+
+
+class TenureFilter(filters.FilterSet):
+    """Bank tenures by table, holder's id, open or closed, how they began."""
+
+    holder = filters.CharFilter(field_name="holder__code")
+    open = filters.BooleanFilter(field_name="closed_at", lookup_expr="isnull")
+
+    class Meta:
+        model = BankTenure
+        fields = ["table", "holder", "open", "began"]
+
+
+class SlipFilter(filters.FilterSet):
+    """Cashier slips by kind, player's id, and when they were issued."""
+
+    player = filters.CharFilter(field_name="player__code")
+    issued_after = filters.IsoDateTimeFilter(field_name="issued_at", lookup_expr="gte")
+    issued_before = filters.IsoDateTimeFilter(field_name="issued_at", lookup_expr="lt")
+
+    class Meta:
+        model = CashierSlip
+        fields = ["kind", "player", "issued_after", "issued_before"]

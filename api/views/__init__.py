@@ -1,0 +1,1 @@
+"""The API's views: tables, shifts and hands; hand records; the ledger; reports; docs."""

@@ -1,0 +1,179 @@
+"""The ledger: players and their chips, accounts, statements with running balances, bank
+tenures and their syndicates, cashier slips; buy-ins and cash-outs (cashier).
+
+Reads: players by any role (the console seats them); accounts, statements, tenures and
+slips by the cashier, the auditor and the admin. Writes: the cashier, through
+``ledger.services``.
+"""
+
+import hashlib
+from decimal import Decimal
+
+from django.db.models import Value
+from django.db.models.functions import Coalesce
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+
+from api.filters import AccountFilter, PlayerFilter, SlipFilter, TenureFilter
+from api.idempotency import idempotent
+from api.permissions import IsAdmin, IsAuditor, IsCashier, IsStaff
+from api.serializers import (
+    AccountSerializer,
+    CashierInputSerializer,
+    PlayerSerializer,
+    SlipSerializer,
+    StatementSerializer,
+    TenureSerializer,
+    TenureStatementSerializer,
+)
+from api.views.base import ApiViewMixin, validated
+from ledger import services
+from ledger.models import Account, BankTenure, CashierSlip
+from ledger.selectors import account_statement, player_statement, tenure_statement
+from tables.models import Player
+
+LEDGER_READERS = IsCashier | IsAuditor | IsAdmin
+PAGE_PARAMETER = OpenApiParameter("page", int, description="the statement's page, from 1 (newest entries first)")
+ZERO = Decimal("0.00")
+
+
+def statement_data(statement, request):
+    """A ``Statement`` page with ``next``/``previous`` links (no total count)."""
+    url = request.build_absolute_uri()
+    number = statement.page.number
+    statement.next = replace_query_param(url, "page", number + 1) if statement.page.has_next else None
+    if number <= 1:
+        statement.previous = None
+    elif number == 2:
+        statement.previous = remove_query_param(url, "page")
+    else:
+        statement.previous = replace_query_param(url, "page", number - 1)
+    return StatementSerializer(statement).data
+
+
+def ledger_key(request):
+    """The ledger's own idempotency key for a cashier POST: its user and
+    ``Idempotency-Key``, hashed to fit (a second posting is refused by the ledger too)."""
+    digest = hashlib.sha256(f"{request.user.pk}:{request.headers['Idempotency-Key']}".encode()).hexdigest()
+    return f"api:{digest}"
+
+
+def page_of(request):
+    """The ``?page=`` of a statement (a bad value reads page 1, as the pages do)."""
+    return request.query_params.get("page", 1)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List the players with their chips", tags=["ledger"]),
+    retrieve=extend_schema(summary="A player and his chips", tags=["ledger"]),
+)
+class PlayerViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
+    """Patrons by their id (``code``), with their chips."""
+
+    queryset = Player.objects.annotate(balance=Coalesce("account__balance", Value(ZERO))).order_by("code")
+    serializer_class = PlayerSerializer
+    filterset_class = PlayerFilter
+    lookup_field = "code"
+    lookup_value_regex = r"[\w.\-]{1,64}"
+    permission = IsStaff
+    action_permissions = {"statement": LEDGER_READERS}
+
+    @extend_schema(summary="A player's chips statement, newest first, with running balance", tags=["ledger"],
+                   parameters=[PAGE_PARAMETER], responses={200: StatementSerializer}, filters=False)
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_class=None)
+    def statement(self, request, code=None):
+        """A page of the player's chips statement (50 lines)."""
+        return Response(statement_data(player_statement(player=self.get_object(), page=page_of(request)), request))
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List the ledger's accounts", tags=["ledger"]),
+    retrieve=extend_schema(summary="An account and its balance", tags=["ledger"]),
+)
+class AccountViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
+    """Every account: players' chips, bank tenures, the house, the cage."""
+
+    queryset = Account.objects.select_related("player").order_by("id")
+    serializer_class = AccountSerializer
+    filterset_class = AccountFilter
+    lookup_value_regex = r"\d+"
+    permission = LEDGER_READERS
+
+    @extend_schema(summary="An account's statement, newest first, with running balance", tags=["ledger"],
+                   parameters=[PAGE_PARAMETER], responses={200: StatementSerializer}, filters=False)
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_class=None)
+    def statement(self, request, pk=None):
+        """A page of the account's statement (50 lines)."""
+        return Response(statement_data(account_statement(account=self.get_object(), page=page_of(request)),
+                                       request))
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List the bank tenures", tags=["ledger"]),
+    retrieve=extend_schema(summary="A bank tenure", tags=["ledger"]),
+)
+class TenureViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
+    """Bank tenures: who held the bank at which table, with what capital."""
+
+    queryset = BankTenure.objects.select_related("table", "holder", "seller", "account").order_by("-opened_at", "-id")
+    serializer_class = TenureSerializer
+    filterset_class = TenureFilter
+    lookup_value_regex = r"\d+"
+    permission = LEDGER_READERS
+
+    @extend_schema(summary="A tenure's statement: syndicate shares, distribution, entries", tags=["ledger"],
+                   parameters=[PAGE_PARAMETER], responses={200: TenureStatementSerializer}, filters=False)
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_class=None)
+    def statement(self, request, pk=None):
+        """The tenure's balance, its syndicate's capital and distribution, a page of entries."""
+        view = tenure_statement(tenure=self.get_object(), page=page_of(request))
+        data = TenureStatementSerializer(view).data
+        data["statement"] = statement_data(view.statement, request)
+        return Response(data)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List the cashier slips, newest first", tags=["cashier"]),
+    retrieve=extend_schema(summary="A cashier slip by its number", tags=["cashier"]),
+)
+class SlipViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
+    """Numbered cashier slips (buy-ins and cash-outs)."""
+
+    queryset = CashierSlip.objects.select_related("player", "issued_by").order_by("-number")
+    serializer_class = SlipSerializer
+    filterset_class = SlipFilter
+    lookup_field = "number"
+    lookup_value_regex = r"\d+"
+    permission = LEDGER_READERS
+
+
+class CashierViewSet(ApiViewMixin, viewsets.GenericViewSet):
+    """The cage: a buy-in (cash in, chips out) and a cash-out (chips in, cash out)."""
+
+    permission = IsCashier
+    serializer_class = CashierInputSerializer
+
+    def _slip(self, request, service):
+        data = validated(CashierInputSerializer, request)
+        slip = service(player=data["player"], amount=data["amount"], posted_by=request.user,
+                       idempotency_key=ledger_key(request))
+        return Response(SlipSerializer(slip).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(summary="Buy-in: chips for cash (cashier)", tags=["cashier"], request=CashierInputSerializer,
+                   responses={201: SlipSerializer})
+    @action(detail=False, methods=["post"], url_path="buy-in", refusal_field="amount")
+    @idempotent
+    def buy_in(self, request):
+        """Post a buy-in and issue its numbered slip."""
+        return self._slip(request, services.cashier_buy_in)
+
+    @extend_schema(summary="Cash-out: cash for chips (cashier)", tags=["cashier"], request=CashierInputSerializer,
+                   responses={201: SlipSerializer})
+    @action(detail=False, methods=["post"], url_path="cash-out", refusal_field="amount")
+    @idempotent
+    def cash_out(self, request):
+        """Post a cash-out (refused above the player's chips) and issue its slip."""
+        return self._slip(request, services.cashier_cash_out)
