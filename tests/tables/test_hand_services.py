@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 from django.db import DatabaseError, connection, transaction
+from django.utils import translation
 
 from ledger.errors import CoverExceeded
 from ledger.models import BankTenure, Transaction
@@ -19,6 +20,14 @@ from tables.models import Hand, HandEvent
 from tables.selectors import hand_record
 from tests.conftest import ROOT
 from tests.hands import event
+
+@pytest.fixture(autouse=True)
+def english():
+    """These tests read the services' messages in English; the table's Spanish is tested
+    on its own (test_engine_messages_are_translated_for_the_table)."""
+    with translation.override("en"):
+        yield
+
 
 P01 = ["luis deal 5O", "marta deal 3C", "bank deal 2E", "luis bet 10", "luis card 2B", "luis stand",
        "marta bet 20", "marta card 1O", "marta stand", "bank card 4E", "bank stand"]
@@ -49,13 +58,11 @@ def test_an_illegal_entry_says_which_rule_and_writes_nothing(mesa):
 
 
 def test_engine_messages_are_translated_for_the_table(mesa):
-    from django.utils import translation
-
     hand = mesa.play(mesa.open("luis", "marta"), "luis deal 5O", "marta deal 3C", "bank deal 2E")
     with translation.override("es"), pytest.raises(RuleBroken) as caught:
         services.hand_record_event(hand=hand, event=event("luis bet 500"), entered_by=mesa.dealer)
     assert caught.value.rule == "max_bet"
-    assert "500.00" in str(caught.value)
+    assert str(caught.value) == "la apuesta de una jugada no puede pasar de 100.00; 500.00 más harían 500.00"
 
 
 def test_an_entry_on_a_stale_screen_is_refused(mesa):
