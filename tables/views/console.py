@@ -1,3 +1,462 @@
-"""Pages of the tables: console."""
+"""The dealer's console: one page per table where the dealer of the open shift enters each
+hand as it is played, and the tables he (or a pit supervisor, or an auditor) may open.
 
-urlpatterns = []
+Thin views: a form shapes the entry into an engine event, ``tables.services`` checks and
+records it (and settles the hand when it is finished); the page is redrawn from the
+hand's replayed state, offering only the actions legal now (``HandState.legal()``).
+Post/Redirect/Get: a recorded entry redirects to the console; a refused one redraws it
+with the rule broken and nothing saved. [issue 4 "The table console"]
+
+Access: the dealer of the table's open shift enters; pit supervisors and auditors read;
+anyone else gets 403; anonymous users are sent to log in.
+"""
+
+import uuid
+from decimal import Decimal
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
+from ledger.errors import LedgerError
+from tables import services
+from tables.engine.cards import CARD_NAME, CARD_RANK, CARD_SUIT, DECKS, SUITS
+from tables.engine.console import effective_events
+from tables.engine.hand import BANK_ID, DEAL, LOCA_ID, PLAY, format_cents
+from tables.errors import HandNotOpen, StaleHand, TableError
+from tables.forms.console import EntryForm, OpenHandForm, UndoForm
+from tables.models import Hand, Shift, Table
+
+TABLES_PER_PAGE = 25
+#: How many of the hand's latest events the console lists.
+LOG_LENGTH = 8
+
+SUIT_NAMES = {"O": gettext_lazy("oros"), "C": gettext_lazy("copas"), "E": gettext_lazy("espadas"),
+              "B": gettext_lazy("bastos")}
+STATUS_NAMES = {"playing": gettext_lazy("playing"), "stood": gettext_lazy("stood"),
+                "bust": gettext_lazy("bust")}
+KIND_NAMES = {"fusilado": gettext_lazy("fusilado"), "muerto-seven": gettext_lazy("muerto: the 7"),
+              "muerto-card": gettext_lazy("muerto: 7 + card")}
+RESULT_NAMES = {"win": gettext_lazy("win"), "natural": gettext_lazy("7½"), "lose": gettext_lazy("lose"),
+                "bust": gettext_lazy("bust")}
+
+
+# ---------------------------------------------------------------------------------------
+# Who may do what
+
+def _shift_of(table):
+    """The table's open shift (with its dealer), or None."""
+    return Shift.objects.select_related("dealer").filter(table=table, closed_at__isnull=True).first()
+
+
+def _may_enter(user, shift):
+    """Only the dealer of the table's open shift enters events."""
+    return shift is not None and shift.dealer_id == user.pk and has_role(user, DEALER)
+
+
+def _check_reader(user, shift):
+    """Raise PermissionDenied unless the user enters at this table or reads every table."""
+    if not _may_enter(user, shift) and not has_role(user, PIT_SUPERVISOR, AUDITOR):
+        raise PermissionDenied
+
+
+def _check_dealer(user, shift):
+    if not _may_enter(user, shift):
+        raise PermissionDenied
+
+
+# ---------------------------------------------------------------------------------------
+# The tables a user may open
+
+@role_required(DEALER, PIT_SUPERVISOR, AUDITOR)
+def console_tables(request):
+    """The tables the user may open: a dealer's, those of his open shifts; a pit
+    supervisor's or an auditor's, every table (25 a page, ``?page=``), each with its open
+    shift's dealer and its open hand."""
+    reads_all = has_role(request.user, PIT_SUPERVISOR, AUDITOR)
+    tables = Table.objects.order_by("name")
+    if not reads_all:
+        tables = tables.filter(shifts__dealer=request.user, shifts__closed_at__isnull=True)
+    page = Paginator(tables, TABLES_PER_PAGE).get_page(request.GET.get("page"))
+    ids = [table.pk for table in page]
+    shifts = {s.table_id: s for s in Shift.objects.select_related("dealer")
+              .filter(table_id__in=ids, closed_at__isnull=True)}
+    open_hands = dict(Hand.objects.filter(table_id__in=ids, status=Hand.Status.OPEN)
+                      .values_list("table_id", "number"))
+    rows = [{"table": table, "shift": shifts.get(table.pk), "open_hand": open_hands.get(table.pk),
+             "enters": _may_enter(request.user, shifts.get(table.pk))} for table in page]
+    return render(request, "tables/console/tables.html", {"page": page, "rows": rows, "reads_all": reads_all})
+
+
+# ---------------------------------------------------------------------------------------
+# The console
+
+@role_required(DEALER, PIT_SUPERVISOR, AUDITOR)
+def console(request, table_id):
+    """The table's console: the hand at a glance and, for the dealer of the open shift,
+    the entries legal now; once the hand is settled, its settlement and the next hand's
+    form."""
+    table = get_object_or_404(Table, pk=table_id)
+    shift = _shift_of(table)
+    _check_reader(request.user, shift)
+    return _render_console(request, table, shift)
+
+
+@role_required(DEALER)
+def console_entry(request, table_id):
+    """POST one entry of the open hand (``EntryForm``); redirects to the console once it
+    is recorded. A refused entry redraws the console with the reason (nothing saved); an
+    entry from a stale screen redraws it fresh, asking to check and enter again."""
+    if request.method != "POST":
+        return redirect("tables:console", table_id=table_id)
+    table = get_object_or_404(Table, pk=table_id)
+    shift = _shift_of(table)
+    _check_dealer(request.user, shift)
+    hand = _open_hand(table)
+    if hand is None:
+        messages.warning(request, _("There is no open hand at this table."))
+        return redirect("tables:console", table_id=table.pk)
+    form = EntryForm(request.POST)
+    if not form.is_valid():
+        return _render_console(request, table, shift, hand=hand, refused=form, status=200)
+    try:
+        services.hand_record_event(hand=hand, event=form.event, entered_by=request.user,
+                                   expected_version=form.cleaned_data["version"],
+                                   form_token=form.cleaned_data["token"])
+    except StaleHand as error:
+        return _render_console(request, table, shift, stale=str(error), status=409)
+    except HandNotOpen as error:
+        messages.error(request, str(error))
+        return redirect("tables:console", table_id=table.pk)
+    except (TableError, LedgerError) as error:
+        field = error.field if error.field in form.fields else None
+        form.add_error(field, error)
+        return _render_console(request, table, shift, hand=hand, refused=form, status=200)
+    return redirect("tables:console", table_id=table.pk)
+
+
+@role_required(DEALER)
+def console_undo(request, table_id):
+    """Undo the latest event of the open hand: GET asks to confirm and why; POST undoes
+    it (the undo is recorded as an entry of its own, nothing is deleted)."""
+    table = get_object_or_404(Table, pk=table_id)
+    shift = _shift_of(table)
+    _check_dealer(request.user, shift)
+    hand = _open_hand(table)
+    if hand is None:
+        messages.warning(request, _("There is no open hand at this table."))
+        return redirect("tables:console", table_id=table.pk)
+    events = effective_events(services.hand_entries(hand))
+    if request.method == "POST":
+        form = UndoForm(request.POST)
+        if form.is_valid():
+            try:
+                services.hand_undo(hand=hand, reason=form.cleaned_data["reason"], entered_by=request.user,
+                                   expected_version=form.cleaned_data["version"],
+                                   form_token=form.cleaned_data["token"])
+            except StaleHand as error:
+                messages.error(request, str(error))
+                return redirect("tables:console", table_id=table.pk)
+            except TableError as error:
+                form.add_error("reason" if error.field == "reason" else None, error)
+            else:
+                messages.success(request, _("Event undone: %(event)s") % {
+                    "event": describe_event(events[-1]) if events else ""})
+                return redirect("tables:console", table_id=table.pk)
+    else:
+        form = UndoForm(initial={"version": hand.version})
+    last = describe_event(events[-1]) if events else None
+    return render(request, "tables/console/undo.html", {
+        "table": table, "hand": hand, "form": form, "last": last, "number": len(events)})
+
+
+@role_required(DEALER)
+def console_open(request, table_id):
+    """POST the next hand's seats; opens it with the bank's pending holder. Errors of
+    ``hand_open`` show on the seats field."""
+    if request.method != "POST":
+        return redirect("tables:console", table_id=table_id)
+    table = get_object_or_404(Table, pk=table_id)
+    shift = _shift_of(table)
+    _check_dealer(request.user, shift)
+    form = OpenHandForm(request.POST)
+    if form.is_valid():
+        if table.last_hand_number != form.cleaned_data["after"]:
+            # This form was sent already (a double click, a refresh) or another screen
+            # opened a hand first: nothing to do but show it.
+            return redirect("tables:console", table_id=table.pk)
+        try:
+            hand = services.hand_open(table=table, seats=form.cleaned_data["seats"], opened_by=request.user,
+                                      shift=shift)
+        except HandNotOpen:
+            return redirect("tables:console", table_id=table.pk)
+        except (TableError, LedgerError) as error:
+            form.add_error("seats", error)
+        else:
+            messages.success(request, _("Hand #%(number)s is open; %(bank)s holds the bank.") % {
+                "number": hand.number, "bank": hand.bank.code})
+            return redirect("tables:console", table_id=table.pk)
+    return _render_console(request, table, shift, open_form=form, status=200)
+
+
+urlpatterns = [
+    path("console/", console_tables, name="console_tables"),
+    path("console/<int:table_id>/", console, name="console"),
+    path("console/<int:table_id>/entry/", console_entry, name="console_entry"),
+    path("console/<int:table_id>/undo/", console_undo, name="console_undo"),
+    path("console/<int:table_id>/open/", console_open, name="console_open"),
+]
+
+
+# ---------------------------------------------------------------------------------------
+# Drawing the console
+
+def _open_hand(table):
+    return Hand.objects.select_related("bank").filter(table=table, status=Hand.Status.OPEN).first()
+
+
+def _render_console(request, table, shift, *, hand=None, refused=None, stale=None, open_form=None,
+                    status=200):
+    """Render the console of ``table``.
+
+    Args:
+        hand: the hand to show if already read (else the table's latest hand).
+        refused: a bound EntryForm whose entry was refused (its errors are shown and what
+            was typed kept); stale: the message of a stale entry (the page is drawn fresh).
+        open_form: a bound OpenHandForm with errors.
+    """
+    if hand is None or stale:
+        hand = Hand.objects.select_related("bank").filter(table=table).order_by("-number").first()
+    enters = _may_enter(request.user, shift)
+    context = {"table": table, "shift": shift, "hand": hand, "enters": enters, "stale": stale,
+               "tokens": _Tokens(), "refused": refused, "typed": _typed(refused)}
+    if refused is not None:
+        context["refusals"] = _refusals(refused)
+    if hand is not None:
+        entries = services.hand_entries(hand)
+        state = services.hand_state(hand, entries)
+        events = effective_events(entries)
+        context.update(_table_view(state), log=_log(events), events_in_force=len(events),
+                       undos=sum(1 for kind, _event in entries if kind == "undo"))
+        if hand.status == Hand.Status.OPEN:
+            legal = state.legal()
+            context["legal"] = legal
+            context["panel"] = _panel(state, legal)
+            context["picker"] = _picker(state)
+        elif hand.status == Hand.Status.SETTLED:
+            context["settlement"] = _settlement_view(hand.settlement)
+    if hand is None or hand.status != Hand.Status.OPEN:
+        holder = services.pending_bank_holder(table)
+        context["next_bank"] = holder
+        if open_form is None:
+            seats = [] if hand is None else [code for code in hand.seats if holder is None or code != holder.code]
+            open_form = OpenHandForm(initial={"seats": " ".join(seats), "after": table.last_hand_number})
+        context["open_form"] = open_form
+    return render(request, "tables/console/console.html", context, status=status)
+
+
+class _Tokens:
+    """A fresh one-time token each time the template asks (one per entry form)."""
+
+    @property
+    def new(self):
+        return uuid.uuid4().hex
+
+
+def _typed(form):
+    """What the dealer typed in a refused form, to show it again; {} if none."""
+    if form is None:
+        return {}
+    typed = {name: form.data.get(name, "") for name in ("action", "seat", "card", "amount", "player", "hand")}
+    action = typed["action"]
+    if action.startswith("deal"):
+        group = "deal"
+    elif action == "bet":
+        group = ("loca" if typed["seat"] == LOCA_ID else "side") if typed["player"] else "bet"
+    elif action == "identify":
+        group = f"identify-{typed['seat']}-{typed['hand']}"
+    else:
+        group = "card"
+    typed["group"] = group
+    return typed
+
+
+def _refusals(form):
+    """The refused form's errors as text, each naming its field."""
+    lines = []
+    for name, errors in form.errors.items():
+        label = form.fields[name].label if name in form.fields else None
+        for error in errors:
+            lines.append(f"{label}: {error}" if label and name != "__all__" else error)
+    return lines
+
+
+def _points(text, unknown=0):
+    """Points as the table says them: "5.5" -> "5½"; "+ ?" when a card is not named."""
+    whole, _dot, half = text.partition(".")
+    shown = (whole if whole != "0" else "") + "½" if half else whole
+    return f"{shown} + ?" if unknown else shown
+
+
+def _card_view(name, down):
+    if name is None:
+        return {"name": None, "down": down}
+    return {"name": name, "rank": name[:-1], "suit": name[-1], "down": down}
+
+
+def _hand_view(hand, current):
+    return {"number": hand["number"], "kind": KIND_NAMES.get(hand["kind"], ""), "status": hand["status"],
+            "status_name": STATUS_NAMES.get(hand["status"], hand["status"]),
+            "cards": [_card_view(c["card"], c["down"]) for c in hand["cards"]],
+            "points": _points(hand["points"], hand["unknown"]), "stake": Decimal(hand["stake"]),
+            "current": current}
+
+
+def _table_view(state):
+    """The table at a glance, in order of play: seats, la loca, the bank."""
+    table = state.describe()
+    actor = table["actor"]
+    current = state.current_hand()
+    now = (current.owner, current.number) if current is not None else None
+    rows = []
+    for seat in table["seats"]:
+        player = seat["player"]
+        rows.append({"who": player, "label": player, "turn": player == actor,
+                     "hands": [_hand_view(h, now == (player, h["number"])) for h in seat["hands"]],
+                     "side_bets": [(p, Decimal(a)) for p, a in seat["side_bets"].items()],
+                     "exchanges": seat["exchanges"]})
+    if table["loca"] is not None:
+        loca = table["loca"]
+        rows.append({"who": LOCA_ID, "label": _("la loca"), "turn": actor == LOCA_ID, "loca": True,
+                     "hands": [_hand_view(loca, now == (LOCA_ID, 1))],
+                     "side_bets": [(p, Decimal(a)) for p, a in loca["bets"].items()]})
+    bank = table["bank"]
+    rows.append({"who": BANK_ID, "label": _("bank · %(player)s") % {"player": bank["player"]},
+                 "turn": actor == BANK_ID, "bank": True, "hands": [_hand_view(bank, now == (BANK_ID, 1))]})
+    return {"rows": rows, "actor": actor, "phase": table["phase"], "stock": table["stock"]}
+
+
+def _money(cents):
+    return Decimal(format_cents(cents))
+
+
+def _panel(state, legal):
+    """The entries the dealer may make now, from ``legal`` (amounts as Decimal euros)."""
+    panel = {"phase": legal.phase, "actor": legal.actor, "hand": legal.hand}
+    if legal.phase == DEAL:
+        face_up = state.profile.face_up
+        panel["deal"] = [{"who": who, "label": _who(who), "unknown": who == BANK_ID or not face_up}
+                         for who in legal.to_deal]
+        return panel
+    if legal.phase != PLAY:
+        panel["identify"] = [_owed(o, n) for o, n in legal.identities_owed]
+        return panel
+    hand = state.current_hand()
+    panel["actor_label"] = _who(legal.actor)
+    panel["bet"] = (_money(legal.bet[0]), _money(legal.bet[1])) if legal.bet else None
+    panel["fixed"] = state.profile.fixed_stake
+    panel["reveal_named"] = legal.reveal and hand.cards[hand.down] is not None
+    panel["muerto"] = (_money(legal.muerto[0]), _money(legal.muerto[1])) if legal.muerto else None
+    panel["unknown_ok"] = not state.profile.face_up
+    panel["card_form"] = legal.draw or legal.reveal or legal.exchange or legal.fusilar or bool(legal.muerto)
+    panel["side_bets"] = [(who, _who(who)) for who in legal.side_bet_seats]
+    panel["loca_raises"] = [(p, _money(room)) for p, room in sorted(legal.loca_raises.items()) if room]
+    seats_done = legal.actor in (LOCA_ID, BANK_ID)
+    owed = [(owner, number) for owner, number in legal.identities_owed
+            if (owner, number) != (hand.owner, hand.number) or legal.complete]
+    panel["identify"] = [_owed(o, n) for o, n in owed] if seats_done else []
+    return panel
+
+
+def _owed(owner, number):
+    return {"owner": owner, "number": number, "label": _who(owner), "key": f"identify-{owner}-{number}"}
+
+
+def _who(who):
+    if who == BANK_ID:
+        return _("the bank")
+    if who == LOCA_ID:
+        return _("la loca")
+    return who
+
+
+def _picker(state):
+    """The table's deck for tapping a card: a row per suit; cards on the table disabled."""
+    deck = DECKS[state.profile.deck]
+    live = state.live
+    return [{"suit": suit, "name": SUIT_NAMES[suit],
+             "cards": [{"name": CARD_NAME[code], "rank": CARD_RANK[code], "out": code in live}
+                       for code in sorted(c for c in deck if CARD_SUIT[c] == suit)]}
+            for suit in SUITS]
+
+
+def _settlement_view(settlement):
+    """A settled hand's settlement (``Settlement.as_dict()``) with Decimal euros."""
+    return {"bets": [{**bet, "stake": Decimal(bet["stake"]), "net": Decimal(bet["net"]),
+                      "points": _points(bet["points"]), "result_name": RESULT_NAMES.get(bet["result"], bet["result"])}
+                     for bet in settlement["bets"]],
+            "players": [(p, Decimal(net)) for p, net in settlement["players"].items()],
+            "bank": {**settlement["bank"], "net": Decimal(settlement["bank"]["net"]),
+                     "points": _points(settlement["bank"]["points"])},
+            "commission": Decimal(settlement["commission"]), "next_bank": settlement["next_bank"]}
+
+
+def _log(events):
+    """The hand's latest events in force, newest first, numbered from 1."""
+    start = max(0, len(events) - LOG_LENGTH)
+    return [(i + 1, describe_event(events[i])) for i in range(len(events) - 1, start - 1, -1)]
+
+
+def describe_event(event):
+    """One event of a hand as the table says it, in the user's language.
+
+    Args:
+        event: an event dict (``hand-record.md``; a card may be None: not yet named).
+    Returns:
+        str.
+    """
+    do = event.get("do")
+    seat = _who(event.get("seat", ""))
+    card = event.get("card")
+    card = card if card is not None else "?"
+    amount = event.get("amount")
+    values = {"seat": seat, "card": card, "player": event.get("player"),
+              "amount": number_format(Decimal(amount), 2) if amount is not None else "",
+              "hand": event.get("hand")}
+    if do == "deal":
+        return _("%(seat)s: initial card %(card)s") % values
+    if do == "bet":
+        if event.get("player"):
+            return _("%(player)s bets %(amount)s € on %(seat)s") % values
+        return _("%(seat)s bets %(amount)s €") % values
+    if do == "card":
+        if event.get("down"):
+            return _("%(seat)s: card %(card)s, face down") % values
+        return _("%(seat)s: card %(card)s") % values
+    if do == "reveal":
+        if event.get("card"):
+            return _("%(seat)s turns up %(card)s") % values
+        return _("%(seat)s turns up the face-down card") % values
+    if do == "stand":
+        return _("%(seat)s stands") % values
+    if do == "split":
+        return _("%(seat)s splits") % values
+    if do == "exchange":
+        return _("%(seat)s exchanges the 4 for %(card)s") % values
+    if do == "fusilar":
+        return _("%(seat)s fusila: %(card)s under the 7") % values
+    if do == "muerto":
+        return _("%(seat)s plays muerto for %(amount)s €: %(card)s under the 7") % values
+    if do == "shuffle":
+        return _("the bust hands' cards are shuffled back into the stock")
+    if do == "identify":
+        return _("%(seat)s, hand %(hand)s: the face-down card was %(card)s") % values
+    return str(event)
+
+
