@@ -1,6 +1,20 @@
+from importlib import import_module
+from importlib.util import find_spec
+
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+#: Modules that register the tables' pages in the navigation, if present: the console's
+#: and the pit's (``casino.navigation.register``).
+NAVIGATION_MODULES = ("tables.navigation", "tables.pit_navigation")
 
 
 class TablesConfig(AppConfig):
     name = "tables"
-    verbose_name = "Tables"
+    verbose_name = _("Tables")
+
+    def ready(self):
+        """Register the tables' pages in the navigation (each module once)."""
+        for module in NAVIGATION_MODULES:
+            if find_spec(module) is not None:
+                import_module(module)

@@ -1,0 +1,160 @@
+"""The pit supervisor's forms: shifts, the bank between hands, voids.
+
+They check the shape of what was typed and name the field at fault; the services in
+``tables.services`` do the writing and check again under the table's row lock.
+Amounts are ``Decimal`` euros with two places (a Spanish ``150,50`` is accepted).
+"""
+
+import re
+from decimal import Decimal
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
+
+from casino.roles import DEALER
+from ledger.forms import PlayerCodeField
+from ledger.shares import HUNDRED
+from tables.models import Player, Shift, Table
+
+#: One syndicate member: a player id, then his percentage (``ana 60``, ``luis: 33,33 %``).
+_MEMBER = re.compile(r"\s*(?P<code>[\w.\-]+)(?:\s*[:=]\s*|\s+)(?P<percent>\d+(?:[.,]\d+)?)\s*%?\s*[,;]?",
+                     re.ASCII)
+
+
+def dealers():
+    """Active users holding the dealer role, by username."""
+    return (get_user_model().objects.filter(is_active=True, groups__name=DEALER)
+            .order_by("username").distinct())
+
+
+class DealerChoiceField(forms.ModelChoiceField):
+    """A dealer, shown by username (and full name when known)."""
+
+    def label_from_instance(self, obj):
+        full = obj.get_full_name()
+        return f"{obj.get_username()} · {full}" if full else obj.get_username()
+
+
+class ShiftOpenForm(forms.Form):
+    """Open a dealer's shift: a table without an open shift, a user with the dealer role."""
+
+    table = forms.ModelChoiceField(label=_("Table"), queryset=Table.objects.none(),
+                                   empty_label=_("— choose a table —"))
+    dealer = DealerChoiceField(label=_("Dealer"), queryset=get_user_model().objects.none(),
+                               empty_label=_("— choose a dealer —"))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        on_shift = Shift.objects.filter(closed_at__isnull=True).values("table_id")
+        self.fields["table"].queryset = Table.objects.exclude(pk__in=on_shift).order_by("name")
+        self.fields["table"].error_messages["invalid_choice"] = _(
+            "That table does not exist or already has an open shift: close it first.")
+        self.fields["dealer"].queryset = dealers()
+        self.fields["dealer"].error_messages["invalid_choice"] = _(
+            "That user is not an active dealer: an administrator gives him the dealer role.")
+
+
+class SharesField(forms.CharField):
+    """A bank's syndicate: one member per line (or separated by ``;`` or ``,``), each a
+    player id and a percentage: ``ana 60`` / ``luis 40``. Empty: the holder alone.
+
+    Cleans to ``[(Player, Decimal percent)]`` (percentages above 0, at most two decimals,
+    summing to 100) or None.
+    """
+
+    widget = forms.Textarea(attrs={"rows": 3, "cols": 30, "placeholder": "ana 60\nluis 40"})
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("label", _("Syndicate shares (optional)"))
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("help_text", _("One member per line: player id and percent, e.g. “ana 60”. "
+                                         "Empty: the holder puts in all the capital."))
+        kwargs.setdefault("max_length", 2000)
+        super().__init__(**kwargs)
+
+    def clean(self, value):
+        text = super().clean(value)
+        if not text.strip():
+            return None
+        members, position = [], 0
+        while position < len(text):
+            match = _MEMBER.match(text, position)
+            if match is None or match.end() == position:
+                rest = text[position:].strip()
+                if not rest:
+                    break
+                raise forms.ValidationError(
+                    _("Write each member as a player id and a percent, e.g. “ana 60”; cannot read “%(text)s”."),
+                    code="syntax", params={"text": rest[:40]})
+            members.append((match["code"], Decimal(match["percent"].replace(",", "."))))
+            position = match.end()
+        codes = [code for code, _percent in members]
+        if len(set(codes)) != len(codes):
+            raise forms.ValidationError(_("A player appears twice in the syndicate."), code="duplicate")
+        found = {p.code: p for p in Player.objects.filter(code__in=codes)}
+        missing = [code for code in codes if code not in found]
+        if missing:
+            raise forms.ValidationError(_("No player has the id %(codes)s."), code="unknown_player",
+                                        params={"codes": ", ".join(missing)})
+        for code, percent in members:
+            if percent <= 0 or percent != percent.quantize(Decimal("0.01")):
+                raise forms.ValidationError(
+                    _("%(code)s's share must be above 0 with at most two decimals, not %(percent)s."),
+                    code="percent", params={"code": code, "percent": percent})
+        total = sum((percent for _code, percent in members), Decimal(0))
+        if total != HUNDRED:
+            raise forms.ValidationError(_("The shares sum to %(total)s %%, not 100 %%."), code="total",
+                                        params={"total": total})
+        return [(found[code], percent) for code, percent in members]
+
+
+def _money(label):
+    return forms.DecimalField(label=label, max_digits=12, decimal_places=2, min_value=Decimal("0.01"),
+                              localize=True)
+
+
+class BankDrawForm(forms.Form):
+    """The bank drawn for at the start of a session: holder, capital, optional syndicate."""
+
+    holder = PlayerCodeField(label=_("Bank holder (player id)"))
+    capital = _money(_("Capital (€)"))
+    shares = SharesField()
+
+    #: The services' ``field`` names mapped to this form's fields.
+    service_fields = {"holder": "holder", "capital": "capital", "shares": "shares"}
+
+
+class BankSellForm(forms.Form):
+    """The bank sold between hands: the buyer pays the price and puts in his capital."""
+
+    buyer = PlayerCodeField(label=_("Buyer (player id)"))
+    price = _money(_("Price (€)"))
+    capital = _money(_("Capital (€)"))
+    shares = SharesField()
+
+    service_fields = {"holder": "buyer", "seller": "buyer", "price": "price", "capital": "capital",
+                      "shares": "shares"}
+
+
+class BankTransferForm(forms.Form):
+    """The bank handed over between hands without a price."""
+
+    holder = PlayerCodeField(label=_("New holder (player id)"))
+    capital = _money(_("Capital (€)"))
+    shares = SharesField()
+
+    service_fields = {"holder": "holder", "capital": "capital", "shares": "shares"}
+
+
+class HandVoidForm(forms.Form):
+    """Why a hand is voided: kept with the void entry and the ledger's reversal."""
+
+    reason = forms.CharField(label=_("Reason"), max_length=500, strip=True,
+                             widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+                             error_messages={"required": _("Say why the hand is voided.")})
+
+
+def shares_text(shares):
+    """``[(Player, Decimal)]`` written back as the form reads it (``ana 60\\nluis 40``)."""
+    return "\n".join(f"{player.code} {percent}" for player, percent in shares or ())
