@@ -1,0 +1,183 @@
+"""``manage.py import_hands``: hand records from real files recorded and settled at their
+tables, in order; the first refused record stops the import, naming its file, line and
+event, and nothing of it is written (PostgreSQL)."""
+
+import json
+from decimal import Decimal
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import translation
+
+from ledger.models import BankTenure, Transaction
+from ledger.selectors import player_balance
+from tables.models import Hand, HandEvent, Player, Table
+from tests.factories import UserFactory
+from tests.hands import record
+
+P01 = ["luis deal 5O", "marta deal 3C", "bank deal 2E", "luis bet 10", "luis card 2B", "luis stand",
+       "marta bet 20", "marta card 1O", "marta stand", "bank card 4E", "bank stand"]
+#: luis makes 7½ with the bank on 5: he takes the bank for the next hand.
+NATURAL = ["luis deal 7O", "marta deal 2C", "bank deal 5E", "luis bet 10", "luis card 11B", "marta bet 10",
+           "marta card 4C", "marta stand", "bank stand"]
+
+
+def hand(*lines, seats=("luis", "marta"), **fields):
+    return record(*lines, seats=seats, **{"table": "Mesa 1", **fields})
+
+
+def write(path, *records):
+    """A .json file of one record, or .jsonl lines of several."""
+    if path.suffix == ".jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    else:
+        (only,) = records
+        path.write_text(json.dumps(only, indent=2))
+    return str(path)
+
+
+def run(*args):
+    """``import_hands`` in English; returns its standard output."""
+    from io import StringIO
+
+    out = StringIO()
+    with translation.override("en"):
+        call_command("import_hands", *args, stdout=out)
+    return out.getvalue()
+
+
+def refused(*args):
+    """``import_hands`` expected to stop: ``(message, stdout)``."""
+    from io import StringIO
+
+    out = StringIO()
+    with translation.override("en"), pytest.raises(CommandError) as caught:
+        call_command("import_hands", *args, stdout=out)
+    assert caught.value.returncode == 1
+    return str(caught.value), out.getvalue()
+
+
+def test_record_files_are_recorded_and_settled_in_order(mesa, tmp_path):
+    first = write(tmp_path / "b-first.json", hand(*P01, number=1))
+    second = write(tmp_path / "a-second.json", hand(*P01, number=2))
+    out = run(first, second)  # the order given, not the names' order
+    assert "2 hand(s) imported" in out and "Mesa 1: 2" in out
+    hands = list(Hand.objects.filter(table=mesa.table).order_by("number"))
+    assert [(h.number, h.status, h.imported) for h in hands] == [(1, "settled", True), (2, "settled", True)]
+    assert hands[0].events.count() == len(P01) and hands[0].shift == mesa.table.shifts.get()
+    assert player_balance(player=mesa.players["luis"]) == Decimal("520.00")
+    assert player_balance(player=mesa.players["marta"]) == Decimal("460.00")
+    assert Transaction.objects.filter(kind="hand").count() == 2
+
+
+def test_json_lines_and_directories_are_read_in_order(mesa, tmp_path):
+    folder = tmp_path / "noche"
+    folder.mkdir()
+    write(folder / "1.jsonl", hand(*P01), hand(*NATURAL))
+    ana_sits = [line.replace("luis", "ana") for line in P01]
+    write(folder / "2.json", hand(*ana_sits, seats=["ana", "marta"], bank="luis", number=3))  # luis's bank now
+    out = run(str(folder))
+    assert "3 hand(s) imported" in out
+    third = Hand.objects.get(table=mesa.table, number=3)
+    assert third.bank.code == "luis" and third.tenure.began == BankTenure.Began.NATURAL
+
+
+def test_the_first_invalid_record_stops_the_import_with_its_file_line_and_event(mesa, tmp_path):
+    bad = hand(*P01[:2], "nuevo deal 6O", *P01[2:6], "marta bet 500", *P01[7:], "nuevo bet 5", "nuevo stand",
+               seats=["luis", "marta", "nuevo"])
+    path = write(tmp_path / "noche.jsonl", hand(*P01), bad, hand(*P01))
+    message, out = refused(path)
+    assert f"{path}, line 2, event 8:" in message and "100.00" in message  # the limit broken
+    assert "1 hand(s) imported" in out and "Mesa 1: 1" in out
+    assert list(Hand.objects.values_list("number", flat=True)) == [1]
+    assert HandEvent.objects.count() == len(P01) and Transaction.objects.filter(kind="hand").count() == 1
+    assert not Player.objects.filter(code="nuevo").exists()  # nothing of the refused record
+    assert Table.objects.get(pk=mesa.table.pk).last_hand_number == 1
+
+
+def test_a_record_whose_rules_differ_from_its_table_is_refused(mesa, tmp_path):
+    other = hand("luis deal 5O", "marta deal 3C", "bank deal 2E", "luis bet 10", "luis card 2B", "luis stand",
+                 "marta bet 10", "marta card 1O", "marta stand", "bank card 4E", "bank stand",
+                 rules="tradicional", min_bet="10", max_bet="10")
+    message, _out = refused(write(tmp_path / "h.json", other))
+    assert "h.json, event 0:" in message and "rules" in message and "Mesa 1" in message
+    assert not Hand.objects.exists()
+
+
+def test_a_record_whose_limits_differ_from_its_table_is_refused(mesa, tmp_path):
+    message, _out = refused(write(tmp_path / "h.json", hand(*P01, max_bet="200")))
+    assert "event 0" in message and "limits" in message and "200.00" in message
+    assert not Hand.objects.exists()
+
+
+def test_a_record_whose_bank_is_not_the_tables_holder_is_refused(mesa, tmp_path):
+    message, _out = refused(write(tmp_path / "h.json", hand(*P01, bank="pepe")))
+    assert "event 0" in message and "ana" in message and "pepe" in message
+    assert not Hand.objects.exists()
+    # After a 7½ the holder is who made it.
+    message, _out = refused(write(tmp_path / "n.jsonl", hand(*NATURAL), hand(*P01)))
+    assert "line 2" in message and "luis" in message
+    assert Hand.objects.count() == 1
+
+
+def test_a_missing_table_is_refused_without_create_tables(mesa, tmp_path):
+    message, _out = refused(write(tmp_path / "h.json", hand(*P01, table="Mesa 9")))
+    assert "Mesa 9" in message and "--create-tables" in message
+    assert not Table.objects.filter(name="Mesa 9").exists()
+
+
+def test_create_tables_creates_the_table_from_the_record_with_a_holder_without_chips(db, tmp_path):
+    # "banca" has never bought chips: his bank opens with no capital.
+    records = [record(*P01, seats=["luis", "marta"], bank="banca", table="Mesa 9", rules="americana",
+                      min_bet="5", max_bet="50"),
+               record(*P01, seats=["luis", "marta"], bank="banca", table="Mesa 9", rules="americana",
+                      min_bet="5", max_bet="50")]
+    out = run("--create-tables", write(tmp_path / "h.jsonl", *records))
+    assert "Mesa 9: 2" in out
+    table = Table.objects.get(name="Mesa 9")
+    assert (table.rules, table.min_bet, table.max_bet) == ("americana", Decimal("5.00"), Decimal("50.00"))
+    assert list(table.hands.values_list("status", flat=True)) == ["settled", "settled"]
+    tenure = BankTenure.objects.get(table=table)
+    assert tenure.holder.code == "banca" and tenure.capital == Decimal("0.00")
+    assert player_balance(player=Player.objects.get(code="luis")) == Decimal("20.00")
+
+
+def test_entries_are_attributed_to_the_user_named(mesa, tmp_path, staff):
+    importer = UserFactory(username="importador", roles=["pit_supervisor"])
+    run("--user", "importador", write(tmp_path / "h.json", hand(*P01)))
+    assert set(HandEvent.objects.values_list("entered_by__username", flat=True)) == {"importador"}
+    assert Transaction.objects.get(kind="hand").posted_by == importer
+
+
+def test_by_default_the_system_enters_them(mesa, tmp_path):
+    run(write(tmp_path / "h.json", hand(*P01)))
+    assert set(HandEvent.objects.values_list("entered_by", flat=True)) == {None}
+    assert Transaction.objects.get(kind="hand").source.startswith("system")
+
+
+def test_an_unknown_user_stops_before_anything(mesa, tmp_path):
+    with translation.override("en"), pytest.raises(CommandError) as caught:
+        call_command("import_hands", "--user", "nadie", write(tmp_path / "h.json", hand(*P01)))
+    assert "nadie" in str(caught.value)
+    assert not Hand.objects.exists()
+
+
+def test_an_unreadable_file_stops_the_import(mesa, tmp_path):
+    broken = tmp_path / "roto.json"
+    broken.write_text('{"format": "siete-y-media/hand-1", ')
+    message, out = refused(write(tmp_path / "a.json", hand(*P01)), str(broken))
+    assert f"{broken}, event 0:" in message and "JSON" in message
+    assert "1 hand(s) imported" in out
+
+
+def test_a_hand_exported_from_the_history_imports_at_a_fresh_table(mesa, tmp_path, client, staff):
+    from django.urls import reverse
+
+    played = mesa.play(mesa.open("luis", "marta"), *P01)
+    client.force_login(staff["auditor"])
+    exported = json.loads(client.get(reverse("tables:hand_record", args=[mesa.table.pk, played.number])).content)
+    exported["table"] = "Mesa 10"
+    out = run("--create-tables", write(tmp_path / "export.json", exported))
+    assert "Mesa 10: 1" in out
+    copy = Hand.objects.get(table__name="Mesa 10")
+    assert copy.settlement == played.settlement
