@@ -1,0 +1,67 @@
+"""``manage.py demo``: the quick start's data, complete and idempotent, on PostgreSQL here
+and on SQLite (the quick start's database) in a subprocess."""
+
+import os
+import subprocess
+import sys
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from casino.roles import roles_of
+from ledger.models import BankTenure, CashierSlip, Transaction
+from ledger.selectors import ledger_faults, player_balance
+from tables.integrity import chain_faults, number_gaps
+from tables.management.commands.demo import DEMO_PLAYERS, DEMO_STAFF, HANDS_PER_TABLE
+from tables.models import Hand, HandEvent, Player, Shift, Table
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.django_db
+
+
+def counts():
+    return {model.__name__: model.objects.count()
+            for model in (get_user_model(), Player, Table, Shift, Hand, HandEvent, BankTenure, Transaction, CashierSlip)}
+
+
+def test_demo_creates_staff_players_banks_hands_and_a_shift_and_is_idempotent(client):
+    call_command("demo", stdout=open(os.devnull, "w"))
+    first = counts()
+    call_command("demo", stdout=open(os.devnull, "w"))
+    assert counts() == first
+
+    User = get_user_model()
+    for username, password, roles, _superuser in DEMO_STAFF:
+        user = User.objects.get(username=username)
+        assert user.check_password(password) and set(roles) <= roles_of(user)
+    assert client.login(username="pit", password="demo-pit")
+
+    assert first["Player"] == len(DEMO_PLAYERS) and first["CashierSlip"] == len(DEMO_PLAYERS)
+    for table in Table.objects.all():
+        assert set(table.hands.values_list("status", flat=True)) == {"settled"}
+        assert table.hands.count() == HANDS_PER_TABLE and number_gaps(table) == []
+        assert chain_faults(table) == []
+        assert BankTenure.objects.filter(table=table, closed_at__isnull=True).count() == 1
+    assert Transaction.objects.filter(kind="hand").count() == 3 * HANDS_PER_TABLE
+    assert ledger_faults() == []
+
+    (shift,) = Shift.objects.filter(closed_at__isnull=True)
+    assert (shift.table.name, shift.dealer.username) == ("Mesa 1", "dealer")
+    assert player_balance(player=Player.objects.get(code="luis")) != Decimal("2000.00")  # he played
+
+
+def test_demo_runs_twice_on_sqlite(tmp_path):
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings.local",
+           "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}"}
+
+    def manage(*args):
+        done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    manage("migrate", "--noinput", "-v", "0")
+    assert f"{3 * HANDS_PER_TABLE} hands played now" in manage("demo")
+    assert "0 hands played now" in manage("demo")
