@@ -1,0 +1,135 @@
+"""The auditors' reports: each stored once per subject, and the requests that compute them.
+
+A ``Report`` is unique per subject (its ``key``: ``shift:<shift id>`` or
+``banks:<table id>:<from>:<to>``): running a report again updates the same row, in one
+database transaction, never adds a second one. Its ``result`` is the JSON of
+``reports.computations`` (amounts as strings of euros with two decimals).
+
+A ``ReportRequest`` is the outbox of the Celery queue: it is written in the transaction
+that asks for the report and sent to the broker once that commits. If the broker is down
+the row stays ``pending`` with no ``dispatched_at``, and ``dispatch_reports`` (a beat
+task and a command) sends it later. [issue 5 "Running them"]
+"""
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from tables.models import Shift, Table
+
+
+class ReportKind(models.TextChoices):
+    """The two reports of issue 5."""
+
+    SHIFT = "shift", _("shift report")
+    BANKS = "banks", _("bank-rotation report")
+
+
+def report_key(*, kind, table_id, shift_id=None, date_from=None, date_to=None) -> str:
+    """The subject's unique key: ``shift:12`` or ``banks:3:2026-11-01:2026-11-30``.
+
+    Raises:
+        ValueError: a shift report without its shift, a bank report without its dates.
+    """
+    if kind == ReportKind.SHIFT:
+        if shift_id is None:
+            raise ValueError("a shift report needs its shift")
+        return f"shift:{shift_id}"
+    if kind == ReportKind.BANKS:
+        if date_from is None or date_to is None:
+            raise ValueError("a bank-rotation report needs its period")
+        return f"banks:{table_id}:{date_from.isoformat()}:{date_to.isoformat()}"
+    raise ValueError(f"unknown report kind {kind!r}")
+
+
+class Report(models.Model):
+    """One stored report of a shift or of a table's banks over a period.
+
+    ``result`` is the computation's JSON; ``exceptions`` how many audit and
+    reconciliation exceptions it holds (for the list); ``runs`` how many times it was
+    computed (the row is updated in place on every run).
+    """
+
+    kind = models.CharField(_("kind"), max_length=8, choices=ReportKind.choices)
+    key = models.CharField(_("key"), max_length=80, unique=True)
+    table = models.ForeignKey(Table, models.PROTECT, related_name="reports", verbose_name=_("table"))
+    shift = models.ForeignKey(Shift, models.PROTECT, null=True, blank=True, related_name="reports",
+                              verbose_name=_("shift"))
+    date_from = models.DateField(_("from"), null=True, blank=True)
+    date_to = models.DateField(_("to"), null=True, blank=True)
+    result = models.JSONField(_("result"))
+    exceptions = models.PositiveIntegerField(_("exceptions"), default=0)
+    runs = models.PositiveIntegerField(_("runs"), default=1)
+    computed_at = models.DateTimeField(_("computed at"), default=timezone.now)
+    seconds = models.DecimalField(_("seconds to compute"), max_digits=9, decimal_places=3, default=0)
+
+    class Meta:
+        ordering = ["-computed_at", "-id"]
+        verbose_name = _("report")
+        verbose_name_plural = _("reports")
+        constraints = [
+            models.CheckConstraint(condition=(Q(kind="shift", shift__isnull=False)
+                                              | Q(kind="banks", date_from__isnull=False, date_to__isnull=False)),
+                                   name="reports_report_subject"),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} · {self.key}"
+
+
+class ReportRequest(models.Model):
+    """A request to compute a report: the outbox row the Celery task works from.
+
+    ``status`` goes pending → running → done (or failed); ``progress`` is 0–100 and
+    ``stage`` names what the task is doing. ``dispatched_at`` is when it was last sent to
+    the broker (None: not sent yet, e.g. Redis was down). At most one pending or running
+    request per report key (a second ask returns the first).
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        FAILED = "failed", _("failed")
+
+    kind = models.CharField(_("kind"), max_length=8, choices=ReportKind.choices)
+    key = models.CharField(_("key"), max_length=80)
+    table = models.ForeignKey(Table, models.PROTECT, related_name="report_requests", verbose_name=_("table"))
+    shift = models.ForeignKey(Shift, models.PROTECT, null=True, blank=True, related_name="report_requests",
+                              verbose_name=_("shift"))
+    date_from = models.DateField(_("from"), null=True, blank=True)
+    date_to = models.DateField(_("to"), null=True, blank=True)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                                     related_name="report_requests", verbose_name=_("requested by"))
+    status = models.CharField(_("status"), max_length=8, choices=Status.choices, default=Status.PENDING)
+    progress = models.PositiveSmallIntegerField(_("progress"), default=0, validators=[MaxValueValidator(100)])
+    stage = models.CharField(_("stage"), max_length=32, blank=True)
+    error = models.TextField(_("error"), blank=True)
+    report = models.ForeignKey(Report, models.SET_NULL, null=True, blank=True, related_name="requests",
+                               verbose_name=_("report"))
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    created_at = models.DateTimeField(_("requested at"), default=timezone.now)
+    dispatched_at = models.DateTimeField(_("sent to the queue at"), null=True, blank=True)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("report request")
+        verbose_name_plural = _("report requests")
+        constraints = [
+            models.UniqueConstraint(fields=["key"], condition=Q(status__in=["pending", "running"]),
+                                    name="reports_one_active_request_per_key"),
+            models.CheckConstraint(condition=Q(progress__lte=100), name="reports_progress_at_most_100"),
+        ]
+        indexes = [models.Index(fields=["status", "dispatched_at"], name="reports_request_outbox")]
+
+    def __str__(self):
+        return f"#{self.pk} {self.key} · {self.status}"
+
+    @property
+    def is_active(self):
+        return self.status in (self.Status.PENDING, self.Status.RUNNING)
