@@ -18,6 +18,7 @@ from casino.roles import DEALER, has_role
 from ledger.models import Account, BankTenure, CashierSlip, Transaction
 from tables.engine.record import FORMAT
 from tables.models import Hand, HandEvent, Player, Shift, Table
+from tables.services import pending_bank_holder
 
 # ---------------------------------------------------------------------------------------
 # OpenAPI descriptions of the game's JSON (hand-record.md)
@@ -120,19 +121,32 @@ class TableSerializer(serializers.ModelSerializer):
     rules = RulesField(read_only=True)
     open_shift = serializers.SerializerMethodField(help_text="the open shift's id, or null")
     open_hand = serializers.SerializerMethodField(help_text="the open hand's id, or null")
+    bank_holder = serializers.SerializerMethodField(
+        help_text="the player id the next hand's bank goes to (after a 7½ takeover, the new holder), or null")
 
     class Meta:
         model = Table
         fields = ["id", "name", "rules", "min_bet", "max_bet", "bank_cover", "bank_capital", "last_hand_number",
-                  "open_shift", "open_hand", "created_at"]
+                  "bank_holder", "open_shift", "open_hand", "created_at"]
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_bank_holder(self, table):
+        holder = pending_bank_holder(table)
+        return None if holder is None else holder.code
 
     @extend_schema_field(OpenApiTypes.INT)
     def get_open_shift(self, table):
-        return next((s.pk for s in table.shifts.all() if s.closed_at is None), None)
+        shifts = getattr(table, "open_shifts", None)  # prefetched by the view
+        if shifts is None:
+            shifts = table.shifts.filter(closed_at__isnull=True)
+        return next((s.pk for s in shifts), None)
 
     @extend_schema_field(OpenApiTypes.INT)
     def get_open_hand(self, table):
-        return next((h.pk for h in table.hands.all() if h.status == Hand.Status.OPEN), None)
+        hands = getattr(table, "open_hands", None)  # prefetched by the view
+        if hands is None:
+            hands = table.hands.filter(status=Hand.Status.OPEN)
+        return next((h.pk for h in hands), None)
 
 
 class ShiftSerializer(serializers.ModelSerializer):

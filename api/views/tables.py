@@ -101,8 +101,9 @@ class TableViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
     dealer opens the next hand at the table of his open shift."""
 
     queryset = Table.objects.prefetch_related(
-        Prefetch("shifts", queryset=Shift.objects.filter(closed_at__isnull=True)),
-        Prefetch("hands", queryset=Hand.objects.filter(status=Hand.Status.OPEN))).order_by("name")
+        Prefetch("shifts", queryset=Shift.objects.filter(closed_at__isnull=True), to_attr="open_shifts"),
+        Prefetch("hands", queryset=Hand.objects.filter(status=Hand.Status.OPEN), to_attr="open_hands"),
+    ).order_by("name")
     serializer_class = TableSerializer
     filterset_class = TableFilter
     lookup_value_regex = r"\d+"
@@ -328,8 +329,9 @@ class MomentField(serializers.Field):
     def to_internal_value(self, data):
         text = str(data).strip()
         try:
-            moment = parse_datetime(text)
-            day = None if moment is not None else parse_date(text)
+            # A bare date first: parse_datetime would read "2024-05-31" as its midnight.
+            day = parse_date(text)
+            moment = None if day is not None else parse_datetime(text)
         except ValueError:
             self.fail("invalid")
         if moment is None and day is None:
