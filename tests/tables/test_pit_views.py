@@ -153,6 +153,7 @@ def test_the_bank_is_sold_with_its_price(pit, mesa):
     url = reverse("tables:bank_sell", args=[mesa.table.pk])
     data = {"buyer": "pepe", "price": "50", "capital": "200"}
     confirm = pit.post(url, data)
+    assert "pepe" in page(confirm) and "50,00 €" in page(confirm) and "200,00 €" in page(confirm)
     assert [(s.player.code, amount) for s, amount in confirm.context["handback"]] == [("ana", Decimal("160.00"))]
     assert [(m.player.code, m.capital, m.price, m.after) for m in confirm.context["members"]] == [
         ("pepe", Decimal("200.00"), Decimal("50.00"), Decimal("250.00"))]
