@@ -1,6 +1,35 @@
+"""Reports for the auditors of the bank's takings: shift and bank-rotation reports,
+computed by Celery tasks, stored, reconciled against the ledger."""
+import logging
+
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+logger = logging.getLogger(__name__)
+
+
+def queue_shift_report(sender, shift_id, **kwargs):
+    """``tables.services.shift_closed`` receiver (sent on commit): ask for the shift's
+    report, as the system. The request is the outbox row; its task is sent on commit."""
+    from reports.models import ReportKind
+    from reports.services import report_request
+    from tables.models import Shift
+
+    try:
+        shift = Shift.objects.select_related("table").get(pk=shift_id)
+        report_request(kind=ReportKind.SHIFT, table=shift.table, shift=shift, requested_by=None)
+    except Exception:  # the shift is closed all the same; the outbox sweep asks again
+        logger.exception("the report of shift #%s could not be asked for", shift_id)
 
 
 class ReportsConfig(AppConfig):
     name = "reports"
-    verbose_name = "Reports"
+    verbose_name = _("Reports")
+
+    def ready(self):
+        from casino.navigation import register
+        from casino.roles import AUDITOR
+        from tables.services import shift_closed
+
+        shift_closed.connect(queue_shift_report, dispatch_uid="reports.queue_shift_report")
+        register("reports:index", _("Reports"), AUDITOR)

@@ -1,0 +1,46 @@
+"""The reports' Celery tasks: thin, by id, safe to run twice. [issue 5 "Running them"]
+
+Each task re-reads the database and calls a service. ``run_report`` is acknowledged
+late (``CELERY_TASK_ACKS_LATE``): a worker killed in the middle leaves the message to be
+given again, and nothing half-written (the report is stored in one transaction).
+"""
+
+from datetime import date
+
+from celery import shared_task
+from django.db import OperationalError
+
+from reports import services
+
+
+@shared_task(name="reports.run_report", acks_late=True, reject_on_worker_lost=True,
+             autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300, max_retries=6)
+def run_report(request_id: int) -> str:
+    """Compute and store the report of ``ReportRequest`` ``request_id``.
+
+    Returns:
+        the request's status afterwards (``done`` or ``failed``).
+    """
+    return services.report_run(request_id=request_id).status
+
+
+@shared_task(name="reports.dispatch_pending")
+def dispatch_pending() -> int:
+    """The outbox's sweep (every minute by beat): send the requests the broker missed.
+
+    Returns:
+        how many were sent.
+    """
+    return services.report_dispatch_pending()
+
+
+@shared_task(name="reports.nightly_bank_reports")
+def nightly_bank_reports(day: str | None = None) -> int:
+    """Ask for yesterday's bank-rotation report of every table that played (beat, nightly).
+
+    Args:
+        day: ``YYYY-MM-DD`` to report another day than yesterday.
+    Returns:
+        how many reports were asked for.
+    """
+    return len(services.report_request_nightly_banks(day=date.fromisoformat(day) if day else None))
