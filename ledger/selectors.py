@@ -11,7 +11,7 @@ from django.db import connection
 from django.db.models import Case, F, Sum, When
 
 from ledger.models import Account, BankTenure, CashierSlip, Entry, Transaction
-from ledger.money import cents, euros
+from ledger.money import CENT, cents, euros
 from ledger.shares import split_by_shares
 
 ZERO = Decimal("0.00")
@@ -212,7 +212,7 @@ def ledger_faults() -> list[str]:
                 .values_list("account_id", "total"))
     total = ZERO
     for account in all_balances():
-        expected = sums.get(account.id) or ZERO
+        expected = Decimal(sums.get(account.id) or ZERO).quantize(CENT)  # SQLite sums as floats
         total += account.balance
         if account.balance != expected:
             faults.append(f"account #{account.id} ({account.label}): balance column {account.balance} "
@@ -225,19 +225,21 @@ def ledger_faults() -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute("""
             SELECT t.id, count(e.id),
-                   coalesce(sum(e.amount) FILTER (WHERE e.side = 'D'), 0),
-                   coalesce(sum(e.amount) FILTER (WHERE e.side = 'C'), 0)
+                   coalesce(sum(round(e.amount * 100)) FILTER (WHERE e.side = 'D'), 0),
+                   coalesce(sum(round(e.amount * 100)) FILTER (WHERE e.side = 'C'), 0)
               FROM ledger_transaction t LEFT JOIN ledger_entry e ON e.transaction_id = t.id
              GROUP BY t.id
             HAVING count(e.id) < 2
-                OR coalesce(sum(e.amount) FILTER (WHERE e.side = 'D'), 0)
-                   <> coalesce(sum(e.amount) FILTER (WHERE e.side = 'C'), 0)
+                OR coalesce(sum(round(e.amount * 100)) FILTER (WHERE e.side = 'D'), 0)
+                   <> coalesce(sum(round(e.amount * 100)) FILTER (WHERE e.side = 'C'), 0)
              ORDER BY t.id""")
+        # Summed in whole cents: SQLite (the quick start) sums decimals as floats.
         for tx_id, count, debits, credits in cursor.fetchall():
             if count < 2:
                 faults.append(f"transaction #{tx_id} has {count} entries: a transaction needs at least two")
             else:
-                faults.append(f"transaction #{tx_id} does not balance: debits {debits}, credits {credits}")
+                faults.append(f"transaction #{tx_id} does not balance: debits {euros(int(debits))}, "
+                              f"credits {euros(int(credits))}")
     faults += _reversal_faults()
     numbers = list(CashierSlip.objects.order_by("number").values_list("number", flat=True))
     for expected_number, number in enumerate(numbers, start=1):
