@@ -1,0 +1,52 @@
+"""Reads for the reports' pages: shifts to report on, stored reports, a request's state."""
+
+from django.core.paginator import Paginator
+from django.db.models import OuterRef, Subquery
+from django.urls import reverse
+
+from reports.models import Report, ReportRequest
+from reports.texts import stage_label
+from tables.models import Shift
+
+PER_PAGE = 25
+
+
+def shifts_page(*, page=1, per_page: int = PER_PAGE):
+    """A page of shifts, newest first, each with ``report_id`` (its stored report or
+    None) and ``request_status`` (its latest request's status or None)."""
+    latest = ReportRequest.objects.filter(shift=OuterRef("pk")).order_by("-created_at", "-id")
+    shifts = (Shift.objects.select_related("table", "dealer")
+              .annotate(report_id=Subquery(Report.objects.filter(shift=OuterRef("pk")).values("id")[:1]),
+                        request_id=Subquery(latest.values("id")[:1]),
+                        request_status=Subquery(latest.values("status")[:1]))
+              .order_by("-opened_at", "-id"))
+    return Paginator(shifts, per_page).get_page(page)
+
+
+def reports_page(*, page=1, per_page: int = PER_PAGE):
+    """A page of stored reports, newest first (without their JSON)."""
+    reports = (Report.objects.select_related("table", "shift").defer("result").order_by("-computed_at", "-id"))
+    return Paginator(reports, per_page).get_page(page)
+
+
+def requests_page(*, page=1, per_page: int = PER_PAGE):
+    """A page of report requests, newest first."""
+    requests = ReportRequest.objects.select_related("table", "requested_by").order_by("-created_at", "-id")
+    return Paginator(requests, per_page).get_page(page)
+
+
+def request_state(request: ReportRequest) -> dict:
+    """What the progress bar polls: ``id``, ``status``, ``progress`` (0–100),
+    ``stage`` and its words, ``error``, ``queued`` (sent to the broker), and
+    ``report_url`` once done."""
+    return {
+        "id": request.pk,
+        "status": request.status,
+        "status_label": str(request.get_status_display()),
+        "progress": request.progress,
+        "stage": request.stage,
+        "stage_label": stage_label(request.stage),
+        "error": request.error,
+        "queued": request.dispatched_at is not None,
+        "report_url": reverse("reports:report", args=[request.report_id]) if request.report_id else None,
+    }
