@@ -100,32 +100,46 @@ def _deck_of(rules) -> str:
 # Chi-square of the dealt cards
 
 
-def card_test(counts: dict, deck: str) -> dict:
-    """The dealt cards' frequencies against a uniform deck: Pearson's chi-square.
+def card_test(dealt: dict, deck: str, initial: dict | None = None) -> dict:
+    """The dealt cards against a uniform deck: Pearson's chi-square over the initial deal.
+
+    The test counts the cards of each hand's initial deal (one card to each seat and to
+    the bank, and la loca's, all dealt before anyone decides anything): from a fair,
+    shuffled deck each card of the deck is equally likely there. The cards drawn later
+    are not a uniform sample even from a fair deck (a hand stops drawing when its points
+    are high, so low cards and figures come out more often, and an exchanged 4 may come
+    back), so they are counted and shown, never tested. [rules.md "Cards and points",
+    "People and order of play"; issue 5 "Audit exceptions"]
 
     Args:
-        counts: ``{card name: times dealt}`` (``"7O": 12``), cards of any deck.
-        deck: ``"spanish-40"`` or ``"spanish-36"`` (rules.md "Cards and points").
+        dealt: ``{card name: times dealt}`` (``"7O": 12``): every card out of the stock.
+        deck: ``"spanish-40"`` or ``"spanish-36"``.
+        initial: ``{card name: times}`` of the initial deals (default: ``dealt``).
     Returns:
-        dict: ``deck``, ``size`` (cards in the deck), ``dealt``, ``expected`` (per card,
-        a string with two places), ``counts`` (every card of the deck, in deck order),
-        ``outside`` (cards dealt that the deck does not hold), ``chi_square``,
-        ``df``, ``p_value`` (floats; None with no card dealt) and ``small`` (True when
-        fewer than 5 are expected per card: the test is then only indicative).
-    Units: counts of cards; the statistic is dimensionless. Computed by
-    ``scipy.stats.chisquare`` (df = size − 1).
+        dict: ``deck``, ``size`` (cards in the deck), ``dealt`` and ``counts`` (every
+        card, in deck order), ``initial`` and ``initial_counts`` (the tested cards),
+        ``expected`` (per card in the initial deal, a string with two places),
+        ``outside`` (cards dealt that the deck does not hold), ``chi_square``, ``df``,
+        ``p_value`` (floats; None when nothing was dealt) and ``small`` (True when fewer
+        than 5 are expected per card: the test is then only indicative).
+    Units: counts of cards; the statistic is dimensionless. ``scipy.stats.chisquare``
+    with df = size − 1.
     """
     from scipy.stats import chisquare
 
+    initial = dealt if initial is None else initial
     names = [CARD_NAME[code] for code in sorted(DECKS[deck])]
-    observed = [int(counts.get(name, 0)) for name in names]
-    outside = {name: n for name, n in sorted(counts.items()) if name not in set(names) and n}
-    dealt = sum(observed)
-    test = {"deck": deck, "size": len(names), "dealt": dealt, "counts": dict(zip(names, observed, strict=True)),
-            "outside": outside, "df": len(names) - 1, "chi_square": None, "p_value": None,
-            "expected": money(Decimal(dealt) / len(names)) if dealt else "0.00",
-            "small": dealt < 5 * len(names)}
-    if dealt:
+    known = set(names)
+    observed = [int(initial.get(name, 0)) for name in names]
+    tested = sum(observed)
+    test = {"deck": deck, "size": len(names), "dealt": sum(int(n) for n in dealt.values()),
+            "counts": {name: int(dealt.get(name, 0)) for name in names},
+            "initial": tested, "initial_counts": dict(zip(names, observed, strict=True)),
+            "outside": {name: int(n) for name, n in sorted(dealt.items()) if name not in known and n},
+            "df": len(names) - 1, "chi_square": None, "p_value": None,
+            "expected": money(Decimal(tested) / len(names)) if tested else "0.00",
+            "small": tested < 5 * len(names)}
+    if tested:
         statistic, p_value = chisquare(observed)
         test["chi_square"] = round(float(statistic), 4)
         test["p_value"] = float(p_value)
@@ -133,35 +147,42 @@ def card_test(counts: dict, deck: str) -> dict:
 
 
 def _card_counts(where_sql, params):
-    """``{card name: times dealt}`` over the hands ``where_sql`` selects (alias ``h``)."""
+    """``({card: times dealt}, {card: times in the initial deal})`` over the hands
+    ``where_sql`` selects (alias ``h``), in one scan. A hand's ``cards`` are in the order
+    they came out of the stock, so its initial deal is its first ``seats + 1`` cards
+    (with la loca, its card may be among them in place of a seat's: still a dealt
+    card of the initial deal)."""
     if connection.vendor == "postgresql":
-        sql = (f"SELECT c.card, count(*) FROM tables_hand h "
-               f"CROSS JOIN LATERAL jsonb_array_elements_text(h.cards) AS c(card) WHERE {where_sql} "
-               f"GROUP BY c.card")
+        sql = (f"SELECT c.card, count(*), count(*) FILTER (WHERE c.n <= jsonb_array_length(h.seats) + 1) "
+               f"FROM tables_hand h CROSS JOIN LATERAL jsonb_array_elements_text(h.cards) WITH ORDINALITY "
+               f"AS c(card, n) WHERE {where_sql} GROUP BY c.card")
     else:
-        sql = (f"SELECT c.value, count(*) FROM tables_hand h, json_each(h.cards) c WHERE {where_sql} "
-               f"GROUP BY c.value")
+        sql = (f"SELECT c.value, count(*), sum(CASE WHEN c.key < json_array_length(h.seats) + 1 THEN 1 ELSE 0 END) "
+               f"FROM tables_hand h, json_each(h.cards) c WHERE {where_sql} GROUP BY c.value")
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return dict(cursor.fetchall())
+        rows = cursor.fetchall()
+    return {card: n for card, n, _first in rows}, {card: first for card, _n, first in rows}
 
 
 def _card_tests(shift, decks):
-    """One chi-square test per deck the shift's settled and voided hands used
-    (``decks``: ``{deck: [rules values]}``); one scan when the shift used one deck."""
+    """One test per deck the shift's settled and voided hands used (``decks``:
+    ``{deck: [rules values]}``); one scan when the shift used one deck."""
     tests = []
     where = "h.shift_id = %s AND h.status <> 'open'"
     cast = "::jsonb" if connection.vendor == "postgresql" else ""
     for deck, rules_values in sorted(decks.items()):
         if len(decks) == 1:
-            counts = _card_counts(where, [shift.pk])
+            dealt, initial = _card_counts(where, [shift.pk])
         else:
-            counts = defaultdict(int)
+            dealt, initial = defaultdict(int), defaultdict(int)
             for rules_value in rules_values:
-                found = _card_counts(f"{where} AND h.rules = %s{cast}", [shift.pk, json.dumps(rules_value)])
+                found, first = _card_counts(f"{where} AND h.rules = %s{cast}", [shift.pk, json.dumps(rules_value)])
                 for card, n in found.items():
-                    counts[card] += n
-        tests.append(card_test(counts, deck))
+                    dealt[card] += n
+                for card, n in first.items():
+                    initial[card] += n
+        tests.append(card_test(dealt, deck, initial))
     return tests
 
 
@@ -573,10 +594,15 @@ def _chain(table, shift_id, hands, count):
     result = {"entries": 0, "first": None, "last": None, "faults": []}
     if not count:
         return result, []
+    # The first entry of the shift's first hand (by the hand's index); the table's latest
+    # entry of a hand of the shift (reading the table's entries backwards: the shift's
+    # are normally the latest, or close to them).
     first_hand = hands.order_by("number").values_list("pk", flat=True).first()
-    last_hand = hands.order_by("-number").values_list("pk", flat=True).first()
     first_id = HandEvent.objects.filter(hand_id=first_hand).aggregate(m=Min("id"))["m"]
-    last_id = HandEvent.objects.filter(hand_id=last_hand).aggregate(m=Max("id"))["m"]
+    of_shift = HandEvent.objects.filter(table=table, hand__shift_id=shift_id)
+    if first_id is None:
+        first_id = of_shift.order_by("id").values_list("id", flat=True).first()
+    last_id = of_shift.order_by("-id").values_list("id", flat=True).first()
     if first_id is None or last_id is None:
         return result, []
     previous = (HandEvent.objects.filter(table=table, id__lt=first_id).order_by("-id")

@@ -94,10 +94,12 @@ def sections(report):
                row["entered_at"]) for row in result["undos"]]),
         ]
         for test in result["cards"]:
-            out.append((_("Dealt cards, %(deck)s deck") % {"deck": test["deck"]}, (_("card"), _("dealt")),
-                        [(card, n) for card, n in test["counts"].items()]
-                        + [(_("expected per card"), test["expected"]), (_("chi-square"), test["chi_square"]),
-                           (_("degrees of freedom"), test["df"]), (_("p-value"), test["p_value"])]))
+            out.append((_("Dealt cards, %(deck)s deck") % {"deck": test["deck"]},
+                        (_("card"), _("dealt"), _("in the initial deal")),
+                        [(card, n, test["initial_counts"][card]) for card, n in test["counts"].items()]
+                        + [(_("cards of the initial deals"), "", test["initial"]),
+                           (_("expected per card"), "", test["expected"]), (_("chi-square"), "", test["chi_square"]),
+                           (_("degrees of freedom"), "", test["df"]), (_("p-value"), "", test["p_value"])]))
         out.append((_("The bank's running balance"), (_("hand"), _("net takings since the shift opened €")),
                     [tuple(point) for point in result["chart"]["points"]]))
     else:

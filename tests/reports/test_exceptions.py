@@ -113,8 +113,9 @@ def test_a_hand_left_open(mesa):
 
 def test_cards_unlikely_from_a_uniform_deck_are_an_exception(played):
     shift = played.close()
-    behind_the_back("UPDATE tables_hand SET cards = %s WHERE shift_id = %s AND number = 1",
-                    [json.dumps(["1O"] * 150 + ["2O"] * 100), shift.pk])
+    seats = [f"p{n}" for n in range(249)]  # 249 seats and the bank: 250 cards in the initial deal
+    behind_the_back("UPDATE tables_hand SET cards = %s, seats = %s WHERE shift_id = %s AND number = 1",
+                    [json.dumps(["1O"] * 150 + ["2O"] * 100), json.dumps(seats), shift.pk])
     report = shift_report(shift)
     (skew,) = [item for item in report["exceptions"] if item["code"] == "cards_not_uniform"]
     assert skew["p_value"] < 1e-6 and skew["df"] == 39
@@ -130,7 +131,10 @@ def test_chi_square_of_dealt_cards():
     skewed = card_test({"1O": 300, "2O": 100}, "spanish-40")
     assert skewed["p_value"] < 1e-100
     short = card_test({"10O": 2, "11O": 3}, "spanish-36")
-    assert (short["size"], short["df"], short["dealt"], short["outside"]) == (36, 35, 3, {"10O": 2})
+    assert (short["size"], short["df"], short["dealt"], short["outside"]) == (36, 35, 5, {"10O": 2})
+    assert short["initial"] == 3  # the sotas are outside the deck: not in the test
+    later_cards = card_test({"1O": 50, "12O": 50}, "spanish-40", initial={"1O": 5, "12O": 5})
+    assert (later_cards["dealt"], later_cards["initial"], later_cards["expected"]) == (100, 10, "0.25")
 
 
 def test_a_card_outside_a_36_card_deck(staff):

@@ -81,6 +81,10 @@ def test_the_dealt_cards_and_their_chi_square(played):
     assert (test["deck"], test["size"], test["df"]) == ("spanish-40", 40, 39)
     assert test["dealt"] == 23  # 6 + 5 + 6 (the undone 4O is not dealt) + 6 for the voided hand
     assert test["counts"]["5O"] == 3 and test["counts"]["4O"] == 0 and test["counts"]["11B"] == 1
+    # the tested cards: each hand's initial deal, two seats and the bank (5O 3C 2E, 7O 2C 5E, 3O 6C 2B, 5O 3C 2E)
+    assert test["initial"] == 12
+    assert (test["initial_counts"]["5O"], test["initial_counts"]["2B"], test["initial_counts"]["11B"]) == (2, 1, 0)
+    assert test["expected"] == "0.30"
     assert 0 <= test["p_value"] <= 1 and test["chi_square"] > 0 and test["small"]
 
 
