@@ -1,0 +1,32 @@
+# The back-office's image: web (gunicorn), Celery worker and beat all run from it.
+# docker-compose.yml sets the environment (casino.settings.production needs
+# DJANGO_SECRET_KEY, DATABASE_URL, CELERY_BROKER_URL, DJANGO_ALLOWED_HOSTS).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DJANGO_SETTINGS_MODULE=casino.settings.production \
+    PYTHONPATH=/app
+
+WORKDIR /app
+
+# psycopg[binary] ships its own libpq: no compiler or system library is needed. An
+# editable install, so that web, worker and beat all import the code (and its templates
+# and Spanish catalogues) from /app.
+COPY pyproject.toml README.md ./
+COPY casino ./casino
+COPY tables ./tables
+COPY ledger ./ledger
+COPY reports ./reports
+COPY api ./api
+COPY templates ./templates
+COPY manage.py ./
+RUN pip install -e . "gunicorn>=22" \
+    && useradd --system --uid 1000 --home /app casino \
+    && chown -R casino /app
+
+USER casino
+EXPOSE 8000
+CMD ["gunicorn", "casino.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
