@@ -20,6 +20,8 @@ from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.formats import number_format
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -50,9 +52,20 @@ RESULT_NAMES = {"win": gettext_lazy("win"), "natural": gettext_lazy("7½"), "los
 # ---------------------------------------------------------------------------------------
 # Who may do what
 
-def _shift_of(table):
-    """The table's open shift (with its dealer), or None."""
-    return Shift.objects.select_related("dealer").filter(table=table, closed_at__isnull=True).first()
+def _table_and_shift(table_id):
+    """``(table, its open shift or None)``; one query when the table has an open shift.
+
+    Raises:
+        Http404: no such table.
+    """
+    shift = Shift.objects.select_related("table", "dealer").filter(table_id=table_id, closed_at__isnull=True).first()
+    if shift is not None:
+        return shift.table, shift
+    return get_object_or_404(Table, pk=table_id), None
+
+
+def _open_hand_id(table):
+    return Hand.objects.filter(table=table, status=Hand.Status.OPEN).values_list("pk", flat=True).first()
 
 
 def _may_enter(user, shift):
@@ -102,8 +115,7 @@ def console(request, table_id):
     """The table's console: the hand at a glance and, for the dealer of the open shift,
     the entries legal now; once the hand is settled, its settlement and the next hand's
     form."""
-    table = get_object_or_404(Table, pk=table_id)
-    shift = _shift_of(table)
+    table, shift = _table_and_shift(table_id)
     _check_reader(request.user, shift)
     return _render_console(request, table, shift)
 
@@ -115,16 +127,17 @@ def console_entry(request, table_id):
     entry from a stale screen redraws it fresh, asking to check and enter again."""
     if request.method != "POST":
         return redirect("tables:console", table_id=table_id)
-    table = get_object_or_404(Table, pk=table_id)
-    shift = _shift_of(table)
+    table, shift = _table_and_shift(table_id)
     _check_dealer(request.user, shift)
-    hand = _open_hand(table)
-    if hand is None:
+    hand_id = _open_hand_id(table)
+    if hand_id is None:
         messages.warning(request, _("There is no open hand at this table."))
         return redirect("tables:console", table_id=table.pk)
+    # The service reads the hand again under the table's lock: its key is all it needs.
+    hand = Hand(pk=hand_id, table_id=table.pk)
     form = EntryForm(request.POST)
     if not form.is_valid():
-        return _render_console(request, table, shift, hand=hand, refused=form, status=200)
+        return _render_console(request, table, shift, refused=form, status=200)
     try:
         services.hand_record_event(hand=hand, event=form.event, entered_by=request.user,
                                    expected_version=form.cleaned_data["version"],
@@ -137,7 +150,7 @@ def console_entry(request, table_id):
     except (TableError, LedgerError) as error:
         field = error.field if error.field in form.fields else None
         form.add_error(field, error)
-        return _render_console(request, table, shift, hand=hand, refused=form, status=200)
+        return _render_console(request, table, shift, refused=form, status=200)
     return redirect("tables:console", table_id=table.pk)
 
 
@@ -145,10 +158,9 @@ def console_entry(request, table_id):
 def console_undo(request, table_id):
     """Undo the latest event of the open hand: GET asks to confirm and why; POST undoes
     it (the undo is recorded as an entry of its own, nothing is deleted)."""
-    table = get_object_or_404(Table, pk=table_id)
-    shift = _shift_of(table)
+    table, shift = _table_and_shift(table_id)
     _check_dealer(request.user, shift)
-    hand = _open_hand(table)
+    hand = Hand.objects.filter(table=table, status=Hand.Status.OPEN).first()
     if hand is None:
         messages.warning(request, _("There is no open hand at this table."))
         return redirect("tables:console", table_id=table.pk)
@@ -182,8 +194,7 @@ def console_open(request, table_id):
     ``hand_open`` show on the seats field."""
     if request.method != "POST":
         return redirect("tables:console", table_id=table_id)
-    table = get_object_or_404(Table, pk=table_id)
-    shift = _shift_of(table)
+    table, shift = _table_and_shift(table_id)
     _check_dealer(request.user, shift)
     form = OpenHandForm(request.POST)
     if form.is_valid():
@@ -217,22 +228,15 @@ urlpatterns = [
 # ---------------------------------------------------------------------------------------
 # Drawing the console
 
-def _open_hand(table):
-    return Hand.objects.select_related("bank").filter(table=table, status=Hand.Status.OPEN).first()
-
-
-def _render_console(request, table, shift, *, hand=None, refused=None, stale=None, open_form=None,
-                    status=200):
+def _render_console(request, table, shift, *, refused=None, stale=None, open_form=None, status=200):
     """Render the console of ``table``.
 
     Args:
-        hand: the hand to show if already read (else the table's latest hand).
         refused: a bound EntryForm whose entry was refused (its errors are shown and what
             was typed kept); stale: the message of a stale entry (the page is drawn fresh).
         open_form: a bound OpenHandForm with errors.
     """
-    if hand is None or stale:
-        hand = Hand.objects.select_related("bank").filter(table=table).order_by("-number").first()
+    hand = Hand.objects.select_related("bank").filter(table=table).order_by("-number").first()
     enters = _may_enter(request.user, shift)
     context = {"table": table, "shift": shift, "hand": hand, "enters": enters, "stale": stale,
                "tokens": _Tokens(), "refused": refused, "typed": _typed(refused)}
@@ -304,42 +308,74 @@ def _points(text, unknown=0):
     return f"{shown} + ?" if unknown else shown
 
 
-def _card_view(name, down):
+def _euros(amount):
+    """Decimal euros as the page shows them: "1.250,50 €" in Spanish."""
+    return f"{number_format(amount, 2, force_grouping=True)} €"
+
+
+# The felt and the card picker are drawn here rather than in the template: they are most
+# of the page's nodes, and the console is drawn after every entry.
+
+def _card_html(card):
+    name, down = card["card"], card["down"]
     if name is None:
-        return {"name": None, "down": down}
-    return {"name": name, "rank": name[:-1], "suit": name[-1], "down": down}
+        return f'<span class="card back" data-card="" title="{escape(_("face down, not named yet"))}">?</span>'
+    title = f' title="{escape(_("face down"))}"' if down else ""
+    return (f'<span class="card suit-{name[-1]}{" down" if down else ""}" data-card="{name}"{title}>'
+            f"{name[:-1]}<small>{name[-1]}</small></span>")
 
 
-def _hand_view(hand, current):
-    return {"number": hand["number"], "kind": KIND_NAMES.get(hand["kind"], ""), "status": hand["status"],
-            "status_name": STATUS_NAMES.get(hand["status"], hand["status"]),
-            "cards": [_card_view(c["card"], c["down"]) for c in hand["cards"]],
-            "points": _points(hand["points"], hand["unknown"]), "stake": Decimal(hand["stake"]),
-            "current": current}
+def _hand_html(hand, current, several, staked):
+    cards = "".join(_card_html(card) for card in hand["cards"]) or '<span class="empty">—</span>'
+    number = hand["number"]
+    parts = [f'<div class="hand status-{hand["status"]}{" current" if current else ""}" data-hand="{number}">']
+    if several:
+        parts.append(f'<span class="hand-no">{number}</span>')
+    parts.append(f'<span class="cards">{cards}</span><span class="points" title="{escape(_("points"))}">'
+                 f'{escape(_points(hand["points"], hand["unknown"]))}</span>')
+    if staked:
+        stake = hand["stake"]
+        shown = _euros(Decimal(stake)) if stake != "0.00" else escape(_("no stake"))
+        parts.append(f'<span class="stake">{shown}</span>')
+    status = escape(STATUS_NAMES.get(hand["status"], hand["status"]))
+    kind = KIND_NAMES.get(hand["kind"])
+    if kind:
+        status += f" · {escape(kind)}"
+    parts.append(f'<span class="status">{status}</span></div>')
+    return "".join(parts)
+
+
+def _place_html(who, label, css, turn, hands, now, bets=None, bets_label=None):
+    several = len(hands) > 1
+    staked = css == ""
+    body = "".join(_hand_html(h, now == (who, h["number"]), several, staked) for h in hands)
+    badge = f' <span class="badge">{escape(_("to play"))}</span>' if turn else ""
+    side = ""
+    if bets:
+        side = (f'<div class="side">{escape(bets_label)}: '
+                + ", ".join(f"{escape(p)} {_euros(Decimal(a))}" for p, a in bets.items()) + "</div>")
+    return (f'<div class="place{" turn" if turn else ""}{css}" data-who="{escape(who)}">'
+            f'<div class="who">{escape(label)}{badge}</div>{body}{side}</div>')
 
 
 def _table_view(state):
-    """The table at a glance, in order of play: seats, la loca, the bank."""
+    """The table at a glance, in order of play (seats, la loca, the bank), as HTML."""
     table = state.describe()
     actor = table["actor"]
     current = state.current_hand()
     now = (current.owner, current.number) if current is not None else None
-    rows = []
-    for seat in table["seats"]:
-        player = seat["player"]
-        rows.append({"who": player, "label": player, "turn": player == actor,
-                     "hands": [_hand_view(h, now == (player, h["number"])) for h in seat["hands"]],
-                     "side_bets": [(p, Decimal(a)) for p, a in seat["side_bets"].items()],
-                     "exchanges": seat["exchanges"]})
+    places = [_place_html(seat["player"], seat["player"], "", seat["player"] == actor, seat["hands"], now,
+                          seat["side_bets"], _("Side bets")) for seat in table["seats"]]
     if table["loca"] is not None:
         loca = table["loca"]
-        rows.append({"who": LOCA_ID, "label": _("la loca"), "turn": actor == LOCA_ID, "loca": True,
-                     "hands": [_hand_view(loca, now == (LOCA_ID, 1))],
-                     "side_bets": [(p, Decimal(a)) for p, a in loca["bets"].items()]})
+        places.append(_place_html(LOCA_ID, _("la loca"), " loca", actor == LOCA_ID, [loca], now, loca["bets"],
+                                  _("Bets")))
     bank = table["bank"]
-    rows.append({"who": BANK_ID, "label": _("bank · %(player)s") % {"player": bank["player"]},
-                 "turn": actor == BANK_ID, "bank": True, "hands": [_hand_view(bank, now == (BANK_ID, 1))]})
-    return {"rows": rows, "actor": actor, "phase": table["phase"], "stock": table["stock"]}
+    places.append(_place_html(BANK_ID, _("bank · %(player)s") % {"player": bank["player"]}, " bank",
+                              actor == BANK_ID, [bank], now))
+    felt = (f'<section class="felt" aria-label="{escape(_("The table"))}">' + "".join(places) + "</section>")
+    # Every text in it is escaped above.
+    return {"felt": mark_safe(felt), "actor": actor, "phase": table["phase"], "stock": table["stock"]}
 
 
 def _money(cents):
@@ -387,13 +423,22 @@ def _who(who):
 
 
 def _picker(state):
-    """The table's deck for tapping a card: a row per suit; cards on the table disabled."""
+    """The table's deck for tapping a card, as HTML: a row per suit; cards on the table
+    disabled."""
     deck = DECKS[state.profile.deck]
     live = state.live
-    return [{"suit": suit, "name": SUIT_NAMES[suit],
-             "cards": [{"name": CARD_NAME[code], "rank": CARD_RANK[code], "out": code in live}
-                       for code in sorted(c for c in deck if CARD_SUIT[c] == suit)]}
-            for suit in SUITS]
+    disabled = f' disabled title="{escape(_("on the table"))}"'
+    rows = []
+    for suit in SUITS:
+        buttons = []
+        for code in sorted(c for c in deck if CARD_SUIT[c] == suit):
+            out = disabled if code in live else ""
+            buttons.append(f'<button type="button" class="pick" data-pick="{CARD_NAME[code]}"{out}>'
+                           f"{CARD_RANK[code]}<small>{suit}</small></button>")
+        rows.append(f'<div class="suit suit-{suit}"><span class="suit-name">{escape(SUIT_NAMES[suit])}</span>'
+                    + "".join(buttons) + "</div>")
+    html = f'<div class="picker" role="group" aria-label="{escape(_("Pick a card"))}">' + "".join(rows) + "</div>"
+    return mark_safe(html)  # every text in it is escaped above
 
 
 def _settlement_view(settlement):

@@ -1,0 +1,455 @@
+"""Console speed: simulated dealers enter hands through the console's real forms over HTTP,
+next to the same server's rate on a trivial page. A script that prints figures, never a
+timed test.
+
+    .venv/bin/python benchmarks/console.py [--seconds 60] [--dealers 20] [--think 0]
+
+1. A scratch database ``console_bench_<pid>`` on the PostgreSQL server of ``PGHOST`` /
+   ``PGPORT`` / ``PGUSER`` (default 127.0.0.1:5432, postgres), created with ``createdb``,
+   migrated, and dropped at the end: ``--dealers`` tables (``reglamento``, 5–100 €), each
+   with its own dealer user and open shift, its bank drawn for and its players with chips.
+2. A server on loopback with the production settings (``DEBUG`` off, persistent
+   database connections: ``conn_max_age`` in ``DATABASE_URL``): gunicorn if installed
+   (``--workers`` sync workers), else ``manage.py runserver --noreload`` (threaded).
+3. The trivial page: as many clients GET the login page (anonymous: no database) in a
+   loop for ``--trivial-seconds``; requests/s and latency. Then the dealers GET the home
+   page, logged in (session, user and roles read from the database), for comparison.
+4. The dealers (logged in before anything is timed): each GETs his console, and for every event of a hand of random
+   legal play (``tables.engine.simulate.random_record``) POSTs the form the page offers
+   for it, with that form's one-time token and the hand's version, and follows the
+   redirect to the console, which gives the next token. When the hand settles he opens
+   the next one with the seats the page prefills (plus the player who lost the bank) and
+   the bank's next holder. ``--think`` seconds between entries (0: flat out).
+   Prints events/s and the latency of POST + redirected GET (p50/p95/p99), next to the
+   trivial page's figures from step 3 (goal: p95 at most 50 ms, events/s at least 30%
+   of the trivial page's requests/s).
+
+``--profile FILE`` records the server's workers with py-spy during step 4: a flame graph
+(``.svg``), speedscope (``.json``) or collapsed stacks (``.txt``).
+"""
+
+import argparse
+import http.client
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+HOST = os.environ.get("PGHOST", "127.0.0.1")
+PORT = os.environ.get("PGPORT", "5432")
+USER = os.environ.get("PGUSER", "postgres")
+PG = ["-h", HOST, "-p", PORT, "-U", USER]
+PASSWORD = "bench-pass-7y-media"
+RULES = {"profile": "reglamento"}
+MIN_BET, MAX_BET = 500, 10000  # cents
+SEATS_PER_TABLE = 4
+
+FORM = re.compile(r'<form method="post" action="([^"]+)" class="entry" id="([^"]+)">(.*?)</form>', re.S)
+HIDDEN = re.compile(r'<input type="hidden" name="(\w+)" value="([^"]*)"')
+SEATS = re.compile(r'name="seats" value="([^"]*)"')
+STATUS = re.compile(r'id="console"[^>]*data-status="(\w+)"')
+NEXT_BANK = re.compile(r'id="next-hand" data-bank="([^"]+)"')
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def run(*command):
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+
+# ---------------------------------------------------------------------------------------
+# The scratch database
+
+def prepare(dealers):
+    """Tables with a dealer on shift, a bank and seated players with chips; returns
+    ``[(username, table id, bank code, seat codes)]``."""
+    from django.contrib.auth.hashers import make_password
+    from django.contrib.auth.models import User
+
+    from casino.roles import ensure_role_groups
+    from ledger.services import cashier_buy_in
+    from tables import services
+    from tables.models import Player, Table
+
+    groups = ensure_role_groups()
+    hashed = make_password(PASSWORD)
+    supervisor = User.objects.create(username="bench-pit", password=hashed)
+    supervisor.groups.add(groups["pit_supervisor"])
+    cashier = User.objects.create(username="bench-cashier", password=hashed)
+    cashier.groups.add(groups["cashier"])
+    tables = []
+    for n in range(1, dealers + 1):
+        dealer = User.objects.create(username=f"dealer{n:02d}", password=hashed)
+        dealer.groups.add(groups["dealer"])
+        table = Table.objects.create(name=f"Mesa {n:02d}", rules=RULES, min_bet=Decimal(MIN_BET) / 100,
+                                     max_bet=Decimal(MAX_BET) / 100, bank_capital=Decimal("2000.00"))
+        codes = [f"t{n:02d}-{name}" for name in ("ana", "luis", "marta", "pepe", "rosa")][:SEATS_PER_TABLE + 1]
+        players = [Player.objects.create(code=code) for code in codes]
+        for player in players:
+            cashier_buy_in(player=player, amount=Decimal("1000000.00"), posted_by=cashier)
+        services.table_bank_draw(table=table, holder=players[0], capital=Decimal("5000.00"), by=supervisor)
+        services.shift_open(table=table, dealer=dealer, opened_by=supervisor)
+        tables.append((dealer.username, table.pk, codes[0], codes[1:]))
+    return tables
+
+
+# ---------------------------------------------------------------------------------------
+# The server
+
+def start_server(port, env, workers):
+    if shutil.which("gunicorn", path=str(Path(sys.executable).parent)) or shutil.which("gunicorn"):
+        gunicorn = shutil.which("gunicorn", path=str(Path(sys.executable).parent)) or shutil.which("gunicorn")
+        command = [gunicorn, "casino.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+                   "--worker-class", "sync", "--backlog", "256", "--log-level", "warning"]
+        kind = f"gunicorn, {workers} sync workers"
+    else:
+        command = [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]
+        kind = "manage.py runserver --noreload (threaded; gunicorn is not installed)"
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server stopped: {server.stderr.read().decode()[-2000:]}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        raise RuntimeError("the server did not start within 60 s")
+    return server, kind
+
+
+def stop_server(server):
+    if server.poll() is None:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------------------------------
+# A browser without a browser: cookies, GET, POST
+
+class Client:
+    """One HTTP/1.1 connection to the server with its cookies (session, CSRF)."""
+
+    def __init__(self, port):
+        self.port = port
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.cookies = {}
+
+    def request(self, method, path, fields=None):
+        headers = {"Host": f"127.0.0.1:{self.port}", "Accept-Language": "es"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        body = None
+        if fields is not None:
+            body = urllib.parse.urlencode(fields)
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            headers["Referer"] = f"http://127.0.0.1:{self.port}{path}"
+        for attempt in (1, 2):
+            try:
+                self.connection.request(method, path, body=body, headers=headers)
+                response = self.connection.getresponse()
+                text = response.read().decode()
+                break
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                self.connection.close()
+                if attempt == 2:
+                    raise
+        for header, value in response.getheaders():
+            if header.lower() == "set-cookie":
+                name, _eq, rest = value.partition("=")
+                self.cookies[name.strip()] = rest.split(";", 1)[0]
+        return response.status, response.getheader("Location"), text
+
+    def log_in(self, username):
+        _status, _location, page = self.request("GET", "/accounts/login/")
+        status, location, _page = self.request("POST", "/accounts/login/", {
+            "csrfmiddlewaretoken": CSRF.search(page).group(1), "username": username, "password": PASSWORD,
+            "next": "/"})
+        if status != 302:
+            raise RuntimeError(f"{username} could not log in ({status})")
+
+
+# ---------------------------------------------------------------------------------------
+# The simulated dealers
+
+class Figures:
+    """Latencies (seconds) and counts, gathered by every thread."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.events, self.posts, self.opens, self.trivial, self.refusals = [], [], [], [], []
+        self.hands = 0
+
+    def add(self, name, value):
+        with self.lock:
+            getattr(self, name).append(value)
+
+
+def percentiles(times):
+    times = sorted(times)
+    if not times:
+        return {"p50": float("nan"), "p95": float("nan"), "p99": float("nan")}
+
+    def at(q):
+        return times[min(len(times) - 1, int(q * len(times)))] * 1000
+    return {"p50": at(0.50), "p95": at(0.95), "p99": at(0.99)}
+
+
+def form_fields(page):
+    """``{form id: (action url, hidden fields)}`` of the console page."""
+    return {form_id: (action, dict(HIDDEN.findall(body))) for action, form_id, body in FORM.findall(page)}
+
+
+def entry_of(event):
+    """(form id, posted fields) entering ``event`` on the console."""
+    do, seat = event["do"], event.get("seat")
+    fields = {"seat": seat} if seat else {}
+    if do == "deal":
+        return "form-deal", {**fields, "action": "deal", "card": event["card"]}
+    if do == "bet":
+        fields.update(action="bet", amount=str(event["amount"]))
+        if "player" in event:
+            fields["player"] = event["player"]
+            return ("form-loca" if seat == "loca" else "form-side"), fields
+        return "form-bet", fields
+    if do == "card":
+        return "form-card", {**fields, "action": "card-down" if event.get("down") else "card", "card": event["card"]}
+    if do in ("reveal", "exchange", "fusilar"):
+        return "form-card", {**fields, "action": do, "card": event.get("card", "")}
+    if do == "muerto":
+        return "form-card", {**fields, "action": "muerto", "card": event["card"], "amount": str(event["amount"])}
+    if do in ("stand", "split"):
+        return "form-play", {**fields, "action": do}
+    if do == "shuffle":
+        return "form-shuffle", {"action": "shuffle"}
+    raise ValueError(event)
+
+
+def dealer_log_in(port, username, clients):
+    """Log a dealer in (PBKDF2 is slow on purpose: never inside the timed run)."""
+    client = Client(port)
+    client.log_in(username)
+    clients[username] = client
+
+
+def dealer_loop(client, username, table_id, bank, seats, seed, until, think, figures, stop):
+    from tables.engine.simulate import random_record
+
+    rng = random.Random(seed)
+    _status, _location, page = client.request("GET", f"/tables/console/{table_id}/")
+    record = None
+    while time.monotonic() < until and not stop.is_set():
+        status = STATUS.search(page)
+        forms = form_fields(page)
+        if status is None or status.group(1) != "open":
+            # Open the next hand: the prefilled seats, plus the player who lost the bank.
+            holder = NEXT_BANK.search(page).group(1)
+            prefilled = SEATS.search(page).group(1).split() if status is not None else seats
+            seated = [code for code in prefilled if code != holder]
+            if bank != holder and bank not in seated:
+                seated.append(bank)
+            bank, seats = holder, seated
+            action, hidden = forms["form-open"]
+            started = time.perf_counter()
+            code, location, page = client.request("POST", action, {**hidden, "seats": " ".join(seats)})
+            if code == 302:
+                code, _location, page = client.request("GET", location)
+            figures.add("opens", time.perf_counter() - started)
+            record = random_record(rng, rules=RULES, seats=seats, bank=bank, min_bet=MIN_BET, max_bet=MAX_BET)
+            continue
+        if record is None:  # a hand left open by an earlier run: not ours to finish
+            raise RuntimeError(f"{username}: table {table_id} has a hand open that this run did not start")
+        version = int(re.search(r'data-version="(\d+)"', page).group(1))
+        event = record["events"][version]
+        form_id, fields = entry_of(event)
+        if form_id not in forms:
+            raise RuntimeError(f"{username}: the console offers no {form_id} for {event} (forms: {sorted(forms)})")
+        action, hidden = forms[form_id]
+        started = time.perf_counter()
+        code, location, page = client.request("POST", action, {**hidden, **fields})
+        if code == 302:
+            posted = time.perf_counter()
+            code, _location, page = client.request("GET", location)
+            figures.add("events", time.perf_counter() - started)
+            figures.add("posts", posted - started)
+            if version + 1 == len(record["events"]):
+                if 'data-status="settled"' not in page:
+                    raise RuntimeError(f"{username}: the hand's last event did not settle it")
+                with figures.lock:
+                    figures.hands += 1
+        else:
+            figures.add("refusals", (event, code))
+            stop.set()
+            raise RuntimeError(f"{username}: {event} refused ({code})")
+        if think:
+            time.sleep(rng.expovariate(1 / think))
+
+
+def trivial_loop(client, path, until, times):
+    while time.monotonic() < until:
+        started = time.perf_counter()
+        status, _location, _page = client.request("GET", path)
+        if status == 200:
+            times.append(time.perf_counter() - started)
+
+
+def run_threads(target, count, args_of):
+    errors = []
+
+    def guarded(i):
+        try:
+            target(*args_of(i))
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(f"{type(error).__name__}: {error}")
+
+    threads = [threading.Thread(target=guarded, args=(i,), daemon=True) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors
+
+
+def profile_server(server, seconds, output):
+    spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
+    if spy is None:
+        print("py-spy is not installed: no profile", file=sys.stderr)
+        return None
+    output_format = "raw" if output.endswith(".txt") else "speedscope" if output.endswith(".json") else "flamegraph"
+    return subprocess.Popen([spy, "record", "--pid", str(server.pid), "--subprocesses", "--duration",
+                             str(int(seconds)), "--rate", "200", "--format", output_format, "--output", output,
+                             "--nonblocking"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+# ---------------------------------------------------------------------------------------
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60, help="how long the dealers play (default 60)")
+    parser.add_argument("--trivial-seconds", type=float, default=15, help="the trivial page's run (default 15)")
+    parser.add_argument("--dealers", type=int, default=20)
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="mean seconds between a dealer's entries (default 0: flat out)")
+    parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1) + 1,
+                        help="gunicorn sync workers (default 2 × cores + 1)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--profile", metavar="FILE", help="py-spy flame graph of the server during the dealers' run")
+    args = parser.parse_args()
+
+    name = f"console_bench_{os.getpid()}"
+    run("createdb", *PG, name)
+    database_url = f"postgres://{USER}@{HOST}:{PORT}/{name}?conn_max_age=600"
+    env = dict(os.environ, DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="casino.settings.production",
+               DJANGO_SECRET_KEY="bench-only-not-a-secret", DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+               CELERY_BROKER_URL=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"),
+               DJANGO_SECURE_COOKIES="false", CELERY_TASK_ALWAYS_EAGER="true")
+    os.environ.update(env)
+    server = None
+    try:
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+        from django.db import connection
+
+        call_command("migrate", verbosity=0)
+        tables = prepare(args.dealers)
+        connection.close()
+        port = free_port()
+        server, kind = start_server(port, env, args.workers)
+        print(f"server          : {kind} on 127.0.0.1:{port}; PostgreSQL {HOST}:{PORT}/{name}; "
+              f"{os.cpu_count()} cores shared with the dealers' threads")
+
+        # The dealers log in; a warm-up lets every worker import, connect and compile its
+        # templates before anything is timed.
+        clients = {}
+        errors = run_threads(dealer_log_in, args.dealers, lambda i: (port, tables[i][0], clients))
+        if errors:
+            raise RuntimeError(errors[0])
+        run_threads(trivial_loop, args.dealers, lambda i: (Client(port), "/accounts/login/", time.monotonic() + 2, []))
+
+        figures = Figures()
+        until = time.monotonic() + args.trivial_seconds
+        errors += run_threads(trivial_loop, args.dealers, lambda i: (Client(port), "/accounts/login/", until,
+                                                                    figures.trivial))
+        trivial_rate = len(figures.trivial) / args.trivial_seconds
+        t = percentiles(figures.trivial)
+        print(f"trivial page    : GET /accounts/login/ (anonymous) by {args.dealers} clients for "
+              f"{args.trivial_seconds:.0f} s: {trivial_rate:.0f} requests/s; latency p50 {t['p50']:.1f} ms, "
+              f"p95 {t['p95']:.1f} ms, p99 {t['p99']:.1f} ms")
+        home = []
+        until = time.monotonic() + args.trivial_seconds
+        errors += run_threads(trivial_loop, args.dealers, lambda i: (clients[tables[i][0]], "/", until, home))
+        h = percentiles(home)
+        print(f"home page       : GET / (logged in: session, user, roles) by {args.dealers} dealers: "
+              f"{len(home) / args.trivial_seconds:.0f} requests/s; latency p50 {h['p50']:.1f} ms, "
+              f"p95 {h['p95']:.1f} ms, p99 {h['p99']:.1f} ms")
+
+        stop = threading.Event()
+        spy = profile_server(server, args.seconds, args.profile) if args.profile else None
+        until = time.monotonic() + args.seconds
+        started = time.monotonic()
+        errors += run_threads(dealer_loop, args.dealers, lambda i: (
+            clients[tables[i][0]], tables[i][0], tables[i][1], tables[i][2], tables[i][3], args.seed * 1000 + i, until,
+            args.think, figures, stop))
+        elapsed = time.monotonic() - started
+        if spy is not None:
+            spy.wait()
+            print(f"profile         : {args.profile}")
+        rate = len(figures.events) / elapsed
+        e = percentiles(figures.events)
+        o = percentiles(figures.opens)
+        print(f"console entries : {args.dealers} dealers for {elapsed:.0f} s"
+              f"{f' (think {args.think} s)' if args.think else ' (flat out)'}: {len(figures.events)} events, "
+              f"{rate:.1f} events/s; POST + redirected GET p50 {e['p50']:.1f} ms, p95 {e['p95']:.1f} ms, "
+              f"p99 {e['p99']:.1f} ms")
+        p = percentiles(figures.posts)
+        print(f"                  the POST alone p50 {p['p50']:.1f} ms, p95 {p['p95']:.1f} ms; "
+              f"{2 * rate:.0f} requests/s (a POST and a GET per event)")
+        print(f"hands           : {figures.hands} settled; next hand opened {len(figures.opens)} times "
+              f"(POST + GET p50 {o['p50']:.1f} ms, p95 {o['p95']:.1f} ms)")
+        print(f"refusals        : {len(figures.refusals)}{' ' + str(figures.refusals[:3]) if figures.refusals else ''}")
+        ratio = rate / trivial_rate if trivial_rate else float("nan")
+        print(f"goal            : p95 {e['p95']:.1f} ms (goal at most 50 ms: {'met' if e['p95'] <= 50 else 'missed'}); "
+              f"events/s = {ratio:.0%} of the trivial page's requests/s (goal at least 30%: "
+              f"{'met' if ratio >= 0.30 else 'missed'})")
+        for error in errors[:5]:
+            print(f"error           : {error}", file=sys.stderr)
+        if errors:
+            sys.exit(1)
+    finally:
+        if server is not None:
+            stop_server(server)
+        from django.db import connections
+
+        connections.close_all()
+        run("dropdb", *PG, "--if-exists", "--force", name)
+
+
+if __name__ == "__main__":
+    main()
