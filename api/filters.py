@@ -2,13 +2,36 @@
 answered 400 naming the parameter)."""
 
 import json
+from datetime import UTC
 
 import django_filters as filters
+from django import forms
 from django.db import connection
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+from django_filters.fields import IsoDateTimeField
 
 from ledger.models import Account, BankTenure, CashierSlip
 from tables.models import Hand, HandEvent, Player, Shift, Table
+
+
+class UtcIsoDateTimeField(IsoDateTimeField):
+    """An ISO 8601 datetime, turned to UTC (PostgreSQL refuses offsets beyond ±15:59)."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value is None:
+            return None
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:
+            raise forms.ValidationError(_("this moment is out of range"), code="invalid") from None
+
+
+class MomentFilter(filters.IsoDateTimeFilter):
+    """An ISO 8601 datetime filter (``2024-05-31T22:00:00+02:00``)."""
+
+    field_class = UtcIsoDateTimeField
 
 
 class TableFilter(filters.FilterSet):
@@ -26,8 +49,8 @@ class ShiftFilter(filters.FilterSet):
 
     dealer = filters.CharFilter(field_name="dealer__username")
     open = filters.BooleanFilter(field_name="closed_at", lookup_expr="isnull")
-    opened_after = filters.IsoDateTimeFilter(field_name="opened_at", lookup_expr="gte")
-    opened_before = filters.IsoDateTimeFilter(field_name="opened_at", lookup_expr="lt")
+    opened_after = MomentFilter(field_name="opened_at", lookup_expr="gte")
+    opened_before = MomentFilter(field_name="opened_at", lookup_expr="lt")
 
     class Meta:
         model = Shift
@@ -39,10 +62,10 @@ class HandFilter(filters.FilterSet):
     settled."""
 
     bank = filters.CharFilter(field_name="bank__code")
-    opened_after = filters.IsoDateTimeFilter(field_name="opened_at", lookup_expr="gte")
-    opened_before = filters.IsoDateTimeFilter(field_name="opened_at", lookup_expr="lt")
-    settled_after = filters.IsoDateTimeFilter(field_name="settled_at", lookup_expr="gte")
-    settled_before = filters.IsoDateTimeFilter(field_name="settled_at", lookup_expr="lt")
+    opened_after = MomentFilter(field_name="opened_at", lookup_expr="gte")
+    opened_before = MomentFilter(field_name="opened_at", lookup_expr="lt")
+    settled_after = MomentFilter(field_name="settled_at", lookup_expr="gte")
+    settled_before = MomentFilter(field_name="settled_at", lookup_expr="lt")
     player = filters.CharFilter(method="filter_player", help_text="a player seated or holding the bank")
 
     class Meta:
@@ -106,8 +129,8 @@ class SlipFilter(filters.FilterSet):
     """Cashier slips by kind, player's id, and when they were issued."""
 
     player = filters.CharFilter(field_name="player__code")
-    issued_after = filters.IsoDateTimeFilter(field_name="issued_at", lookup_expr="gte")
-    issued_before = filters.IsoDateTimeFilter(field_name="issued_at", lookup_expr="lt")
+    issued_after = MomentFilter(field_name="issued_at", lookup_expr="gte")
+    issued_before = MomentFilter(field_name="issued_at", lookup_expr="lt")
 
     class Meta:
         model = CashierSlip

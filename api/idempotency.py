@@ -68,7 +68,8 @@ def _replay(stored, request, digest):
                         "with another body): use a new key for a new request")
                       % {"key": stored.key, "method": stored.method, "path": stored.path},
                       rule="idempotency_key_reused", field=HEADER, status_code=status.HTTP_409_CONFLICT)
-    return Response(stored.response, status=stored.status, headers={REPLAYED_HEADER: "true"})
+    data = json.loads(stored.response) if stored.response else None
+    return Response(data, status=stored.status, headers={REPLAYED_HEADER: "true"})
 
 
 def _kept(response):
@@ -76,7 +77,10 @@ def _kept(response):
 
 
 def _as_json(data):
-    return None if data is None else json.loads(JSONRenderer().render(data))
+    """The response's data as ASCII JSON text (no NUL or lone surrogate reaches the database)."""
+    if data is None:
+        return ""
+    return json.dumps(json.loads(JSONRenderer().render(data)), ensure_ascii=True, separators=(",", ":"))
 
 
 def idempotent(handler):

@@ -13,7 +13,8 @@ class IdempotencyKey(models.Model):
 
     Written in the same database transaction as the service call it records, so a key
     exists exactly when its request's effects do. ``body_sha256`` is the SHA-256 (hex) of
-    the request's raw body; ``path`` includes the query string.
+    the request's raw body; ``path`` includes the query string; ``response`` is the body's
+    JSON text (empty for no body).
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="api_idempotency_keys",
@@ -23,7 +24,9 @@ class IdempotencyKey(models.Model):
     path = models.TextField(_("path"))
     body_sha256 = models.CharField(_("body SHA-256"), max_length=64)
     status = models.PositiveSmallIntegerField(_("response status"))
-    response = models.JSONField(_("response body"), null=True, blank=True)
+    # JSON text with every non-ASCII character escaped: PostgreSQL's jsonb refuses a NUL
+    # character, and a refusal's message may quote one from the request.
+    response = models.TextField(_("response body (JSON)"), blank=True, default="")
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:

@@ -1,10 +1,11 @@
 """What every API view shares: JSON bodies, the error JSON, the schema conventions,
 pagination, and the role permissions chosen per action."""
 
+from django.utils.translation import gettext as _
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import JSONParser
 
-from api.errors import api_exception_handler
+from api.errors import Refusal, api_exception_handler
 from api.schema import ApiAutoSchema
 
 
@@ -47,6 +48,55 @@ class ApiViewMixin:
             # the Idempotency-Key's digest is over these bytes.
             request._request.body  # noqa: B018
         super().initial(request, *args, **kwargs)
+        for name, values in request.query_params.lists():
+            if _first_unstorable([name, values], ()) is not None:
+                refuse_unstorable_text(None if _unstorable(name) else name)
+        if request.method == "POST":
+            found = _first_unstorable(request.data, ())
+            if found is not None:
+                refuse_unstorable_text(".".join(found) if _first_unstorable(found, ()) is None else None)
+
+
+def _unstorable(text):
+    if "\x00" in text:
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate, from a "\\ud800" escape in JSON
+        return True
+    return False
+
+
+def _first_unstorable(value, path):
+    """The path (keys and indexes) to the first string holding a NUL or a lone
+    surrogate, as a key or a value; None if there is none."""
+    if isinstance(value, str):
+        return path if _unstorable(value) else None
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, inner in items:
+        where = (*path, str(key))
+        if isinstance(key, str) and _unstorable(key):
+            return where
+        found = _first_unstorable(inner, where)
+        if found is not None:
+            return found
+    return None
+
+
+def refuse_unstorable_text(field):
+    """Refuse (400 ``invalid_text``) a request holding a NUL character or a lone surrogate
+    in its query or body: no database column stores them, and no name in the game has them.
+
+    Raises:
+        Refusal: always; ``field`` is the parameter or the body's dotted path (None if the
+        name itself is at fault).
+    """
+    raise Refusal(_("text may not contain NUL characters or lone surrogates"), rule="invalid_text", field=field)
 
 
 def validated(serializer_class, request, **kwargs):

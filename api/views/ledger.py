@@ -12,7 +12,7 @@ from decimal import Decimal
 from django.db.models import Value
 from django.db.models.functions import Coalesce
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import status, viewsets
+from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
@@ -36,8 +36,10 @@ from ledger.selectors import account_statement, player_statement, tenure_stateme
 from tables.models import Player
 
 LEDGER_READERS = IsCashier | IsAuditor | IsAdmin
-PAGE_PARAMETER = OpenApiParameter("page", int, description="the statement's page, from 1 (newest entries first)")
+PAGE_PARAMETER = OpenApiParameter("page", {"type": "integer", "minimum": 1, "maximum": 10**7},
+                                  description="the statement's page, from 1 (newest entries first)")
 ZERO = Decimal("0.00")
+MAX_PAGE = 10**7  # beyond, the offset would overflow the database's bigint
 
 
 def statement_data(statement, request):
@@ -61,9 +63,17 @@ def ledger_key(request):
     return f"api:{digest}"
 
 
+class StatementPageSerializer(serializers.Serializer):
+    """``?page=``: a statement's page, from 1."""
+
+    page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, required=False, default=1)
+
+
 def page_of(request):
-    """The ``?page=`` of a statement (a bad value reads page 1, as the pages do)."""
-    return request.query_params.get("page", 1)
+    """The ``?page=`` of a statement, checked (400 naming ``page`` if it is no page number)."""
+    query = StatementPageSerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    return query.validated_data["page"]
 
 
 @extend_schema_view(

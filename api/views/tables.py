@@ -8,7 +8,7 @@ through the same services (``tables.services``) and the same roles.
 """
 
 import json
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 from django.db.models import Prefetch
 from django.http import StreamingHttpResponse
@@ -340,9 +340,12 @@ class MomentField(serializers.Field):
             moment = datetime.combine(day, time.min)
             if self.end:
                 moment += timedelta(days=1)
-        if timezone.is_naive(moment):
-            moment = timezone.make_aware(moment)
-        return moment
+        try:
+            if timezone.is_naive(moment):
+                moment = timezone.make_aware(moment)
+            return moment.astimezone(UTC)  # PostgreSQL refuses offsets beyond ±15:59
+        except (OverflowError, ValueError):
+            self.fail("invalid")
 
     def to_representation(self, value):
         return value.isoformat()

@@ -88,3 +88,14 @@ def test_accounts_and_tenures(api, mesa):
     assert api["dealer"].get("/api/accounts/").status_code == 403
     slips = api["auditor"].get("/api/slips/", player="luis", kind="buy_in").json()
     assert slips["count"] == 1
+
+
+def test_text_no_database_can_store_is_refused_naming_the_field(api, mesa):
+    response = api["cashier"].post("/api/cashier/buy-in/", {"player": "lu\u0000is", "amount": "5"})
+    assert response.status_code == 400
+    assert (error_of(response)["field"], error_of(response)["rule"]) == ("player", "invalid_text")
+    lone = api["cashier"].client.post("/api/cashier/buy-in/", b'{"player": "\\ud800", "amount": "5"}',
+                                      content_type="application/json", headers={"Idempotency-Key": "x"})
+    assert lone.status_code == 400 and error_of(lone)["field"] == "player"
+    query = api["cashier"].get("/api/players/", q="a\u0000")
+    assert query.status_code == 400 and error_of(query)["field"] == "q"
