@@ -45,6 +45,10 @@ STATUS_NAMES = {"playing": gettext_lazy("playing"), "stood": gettext_lazy("stood
                 "bust": gettext_lazy("bust")}
 KIND_NAMES = {"fusilado": gettext_lazy("fusilado"), "muerto-seven": gettext_lazy("muerto: the 7"),
               "muerto-card": gettext_lazy("muerto: 7 + card")}
+# Words of the felt and the picker (outside the f-strings that use them, for makemessages).
+UNNAMED, FACE_DOWN = gettext_lazy("face down, not named yet"), gettext_lazy("face down")
+POINTS, TO_PLAY, THE_TABLE = gettext_lazy("points"), gettext_lazy("to play"), gettext_lazy("The table")
+ON_THE_TABLE, PICK_A_CARD = gettext_lazy("on the table"), gettext_lazy("Pick a card")
 RESULT_NAMES = {"win": gettext_lazy("win"), "natural": gettext_lazy("7½"), "lose": gettext_lazy("lose"),
                 "bust": gettext_lazy("bust")}
 
@@ -319,8 +323,8 @@ def _euros(amount):
 def _card_html(card):
     name, down = card["card"], card["down"]
     if name is None:
-        return f'<span class="card back" data-card="" title="{escape(_("face down, not named yet"))}">?</span>'
-    title = f' title="{escape(_("face down"))}"' if down else ""
+        return f'<span class="card back" data-card="" title="{escape(UNNAMED)}">?</span>'
+    title = f' title="{escape(FACE_DOWN)}"' if down else ""
     return (f'<span class="card suit-{name[-1]}{" down" if down else ""}" data-card="{name}"{title}>'
             f"{name[:-1]}<small>{name[-1]}</small></span>")
 
@@ -331,7 +335,7 @@ def _hand_html(hand, current, several, staked):
     parts = [f'<div class="hand status-{hand["status"]}{" current" if current else ""}" data-hand="{number}">']
     if several:
         parts.append(f'<span class="hand-no">{number}</span>')
-    parts.append(f'<span class="cards">{cards}</span><span class="points" title="{escape(_("points"))}">'
+    parts.append(f'<span class="cards">{cards}</span><span class="points" title="{escape(POINTS)}">'
                  f'{escape(_points(hand["points"], hand["unknown"]))}</span>')
     if staked:
         stake = hand["stake"]
@@ -349,7 +353,7 @@ def _place_html(who, label, css, turn, hands, now, bets=None, bets_label=None):
     several = len(hands) > 1
     staked = css == ""
     body = "".join(_hand_html(h, now == (who, h["number"]), several, staked) for h in hands)
-    badge = f' <span class="badge">{escape(_("to play"))}</span>' if turn else ""
+    badge = f' <span class="badge">{escape(TO_PLAY)}</span>' if turn else ""
     side = ""
     if bets:
         side = (f'<div class="side">{escape(bets_label)}: '
@@ -373,7 +377,7 @@ def _table_view(state):
     bank = table["bank"]
     places.append(_place_html(BANK_ID, _("bank · %(player)s") % {"player": bank["player"]}, " bank",
                               actor == BANK_ID, [bank], now))
-    felt = (f'<section class="felt" aria-label="{escape(_("The table"))}">' + "".join(places) + "</section>")
+    felt = (f'<section class="felt" aria-label="{escape(THE_TABLE)}">' + "".join(places) + "</section>")
     # Every text in it is escaped above.
     return {"felt": mark_safe(felt), "actor": actor, "phase": table["phase"], "stock": table["stock"]}
 
@@ -427,7 +431,7 @@ def _picker(state):
     disabled."""
     deck = DECKS[state.profile.deck]
     live = state.live
-    disabled = f' disabled title="{escape(_("on the table"))}"'
+    disabled = f' disabled title="{escape(ON_THE_TABLE)}"'
     rows = []
     for suit in SUITS:
         buttons = []
@@ -437,7 +441,7 @@ def _picker(state):
                            f"{CARD_RANK[code]}<small>{suit}</small></button>")
         rows.append(f'<div class="suit suit-{suit}"><span class="suit-name">{escape(SUIT_NAMES[suit])}</span>'
                     + "".join(buttons) + "</div>")
-    html = f'<div class="picker" role="group" aria-label="{escape(_("Pick a card"))}">' + "".join(rows) + "</div>"
+    html = f'<div class="picker" role="group" aria-label="{escape(PICK_A_CARD)}">' + "".join(rows) + "</div>"
     return mark_safe(html)  # every text in it is escaped above
 
 

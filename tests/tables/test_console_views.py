@@ -394,3 +394,70 @@ def test_the_tables_list_is_paginated(client, staff):
     second = client.get(reverse("tables:console_tables") + "?page=2").content.decode()
     assert first.count("data-table=") == 25 and second.count("data-table=") == 5
     assert 'data-table="Mesa 10"' in first and 'data-table="Mesa 39"' in second
+
+
+# --------------------------------------------------------------------------- the other plays
+
+@pytest.fixture
+def profesional(mesa):
+    """Mesa P (profesional: la loca, muerto; 5–100): rosa holds the bank; dealer1's shift."""
+    table = TableFactory(name="Mesa P", rules={"profile": "profesional"})
+    services.table_bank_draw(table=table, holder=mesa.players["rosa"], capital=Decimal("100.00"),
+                             by=mesa.supervisor)
+    services.shift_open(table=table, dealer=mesa.dealer, opened_by=mesa.supervisor)
+    return table
+
+
+def test_la_loca_and_muerto_through_the_console(dealer_client, profesional, mesa):
+    screen = Console(dealer_client, profesional)
+    screen.load()
+    hand = open_hand(screen, "luis marta")
+    assert [f["buttons"] for f in [screen.form("form-deal")]] == [["deal", "deal-unknown"]]
+    for line in ("luis deal 7O", "marta deal 3C", "loca deal 5E", "bank deal 2E"):
+        screen.enter(line)
+    # Anyone present bets on la loca before its card is seen.
+    response = screen.send("form-loca", "bet", player="pepe", amount="10")
+    assert response.status_code == 302, refusal_of(response)
+    screen.enter("luis bet 10")  # the 7 alone: exactly twice the minimum
+    assert "muerto" in screen.form("form-card")["buttons"]
+    response = screen.send("form-card", "muerto", card="12B", amount="20")
+    assert response.status_code == 302, refusal_of(response)
+    for line in ("marta bet 10", "marta card 4B", "marta stand", "loca card 2O", "loca stand", "bank card 5B",
+                 "bank stand"):
+        screen.enter(line)
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.SETTLED and hand.muertos == 1
+    assert [(b["player"], b["seat"], b["hand"], b["result"], b["net"]) for b in hand.settlement["bets"]] == [
+        ("luis", "luis", 1, "lose", "-10.00"), ("luis", "luis", 2, "natural", "40.00"),
+        ("marta", "marta", 1, "lose", "-10.00"), ("pepe", "loca", 1, "lose", "-10.00")]
+    assert chips(mesa, "pepe") == Decimal("490.00")
+
+
+def test_a_face_down_card_entered_unknown_is_named_when_turned_up(screen):
+    hand = open_hand(screen)
+    for line in ("luis deal ?", "marta deal 3C", "bank deal ?", "luis bet 10"):
+        screen.enter(line)
+    assert screen.form("form-card")["buttons"] == ["card", "reveal"]
+    response = screen.send("form-card", "reveal")  # an unknown card is named as it turns up
+    assert "name the card luis turns up" in refusal_of(response)
+    screen.enter("luis reveal 6O")
+    assert "card-down" in screen.form("form-card")["buttons"]  # the next one may come face down
+    screen.enter("luis card ? down")
+    screen.enter("luis stand")
+    screen.enter("marta bet 10")
+    screen.enter("marta card 4E")
+    screen.enter("marta stand")
+    # The bank names its own card as it turns it up, before it plays.
+    assert screen.form("form-card")["buttons"] == ["reveal"]
+    screen.enter("bank reveal 5O")
+    screen.enter("bank card 2B")
+    screen.enter("bank stand")
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.OPEN
+    assert set(f for f in forms_of(screen.page) if f.startswith("form-identify")) == {"form-identify-luis-1"}
+    response = screen.send("form-identify-luis-1", "identify", card="3O")  # 6 + 3 = 9: yet luis stood
+    assert response.status_code == 200 and "bust" in refusal_of(response)
+    screen.enter("luis identify 1 1O")
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.SETTLED
+    assert hand.settlement["players"] == {"luis": "-10.00", "marta": "-10.00"}  # 7 and 6.5 against the bank's 7
