@@ -1,6 +1,12 @@
 """The tables' pages: the dealer's console, the pit supervisor's pages, hand history."""
 
+from django.urls import path
+from django.views.generic import RedirectView
+
 from tables.views import console, hands, pit
 
 app_name = "tables"
-urlpatterns = [*console.urlpatterns, *pit.urlpatterns, *hands.urlpatterns]
+urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="tables:console_tables"), name="index"),
+    *console.urlpatterns, *pit.urlpatterns, *hands.urlpatterns,
+]
