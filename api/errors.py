@@ -143,9 +143,9 @@ def api_exception_handler(exc, context):
         code = status.HTTP_409_CONFLICT if isinstance(exc, CONFLICTS) else status.HTTP_400_BAD_REQUEST
         return _response(code, message=exc, rule=exc.code, field=exc.field or default_field,
                          event=getattr(exc, "event", None))
-    if isinstance(exc, DjangoValidationError):
-        field = None
-        if hasattr(exc, "error_dict"):
+    if isinstance(exc, DjangoValidationError):  # the reports' ReportError has a field too
+        field = getattr(exc, "field", None)
+        if field is None and hasattr(exc, "error_dict"):
             field = next(iter(exc.error_dict), None)
         return _response(status.HTTP_400_BAD_REQUEST, message=" ".join(exc.messages),
                          rule=getattr(exc, "code", None) or "invalid", field=field)

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from django_filters.fields import IsoDateTimeField
 
 from ledger.models import Account, BankTenure, CashierSlip
+from reports.models import Report, ReportRequest
 from tables.models import Hand, HandEvent, Player, Shift, Table
 
 
@@ -135,3 +136,19 @@ class SlipFilter(filters.FilterSet):
     class Meta:
         model = CashierSlip
         fields = ["kind", "player", "issued_after", "issued_before"]
+
+
+class ReportRequestFilter(filters.FilterSet):
+    """Report requests by kind, status, table and shift."""
+
+    class Meta:
+        model = ReportRequest
+        fields = ["kind", "status", "table", "shift"]
+
+
+class ReportFilter(filters.FilterSet):
+    """Stored reports by kind, table, shift, and the period's days."""
+
+    class Meta:
+        model = Report
+        fields = ["kind", "table", "shift", "date_from", "date_to"]

@@ -83,3 +83,9 @@ def dealer_only(user):
     """True if the user reads as a dealer only (no role that reads every table): lists are
     then limited to the tables of his open shifts."""
     return not has_role(user, PIT_SUPERVISOR, AUDITOR, ADMIN) and has_role(user, DEALER)
+
+
+class StartsReports(RolePermission):
+    """An auditor starting a report: the one POST an auditor makes (as on the pages)."""
+
+    roles = (AUDITOR,)

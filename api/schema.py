@@ -14,6 +14,32 @@ from rest_framework.permissions import AllowAny
 from api.errors import ErrorSerializer
 from api.idempotency import HEADER, MAX_LENGTH
 
+#: drf-spectacular settings of the API's schema (on top of SPECTACULAR_SETTINGS).
+SCHEMA_SETTINGS = {
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": "/api/",
+    "ENUM_NAME_OVERRIDES": {
+        "AccountKindEnum": "ledger.models.Account.Kind",
+        "SlipKindEnum": "ledger.models.CashierSlip.Kind",
+        "EntryKindEnum": "tables.models.HandEvent.Kind",
+        "ReportKindEnum": "reports.models.ReportKind",
+        "HandStatusEnum": "tables.models.Hand.Status",
+        "ReportRequestStatusEnum": "reports.models.ReportRequest.Status",
+        "TenureBeganEnum": "ledger.models.BankTenure.Began",
+        "TenureEndedEnum": "ledger.models.BankTenure.Ended",
+    },
+}
+
+
+def api_schema():
+    """The API's OpenAPI schema as a dict, as ``/api/schema/`` serves it."""
+    from drf_spectacular.generators import SchemaGenerator
+    from drf_spectacular.settings import patched_settings
+
+    with patched_settings(SCHEMA_SETTINGS):
+        return SchemaGenerator().get_schema(request=None, public=True)
+
+
 IDEMPOTENCY_PARAMETER = OpenApiParameter(
     HEADER, str, OpenApiParameter.HEADER, required=True,
     description="Any unique text chosen by the client (a UUID), 1-255 visible ASCII characters. The same key "

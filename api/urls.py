@@ -4,7 +4,8 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
-from api.views import docs, ledger, records, tables
+from api.schema import SCHEMA_SETTINGS
+from api.views import docs, ledger, records, reports, tables
 from api.views.auth import TokenView
 
 app_name = "api"
@@ -18,6 +19,8 @@ router.register("accounts", ledger.AccountViewSet, basename="account")
 router.register("tenures", ledger.TenureViewSet, basename="tenure")
 router.register("slips", ledger.SlipViewSet, basename="slip")
 router.register("cashier", ledger.CashierViewSet, basename="cashier")
+router.register("reports/requests", reports.ReportRequestViewSet, basename="report-request")
+router.register("reports", reports.ReportViewSet, basename="report")
 
 urlpatterns = [
     path("auth/token/", TokenView.as_view(), name="token"),
@@ -27,10 +30,7 @@ urlpatterns = [
     path("hand-records/", records.HandRecordImport.as_view(), name="hand-record-import"),
     path("settle/", records.SettleDryRun.as_view(), name="settle"),
     path("", include(router.urls)),
-    path("schema/", SpectacularAPIView.as_view(urlconf=None, custom_settings={
-        "COMPONENT_SPLIT_REQUEST": True,
-        "SCHEMA_PATH_PREFIX": "/api/",
-    }), name="schema"),
+    path("schema/", SpectacularAPIView.as_view(custom_settings=SCHEMA_SETTINGS), name="schema"),
     path("docs/", docs.reference, name="docs"),
     path("docs/swagger/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="swagger"),
     path("docs/redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
