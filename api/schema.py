@@ -85,7 +85,7 @@ class ApiAutoSchema(AutoSchema):
         if "{" in self.path:
             codes.append(404)
         if self.method == "POST":
-            codes += [409, 413, 415]
+            codes += [409, 413, 415] if self.is_idempotent() else [413, 415]
         return codes
 
     def _get_response_bodies(self, direction="response"):

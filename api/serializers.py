@@ -100,6 +100,26 @@ class AmountField(serializers.Field):
         return f"{value:.2f}"
 
 
+@extend_schema_field({"type": "string", "pattern": r"^\d{1,3}(\.\d{1,2})?$", "example": "33.33",
+                     "description": "a percentage above 0 and at most 100, with at most two decimals"})
+class PercentField(serializers.Field):
+    """A syndicate share's percentage: a string (or an integer) above 0, at most 100,
+    with at most two decimals, as a ``Decimal``."""
+
+    default_error_messages = {"invalid": 'a percentage is a string like "33.33", above 0 and at most 100'}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, str | int):
+            self.fail("invalid")
+        text = str(data).strip()
+        if not re.fullmatch(r"\d{1,3}(\.\d{1,2})?", text) or not 0 < Decimal(text) <= 100:
+            self.fail("invalid")
+        return Decimal(text).quantize(Decimal("0.01"))
+
+    def to_representation(self, value):
+        return f"{value:.2f}"
+
+
 class PlayerCodeField(serializers.SlugRelatedField):
     """A player by his id (``code``), as hand records name him."""
 
@@ -172,6 +192,32 @@ class ShiftOpenInputSerializer(serializers.Serializer):
         if not has_role(user, DEALER):
             raise serializers.ValidationError(f"{user.username} does not have the dealer role", code="not_dealer")
         return user
+
+
+class ShareInputSerializer(serializers.Serializer):
+    """One member of the bank's syndicate: the player's id and his percentage."""
+
+    player = PlayerCodeField()
+    percent = PercentField()
+
+
+class BankChangeInputSerializer(serializers.Serializer):
+    """A bank change between hands (pit supervisor): the new ``holder`` (the buyer, for a
+    sale), the ``capital`` the syndicate puts in, a sale's ``price``, and the optional
+    syndicate ``shares`` (percentages summing to 100; none: the holder alone)."""
+
+    holder = PlayerCodeField()
+    capital = AmountField()
+    price = AmountField(required=False, help_text="a sale's price, paid to the old syndicate")
+    shares = ShareInputSerializer(many=True, required=False, allow_empty=False)
+
+    def validate(self, attrs):
+        if self.context.get("sale") and "price" not in attrs:
+            raise serializers.ValidationError({"price": ["a sale has a price"]}, code="required")
+        if not self.context.get("sale") and "price" in attrs:
+            raise serializers.ValidationError({"price": ["only a sale has a price"]}, code="invalid")
+        attrs["shares"] = [(share["player"], share["percent"]) for share in attrs.get("shares") or ()] or None
+        return attrs
 
 
 class HandSerializer(serializers.ModelSerializer):

@@ -99,8 +99,9 @@ def refuse_unstorable_text(field):
     raise Refusal(_("text may not contain NUL characters or lone surrogates"), rule="invalid_text", field=field)
 
 
-def validated(serializer_class, request, **kwargs):
-    """The ``validated_data`` of ``serializer_class`` on the request's body (400 if not)."""
-    serializer = serializer_class(data=request.data, context={"request": request}, **kwargs)
+def validated(serializer_class, request, **context):
+    """The ``validated_data`` of ``serializer_class`` on the request's body (400 if not);
+    ``context`` is added to the serializer's context."""
+    serializer = serializer_class(data=request.data, context={"request": request, **context})
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data

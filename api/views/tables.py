@@ -34,6 +34,7 @@ from api.filters import HandEntryFilter, HandFilter, ShiftFilter, TableFilter
 from api.idempotency import idempotent
 from api.permissions import IsAdmin, IsAuditor, IsDealer, IsPitSupervisor, IsStaff, dealer_only
 from api.serializers import (
+    BankChangeInputSerializer,
     EventInputSerializer,
     HandEntrySerializer,
     HandOpenInputSerializer,
@@ -43,10 +44,12 @@ from api.serializers import (
     ShiftOpenInputSerializer,
     ShiftSerializer,
     TableSerializer,
+    TenureSerializer,
     UndoInputSerializer,
     VoidInputSerializer,
 )
 from api.views.base import ApiViewMixin, validated
+from ledger.models import BankTenure
 from tables import services
 from tables.engine import format_cents
 from tables.engine.errors import IllegalEvent
@@ -108,6 +111,44 @@ class TableViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
     filterset_class = TableFilter
     lookup_value_regex = r"\d+"
     permission = IsStaff
+    action_permissions = {"bank_draw": IsPitSupervisor, "bank_sell": IsPitSupervisor,
+                          "bank_transfer": IsPitSupervisor}
+
+    def _bank_change(self, request, change, *, sale=False):
+        table = self.get_object()
+        data = validated(BankChangeInputSerializer, request, sale=sale)
+        if sale:
+            tenure = services.table_bank_sell(table=table, buyer=data["holder"], price=data["price"],
+                                              capital=data["capital"], shares=data["shares"], by=request.user)
+        else:
+            tenure = change(table=table, holder=data["holder"], capital=data["capital"], shares=data["shares"],
+                            by=request.user)
+        tenure = BankTenure.objects.select_related("table", "holder", "seller", "account").get(pk=tenure.pk)
+        return Response(TenureSerializer(tenure).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(summary="Draw for the bank: the table's first tenure (pit supervisor)", tags=["bank"],
+                   request=BankChangeInputSerializer, responses={201: TenureSerializer})
+    @action(detail=True, methods=["post"], url_path="bank/draw")
+    @idempotent
+    def bank_draw(self, request, pk=None):
+        """The bank drawn for at the start of a session: holder, capital, syndicate."""
+        return self._bank_change(request, services.table_bank_draw)
+
+    @extend_schema(summary="Sell the bank between hands (pit supervisor)", tags=["bank"],
+                   request=BankChangeInputSerializer, responses={201: TenureSerializer})
+    @action(detail=True, methods=["post"], url_path="bank/sell")
+    @idempotent
+    def bank_sell(self, request, pk=None):
+        """The buyer pays the price to the old syndicate and opens his tenure."""
+        return self._bank_change(request, None, sale=True)
+
+    @extend_schema(summary="Transfer the bank between hands, without a price (pit supervisor)", tags=["bank"],
+                   request=BankChangeInputSerializer, responses={201: TenureSerializer})
+    @action(detail=True, methods=["post"], url_path="bank/transfer")
+    @idempotent
+    def bank_transfer(self, request, pk=None):
+        """The old tenure closes (its balance back to its syndicate); the new one opens."""
+        return self._bank_change(request, services.table_bank_transfer)
 
 
 

@@ -22,7 +22,7 @@ from ledger.models import Account, CashierSlip
 from tables import services
 from tests.factories import UserFactory
 
-MAX_EXAMPLES = 25
+MAX_EXAMPLES = 20
 COUNTER = itertools.count()
 
 
