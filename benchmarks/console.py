@@ -202,6 +202,7 @@ class Figures:
     def __init__(self):
         self.lock = threading.Lock()
         self.events, self.posts, self.opens, self.trivial, self.refusals = [], [], [], [], []
+        self.kinds = {}  # event "do" ("settle" for the entry that settles a hand) -> latencies
         self.hands = 0
 
     def add(self, name, value):
@@ -260,6 +261,8 @@ def dealer_loop(client, username, table_id, bank, seats, seed, until, think, fig
     from tables.engine.simulate import random_record
 
     rng = random.Random(seed)
+    if think:  # paced dealers do not all start at the same instant
+        time.sleep(rng.uniform(0, think))
     _status, _location, page = client.request("GET", f"/tables/console/{table_id}/")
     record = None
     while time.monotonic() < until and not stop.is_set():
@@ -294,19 +297,24 @@ def dealer_loop(client, username, table_id, bank, seats, seed, until, think, fig
         if code == 302:
             posted = time.perf_counter()
             code, _location, page = client.request("GET", location)
-            figures.add("events", time.perf_counter() - started)
+            took = time.perf_counter() - started
+            figures.add("events", took)
             figures.add("posts", posted - started)
+            kind = event["do"]
             if version + 1 == len(record["events"]):
                 if 'data-status="settled"' not in page:
                     raise RuntimeError(f"{username}: the hand's last event did not settle it")
+                kind = "settle"
                 with figures.lock:
                     figures.hands += 1
+            with figures.lock:
+                figures.kinds.setdefault(kind, []).append(took)
         else:
             figures.add("refusals", (event, code))
             stop.set()
             raise RuntimeError(f"{username}: {event} refused ({code})")
         if think:
-            time.sleep(rng.expovariate(1 / think))
+            time.sleep(min(rng.expovariate(1 / think), max(0.0, until - time.monotonic())))
 
 
 def trivial_loop(client, path, until, times):
@@ -414,6 +422,8 @@ def main():
         spy = profile_server(server, args.seconds, args.profile) if args.profile else None
         until = time.monotonic() + args.seconds
         started = time.monotonic()
+        # (A paced dealer may still be in his last pause at the deadline: rates use the
+        # time until the last dealer stopped.)
         errors += run_threads(dealer_loop, args.dealers, lambda i: (
             clients[tables[i][0]], tables[i][0], tables[i][1], tables[i][2], tables[i][3], args.seed * 1000 + i, until,
             args.think, figures, stop))
@@ -431,6 +441,9 @@ def main():
         p = percentiles(figures.posts)
         print(f"                  the POST alone p50 {p['p50']:.1f} ms, p95 {p['p95']:.1f} ms; "
               f"{2 * rate:.0f} requests/s (a POST and a GET per event)")
+        print("by entry        : " + "; ".join(
+            f"{kind} {len(times)}× p50 {percentiles(times)['p50']:.0f} p95 {percentiles(times)['p95']:.0f} ms"
+            for kind, times in sorted(figures.kinds.items(), key=lambda item: -len(item[1]))))
         print(f"hands           : {figures.hands} settled; next hand opened {len(figures.opens)} times "
               f"(POST + GET p50 {o['p50']:.1f} ms, p95 {o['p95']:.1f} ms)")
         print(f"refusals        : {len(figures.refusals)}{' ' + str(figures.refusals[:3]) if figures.refusals else ''}")

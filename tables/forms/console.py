@@ -96,7 +96,8 @@ class EntryForm(forms.Form):
 
     Fields: ``action`` (a key of ``ACTIONS``), ``seat`` (a seated player id, ``bank`` or
     ``loca``), ``card``, ``amount`` (euros), ``player`` (a side bettor or a loca bettor),
-    ``hand`` (the hand whose card is identified), ``version`` and ``token``.
+    ``hand`` (the seat's hand whose card is identified); ``number`` (the table's hand the
+    screen showed), ``version`` and ``token``.
     """
 
     action = forms.ChoiceField(label=_("Action"), choices=[(a, a) for a in ACTIONS])
@@ -105,6 +106,7 @@ class EntryForm(forms.Form):
     amount = forms.CharField(label=_("Stake (€)"), max_length=16, required=False)
     player = forms.CharField(label=_("Bettor"), max_length=64, required=False)
     hand = forms.IntegerField(label=_("Hand"), min_value=1, max_value=99, required=False)
+    number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     version = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
     token = forms.UUIDField(widget=forms.HiddenInput)
 
@@ -174,11 +176,13 @@ def _no_card():
 
 
 class UndoForm(forms.Form):
-    """Undo the latest event of the open hand: the reason is required and recorded."""
+    """Undo the latest event of the open hand: the reason is required and recorded;
+    ``number``, ``version`` and ``token`` as in ``EntryForm``."""
 
     reason = forms.CharField(label=_("Reason"), max_length=300,
                              error_messages={"required": _("Say why the event is undone.")},
                              widget=forms.TextInput(attrs={"autocomplete": "off"}))
+    number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     version = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
     token = forms.UUIDField(widget=forms.HiddenInput)
 

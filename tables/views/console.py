@@ -68,8 +68,13 @@ def _table_and_shift(table_id):
     return get_object_or_404(Table, pk=table_id), None
 
 
-def _open_hand_id(table):
-    return Hand.objects.filter(table=table, status=Hand.Status.OPEN).values_list("pk", flat=True).first()
+def _open_hand_key(table):
+    """``(pk, number)`` of the table's open hand, or None."""
+    return Hand.objects.filter(table=table, status=Hand.Status.OPEN).values_list("pk", "number").first()
+
+
+def _stale_message():
+    return _("the hand changed since this screen was drawn (another entry came first): reload")
 
 
 def _may_enter(user, shift):
@@ -133,15 +138,17 @@ def console_entry(request, table_id):
         return redirect("tables:console", table_id=table_id)
     table, shift = _table_and_shift(table_id)
     _check_dealer(request.user, shift)
-    hand_id = _open_hand_id(table)
-    if hand_id is None:
+    key = _open_hand_key(table)
+    if key is None:
         messages.warning(request, _("There is no open hand at this table."))
         return redirect("tables:console", table_id=table.pk)
     # The service reads the hand again under the table's lock: its key is all it needs.
-    hand = Hand(pk=hand_id, table_id=table.pk)
+    hand = Hand(pk=key[0], table_id=table.pk)
     form = EntryForm(request.POST)
     if not form.is_valid():
         return _render_console(request, table, shift, refused=form, status=200)
+    if form.cleaned_data["number"] != key[1]:  # a screen of an earlier hand: its version says nothing
+        return _render_console(request, table, shift, stale=_stale_message(), status=409)
     try:
         services.hand_record_event(hand=hand, event=form.event, entered_by=request.user,
                                    expected_version=form.cleaned_data["version"],
@@ -171,6 +178,9 @@ def console_undo(request, table_id):
     events = effective_events(services.hand_entries(hand))
     if request.method == "POST":
         form = UndoForm(request.POST)
+        if form.is_valid() and form.cleaned_data["number"] != hand.number:
+            messages.error(request, _stale_message())  # confirmed on a screen of an earlier hand
+            return redirect("tables:console", table_id=table.pk)
         if form.is_valid():
             try:
                 services.hand_undo(hand=hand, reason=form.cleaned_data["reason"], entered_by=request.user,
@@ -186,7 +196,7 @@ def console_undo(request, table_id):
                     "event": describe_event(events[-1]) if events else ""})
                 return redirect("tables:console", table_id=table.pk)
     else:
-        form = UndoForm(initial={"version": hand.version})
+        form = UndoForm(initial={"number": hand.number, "version": hand.version})
     last = describe_event(events[-1]) if events else None
     return render(request, "tables/console/undo.html", {
         "table": table, "hand": hand, "form": form, "last": last, "number": len(events)})

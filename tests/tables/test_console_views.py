@@ -8,6 +8,7 @@ from decimal import Decimal
 from html.parser import HTMLParser
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from ledger.selectors import player_balance
@@ -118,7 +119,7 @@ def refusal_of(response):
 @pytest.fixture
 def dealer_client(client, mesa):
     client.force_login(mesa.dealer)
-    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"  # the messages asserted are the English ones
     return client
 
 
@@ -461,3 +462,25 @@ def test_a_face_down_card_entered_unknown_is_named_when_turned_up(screen):
     hand.refresh_from_db()
     assert hand.status == Hand.Status.SETTLED
     assert hand.settlement["players"] == {"luis": "-10.00", "marta": "-10.00"}  # 7 and 6.5 against the bank's 7
+
+
+def test_a_screen_of_an_earlier_hand_is_stale_even_at_the_same_version(screen, mesa):
+    open_hand(screen)
+    for line in ("luis deal 7O", "marta deal 2C", "bank deal 5E"):
+        screen.enter(line)
+    old_page = screen.page  # hand #1 at version 3, luis to bet
+    for line in ("luis bet 10", "luis card 11B", "marta bet 10", "marta card 4C", "marta stand", "bank stand"):
+        screen.enter(line)
+    data = {**screen.form("form-open")["fields"], "seats": "ana marta"}
+    screen.client.post(screen.form("form-open")["action"], data)
+    second = Hand.objects.get(table=mesa.table, number=2)
+    for line in ("marta deal 3O", "ana deal 4C", "bank deal 6E"):  # luis holds the bank now
+        screen.load()
+        screen.enter(line)
+    second.refresh_from_db()
+    assert second.version == 3
+    screen.page = old_page
+    response = screen.send("form-bet", "bet", amount="10", reload=False)
+    assert response.status_code == 409 and "reload" in refusal_of(response)
+    second.refresh_from_db()
+    assert second.version == 3
