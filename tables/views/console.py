@@ -68,9 +68,11 @@ def _table_and_shift(table_id):
     return get_object_or_404(Table, pk=table_id), None
 
 
-def _open_hand_key(table):
-    """``(pk, number)`` of the table's open hand, or None."""
-    return Hand.objects.filter(table=table, status=Hand.Status.OPEN).values_list("pk", "number").first()
+def _entry_key(table_id):
+    """``(pk, number, its shift's dealer id, its shift's closed_at)`` of the table's open
+    hand, or None."""
+    return (Hand.objects.filter(table_id=table_id, status=Hand.Status.OPEN)
+            .values_list("pk", "number", "shift__dealer_id", "shift__closed_at").first())
 
 
 def _stale_message():
@@ -136,33 +138,35 @@ def console_entry(request, table_id):
     entry from a stale screen redraws it fresh, asking to check and enter again."""
     if request.method != "POST":
         return redirect("tables:console", table_id=table_id)
-    table, shift = _table_and_shift(table_id)
-    _check_dealer(request.user, shift)
-    key = _open_hand_key(table)
-    if key is None:
-        messages.warning(request, _("There is no open hand at this table."))
-        return redirect("tables:console", table_id=table.pk)
+    # The hot path, one read: the open hand and its shift's dealer. A hand is opened in
+    # the table's open shift, and a shift does not close while its hand is open.
+    key = _entry_key(table_id)
+    if key is None or key[2] != request.user.pk or key[3] is not None or not has_role(request.user, DEALER):
+        table, shift = _table_and_shift(table_id)
+        _check_dealer(request.user, shift)
+        if key is None:
+            messages.warning(request, _("There is no open hand at this table."))
+            return redirect("tables:console", table_id=table.pk)
     # The service reads the hand again under the table's lock: its key is all it needs.
-    hand = Hand(pk=key[0], table_id=table.pk)
+    hand = Hand(pk=key[0], table_id=table_id)
     form = EntryForm(request.POST)
     if not form.is_valid():
-        return _render_console(request, table, shift, refused=form, status=200)
+        return _render_console(request, *_table_and_shift(table_id), refused=form)
     if form.cleaned_data["number"] != key[1]:  # a screen of an earlier hand: its version says nothing
-        return _render_console(request, table, shift, stale=_stale_message(), status=409)
+        return _render_console(request, *_table_and_shift(table_id), stale=_stale_message(), status=409)
     try:
         services.hand_record_event(hand=hand, event=form.event, entered_by=request.user,
                                    expected_version=form.cleaned_data["version"],
                                    form_token=form.cleaned_data["token"])
     except StaleHand as error:
-        return _render_console(request, table, shift, stale=str(error), status=409)
+        return _render_console(request, *_table_and_shift(table_id), stale=str(error), status=409)
     except HandNotOpen as error:
         messages.error(request, str(error))
-        return redirect("tables:console", table_id=table.pk)
+        return redirect("tables:console", table_id=table_id)
     except (TableError, LedgerError) as error:
-        field = error.field if error.field in form.fields else None
-        form.add_error(field, error)
-        return _render_console(request, table, shift, refused=form, status=200)
-    return redirect("tables:console", table_id=table.pk)
+        form.add_error(error.field if error.field in form.fields else None, error)
+        return _render_console(request, *_table_and_shift(table_id), refused=form)
+    return redirect("tables:console", table_id=table_id)
 
 
 @role_required(DEALER)
