@@ -24,8 +24,14 @@ timed test.
    trivial page's figures from step 3 (goal: p95 at most 50 ms, events/s at least 30%
    of the trivial page's requests/s).
 
-``--profile FILE`` records the server's workers with py-spy during step 4: a flame graph
-(``.svg``), speedscope (``.json``) or collapsed stacks (``.txt``).
+Flat out (``--think 0``), 20 dealers keep 20 requests in the server at all times, so each
+waits for the others: latency is 20 / events per second (Little's law), and the p95 goal
+then asks for 400 events/s. ``--think 3`` (a dealer's entry every 3 s on average, about
+the pace of a real table) measures the latency a dealer sees; flat out measures the rate.
+
+``--server runserver`` forces the fallback; ``--profile FILE`` records the server's
+workers with py-spy during step 4: a flame graph (``.svg``), speedscope (``.json``) or
+collapsed stacks (``.txt``).
 """
 
 import argparse
@@ -107,15 +113,17 @@ def prepare(dealers):
 # ---------------------------------------------------------------------------------------
 # The server
 
-def start_server(port, env, workers):
-    if shutil.which("gunicorn", path=str(Path(sys.executable).parent)) or shutil.which("gunicorn"):
-        gunicorn = shutil.which("gunicorn", path=str(Path(sys.executable).parent)) or shutil.which("gunicorn")
+def start_server(port, env, workers, choice="auto"):
+    gunicorn = shutil.which("gunicorn", path=str(Path(sys.executable).parent)) or shutil.which("gunicorn")
+    if choice == "gunicorn" and gunicorn is None:
+        raise RuntimeError("gunicorn is not installed (pip install gunicorn)")
+    if gunicorn is not None and choice != "runserver":
         command = [gunicorn, "casino.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
                    "--worker-class", "sync", "--backlog", "256", "--log-level", "warning"]
         kind = f"gunicorn, {workers} sync workers"
     else:
         command = [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]
-        kind = "manage.py runserver --noreload (threaded; gunicorn is not installed)"
+        kind = "manage.py runserver --noreload (threaded)" + ("" if gunicorn else "; gunicorn is not installed")
     server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               start_new_session=True)
     deadline = time.monotonic() + 60
@@ -365,6 +373,8 @@ def main():
                         help="mean seconds between a dealer's entries (default 0: flat out)")
     parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1) + 1,
                         help="gunicorn sync workers (default 2 × cores + 1)")
+    parser.add_argument("--server", choices=("auto", "gunicorn", "runserver"), default="auto",
+                        help="auto: gunicorn if installed, else runserver")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--profile", metavar="FILE", help="py-spy flame graph of the server during the dealers' run")
     args = parser.parse_args()
@@ -389,7 +399,7 @@ def main():
         tables = prepare(args.dealers)
         connection.close()
         port = free_port()
-        server, kind = start_server(port, env, args.workers)
+        server, kind = start_server(port, env, args.workers, args.server)
         print(f"server          : {kind} on 127.0.0.1:{port}; PostgreSQL {HOST}:{PORT}/{name}; "
               f"{os.cpu_count()} cores shared with the dealers' threads")
 
