@@ -51,7 +51,7 @@ ERRORS = {
     400: "Refused: the field, the event and the rule at fault (nothing was written).",
     401: "Not authenticated: send 'Authorization: Token <key>' or log in (session).",
     403: "The user does not hold the role this needs (dealers: only at the table of their open shift).",
-    404: "No such object (or not visible to this user).",
+    404: "No such object (or not visible to this user), or no such page of a list.",
     409: "Conflict with the current state (the hand changed or is closed, no shift, the bank cannot change "
          "now, a ledger key already posted), or the Idempotency-Key was used for another request.",
     413: "The request body is too large.",
@@ -82,7 +82,7 @@ class ApiAutoSchema(AutoSchema):
         codes = [400]
         if not any(isinstance(p, AllowAny) for p in self.view.get_permissions()):
             codes += [401, 403]
-        if "{" in self.path:
+        if "{" in self.path or self.method == "GET":  # an object, or a page past the end
             codes.append(404)
         if self.method == "POST":
             codes += [409, 413, 415] if self.is_idempotent() else [413, 415]

@@ -58,6 +58,72 @@ RULES_SCHEMA = {
 }
 
 
+RANGE_SCHEMA = {"type": "object", "nullable": True, "description": "the lowest and highest amount now, euros",
+                "properties": {"min": AMOUNT_SCHEMA, "max": AMOUNT_SCHEMA}}
+HAND_STATE_SCHEMA = {
+    "type": "object",
+    "description": "one hand of a seat, of la loca or of the bank",
+    "properties": {
+        "number": {"type": "integer"},
+        "kind": {"type": "string", "enum": ["normal", "fusilado", "muerto-seven", "muerto-card", "loca", "bank"]},
+        "cards": {"type": "array", "items": {"type": "object", "properties": {
+            "card": {"type": "string", "nullable": True, "description": "null: face down and not named yet"},
+            "down": {"type": "boolean"}}}},
+        "points": {"type": "string", "example": "7.5"},
+        "unknown": {"type": "integer", "description": "cards not named yet"},
+        "stake": AMOUNT_SCHEMA,
+        "status": {"type": "string", "enum": ["playing", "stood", "bust"]},
+    },
+}
+TABLE_STATE_SCHEMA = {
+    "type": "object",
+    "description": "the engine's HandState.describe(): the table as the console draws it",
+    "properties": {
+        "phase": {"type": "string", "enum": ["deal", "play", "over"]},
+        "actor": {"type": "string", "nullable": True, "description": "whose turn: a seat's player id, loca, bank"},
+        "bank": {**HAND_STATE_SCHEMA, "description": "the bank's hand, with its holder as player"},
+        "seats": {"type": "array", "items": {"type": "object", "properties": {
+            "player": {"type": "string"}, "exchanges": {"type": "integer"},
+            "side_bets": {"type": "object", "additionalProperties": AMOUNT_SCHEMA},
+            "hands": {"type": "array", "items": HAND_STATE_SCHEMA}}}},
+        "loca": {**HAND_STATE_SCHEMA, "nullable": True, "description": "la loca (with its bets), or null"},
+        "events": {"type": "integer", "description": "events in force"},
+        "stock": {"type": "integer", "description": "cards left in the stock"},
+    },
+}
+LEGAL_SCHEMA = {
+    "type": "object",
+    "description": "the engine's HandState.legal(): what may be entered now",
+    "properties": {
+        "phase": {"type": "string", "enum": ["deal", "play", "over"]},
+        "to_deal": {"type": "array", "items": {"type": "string"}, "description": "who still gets a deal"},
+        "actor": {"type": "string", "nullable": True},
+        "hand": {"type": "integer", "nullable": True, "description": "the actor's current hand"},
+        "bet": RANGE_SCHEMA,
+        "muerto": RANGE_SCHEMA,
+        **{name: {"type": "boolean"} for name in (
+            "draw", "draw_down", "stand", "reveal", "split", "exchange", "exchange_required", "fusilar",
+            "shuffle", "loca_bets_open", "bank_must_draw", "bank_must_stand", "complete")},
+        "side_bet_seats": {"type": "array", "items": {"type": "string"}},
+        "loca_raises": {"type": "object", "additionalProperties": {**AMOUNT_SCHEMA, "nullable": True},
+                        "description": "each loca bettor: the most he may still add (null: none yet)"},
+        "identities_owed": {"type": "array", "items": {"type": "object", "properties": {
+            "owner": {"type": "string"}, "hand": {"type": "integer"}}},
+            "description": "hands holding a face-down card to name before settling"},
+    },
+}
+
+
+@extend_schema_field(TABLE_STATE_SCHEMA)
+class TableStateField(serializers.JSONField):
+    """``HandState.describe()`` as plain data."""
+
+
+@extend_schema_field(LEGAL_SCHEMA)
+class LegalField(serializers.JSONField):
+    """``HandState.legal()`` as the API shows it (amounts in euros)."""
+
+
 @extend_schema_field(EVENT_SCHEMA)
 class EventField(serializers.JSONField):
     """An event of ``hand-record.md``: a JSON object, judged by the rules engine."""
@@ -282,11 +348,8 @@ class HandStateSerializer(serializers.Serializer):
     (``HandState.describe()``) and what may be entered now (``legal()``, amounts in euros)."""
 
     hand = HandSerializer()
-    state = serializers.JSONField(help_text="the engine's view of the table: phase, actor, bank, seats, "
-                                            "loca, events, stock (amounts as strings of euros)")
-    legal = serializers.JSONField(help_text="what may be entered now: actor, hand, bet {min, max}, draw, "
-                                            "draw_down, stand, reveal, split, exchange, fusilar, muerto "
-                                            "{min, max}, shuffle, complete, identities_owed ...")
+    state = TableStateField()
+    legal = LegalField()
 
 
 # ---------------------------------------------------------------------------------------
@@ -450,7 +513,7 @@ class SlipSerializer(serializers.ModelSerializer):
         fields = ["number", "reference", "kind", "player", "amount", "transaction", "issued_at", "issued_by",
                   "balance"]
 
-    @extend_schema_field(OpenApiTypes.DECIMAL)
+    @extend_schema_field({"type": "string", "format": "decimal", "pattern": r"^-?\d+\.\d{2}$"})
     def get_balance(self, slip):
         from ledger.selectors import player_balance
 

@@ -1,6 +1,6 @@
 """The REST API's routes (under ``/api/``), its OpenAPI schema and documentation."""
 
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
@@ -34,4 +34,5 @@ urlpatterns = [
     path("docs/", docs.reference, name="docs"),
     path("docs/swagger/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="swagger"),
     path("docs/redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    re_path(r"^(?P<path>[\s\S]*)\Z", docs.not_found, name="not-found"),
 ]

@@ -9,6 +9,7 @@ CDN (they need the browser to be online).
 import json
 
 from django.shortcuts import render
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from api.schema import IDEMPOTENCY_PARAMETER, api_schema
@@ -64,3 +65,15 @@ def reference(request):
         "info": schema.get("info", {}), "groups": _operations(schema), "components": components,
         "idempotency_header": IDEMPOTENCY_PARAMETER.name,
     })
+
+
+@csrf_exempt
+def not_found(request, path=""):
+    """Any other path under /api/: the API's 404 as JSON (not the site's HTML page)."""
+    from django.http import JsonResponse
+    from django.utils.translation import gettext as _
+
+    from api.errors import error_body
+
+    return JsonResponse(error_body(message=_("there is no such resource in the API"), rule="not_found"),
+                        status=404)
