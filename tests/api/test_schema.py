@@ -100,3 +100,15 @@ def test_the_pages_session_works_and_its_posts_need_the_csrf_token(db, staff, me
     response = browser.post("/api/cashier/buy-in/", {"player": "luis", "amount": "5"},
                             content_type="application/json", headers={"Idempotency-Key": "s-1"})
     assert response.status_code == 403 and "CSRF" in error_of(response)["message"]
+
+
+def test_any_other_path_or_a_body_that_is_not_json_gets_the_error_json(db, api, mesa):
+    missing = api["auditor"].get("/api/nowhere/")
+    assert missing.status_code == 404 and error_of(missing)["rule"] == "not_found"
+    assert api["auditor"].client.post("/api/nowhere/", {}).status_code == 404
+    broken = api["cashier"].client.post("/api/cashier/buy-in/", b"{not json", content_type="application/json",
+                                        headers={"Idempotency-Key": "p-1"})
+    assert broken.status_code == 400 and error_of(broken)["rule"] == "parse_error"
+    form = api["cashier"].client.post("/api/cashier/buy-in/", {"player": "luis", "amount": "5"},
+                                      headers={"Idempotency-Key": "p-2"})
+    assert form.status_code == 415 and error_of(form)["rule"] == "unsupported_media_type"

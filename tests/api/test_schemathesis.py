@@ -5,10 +5,11 @@ one the schema documents (status code, content type, body).
 The requests are made as a superuser (every role) who is also the dealer on shift at
 Mesa 1, with its bank and players ready, so that generated writes reach the services and
 the rules engine, not only the permission checks. A few examples per operation keep the
-suite fast.
+suite fast (``API_FUZZ_EXAMPLES`` for more).
 """
 
 import itertools
+import os
 
 import pytest
 import schemathesis
@@ -28,7 +29,10 @@ from ledger.models import Account, CashierSlip
 from tables import services
 from tests.factories import UserFactory
 
-MAX_EXAMPLES = 20
+#: Examples per operation; the same ones on every run (derandomized) so that the suite
+#: does not flake. ``API_FUZZ_EXAMPLES=200 API_FUZZ_RANDOM=1`` explores further.
+MAX_EXAMPLES = int(os.environ.get("API_FUZZ_EXAMPLES", "20"))
+DERANDOMIZE = not os.environ.get("API_FUZZ_RANDOM")
 COUNTER = itertools.count()
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 
@@ -70,7 +74,8 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_app
 
 
 @schema.parametrize()
-@settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=MAX_EXAMPLES, derandomize=DERANDOMIZE, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
 def test_no_generated_request_gets_a_server_error_or_an_undocumented_answer(case, root_token, real_ids):
     if case.path_parameters and next(COUNTER) % 2:
         prefix = next((p for p in real_ids if case.operation.path.startswith(p)), None)
