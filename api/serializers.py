@@ -16,7 +16,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from casino.roles import DEALER, has_role
-from ledger.models import Account, BankTenure, CashierSlip, Transaction
+from ledger.models import Account, BankTenure, CashierSlip
 from tables.engine.record import FORMAT
 from tables.models import Hand, HandEvent, Player, Shift, Table
 from tables.services import pending_bank_holder
@@ -525,14 +525,6 @@ class CashierInputSerializer(serializers.Serializer):
 
     player = PlayerCodeField()
     amount = AmountField()
-
-
-class TransactionSerializer(serializers.ModelSerializer):
-    """A ledger transaction (read only)."""
-
-    class Meta:
-        model = Transaction
-        fields = ["id", "kind", "reference", "source", "posted_at", "reverses", "tenure"]
 
 
 class TokenSerializer(serializers.Serializer):

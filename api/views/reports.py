@@ -89,12 +89,16 @@ class FileRenderer(BaseRenderer):
 
 
 class CSVRenderer(FileRenderer):
+    """``text/csv``: a report's CSV."""
+
     media_type = "text/csv"
     format = "csv"
     charset = "utf-8"
 
 
 class PDFRenderer(FileRenderer):
+    """``application/pdf``: a report's PDF."""
+
     media_type = "application/pdf"
     format = "pdf"
 

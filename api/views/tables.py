@@ -114,15 +114,14 @@ class TableViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
     action_permissions = {"bank_draw": IsPitSupervisor, "bank_sell": IsPitSupervisor,
                           "bank_transfer": IsPitSupervisor}
 
-    def _bank_change(self, request, change, *, sale=False):
+    def _bank_change(self, request, change):
+        """Check a bank change's body and make it with ``change`` (a ``tables.services``
+        bank service); answers the new tenure."""
         table = self.get_object()
+        sale = change is services.table_bank_sell
         data = validated(BankChangeInputSerializer, request, sale=sale)
-        if sale:
-            tenure = services.table_bank_sell(table=table, buyer=data["holder"], price=data["price"],
-                                              capital=data["capital"], shares=data["shares"], by=request.user)
-        else:
-            tenure = change(table=table, holder=data["holder"], capital=data["capital"], shares=data["shares"],
-                            by=request.user)
+        who = {"buyer": data["holder"], "price": data["price"]} if sale else {"holder": data["holder"]}
+        tenure = change(table=table, capital=data["capital"], shares=data["shares"], by=request.user, **who)
         tenure = BankTenure.objects.select_related("table", "holder", "seller", "account").get(pk=tenure.pk)
         return Response(TenureSerializer(tenure).data, status=status.HTTP_201_CREATED)
 
@@ -140,7 +139,7 @@ class TableViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
     @idempotent
     def bank_sell(self, request, pk=None):
         """The buyer pays the price to the old syndicate and opens his tenure."""
-        return self._bank_change(request, None, sale=True)
+        return self._bank_change(request, services.table_bank_sell)
 
     @extend_schema(summary="Transfer the bank between hands, without a price (pit supervisor)", tags=["bank"],
                    request=BankChangeInputSerializer, responses={201: TenureSerializer})
@@ -149,7 +148,6 @@ class TableViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
     def bank_transfer(self, request, pk=None):
         """The old tenure closes (its balance back to its syndicate); the new one opens."""
         return self._bank_change(request, services.table_bank_transfer)
-
 
 
 class TableHandsView(ApiViewMixin, generics.ListAPIView):
