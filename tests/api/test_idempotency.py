@@ -139,3 +139,19 @@ def test_a_shift_opened_and_closed_through_the_api(api, mesa):
     assert closed.status_code == 200 and closed.json()["closed_by"] == "pit1"
     assert api["supervisor"].get("/api/shifts/", open="true").json()["count"] == 0
     assert api["supervisor"].get("/api/shifts/", dealer="dealer1").json()["count"] == 2
+
+
+def test_old_keys_are_forgotten_by_the_command(api, mesa):
+    from datetime import timedelta
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    api["cashier"].post("/api/cashier/buy-in/", {"player": "luis", "amount": "1"}, key="old")
+    api["cashier"].post("/api/cashier/buy-in/", {"player": "luis", "amount": "1"}, key="recent")
+    IdempotencyKey.objects.filter(key="old").update(created_at=timezone.now() - timedelta(days=31))
+    out = StringIO()
+    call_command("forget_idempotency_keys", stdout=out)
+    assert out.getvalue().startswith("1 idempotency key")
+    assert list(IdempotencyKey.objects.values_list("key", flat=True)) == ["recent"]
