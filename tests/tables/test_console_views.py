@@ -484,3 +484,26 @@ def test_a_screen_of_an_earlier_hand_is_stale_even_at_the_same_version(screen, m
     assert response.status_code == 409 and "reload" in refusal_of(response)
     second.refresh_from_db()
     assert second.version == 3
+
+
+def test_a_side_bet_through_the_console_settles_as_the_seat(dealer_client, mesa):
+    table = TableFactory(name="Mesa S", rules={"profile": "reglamento", "side_bets": True})
+    services.table_bank_draw(table=table, holder=mesa.players["rosa"], capital=Decimal("100.00"),
+                             by=mesa.supervisor)
+    services.shift_open(table=table, dealer=mesa.dealer, opened_by=mesa.supervisor)
+    screen = Console(dealer_client, table)
+    screen.load()
+    hand = open_hand(screen, "luis marta")
+    for line in ("luis deal 6O", "marta deal 3C", "bank deal 2E"):
+        screen.enter(line)
+    refused = screen.send("form-side", "bet", player="nobody", seat="luis", amount="10")
+    assert refused.status_code == 200 and "nobody" in refusal_of(refused)
+    response = screen.send("form-side", "bet", player="pepe", seat="luis", amount="15")
+    assert response.status_code == 302, refusal_of(response)
+    for line in ("luis bet 10", "luis card 1B", "luis stand", "marta bet 10", "marta stand", "bank card 3E",
+                 "bank stand"):
+        screen.enter(line)
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.SETTLED
+    assert hand.settlement["players"] == {"luis": "10.00", "pepe": "15.00", "marta": "-10.00"}  # 7 beats 5
+    assert chips(mesa, "pepe") == Decimal("515.00")
