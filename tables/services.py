@@ -16,7 +16,7 @@ from collections import Counter
 from datetime import datetime
 from decimal import Decimal
 
-from django.db import IntegrityError
+from django.db import IntegrityError, connection
 from django.db import transaction as db
 from django.dispatch import Signal
 from django.utils import timezone
@@ -206,27 +206,29 @@ def hand_record_event(*, hand: Hand, event: dict, entered_by, expected_version: 
         RuleBroken: the engine refused the event (the message names the rule).
         StaleHand, HandNotOpen, CoverExceeded (``bank_cover``), UnknownPlayer.
     """
-    with db.atomic():
-        table = _lock_table(hand.table_id)
-        hand = Hand.objects.select_related("bank", "tenure").get(pk=hand.pk)
-        if form_token is not None and HandEvent.objects.filter(form_token=form_token).exists():
-            return hand  # a double click or a refresh: the entry is already recorded
-        _check_entry(hand, expected_version)
-        entries = hand_entries(hand)
-        state = hand_state(hand, entries)
-        try:
-            state.apply(event)
-        except IllegalEvent as error:
-            raise RuleBroken(error) from None
-        if table.bank_cover and event.get("do") in ("bet", "muerto"):
-            tenure_check_cover(tenure=hand.tenure, stakes=euros(_stakes(state)))
-        if event.get("do") == "bet" and event.get("player") is not None:
-            _seat_players([event["player"]], bank=hand.bank, field="player", seated=False)
-        _append(table=table, hand=hand, kind=EVENT, event=event, by=entered_by, form_token=form_token)
-        if state.complete and not state.identities_owed():
-            events = effective_events([*entries, (EVENT, event)])
-            _settle(hand=hand, state=state, events=events, by=entered_by, source=source)
-        return hand
+    try:
+        with db.atomic():
+            hand = _lock_hand(hand.pk)
+            if _already_recorded(hand, expected_version, form_token):
+                return hand  # a double click or a refresh: the entry is already recorded
+            _check_entry(hand, expected_version)
+            entries = hand_entries(hand)
+            state = hand_state(hand, entries)
+            try:
+                state.apply(event)
+            except IllegalEvent as error:
+                raise RuleBroken(error) from None
+            if hand.table.bank_cover and event.get("do") in ("bet", "muerto"):
+                tenure_check_cover(tenure=hand.tenure, stakes=euros(_stakes(state)))
+            if event.get("do") == "bet" and event.get("player") is not None:
+                _seat_players([event["player"]], bank=hand.bank, field="player", seated=False)
+            _append(table=hand.table, hand=hand, kind=EVENT, event=event, by=entered_by, form_token=form_token)
+            if state.complete and not state.identities_owed():
+                events = effective_events([*entries, (EVENT, event)])
+                _settle(hand=hand, state=state, events=events, by=entered_by, source=source)
+            return hand
+    except IntegrityError:
+        return _after_conflict(hand.pk, form_token)
 
 
 def hand_undo(*, hand: Hand, reason: str, entered_by, expected_version: int | None = None,
@@ -239,19 +241,20 @@ def hand_undo(*, hand: Hand, reason: str, entered_by, expected_version: int | No
     reason = (reason or "").strip()
     if not reason:
         raise TableError(_("say why the event is undone"), field="reason")
-    with db.atomic():
-        table = _lock_table(hand.table_id)
-        hand = Hand.objects.select_related("bank", "tenure").get(pk=hand.pk)
-        if form_token is not None and HandEvent.objects.filter(form_token=form_token).exists():
+    try:
+        with db.atomic():
+            hand = _lock_hand(hand.pk)
+            if _already_recorded(hand, expected_version, form_token):
+                return hand
+            _check_entry(hand, expected_version)
+            in_force = _sequences_in_force(hand_entries(hand))
+            if not in_force:
+                raise TableError(_("there is no event left to undo"), field="reason")
+            _append(table=hand.table, hand=hand, kind=UNDO, event={"undo": in_force[-1], "reason": reason},
+                    by=entered_by, form_token=form_token)
             return hand
-        _check_entry(hand, expected_version)
-        entries = hand_entries(hand)
-        in_force = _sequences_in_force(entries)
-        if not in_force:
-            raise TableError(_("there is no event left to undo"), field="reason")
-        _append(table=table, hand=hand, kind=UNDO, event={"undo": in_force[-1], "reason": reason},
-                by=entered_by, form_token=form_token)
-        return hand
+    except IntegrityError:
+        return _after_conflict(hand.pk, form_token)
 
 
 def hand_void(*, hand: Hand, reason: str, voided_by) -> Hand:
@@ -412,6 +415,27 @@ def _lock_table(table_id):
     return Table.objects.select_for_update().get(pk=table_id)
 
 
+def _lock_hand(hand_id):
+    """The hand with its table (row-locked), bank and tenure: one query."""
+    return (Hand.objects.select_related("table", "bank", "tenure").select_for_update(of=("table",))
+            .get(pk=hand_id))
+
+
+def _already_recorded(hand, expected_version, form_token):
+    """Was this entry's form already recorded? Asked only when the screen looks stale:
+    a double click or a refresh finds the hand one entry further, its own."""
+    return (form_token is not None and expected_version is not None and hand.version != expected_version
+            and HandEvent.objects.filter(form_token=form_token).exists())
+
+
+def _after_conflict(hand_id, form_token):
+    """After a unique-constraint refusal (the transaction rolled back): the same form
+    recorded meanwhile is a success; anything else means another entry came first."""
+    if form_token is not None and HandEvent.objects.filter(form_token=form_token).exists():
+        return Hand.objects.select_related("table", "bank", "tenure").get(pk=hand_id)
+    raise StaleHand(_("this entry was already recorded: reload"))
+
+
 def _open_tenure(table):
     return BankTenure.objects.select_related("holder").filter(table=table, closed_at__isnull=True).first()
 
@@ -493,17 +517,21 @@ def _append(*, table, hand, kind, event, by, form_token):
     previous = table.last_event_hash or GENESIS
     digest = entry_hash(previous=previous, table_id=table.pk, hand_number=hand.number, sequence=sequence,
                         kind=kind, event=event, entered_by_id=by.pk if by else None, entered_at=entered_at)
-    try:
-        with db.atomic():
-            HandEvent.objects.create(table=table, hand=hand, sequence=sequence, kind=kind, event=event,
-                                     entered_by=by, entered_at=entered_at, form_token=form_token,
-                                     previous_hash=previous, hash=digest)
-    except IntegrityError:
-        raise StaleHand(_("this entry was already recorded: reload")) from None
+    # A unique refusal (the same form token) rolls the caller's transaction back: see
+    # _after_conflict.
+    HandEvent.objects.create(table=table, hand=hand, sequence=sequence, kind=kind, event=event,
+                             entered_by=by, entered_at=entered_at, form_token=form_token,
+                             previous_hash=previous, hash=digest)
     hand.version = sequence
-    hand.save(update_fields=["version"])
     table.last_event_hash = digest
-    table.save(update_fields=["last_event_hash"])
+    if connection.vendor == "postgresql":  # both heads in one round trip
+        with connection.cursor() as cursor:
+            cursor.execute("WITH h AS (UPDATE tables_hand SET version = %s WHERE id = %s) "
+                           "UPDATE tables_table SET last_event_hash = %s WHERE id = %s",
+                           [sequence, hand.pk, digest, table.pk])
+    else:
+        hand.save(update_fields=["version"])
+        table.save(update_fields=["last_event_hash"])
 
 
 def _settle(*, hand, state, events, by, source):

@@ -121,3 +121,5 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
 }
+
+AUTHENTICATION_BACKENDS = ["casino.auth.RoleAwareBackend"]

@@ -4,8 +4,9 @@ hand as it is played, and the tables he (or a pit supervisor, or an auditor) may
 Thin views: a form shapes the entry into an engine event, ``tables.services`` checks and
 records it (and settles the hand when it is finished); the page is redrawn from the
 hand's replayed state, offering only the actions legal now (``HandState.legal()``).
-Post/Redirect/Get: a recorded entry redirects to the console; a refused one redraws it
-with the rule broken and nothing saved. [issue 4 "The table console"]
+Post/Redirect/Get: a recorded entry redirects to the console (or, sent by the console's
+script with the ``X-Console-Fetch`` header, is answered with the console at once); a
+refused one redraws it with the rule broken and nothing saved. [issue 4 "The table console"]
 
 Access: the dealer of the table's open shift enters; pit supervisors and auditors read;
 anyone else gets 403; anonymous users are sent to log in.
@@ -51,6 +52,10 @@ POINTS, TO_PLAY, THE_TABLE = gettext_lazy("points"), gettext_lazy("to play"), ge
 ON_THE_TABLE, PICK_A_CARD = gettext_lazy("on the table"), gettext_lazy("Pick a card")
 RESULT_NAMES = {"win": gettext_lazy("win"), "natural": gettext_lazy("7½"), "lose": gettext_lazy("lose"),
                 "bust": gettext_lazy("bust")}
+
+
+#: Sent by the console's script with an entry: answer with the console, not a redirect.
+FETCH_HEADER = "X-Console-Fetch"
 
 
 # ---------------------------------------------------------------------------------------
@@ -166,6 +171,10 @@ def console_entry(request, table_id):
     except (TableError, LedgerError) as error:
         form.add_error(error.field if error.field in form.fields else None, error)
         return _render_console(request, *_table_and_shift(table_id), refused=form)
+    if request.headers.get(FETCH_HEADER) == "1":
+        # The console's own script asked: the new console at once, without the redirect's
+        # second request (a resent form is harmless: its one-time token records it once).
+        return _render_console(request, *_table_and_shift(table_id))
     return redirect("tables:console", table_id=table_id)
 
 

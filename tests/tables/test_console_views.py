@@ -365,6 +365,7 @@ def test_a_pit_supervisor_reads_every_table_and_enters_nothing(client, mesa, sta
     TableFactory(name="Mesa 2")
     mesa.open("luis", "marta")
     client.force_login(staff["supervisor"])
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
     listing = client.get(reverse("tables:console_tables")).content.decode()
     assert 'data-table="Mesa 1"' in listing and 'data-table="Mesa 2"' in listing
     page = client.get(reverse("tables:console", args=[mesa.table.pk]))

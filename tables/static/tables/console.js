@@ -1,14 +1,22 @@
-// The dealer's console: tapping a card in the picker writes it into the card box last
-// touched (the first one by default); a form sent once is not sent again by a second tap
-// (the server's one-time token is the guard that counts: this only spares a round trip).
+// The dealer's console.
+// - Tapping a card in the picker writes it into the card box last touched (the first one
+//   by default).
+// - An entry is sent with fetch and the server answers with the new console, which
+//   replaces the page's main part: one request per entry, and the address stays the
+//   console's (a reload is a GET). Without this script the forms post and redirect.
+// - A form sent once is not sent again by a second tap (the server's one-time token is
+//   the guard that counts: this only spares a round trip).
 (function () {
   "use strict";
+  var FETCH_HEADER = "X-Console-Fetch";
+
   function ready(fn) {
     if (document.readyState !== "loading") { fn(); } else { document.addEventListener("DOMContentLoaded", fn); }
   }
-  ready(function () {
-    var inputs = Array.prototype.slice.call(document.querySelectorAll("input[data-card-input]"));
-    var target = inputs[0] || null;
+
+  function bindPicker(root) {
+    var inputs = Array.prototype.slice.call(root.querySelectorAll("input[data-card-input]"));
+    var target = null;
     function aim(input) {
       if (target) { target.classList.remove("target"); }
       target = input;
@@ -17,22 +25,63 @@
     inputs.forEach(function (input) {
       input.addEventListener("focus", function () { aim(input); });
     });
-    aim(target);
-    document.querySelectorAll("button[data-pick]").forEach(function (button) {
+    aim(inputs[0] || null);
+    root.querySelectorAll("button[data-pick]").forEach(function (button) {
       button.addEventListener("click", function () {
         if (!target) { return; }
         target.value = button.getAttribute("data-pick");
-        document.querySelectorAll("button.picked").forEach(function (b) { b.classList.remove("picked"); });
+        root.querySelectorAll("button.picked").forEach(function (b) { b.classList.remove("picked"); });
         button.classList.add("picked");
       });
     });
-    document.querySelectorAll("form.entry").forEach(function (form) {
+  }
+
+  function replaceMain(html, address) {
+    var page = new DOMParser().parseFromString(html, "text/html");
+    var fresh = page.querySelector("main");
+    var main = document.querySelector("main");
+    if (!fresh || !main) { return false; }
+    main.innerHTML = fresh.innerHTML;
+    document.title = page.title;
+    if (address) { history.replaceState(null, "", address); }
+    bind(main);
+    var first = main.querySelector("input[autofocus], input[data-card-input], input[name=amount]");
+    if (first) { first.focus(); }
+    return true;
+  }
+
+  function bindForms(root) {
+    root.querySelectorAll("form.entry").forEach(function (form) {
       form.addEventListener("submit", function (event) {
         if (form.getAttribute("data-sent")) { event.preventDefault(); return; }
         form.setAttribute("data-sent", "1");
+        if (!window.fetch || form.getAttribute("data-plain") !== null || !/\/entry\/$/.test(form.action)) { return; }
+        event.preventDefault();
+        var address = form.getAttribute("data-console") || window.location.pathname;
+        var headers = {};
+        headers[FETCH_HEADER] = "1";
+        fetch(form.action, { method: "POST", body: new FormData(form), headers: headers, credentials: "same-origin" })
+          .then(function (response) {
+            if (response.redirected || !/text\/html/.test(response.headers.get("Content-Type") || "")) {
+              window.location.assign(response.url);  // e.g. the login page: follow it
+              return null;
+            }
+            return response.text();
+          })
+          .then(function (html) {
+            if (html !== null && !replaceMain(html, address)) { form.removeAttribute("data-sent"); HTMLFormElement.prototype.submit.call(form); }
+          })
+          .catch(function () { form.removeAttribute("data-sent"); HTMLFormElement.prototype.submit.call(form); });
       });
     });
-  });
+  }
+
+  function bind(root) {
+    bindPicker(root);
+    bindForms(root);
+  }
+
+  ready(function () { bind(document); });
   // A page restored by the back button may be sent again (the token decides).
   window.addEventListener("pageshow", function (event) {
     if (event.persisted) {
