@@ -78,7 +78,7 @@ class Statement:
 
 def _page_number(page):
     try:
-        return max(1, int(page))
+        return min(max(1, int(page)), 10**7)  # an absurd page number is the last page there could be
     except (TypeError, ValueError):
         return 1
 

@@ -69,10 +69,12 @@ class RecordRefused(TableError):
 
     Attributes:
         event: the event's number (0 outside the events).
+        rule: the engine's rule code when the engine refused the record, else ``"record"``.
     """
 
     code = "record"
 
-    def __init__(self, message, *, params=None, event=0):
+    def __init__(self, message, *, params=None, event=0, rule="record"):
         super().__init__(message, params=params)
         self.event = event
+        self.rule = rule

@@ -304,7 +304,8 @@ def hand_import_record(*, record: dict, imported_by=None, create_tables: bool = 
     try:
         play_record(record)
     except IllegalEvent as error:
-        raise RecordRefused(gettext(error.template).format(**error.params), event=error.event) from None
+        raise RecordRefused(gettext(error.template).format(**error.params), event=error.event,
+                            rule=error.rule) from None
     name = record.get("table")
     if not name:
         raise RecordRefused(_("the record names no table"))
@@ -338,7 +339,7 @@ def hand_import_record(*, record: dict, imported_by=None, create_tables: bool = 
             try:
                 hand = hand_record_event(hand=hand, event=event, entered_by=imported_by, source="import")
             except TableError as error:
-                raise RecordRefused(str(error), event=number) from None
+                raise RecordRefused(str(error), event=number, rule=getattr(error, "rule", "record")) from None
         return hand
 
 

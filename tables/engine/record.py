@@ -75,8 +75,10 @@ def read_header(record, allow_unknown=False):
         limits.append(cents)
     if type(record["events"]) is not list:
         raise IllegalEvent(0, "events", gettext_noop("events must be a list"))
-    if "table" in record and (type(record["table"]) is not str or not record["table"].strip()):
-        raise IllegalEvent(0, "table", gettext_noop("table must be the table's name"))
+    table = record.get("table")
+    if "table" in record and (type(table) is not str or not table.strip() or len(table) > 64
+                              or not table.isprintable()):
+        raise IllegalEvent(0, "table", gettext_noop("table must be the table's name (1–64 printable characters)"))
     number = record.get("number", 1)
     if type(number) is not int or number < 1:
         raise IllegalEvent(0, "number", gettext_noop("number must be a whole number from 1, not {value}"), value=show(number))
