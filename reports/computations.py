@@ -28,9 +28,7 @@ from django.db import connection
 from django.db.models import (
     Count,
     DecimalField,
-    ExpressionWrapper,
     F,
-    IntegerField,
     Max,
     Min,
     Q,
@@ -45,7 +43,7 @@ from django.utils import timezone
 from ledger.models import Account, BankTenure, Entry, SyndicateShare, Transaction
 from ledger.money import cents, euros
 from ledger.shares import split_by_shares
-from tables.engine.cards import CARD_NAME, DECKS, format_points
+from tables.engine.cards import CARD_NAME, DECKS
 from tables.engine.profiles import Profile
 from tables.models import Hand, HandBet, HandEvent, Player
 from tables.services import GENESIS, entry_hash
@@ -60,8 +58,6 @@ CHART_POINTS = 240
 CHI_SQUARE_ALPHA = 0.001
 #: Lists longer than this (gaps, chain faults) are cut, with their full count kept.
 LIST_LIMIT = 1000
-NATURAL_TEXT = format_points(15)
-BANK_BUSTS = tuple(format_points(h) for h in range(16, 40))
 WIN_RESULTS = ("win", "natural")
 
 
@@ -212,16 +208,17 @@ def shift_report(shift, progress=None) -> dict:
     """
     progress = progress or _nothing
     table = shift.table
-    hands = Hand.objects.filter(shift=shift).order_by()
+    hands = Hand.objects.filter(table=table, shift=shift).order_by()
     exceptions = []
     progress(5, "hands")
-    bounds = hands.aggregate(n=Count("number"), lo=Min("number"), hi=Max("number"))
-    count, lo, hi = bounds["n"], bounds["lo"], bounds["hi"]
-    summary, tenure_rows, chart, decks, first_at, last_at = _hand_figures(hands, count, lo, hi)
+    lo, first_at = hands.order_by("number").values_list("number", "opened_at").first() or (None, None)
+    hi, last_at = hands.order_by("-number").values_list("number", "opened_at").first() or (None, None)
+    summary, tenure_rows, chart, decks = _hand_figures(table, shift, lo, hi)
+    count = summary["hands"]
     progress(20, "bets")
     bets = _bet_figures(HandBet.objects.filter(hand__shift=shift, hand__status=Hand.Status.SETTLED).order_by())
     progress(40, "ledger")
-    ledger = _ledger_figures(hands)
+    ledger = _ledger_figures(shift, hands)
     progress(55, "voids")
     voids = _voids(hands)
     progress(60, "cards")
@@ -275,46 +272,82 @@ def shift_report(shift, progress=None) -> dict:
     }
 
 
-def _hand_figures(hands, count, lo, hi):
+#: Per-hand values read from a settled hand's ``settlement`` JSON, per database: the
+#: commission and the bank's net in integer cents, the bank's points in half-points.
+_SETTLEMENT_SQL = {
+    "postgresql": {
+        # jsonb_to_record reads the settlement once for its three values.
+        "read": "LEFT JOIN LATERAL jsonb_to_record(h.settlement) AS s(commission numeric, bank jsonb) ON true",
+        "commission": "(s.commission * 100)::bigint",
+        "bank_net": "((s.bank ->> 'net')::numeric * 100)::bigint",
+        "bank_points": "((s.bank ->> 'points')::numeric * 2)::int",
+        "other_rules": "h.rules <> %(rules)s::jsonb",
+        "fence": "OFFSET 0",
+    },
+    "sqlite": {
+        "read": "",
+        "commission": "CAST(ROUND(json_extract(h.settlement, '$.commission') * 100) AS INTEGER)",
+        "bank_net": "CAST(ROUND(json_extract(h.settlement, '$.bank.net') * 100) AS INTEGER)",
+        "bank_points": "CAST(ROUND(json_extract(h.settlement, '$.bank.points') * 2) AS INTEGER)",
+        "other_rules": "h.rules <> %(rules)s",
+        "fence": "",
+    },
+}
+
+_HAND_FIGURES_SQL = """
+SELECT tenure_id, status, bucket, count(*), count(transaction_id), sum(splits), sum(exchanges), sum(fusilados),
+       sum(muertos), sum(commission), sum(bank_net),
+       sum(CASE WHEN bank_points = 15 THEN 1 ELSE 0 END), sum(CASE WHEN bank_points > 15 THEN 1 ELSE 0 END),
+       min(number), max(number), sum(CASE WHEN other_rules THEN 1 ELSE 0 END)
+  FROM (SELECT h.tenure_id, h.status, h.transaction_id, h.splits, h.exchanges, h.fusilados, h.muertos, h.number,
+               (h.number - %(lo)s) * %(buckets)s / %(span)s AS bucket,
+               {commission} AS commission, {bank_net} AS bank_net, {bank_points} AS bank_points,
+               {other_rules} AS other_rules
+          FROM tables_hand h {read}
+         WHERE h.table_id = %(table)s AND h.shift_id = %(shift)s {fence}) AS hand
+ GROUP BY tenure_id, status, bucket"""
+
+
+def _hand_figures(table, shift, lo, hi):
     """One grouped scan of the shift's hands: statuses, counts, commission, the bank's
-    net per tenure and per chart bucket, the decks used."""
-    summary = {"hands": count, "settled": 0, "voided": 0, "open": 0, "posted": 0, "splits": 0,
+    net per tenure and per chart bucket, the decks used.
+
+    Raw SQL: each settlement value is read once per hand in a fenced subquery (a JSON
+    read is the costly part), then grouped by tenure, status and chart bucket."""
+    summary = {"hands": 0, "settled": 0, "voided": 0, "open": 0, "posted": 0, "splits": 0,
                "exchanges": 0, "fusilados": 0, "muertos": 0, "bank_naturals": 0, "bank_busts": 0,
                "commission": "0.00", "bank_net": "0.00", "first_hand": lo, "last_hand": hi}
-    if not count:
-        return summary, [], {"points": [], "unit": "hand"}, {}, None, None
+    if lo is None:
+        return summary, [], {"points": [], "unit": "hand"}, {}
     span = hi - lo + 1
     buckets = min(CHART_POINTS, span)
-    rows = (hands.annotate(
-                bucket=ExpressionWrapper((F("number") - lo) * buckets / span, output_field=IntegerField()),
-                bank_points=KT("settlement__bank__points"))
-            .values("tenure_id", "status", "bucket", "rules")
-            .annotate(n=Count("id"), posted=Count("transaction_id"), splits=Sum("splits"),
-                      exchanges=Sum("exchanges"), fusilados=Sum("fusilados"), muertos=Sum("muertos"),
-                      commission=Sum(Cast(KT("settlement__commission"), MONEY)),
-                      bank_net=Sum(Cast(KT("settlement__bank__net"), MONEY)),
-                      bank_naturals=Count("id", filter=Q(bank_points=NATURAL_TEXT)),
-                      bank_busts=Count("id", filter=Q(bank_points__in=BANK_BUSTS)),
-                      first_number=Min("number"), last_number=Max("number"),
-                      first_at=Min("opened_at"), last_at=Max("opened_at"))
-            .order_by())
+    sql = _HAND_FIGURES_SQL.format(**_SETTLEMENT_SQL["postgresql" if connection.vendor == "postgresql" else "sqlite"])
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {"lo": lo, "buckets": buckets, "span": span, "table": table.pk, "shift": shift.pk,
+                             "rules": json.dumps(table.rules)})
+        found = cursor.fetchall()
+    names = ("tenure_id", "status", "bucket", "n", "posted", "splits", "exchanges", "fusilados", "muertos",
+             "commission", "bank_net", "bank_naturals", "bank_busts", "first_number", "last_number", "other_rules")
+    rows = []
+    for values in found:
+        row = dict(zip(names, values, strict=True))
+        row["commission"] = euros(int(row["commission"] or 0))
+        row["bank_net"] = euros(int(row["bank_net"] or 0))
+        rows.append(row)
+    decks = defaultdict(list)
+    if any(row["other_rules"] for row in rows if row["status"] != Hand.Status.OPEN):
+        for rules_value in (Hand.objects.filter(table=table, shift=shift).exclude(status=Hand.Status.OPEN)
+                            .order_by().values_list("rules", flat=True).distinct()):
+            decks[_deck_of(rules_value)].append(rules_value)
+    elif any(row["status"] != Hand.Status.OPEN for row in rows):
+        decks[_deck_of(table.rules)].append(table.rules)
     tenures = {}
     by_bucket = defaultdict(lambda: [ZERO, 0])
-    decks = defaultdict(list)
     commission = bank_net = ZERO
-    first_at = last_at = None
     for row in rows:
         status = row["status"]
         summary[status] += row["n"]
-        if row["first_at"] is not None:
-            first_at = row["first_at"] if first_at is None else min(first_at, row["first_at"])
-            last_at = row["last_at"] if last_at is None else max(last_at, row["last_at"])
-        if status == Hand.Status.OPEN:
-            continue
-        rules_value = row["rules"]
-        deck = _deck_of(rules_value)
-        if rules_value not in decks[deck]:
-            decks[deck].append(rules_value)
+        summary["hands"] += row["n"]
         if status != Hand.Status.SETTLED:
             continue
         summary["posted"] += row["posted"]
@@ -334,12 +367,13 @@ def _hand_figures(hands, count, lo, hi):
         point[0] += row["bank_net"] or ZERO
         point[1] = max(point[1], row["last_number"])
     summary["commission"], summary["bank_net"] = money(commission), money(bank_net)
-    holders = {t.pk: t for t in BankTenure.objects.filter(pk__in=list(tenures)).select_related("holder")}
+    holders = {t["id"]: t for t in BankTenure.objects.filter(pk__in=list(tenures))
+               .values("id", "holder__code", "began", "capital")}
     tenure_rows = []
     for tenure_id in sorted(tenures, key=lambda t: (tenures[t]["first_hand"], t)):
         row = tenures[tenure_id]
         tenure = holders[tenure_id]
-        row.update(holder=tenure.holder.code, began=tenure.began, capital=money(tenure.capital),
+        row.update(holder=tenure["holder__code"], began=tenure["began"], capital=money(tenure["capital"]),
                    win=money(row["bank_net"] + row["commission"]), commission=money(row["commission"]),
                    bank_net=money(row["bank_net"]))
         tenure_rows.append(row)
@@ -347,7 +381,7 @@ def _hand_figures(hands, count, lo, hi):
     for bucket in sorted(by_bucket):
         running += by_bucket[bucket][0]
         points.append([by_bucket[bucket][1], money(running)])
-    return summary, tenure_rows, {"points": points, "unit": "hand"}, dict(decks), first_at, last_at
+    return summary, tenure_rows, {"points": points, "unit": "hand"}, dict(decks)
 
 
 def _bet_figures(bets):
@@ -429,7 +463,7 @@ def _account_sums(entries):
     return {row["account_id"]: row["credits"] - row["debits"] for row in rows}
 
 
-def _ledger_figures(hands):
+def _ledger_figures(shift, hands):
     """The ledger's side of a shift: the entries of its hands' transactions and of
     every reversal of them, summed per account (three queries)."""
     posted = _account_sums(Entry.objects.filter(
@@ -437,7 +471,7 @@ def _ledger_figures(hands):
     voided_txns = list(hands.filter(status=Hand.Status.VOIDED, transaction__isnull=False)
                        .values_list("transaction_id", flat=True))
     voided = _account_sums(Entry.objects.filter(transaction_id__in=voided_txns)) if voided_txns else {}
-    reversals = list(Transaction.objects.filter(reverses__isnull=False, reverses__hand__in=hands)
+    reversals = list(Transaction.objects.filter(reverses__isnull=False, reverses__hand__shift=shift)
                      .values("id", "reverses_id", "reverses__hand__number", "reverses__hand__status"))
     reversal_sums = {}
     voided_reversals = {}

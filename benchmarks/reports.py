@@ -1,0 +1,386 @@
+"""Reports' speed: the shift report and the bank-rotation report over 1,000,000 hands, next
+to one hand-written SQL aggregate over the same tables, in the same run. A script that
+prints figures, never a timed test.
+
+    .venv/bin/python benchmarks/reports.py [--hands 1000000] [--seed-hands 3000] [--repeat 3]
+    .venv/bin/python benchmarks/reports.py --keep            # leave the scratch database
+    .venv/bin/python benchmarks/reports.py --database NAME   # time again on a kept one
+
+Everything happens in a scratch database ``reports_bench_<pid>`` on the PostgreSQL server
+of ``PGHOST``/``PGPORT``/``PGUSER`` (default 127.0.0.1:5432, postgres), created with
+``createdb``, migrated, and dropped at the end:
+
+1. Seed, through the real services: one table (profesional with side bets, a 5 %
+   commission and a bank 7½ collecting 2× and 4×), one dealer's shift, ``--seed-hands``
+   random legal hands (``tables.engine.simulate``) imported and settled one by one; every
+   50th hand entered at the console with an undo, every 97th voided (its posting
+   reversed), the bank sold to a syndicate or transferred every 100 hands, the last
+   tenure closed.
+2. Multiply, through SQL (``INSERT … SELECT`` with ``generate_series``, triggers off for
+   the load only: ``session_replication_role = replica``, as the postgres superuser):
+   hands, settled bets, bank tenures and their shares and accounts, the tenures' and
+   hands' ledger transactions and entries are copied with their ids, hand numbers, keys
+   and times shifted, until the one shift holds ``--hands`` hands. Entries of the table
+   (``HandEvent``) are not copied (their SHA-256 chain cannot be rebuilt in SQL): the
+   chain check covers the seed's real entries, as a real shift of a few thousand hands.
+   Then ``VACUUM ANALYZE``.
+3. Time, each ``--repeat`` times after one warm-up, taking the median: the hand-written
+   aggregate (hands by status with the commission and the bank's net, bets by multiplier
+   and result, the hands' ledger entries by account kind: one statement; and the same
+   without the settlement's figures), ``reports.computations.shift_report`` over the shift
+   and ``bank_rotation_report`` over every day of it, all three in the same kind of
+   transaction (``reports.services.snapshot``: REPEATABLE READ, READ ONLY, the same
+   ``work_mem``), as the Celery task runs the reports. Prints seconds and the ratios to
+   the hand-written aggregate (goal: within 2×, and under 30 s).
+"""
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+HOST = os.environ.get("PGHOST", "127.0.0.1")
+PORT = os.environ.get("PGPORT", "5432")
+USER = os.environ.get("PGUSER", "postgres")
+PG = ["-h", HOST, "-p", PORT, "-U", USER]
+TABLE = "Mesa bench"
+RULES = {"profile": "profesional", "side_bets": True, "commission_rate": "0.05", "bank_natural_collects": 2,
+         "bank_natural_vs_natural": 4, "exchange_fours": "optional"}
+
+#: The shift's headline figures in one hand-written statement, from the same tables the
+#: report reads: hands by status with the commission and the bank's net (which only the
+#: hands' settlement JSON holds), bets by multiplier and result, the hands' ledger
+#: entries by kind of account.
+HAND_WRITTEN = """
+SELECT (SELECT json_agg(s)
+          FROM (SELECT status, count(*) AS hands, sum((settlement ->> 'commission')::numeric) AS commission,
+                       sum((settlement -> 'bank' ->> 'net')::numeric) AS bank_net
+                  FROM tables_hand WHERE shift_id = %(shift)s GROUP BY status) s),
+       (SELECT json_agg(b)
+          FROM (SELECT bet.multiplier, bet.result, count(*) AS bets, sum(bet.stake) AS handle, sum(bet.net) AS net
+                  FROM tables_handbet bet JOIN tables_hand h ON h.id = bet.hand_id
+                 WHERE h.shift_id = %(shift)s AND h.status = 'settled'
+                 GROUP BY bet.multiplier, bet.result) b),
+       (SELECT json_agg(l)
+          FROM (SELECT a.kind, sum(CASE e.side WHEN 'C' THEN e.amount ELSE -e.amount END) AS net
+                  FROM ledger_entry e JOIN tables_hand h ON h.transaction_id = e.transaction_id
+                  JOIN ledger_account a ON a.id = e.account_id
+                 WHERE h.shift_id = %(shift)s
+                 GROUP BY a.kind) l)"""
+
+#: The same without the settlement's figures: bets and ledger entries only (printed too,
+#: for comparison: it is the floor of any report that reconciles bets with the ledger).
+BETS_AND_LEDGER = HAND_WRITTEN.replace(
+    """SELECT status, count(*) AS hands, sum((settlement ->> 'commission')::numeric) AS commission,
+                       sum((settlement -> 'bank' ->> 'net')::numeric) AS bank_net
+                  FROM""", "SELECT status, count(*) AS hands FROM")
+
+
+def run(*command):
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+
+def seed(count, rng):
+    """The seed shift, through the services. Returns (table, shift)."""
+    from django.contrib.auth.models import User
+
+    from ledger.services import cashier_buy_in, tenure_close
+    from tables import services
+    from tables.engine.simulate import NAMES, random_record
+    from tables.errors import RecordRefused
+    from tables.models import Player, Table
+    from tables.services import hand_import_record
+
+    staff = {name: User.objects.create_user(name) for name in ("bench-dealer", "bench-pit", "bench-cage")}
+    players = {code: Player.objects.create(code=code) for code in NAMES}
+    for player in players.values():
+        cashier_buy_in(player=player, amount=Decimal("100000.00"), posted_by=staff["bench-cage"])
+    table = Table.objects.create(name=TABLE, rules=RULES, min_bet=Decimal("1.00"), max_bet=Decimal("50.00"))
+    services.table_bank_draw(table=table, holder=players["ana"], capital=Decimal("5000.00"), by=staff["bench-pit"])
+    shift = services.shift_open(table=table, dealer=staff["bench-dealer"], opened_by=staff["bench-pit"])
+    holder = "ana"
+    started = time.perf_counter()
+    for number in range(1, count + 1):
+        others = [code for code in NAMES if code != holder]
+        while True:
+            seats = rng.sample(others, rng.randint(1, 6))
+            record = random_record(rng, rules=RULES, seats=seats, bank=holder, min_bet=100, max_bet=5000,
+                                   table=TABLE)
+            if number % 50 == 0:
+                _console_hand_with_an_undo(table, record, staff["bench-dealer"])
+                break
+            try:
+                hand_import_record(record=record)
+                break
+            except RecordRefused:
+                # The record plays on after the hand is complete (the bank drawing when it
+                # need not): the import settles at completion and refuses the rest. Another.
+                continue
+        if number % 97 == 0:
+            hand = table.hands.get(number=number)
+            services.hand_void(hand=hand, reason="benchmark: a void", voided_by=staff["bench-pit"])
+        if number % 100 == 0 and number < count:
+            buyer = rng.choice(others)
+            partner = rng.choice([code for code in others if code != buyer])
+            if (number // 100) % 2:
+                services.table_bank_sell(table=table, buyer=players[buyer], price=Decimal("100.00"),
+                                         capital=Decimal("3000.00"), by=staff["bench-pit"],
+                                         shares=[(players[buyer], Decimal("60")), (players[partner], Decimal("40"))])
+            else:
+                services.table_bank_transfer(table=table, holder=players[buyer], capital=Decimal("3000.00"),
+                                             by=staff["bench-pit"])
+            holder = buyer
+        if number % 500 == 0:
+            print(f"  seed: {number} hands in {time.perf_counter() - started:.0f} s", flush=True)
+    from ledger.models import BankTenure
+
+    tenure_close(tenure=BankTenure.objects.get(table=table, closed_at__isnull=True), posted_by=staff["bench-pit"])
+    return table, shift
+
+
+def _console_hand_with_an_undo(table, record, dealer):
+    """A hand entered event by event at the console, one event undone and entered again."""
+    from tables import services
+
+    hand = services.hand_open(table=table, seats=record["seats"], opened_by=dealer)
+    events = record["events"]
+    middle = len(events) // 2
+    for index, event in enumerate(events):
+        if hand.status != "open":
+            break  # complete before the record's end: the console settled it there
+        hand = services.hand_record_event(hand=hand, event=event, entered_by=dealer, expected_version=hand.version)
+        if index == middle and hand.status == "open":
+            hand = services.hand_undo(hand=hand, reason="benchmark: entered twice", entered_by=dealer,
+                                      expected_version=hand.version)
+            hand = services.hand_record_event(hand=hand, event=event, entered_by=dealer,
+                                              expected_version=hand.version)
+
+
+def multiply(table, shift, target):
+    """Copy the seed's hands, bets, tenures and ledger postings until ``target`` hands."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*), max(number), min(opened_at), max(opened_at) FROM tables_hand "
+                       "WHERE table_id = %s", [table.pk])
+        seed_hands, last_number, first_at, last_at = cursor.fetchone()
+        copies = -(-target // seed_hands)  # the seed is copy 0
+        maxima = {}
+        for name in ("tables_hand", "tables_handbet", "ledger_banktenure", "ledger_syndicateshare", "ledger_account",
+                     "ledger_transaction", "ledger_entry"):
+            cursor.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {name}")
+            maxima[name] = cursor.fetchone()[0]
+        p = {"table": table.pk, "copies": copies - 1, "n": last_number, "span": (last_at - first_at).total_seconds() + 60,
+             **{f"m_{name.split('_', 1)[1]}": value for name, value in maxima.items()}}
+        cursor.execute("SET session_replication_role = replica")  # the load only: triggers off
+        steps = [
+            ("tenures", """
+                INSERT INTO ledger_banktenure (id, table_id, holder_id, opened_at, closed_at, began, ended, capital,
+                                               price, seller_id, previous_id)
+                SELECT t.id + k * %(m_banktenure)s, t.table_id, t.holder_id,
+                       t.opened_at + k * %(span)s * interval '1 second', t.closed_at + k * %(span)s * interval '1 second',
+                       t.began, t.ended, t.capital, t.price, t.seller_id, t.previous_id + k * %(m_banktenure)s
+                  FROM ledger_banktenure t, generate_series(1, %(copies)s) k WHERE t.table_id = %(table)s"""),
+            ("shares", """
+                INSERT INTO ledger_syndicateshare (id, tenure_id, player_id, percent)
+                SELECT s.id + k * %(m_syndicateshare)s, s.tenure_id + k * %(m_banktenure)s, s.player_id, s.percent
+                  FROM ledger_syndicateshare s JOIN ledger_banktenure t ON t.id = s.tenure_id,
+                       generate_series(1, %(copies)s) k
+                 WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
+            ("tenure accounts", """
+                INSERT INTO ledger_account (id, kind, player_id, tenure_id, balance, is_open, created_at)
+                SELECT a.id + k * %(m_account)s, a.kind, NULL, a.tenure_id + k * %(m_banktenure)s, a.balance,
+                       a.is_open, a.created_at
+                  FROM ledger_account a JOIN ledger_banktenure t ON t.id = a.tenure_id,
+                       generate_series(1, %(copies)s) k
+                 WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
+            ("transactions", """
+                INSERT INTO ledger_transaction (id, kind, reference, idempotency_key, posted_by_id, source, posted_at,
+                                                reverses_id, memo, tenure_id, detail)
+                SELECT x.id + k * %(m_transaction)s, x.kind, x.reference || ' (copy ' || k || ')',
+                       CASE WHEN x.idempotency_key LIKE 'tenure:%%'
+                            THEN 'tenure:' || (x.tenure_id + k * %(m_banktenure)s) || ':'
+                                 || split_part(x.idempotency_key, ':', 3)
+                            ELSE x.idempotency_key || ':copy:' || k END,
+                       x.posted_by_id, x.source, x.posted_at + k * %(span)s * interval '1 second',
+                       x.reverses_id + k * %(m_transaction)s, x.memo, x.tenure_id + k * %(m_banktenure)s, x.detail
+                  FROM ledger_transaction x JOIN ledger_banktenure t ON t.id = x.tenure_id,
+                       generate_series(1, %(copies)s) k
+                 WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
+            ("entries", """
+                INSERT INTO ledger_entry (id, transaction_id, account_id, side, amount)
+                SELECT e.id + k * %(m_entry)s, e.transaction_id + k * %(m_transaction)s,
+                       CASE WHEN a.kind = 'tenure' THEN e.account_id + k * %(m_account)s ELSE e.account_id END,
+                       e.side, e.amount
+                  FROM ledger_entry e JOIN ledger_transaction x ON x.id = e.transaction_id
+                  JOIN ledger_banktenure t ON t.id = x.tenure_id JOIN ledger_account a ON a.id = e.account_id,
+                       generate_series(1, %(copies)s) k
+                 WHERE t.table_id = %(table)s AND x.id < %(m_transaction)s"""),
+            ("hands", """
+                INSERT INTO tables_hand (id, table_id, number, shift_id, tenure_id, bank_id, seats, rules, min_bet,
+                                         max_bet, status, version, opened_by_id, opened_at, settled_at, settlement,
+                                         next_bank, transaction_id, voided_at, voided_by_id, void_reason, imported,
+                                         splits, exchanges, fusilados, muertos, cards)
+                SELECT h.id + k * %(m_hand)s, h.table_id, h.number + k * %(n)s, h.shift_id,
+                       h.tenure_id + k * %(m_banktenure)s, h.bank_id, h.seats, h.rules, h.min_bet, h.max_bet,
+                       h.status, h.version, h.opened_by_id, h.opened_at + k * %(span)s * interval '1 second',
+                       h.settled_at + k * %(span)s * interval '1 second', h.settlement, h.next_bank,
+                       h.transaction_id + k * %(m_transaction)s, h.voided_at + k * %(span)s * interval '1 second',
+                       h.voided_by_id, h.void_reason, h.imported, h.splits, h.exchanges, h.fusilados, h.muertos,
+                       h.cards
+                  FROM tables_hand h, generate_series(1, %(copies)s) k
+                 WHERE h.table_id = %(table)s AND h.id < %(m_hand)s"""),
+            ("bets", """
+                INSERT INTO tables_handbet (id, hand_id, player_id, seat, seat_hand, stake, points, result,
+                                            multiplier, net)
+                SELECT b.id + k * %(m_handbet)s, b.hand_id + k * %(m_hand)s, b.player_id, b.seat, b.seat_hand,
+                       b.stake, b.points, b.result, b.multiplier, b.net
+                  FROM tables_handbet b JOIN tables_hand h ON h.id = b.hand_id, generate_series(1, %(copies)s) k
+                 WHERE h.table_id = %(table)s AND h.id < %(m_hand)s"""),
+        ]
+        for label, sql in steps:
+            started = time.perf_counter()
+            cursor.execute(sql, p)
+            print(f"  copy {label}: {cursor.rowcount:,} rows in {time.perf_counter() - started:.1f} s", flush=True)
+        for name in maxima:
+            cursor.execute(f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), (SELECT max(id) FROM {name}))")
+        cursor.execute("UPDATE tables_table SET last_hand_number = (SELECT max(number) FROM tables_hand "
+                       "WHERE table_id = %(table)s) WHERE id = %(table)s", p)
+        cursor.execute("UPDATE tables_shift SET closed_at = (SELECT max(opened_at) FROM tables_hand "
+                       "WHERE shift_id = %s) + interval '1 minute', closed_by_id = opened_by_id WHERE id = %s",
+                       [shift.pk, shift.pk])
+        # the players' and the house's balances, from their entries (kept right for ledger_check)
+        started = time.perf_counter()
+        cursor.execute("""
+            UPDATE ledger_account a SET balance = s.total
+              FROM (SELECT account_id, sum(CASE side WHEN 'C' THEN amount ELSE -amount END) AS total
+                      FROM ledger_entry GROUP BY account_id) s
+             WHERE a.id = s.account_id AND a.kind <> 'tenure'""")
+        print(f"  balances from entries in {time.perf_counter() - started:.1f} s", flush=True)
+        cursor.execute("SET session_replication_role = origin")
+        started = time.perf_counter()
+        cursor.execute("VACUUM ANALYZE")
+        print(f"  VACUUM ANALYZE in {time.perf_counter() - started:.1f} s", flush=True)
+        cursor.execute("SELECT count(*) FROM tables_hand WHERE shift_id = %s", [shift.pk])
+        return cursor.fetchone()[0]
+
+
+def timed(function, repeat):
+    function()  # warm-up: the same cache for every contender
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), min(times), max(times), result
+
+
+def measure(repeat):
+    from django.db import connection
+
+    from reports.computations import bank_rotation_report, shift_report
+    from reports.services import snapshot
+    from tables.models import Hand, Shift, Table
+
+    table = Table.objects.get(name=TABLE)
+    shift = Shift.objects.get(table=table)
+    hands = Hand.objects.filter(shift=shift).count()
+
+    def hand_written(sql=HAND_WRITTEN):
+        with snapshot(), connection.cursor() as cursor:  # the same transaction settings as the reports
+            cursor.execute(sql, {"shift": shift.pk})
+            return cursor.fetchone()
+
+    def shift_run():
+        with snapshot():
+            return shift_report(shift)
+
+    from django.utils import timezone
+
+    first = timezone.localdate(Hand.objects.filter(shift=shift).order_by("number").first().opened_at)
+    last = timezone.localdate(Hand.objects.filter(shift=shift).order_by("-number").first().opened_at)
+
+    def banks_run():
+        with snapshot():
+            return bank_rotation_report(table, first, last)
+
+    base, base_min, base_max, figures = timed(hand_written, repeat)
+    floor, floor_min, floor_max, _ = timed(lambda: hand_written(BETS_AND_LEDGER), repeat)
+    shift_s, shift_min, shift_max, report = timed(shift_run, repeat)
+    banks_s, banks_min, banks_max, banks = timed(banks_run, repeat)
+    statuses = {row["status"]: row["hands"] for row in figures[0]}
+    print(f"hands in the shift : {hands:,} ({statuses}); bets {report['summary']['bets']:,}; "
+          f"tenures {banks['summary']['tenures']:,}; entries of the chain checked {report['chain']['entries']:,}")
+    print(f"hand-written SQL   : {base:7.2f} s median ({base_min:.2f}–{base_max:.2f}), one statement: hands by "
+          f"status with commission and bank net, bets by multiplier and result, ledger entries by account kind")
+    print(f"  bets+ledger only : {floor:7.2f} s median ({floor_min:.2f}–{floor_max:.2f}), the same without the "
+          f"settlement's figures")
+    print(f"shift report       : {shift_s:7.2f} s median ({shift_min:.2f}–{shift_max:.2f}) = {shift_s / base:.2f}× "
+          f"the hand-written query, {shift_s / floor:.2f}× bets+ledger only (goal: within 2×, under 30 s); "
+          f"{len(report['exceptions'])} exception(s)")
+    print(f"bank-rotation      : {banks_s:7.2f} s median ({banks_min:.2f}–{banks_max:.2f}) = {banks_s / base:.2f}× "
+          f"the hand-written query, {banks_s / floor:.2f}× bets+ledger only ({first} to {last}, "
+          f"{banks['summary']['tenures']:,} tenures); {len(banks['exceptions'])} exception(s)")
+    summary = report["summary"]
+    print(f"figures            : handle {summary['handle']} €, win {summary['win']} €, hold {summary['hold_percent']} %, "
+          f"commission {summary['commission']} €; reconciliation: "
+          + ", ".join(f"{line['what']} {line['difference']}" for line in report["reconciliation"]["lines"]))
+    copies = hands // max(1, Hand.objects.filter(shift=shift, events__isnull=False).values("id").distinct().count())
+    for item in report["exceptions"][:5]:
+        print(f"  exception: {item}")
+        if item["code"] == "cards_not_uniform":
+            print(f"    (expected here: the copies repeat the seed's deals {copies} times, which no fair deck does; "
+                  f"chi-square / {copies} = {item['chi_square'] / copies:.1f} on {item['df']} degrees of freedom)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=1_000_000)
+    parser.add_argument("--seed-hands", type=int, default=3000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--keep", action="store_true", help="do not drop the scratch database")
+    parser.add_argument("--database", help="time again on a database a --keep run left (no load)")
+    args = parser.parse_args()
+
+    name = args.database or f"reports_bench_{os.getpid()}"
+    if not args.database:
+        run("createdb", *PG, name)
+    os.environ["DATABASE_URL"] = f"postgres://{USER}@{HOST}:{PORT}/{name}"
+    os.environ["DJANGO_DEBUG"] = "false"  # no query log
+    os.environ["CELERY_TASK_ALWAYS_EAGER"] = "true"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.test")
+    try:
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+        from django.db import connection
+
+        if not args.database:
+            call_command("migrate", verbosity=0)
+            started = time.perf_counter()
+            table, shift = seed(args.seed_hands, random.Random(5))
+            print(f"seed               : {args.seed_hands} hands through the services in "
+                  f"{time.perf_counter() - started:.0f} s", flush=True)
+            started = time.perf_counter()
+            hands = multiply(table, shift, args.hands)
+            print(f"load               : {hands:,} hands in {time.perf_counter() - started:.0f} s", flush=True)
+        measure(args.repeat)
+        connection.close()
+    finally:
+        if not args.keep and not args.database:
+            run("dropdb", *PG, "--if-exists", "--force", name)
+        elif not args.database:
+            print(f"kept: {name} (again: benchmarks/reports.py --database {name}; drop with dropdb)")
+
+
+if __name__ == "__main__":
+    main()
