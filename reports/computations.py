@@ -56,6 +56,8 @@ MONEY = DecimalField(max_digits=14, decimal_places=2)
 CHART_POINTS = 240
 #: Card frequencies whose p-value is below this are an audit exception.
 CHI_SQUARE_ALPHA = 0.001
+#: Hands per hour are given for a shift of at least this many hours (six minutes).
+MIN_HOURS = Decimal("0.1")
 #: Lists longer than this (gaps, chain faults) are cut, with their full count kept.
 LIST_LIMIT = 1000
 WIN_RESULTS = ("win", "natural")
@@ -236,7 +238,7 @@ def shift_report(shift, progress=None) -> dict:
     hours = Decimal((ended - opened).total_seconds()) / 3600 if ended and opened else Decimal(0)
     summary["hours"] = str(hours.quantize(CENT))
     summary["hands_per_hour"] = (str((Decimal(summary["settled"]) / hours).quantize(Decimal("0.1")))
-                                 if hours > 0 else None)
+                                 if hours >= MIN_HOURS else None)
     summary["first_hand_at"], summary["last_hand_at"] = _iso(first_at), _iso(last_at)
 
     reconciliation = _reconcile_shift(summary, bets, tenure_rows, ledger, voids, exceptions)

@@ -8,6 +8,7 @@ import csv
 import io
 from decimal import Decimal
 
+from django.utils.html import escape
 from django.utils.translation import gettext as _
 
 from reports.texts import BEGAN, BET_KINDS, ENDED, RECONCILED, RESULTS, event_text, exception_text
@@ -40,23 +41,41 @@ def _summary_rows(report):
     ]
 
 
-def _heading_rows(report):
+def _when(value, human):
+    """An ISO 8601 instant as stored (CSV) or in the casino's time zone and the reader's
+    language (PDF)."""
+    if not human or not value:
+        return value
+    from datetime import datetime
+
+    from django.utils import formats, timezone
+
+    try:
+        moment = datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        return value
+    return formats.date_format(timezone.localtime(moment), "DATETIME_FORMAT")
+
+
+def _heading_rows(report, human=False):
     result = report.result
     rows = [(_("report"), report.get_kind_display()), (_("table"), result["table"]["name"])]
     if result["kind"] == "shift":
         shift = result["shift"]
-        rows += [(_("shift"), f"#{shift['id']}"), (_("dealer"), shift["dealer"]), (_("opened at"), shift["opened_at"]),
-                 (_("closed at"), shift["closed_at"] or _("still open"))]
+        rows += [(_("shift"), f"#{shift['id']}"), (_("dealer"), shift["dealer"]),
+                 (_("opened at"), _when(shift["opened_at"], human)),
+                 (_("closed at"), _when(shift["closed_at"], human) or _("still open"))]
     else:
         rows += [(_("from"), result["period"]["from"]), (_("to"), result["period"]["to"])]
-    rows += [(_("computed at"), result["computed_at"]), (_("exceptions"), len(result["exceptions"]))]
+    rows += [(_("computed at"), _when(result["computed_at"], human)), (_("exceptions"), len(result["exceptions"]))]
     return rows
 
 
-def sections(report):
-    """``[(title, header, rows)]`` of a stored report, in reading order."""
+def sections(report, human=False):
+    """``[(title, header, rows)]`` of a stored report, in reading order; ``human``
+    writes instants in the casino's time zone (the PDF), else as stored (the CSV)."""
     result = report.result
-    out = [(_("Report"), None, _heading_rows(report)), (_("Summary"), None, _summary_rows(report))]
+    out = [(_("Report"), None, _heading_rows(report, human)), (_("Summary"), None, _summary_rows(report))]
     exceptions = [(exception_text(item),) for item in result["exceptions"]]
     out.append((_("Exceptions"), (_("exception"),), exceptions or [(_("none"),)]))
     if result["kind"] == "shift":
@@ -86,12 +105,12 @@ def sections(report):
              [(str(RECONCILED.get(row["what"], row["what"])), row["report"], row["ledger"], row["difference"])
               for row in result["reconciliation"]["lines"]]),
             (_("Voided hands"), (_("hand"), _("voided at"), _("by"), _("reason"), _("reversed")),
-             [(f"#{row['number']}", row["voided_at"], row["voided_by"] or "—", row["reason"],
+             [(f"#{row['number']}", _when(row["voided_at"], human), row["voided_by"] or "—", row["reason"],
                _("yes") if row["reversal"] else (_("no") if row["posted"] else _("not posted")))
               for row in result["voids"]]),
             (_("Undone entries"), (_("hand"), _("entry"), _("undone"), _("reason"), _("by"), _("at")),
              [(f"#{row['hand']}", row["sequence"], event_text(row["undone"]), row["reason"], row["entered_by"] or "—",
-               row["entered_at"]) for row in result["undos"]]),
+               _when(row["entered_at"], human)) for row in result["undos"]]),
         ]
         for test in result["cards"]:
             out.append((_("Dealt cards, %(deck)s deck") % {"deck": test["deck"]},
@@ -110,7 +129,8 @@ def sections(report):
                     (_("tenure"), _("holder"), _("opened at"), _("closed at"), _("began"), _("price €"),
                      _("seller"), _("ended"), _("hands"), _("capital €"), _("win €"), _("commission €"),
                      _("net takings €"), _("ledger €"), _("distributed €"), _("balance €")),
-                    [(f"#{row['id']}", row["holder"], row["opened_at"], row["closed_at"] or "—",
+                    [(f"#{row['id']}", row["holder"], _when(row["opened_at"], human),
+                      _when(row["closed_at"], human) or "—",
                       str(BEGAN.get(row["began"], row["began"])), row["price"] or "", row["seller"] or "",
                       str(ENDED.get(row["ended"], row["ended"] or "—")), row["hands"], row["capital"], row["win"],
                       row["commission"], row["net_takings"], row["ledger_takings"], row["distributed"] or "",
@@ -167,8 +187,8 @@ def chart_svg(report, width=720, height=220) -> str:
     line = " ".join(f"{px(i):.1f},{py(y):.1f}" for i, (_x, y) in enumerate(points))
     zero = py(Decimal(0))
     first, last = points[0][0], points[-1][0]
-    unit = _("hand") if report.result["chart"]["unit"] == "hand" else _("tenure")
-    label = _("The bank's running balance")
+    unit = escape(_("hand") if report.result["chart"]["unit"] == "hand" else _("tenure"))
+    label = escape(_("The bank's running balance"))
     return (
         f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{label}">'
@@ -227,7 +247,7 @@ def report_pdf(report) -> bytes:
     story = [Paragraph(escape(title), styles["Title"])]
     grid = TableStyle([("FONTSIZE", (0, 0), (-1, -1), 8), ("GRID", (0, 0), (-1, -1), 0.25, colors.grey),
                        ("VALIGN", (0, 0), (-1, -1), "TOP")])
-    for number, (heading, header, rows) in enumerate(sections(report)):
+    for number, (heading, header, rows) in enumerate(sections(report, human=True)):
         story.append(Paragraph(escape(heading), styles["Heading2"]))
         if not rows:
             story.append(Paragraph(escape(_("none")), small))
