@@ -101,9 +101,10 @@ def _deck_of(rules) -> str:
 def card_test(dealt: dict, deck: str, initial: dict | None = None) -> dict:
     """The dealt cards against a uniform deck: Pearson's chi-square over the initial deal.
 
-    The test counts the cards of each hand's initial deal (one card to each seat and to
-    the bank, and la loca's, all dealt before anyone decides anything): from a fair,
-    shuffled deck each card of the deck is equally likely there. The cards drawn later
+    The test counts the first cards of each hand, as many as its seats and one for the
+    bank: its initial deal (la loca's card may be among them, in place of a seat's), all
+    dealt before anyone decides anything, so that from a fair, shuffled deck each card
+    of the deck is equally likely there. The cards drawn later
     are not a uniform sample even from a fair deck (a hand stops drawing when its points
     are high, so low cards and figures come out more often, and an exchanged 4 may come
     back), so they are counted and shown, never tested. [rules.md "Cards and points",

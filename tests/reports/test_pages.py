@@ -143,3 +143,19 @@ def test_a_dealer_or_cashier_may_not_start_one(client, staff, played):
 def test_a_visitor_is_sent_to_log_in(client, stored):
     response = client.get(reverse("reports:report", args=[stored.pk]))
     assert response.status_code == 302 and "login" in response.url
+
+
+def test_the_navigation_shows_reports_to_auditors_only(client, staff):
+    client.force_login(staff["auditor"])
+    assert reverse("reports:index") in client.get(reverse("home")).content.decode()
+    client.force_login(staff["dealer"])
+    assert reverse("reports:index") not in client.get(reverse("home")).content.decode()
+
+
+def test_the_admin_lists_requests_and_reports_read_only(client, stored):
+    from django.contrib.auth.models import User
+
+    client.force_login(User.objects.create_superuser("root", password="root-secret-1"))
+    assert client.get("/admin/reports/reportrequest/").status_code == 200
+    assert client.get("/admin/reports/report/").status_code == 200
+    assert client.get("/admin/reports/report/add/").status_code == 403
