@@ -201,7 +201,11 @@ def hand_record_event(*, hand: Hand, event: dict, entered_by, expected_version: 
             entry since then refuses this one (None: no check, for imports);
         form_token: the entry form's token: the same token twice records once.
     Returns:
-        the Hand, refreshed (``status`` settled if this event finished it).
+        the Hand, refreshed (``status`` settled if this event finished it), with its
+        table, shift and dealer loaded; when this call recorded the event it also carries
+        ``entries`` (every ``(kind, event)`` of the hand, this one included) and ``state``
+        (the engine's state after it), read under the table's lock, so that the console
+        redraws without reading them again.
     Raises:
         RuleBroken: the engine refused the event (the message names the rule).
         StaleHand, HandNotOpen, CoverExceeded (``bank_cover``), UnknownPlayer.
@@ -223,9 +227,9 @@ def hand_record_event(*, hand: Hand, event: dict, entered_by, expected_version: 
             if event.get("do") == "bet" and event.get("player") is not None:
                 _seat_players([event["player"]], bank=hand.bank, field="player", seated=False)
             _append(table=hand.table, hand=hand, kind=EVENT, event=event, by=entered_by, form_token=form_token)
+            hand.entries, hand.state = [*entries, (EVENT, event)], state
             if state.complete and not state.identities_owed():
-                events = effective_events([*entries, (EVENT, event)])
-                _settle(hand=hand, state=state, events=events, by=entered_by, source=source)
+                _settle(hand=hand, state=state, events=effective_events(hand.entries), by=entered_by, source=source)
             return hand
     except IntegrityError:
         return _after_conflict(hand.pk, form_token)
@@ -417,9 +421,9 @@ def _lock_table(table_id):
 
 
 def _lock_hand(hand_id):
-    """The hand with its table (row-locked), bank and tenure: one query."""
-    return (Hand.objects.select_related("table", "bank", "tenure").select_for_update(of=("table",))
-            .get(pk=hand_id))
+    """The hand with its table (row-locked), bank, tenure, shift and dealer: one query."""
+    return (Hand.objects.select_related("table", "bank", "tenure", "shift__dealer")
+            .select_for_update(of=("table",)).get(pk=hand_id))
 
 
 def _already_recorded(hand, expected_version, form_token):

@@ -160,9 +160,9 @@ def console_entry(request, table_id):
     if form.cleaned_data["number"] != key[1]:  # a screen of an earlier hand: its version says nothing
         return _render_console(request, *_table_and_shift(table_id), stale=_stale_message(), status=409)
     try:
-        services.hand_record_event(hand=hand, event=form.event, entered_by=request.user,
-                                   expected_version=form.cleaned_data["version"],
-                                   form_token=form.cleaned_data["token"])
+        hand = services.hand_record_event(hand=hand, event=form.event, entered_by=request.user,
+                                          expected_version=form.cleaned_data["version"],
+                                          form_token=form.cleaned_data["token"])
     except StaleHand as error:
         return _render_console(request, *_table_and_shift(table_id), stale=str(error), status=409)
     except HandNotOpen as error:
@@ -173,7 +173,10 @@ def console_entry(request, table_id):
         return _render_console(request, *_table_and_shift(table_id), refused=form)
     if request.headers.get(FETCH_HEADER) == "1":
         # The console's own script asked: the new console at once, without the redirect's
-        # second request (a resent form is harmless: its one-time token records it once).
+        # second request (a resent form is harmless: its one-time token records it once),
+        # drawn from what the service read under the table's lock.
+        if hand.shift is not None and hasattr(hand, "state"):
+            return _render_console(request, hand.table, hand.shift, hand=hand)
         return _render_console(request, *_table_and_shift(table_id))
     return redirect("tables:console", table_id=table_id)
 
@@ -255,23 +258,29 @@ urlpatterns = [
 # ---------------------------------------------------------------------------------------
 # Drawing the console
 
-def _render_console(request, table, shift, *, refused=None, stale=None, open_form=None, status=200):
+def _render_console(request, table, shift, *, refused=None, stale=None, open_form=None, status=200, hand=None):
     """Render the console of ``table``.
 
     Args:
+        hand: the table's latest hand as ``hand_record_event`` returned it (with its
+            ``entries`` and ``state``): drawn without reading it again.
         refused: a bound EntryForm whose entry was refused (its errors are shown and what
             was typed kept); stale: the message of a stale entry (the page is drawn fresh).
         open_form: a bound OpenHandForm with errors.
     """
-    hand = Hand.objects.select_related("bank").filter(table=table).order_by("-number").first()
+    if hand is None:
+        hand = Hand.objects.select_related("bank").filter(table=table).order_by("-number").first()
     enters = _may_enter(request.user, shift)
     context = {"table": table, "shift": shift, "hand": hand, "enters": enters, "stale": stale,
                "tokens": _Tokens(), "refused": refused, "typed": _typed(refused)}
     if refused is not None:
         context["refusals"] = _refusals(refused)
     if hand is not None:
-        entries = services.hand_entries(hand)
-        state = services.hand_state(hand, entries)
+        entries = getattr(hand, "entries", None)
+        state = getattr(hand, "state", None)
+        if entries is None or state is None:
+            entries = services.hand_entries(hand)
+            state = services.hand_state(hand, entries)
         events = effective_events(entries)
         context.update(_table_view(state), log=_log(events), events_in_force=len(events),
                        undos=sum(1 for kind, _event in entries if kind == "undo"))
