@@ -190,7 +190,7 @@ def hand_open(*, table: Table, seats: list[str], opened_by, shift: Shift | None 
 
 
 def hand_record_event(*, hand: Hand, event: dict, entered_by, expected_version: int | None = None,
-                      form_token=None, source: str = "console") -> Hand:
+                      form_token=None, source: str = "console", settle: bool = True) -> Hand:
     """Enter one event of a hand; settle and post the hand if it is now finished.
 
     Args:
@@ -200,6 +200,9 @@ def hand_record_event(*, hand: Hand, event: dict, entered_by, expected_version: 
         expected_version: the hand's ``version`` the dealer's screen showed; another
             entry since then refuses this one (None: no check, for imports);
         form_token: the entry form's token: the same token twice records once.
+        settle: settle the hand as soon as it may end (the console). An import passes
+            False but for its record's last event: the bank may still play when nothing
+            is left standing, and the record says whether it did.
     Returns:
         the Hand, refreshed (``status`` settled if this event finished it), with its
         table, shift and dealer loaded; when this call recorded the event it also carries
@@ -228,7 +231,7 @@ def hand_record_event(*, hand: Hand, event: dict, entered_by, expected_version: 
                 _seat_players([event["player"]], bank=hand.bank, field="player", seated=False)
             _append(table=hand.table, hand=hand, kind=EVENT, event=event, by=entered_by, form_token=form_token)
             hand.entries, hand.state = [*entries, (EVENT, event)], state
-            if state.complete and not state.identities_owed():
+            if settle and state.complete and not state.identities_owed():
                 _settle(hand=hand, state=state, events=effective_events(hand.entries), by=entered_by, source=source)
             return hand
     except IntegrityError:
@@ -339,9 +342,11 @@ def hand_import_record(*, record: dict, imported_by=None, create_tables: bool = 
         if record.get("started_at"):
             hand.opened_at = datetime.fromisoformat(record["started_at"].replace("Z", "+00:00"))
             hand.save(update_fields=["opened_at"])
+        last = len(record["events"])
         for number, event in enumerate(record["events"], 1):
             try:
-                hand = hand_record_event(hand=hand, event=event, entered_by=imported_by, source="import")
+                hand = hand_record_event(hand=hand, event=event, entered_by=imported_by, source="import",
+                                         settle=number == last)
             except TableError as error:
                 raise RecordRefused(str(error), event=number, rule=getattr(error, "rule", "record")) from None
         return hand

@@ -247,3 +247,13 @@ def test_an_import_creates_a_missing_table_only_when_asked(db):
     with pytest.raises(RecordRefused) as caught:
         services.hand_import_record(record={**rec, "rules": {"profile": "reglamento", "side_bets": True}})
     assert "rules" in str(caught.value)
+
+
+def test_an_imported_record_where_the_bank_plays_though_nothing_stands_is_settled_at_its_end(mesa):
+    from tests.hands import record
+
+    rec = record("luis deal 7O", "bank deal 6E", "luis bet 10", "luis card 1B", "bank card 2B",
+                 table="Mesa 1")
+    hand = services.hand_import_record(record=rec)
+    assert hand.status == Hand.Status.SETTLED and hand.events.count() == 5
+    assert hand.settlement["bank"] == {"player": "ana", "points": "8", "net": "10.00"}
