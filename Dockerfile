@@ -23,7 +23,10 @@ COPY reports ./reports
 COPY api ./api
 COPY templates ./templates
 COPY manage.py ./
-RUN pip install -e . "gunicorn>=22" \
+# collectstatic needs the production settings' variables, not their values.
+RUN pip install -e . \
+    && DJANGO_SECRET_KEY=build DATABASE_URL=sqlite:////tmp/build.sqlite3 CELERY_BROKER_URL=redis://build \
+       DJANGO_ALLOWED_HOSTS=build python manage.py collectstatic --noinput \
     && useradd --system --uid 1000 --home /app casino \
     && chown -R casino /app
 

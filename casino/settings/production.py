@@ -15,5 +15,14 @@ from casino.settings.base import env  # noqa: E402
 
 SECRET_KEY = env("DJANGO_SECRET_KEY")
 DEBUG = False
+# Static files (the console's script and style, the admin's) served by WhiteNoise from
+# STATIC_ROOT, filled by `manage.py collectstatic` (the Dockerfile runs it).
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+# A page still renders where collectstatic has not run (a benchmark's server): the
+# unhashed name is used.
+WHITENOISE_MANIFEST_STRICT = False
 SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
 CSRF_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
