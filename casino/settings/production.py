@@ -17,6 +17,9 @@ SECRET_KEY = env("DJANGO_SECRET_KEY")
 DEBUG = False
 # Static files (the console's script and style, the admin's) served by WhiteNoise from
 # STATIC_ROOT, filled by `manage.py collectstatic` (the Dockerfile runs it).
+MIDDLEWARE = [*MIDDLEWARE]  # noqa: F405
+MIDDLEWARE.insert(MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
+                  "whitenoise.middleware.WhiteNoiseMiddleware")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
