@@ -21,6 +21,7 @@ from tables.selectors import hand_record
 from tests.conftest import ROOT
 from tests.hands import event
 
+
 @pytest.fixture(autouse=True)
 def english():
     """These tests read the services' messages in English; the table's Spanish is tested
