@@ -264,6 +264,7 @@ class HandState:
         self._undealt = set(self.order)
         self.n = 0  # events applied
         self.deck = DECKS[profile.deck]
+        self._deck_size = len(self.deck)
         self.live = {}  # identified card out of the stock -> event that dealt it
         self.live_count = 0  # cards out of the stock, identified or not
         # Where cards may be identified late, each card out has an instance [code or None,
@@ -271,7 +272,7 @@ class HandState:
         self.instances = [] if allow_unknown else None
         self.announced = False  # a seat made 7½ or fusiló (bank_chases_natural)
         self.bank_acted = False
-        self._keys = _UNKNOWN_EVENT_KEYS if allow_unknown else EVENT_KEYS
+        self._events = _CONSOLE_DISPATCH if allow_unknown else _RECORD_DISPATCH
         self._max_hands = profile.max_hands_for(len(seats))
         self._mandatory_exchange = profile.exchange_fours == "mandatory"
 
@@ -360,7 +361,7 @@ class HandState:
         n = self.n + 1
         try:
             do = ev["do"]
-            allowed = self._keys[do]
+            allowed, handler = self._events[do]
         except (KeyError, TypeError):  # no "do", an unknown or unhashable one, or no object
             if type(ev) is not dict:
                 raise IllegalEvent(n, "event", gettext_noop("an event must be an object with do and seat")) from None
@@ -380,7 +381,7 @@ class HandState:
         who = ev.get("seat")
         if type(who) is not str and do != "shuffle":
             raise IllegalEvent(n, "event", gettext_noop("the event must name its seat (a seated player, bank or loca)"))
-        _HANDLERS[do](self, ev, n, who)
+        handler(self, ev, n, who)
         self.n = n
 
     def _deal(self, ev, n, who):
@@ -400,8 +401,8 @@ class HandState:
         if who not in self._undealt:
             raise IllegalEvent(n, "deal", gettext_noop("{who} already has an initial card"), who=who)
         face_up = self.profile.face_up and who != BANK_ID
-        code = self._card(ev.get("card"), n, may_be_unknown=not face_up)
-        self._add(hand, code, n, down=not face_up)
+        code = self._card(ev.get("card"), n, not face_up)
+        self._add(hand, code, n, not face_up)
         self._undealt.discard(who)
         if not self._undealt:
             self.phase = PLAY
@@ -496,8 +497,8 @@ class HandState:
         self._check_draw(hand, seat, n)
         if down:
             self._check_down(hand, n)
-        code = self._card(ev.get("card"), n, may_be_unknown=down)
-        self._add(hand, code, n, down=down)
+        code = self._card(ev.get("card"), n, down)
+        self._add(hand, code, n, down)
         hand.raise_pending = False
         hand.acted = True
         if seat is not None:
@@ -520,10 +521,10 @@ class HandState:
         if hand.cards[position] is None:
             if named is None:
                 raise IllegalEvent(n, "reveal", gettext_noop("name the card {who} turns up"), who=who)
-            code = self._card(named, n, may_be_unknown=False)
+            code = self._card(named, n, False)
             self._check_identity(hand, position, code, n)
             self._identify(hand, position, code)
-        elif named is not None and self._card(named, n, may_be_unknown=False) != hand.cards[position]:
+        elif named is not None and self._card(named, n, False) != hand.cards[position]:
             raise IllegalEvent(n, "reveal", gettext_noop("{who}'s face-down card is {card}"),
                                who=who, card=CARD_NAME[hand.cards[position]])
         hand.down = -1
@@ -568,7 +569,7 @@ class HandState:
         self._return(hand, 0, n)
         face_up = self.profile.face_up
         try:
-            code = self._card(ev.get("card"), n, may_be_unknown=not face_up)
+            code = self._card(ev.get("card"), n, not face_up)
         except IllegalEvent:
             if self.instances is not None:
                 self.instances[hand.slots[0]][2] = None
@@ -579,14 +580,14 @@ class HandState:
         hand.slots.clear()
         hand.points = 0
         hand.down = -1
-        self._add(hand, code, n, down=not face_up)
+        self._add(hand, code, n, not face_up)
         seat.exchanges += 1
 
     def _fusilar(self, ev, n, who):
         seat, hand = self._seat_turn(who, n, "fusilar")
         self._check_fusilar(seat, hand, n)
-        code = self._card(ev.get("card"), n, may_be_unknown=True)
-        self._add(hand, code, n, down=False)
+        code = self._card(ev.get("card"), n, True)
+        self._add(hand, code, n, False)
         hand.down = 1
         hand.kind = FUSILADO
         hand.status = STOOD
@@ -603,13 +604,13 @@ class HandState:
             raise IllegalEvent(n, "muerto", gettext_noop("muerto: the stake on the 7 plus its card is from {low} to {high}, not {value}"),
                                low=format_cents(max(self.min_bet, 1)), high=format_cents(self.max_bet),
                                value=show(ev.get("amount")))
-        code = self._card(ev.get("card"), n, may_be_unknown=True)
+        code = self._card(ev.get("card"), n, True)
         second = Hand(seat.player, 2, MUERTO_CARD)
         second.cards.append(hand.cards[0])
         if self.instances is not None:
             second.slots.append(hand.slots[0])
         second.points = hand.points
-        self._add(second, code, n, down=True)
+        self._add(second, code, n, True)
         second.stake = cents
         second.status = STOOD
         hand.kind = MUERTO_SEVEN
@@ -620,7 +621,7 @@ class HandState:
         self._advance()
 
     def _shuffle(self, ev, n, who):
-        left = len(self.deck) - self.live_count
+        left = self._deck_size - self.live_count
         if left:
             raise IllegalEvent(n, "shuffle", gettext_noop("shuffle only when the stock has run out; {left} cards are left"),
                                left=left)
@@ -651,7 +652,7 @@ class HandState:
             raise IllegalEvent(n, "identify", gettext_noop("every card of {who}'s hand {number} is already known"),
                                who=who, number=hand.number)
         position = hand.cards.index(None)
-        code = self._card(ev.get("card"), n, may_be_unknown=False)
+        code = self._card(ev.get("card"), n, False)
         self._check_identity(hand, position, code, n)
         self._identify(hand, position, code)
         if hand.status == PLAYING:
@@ -735,7 +736,7 @@ class HandState:
             if limit is not None and hand.points >= limit and not chasing:
                 raise IllegalEvent(n, "bank_draws_below", gettext_noop("the bank must stand on {points} or more"),
                                    points=format_points(limit))
-        if self.live_count >= len(self.deck):
+        if self.live_count >= self._deck_size:
             raise IllegalEvent(n, "stock", gettext_noop("the stock is empty: shuffle the bust hands' cards back first"))
 
     def _check_down(self, hand, n):
@@ -810,7 +811,7 @@ class HandState:
         self._check_stock(n)
 
     def _check_stock(self, n):
-        if self.live_count >= len(self.deck):
+        if self.live_count >= self._deck_size:
             raise IllegalEvent(n, "stock", gettext_noop("the stock is empty: shuffle the bust hands' cards back first"))
 
     def _card(self, value, n, may_be_unknown):
@@ -819,7 +820,7 @@ class HandState:
         code = CARD_SPELLINGS.get(value) if type(value) is str else None
         if code is None:
             if value is None and may_be_unknown and self.allow_unknown:
-                if self.live_count >= len(self.deck):
+                if self.live_count >= self._deck_size:
                     raise IllegalEvent(n, "stock", gettext_noop("the stock is empty: shuffle the bust hands' cards back first"))
                 return None
             raise IllegalEvent(n, "card", gettext_noop("{value} is not a card of the Spanish deck (1–7, 10, 11, 12 of O, C, E, B)"),
@@ -827,11 +828,9 @@ class HandState:
         if code not in self.deck:
             raise IllegalEvent(n, "deck", gettext_noop("{card}: this table plays without sotas"), card=CARD_NAME[code])
         dealt = self.live.get(code)
-        if dealt is not None:
+        if dealt is not None:  # (with the stock empty, every card of the deck is out: here too)
             raise IllegalEvent(n, "card", gettext_noop("{card} is already on the table (dealt at event {at})"),
                                card=CARD_NAME[code], at=dealt)
-        if self.live_count >= len(self.deck):
-            raise IllegalEvent(n, "stock", gettext_noop("the stock is empty: shuffle the bust hands' cards back first"))
         return code
 
     def _check_identity(self, hand, position, code, n):
@@ -989,7 +988,7 @@ class HandState:
             limit = self.bank_limit()
             legal.bank_must_draw = limit is not None and hand.points < limit
             legal.bank_must_stand = legal.stand and not legal.draw
-        legal.shuffle = (len(self.deck) == self.live_count
+        legal.shuffle = (self._deck_size == self.live_count
                          and any(h.status == BUST and not h.returned for h in self.hands()))
         return legal
 
@@ -1006,7 +1005,7 @@ class HandState:
                 **self.loca.describe(),
                 "bets": {p: format_cents(s[1]) for p, s in self.loca_bets.items()}},
             "events": self.n,
-            "stock": len(self.deck) - self.live_count,
+            "stock": self._deck_size - self.live_count,
         }
 
 
@@ -1023,3 +1022,8 @@ _HANDLERS = {
     "shuffle": HandState._shuffle,
     "identify": HandState._identify_event,
 }
+
+#: ``do`` -> (the keys its event may carry, its handler): for hand records, and for the
+#: console (unknown cards named later).
+_RECORD_DISPATCH = {do: (keys, _HANDLERS[do]) for do, keys in EVENT_KEYS.items()}
+_CONSOLE_DISPATCH = {do: (keys, _HANDLERS[do]) for do, keys in _UNKNOWN_EVENT_KEYS.items()}
