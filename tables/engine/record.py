@@ -27,9 +27,10 @@ def profile_for(rules):
         InvalidRules: as ``Profile.from_rules``.
     """
     try:
-        # The value's type is part of the key: True == 1 and hash(True) == hash(1).
+        # The values' types are part of the key: True == 1 and hash(True) == hash(1). (A
+        # table writes its options in one order; another order is just another entry.)
         key = (rules if type(rules) is str
-               else tuple((k, type(v).__name__, v) for k, v in sorted(rules.items())))
+               else (tuple(rules), tuple(map(type, rules.values())), tuple(rules.values())))
         profile = _profile_cache.get(key)
     except (AttributeError, TypeError):  # not a dict, or an unhashable option value
         return Profile.from_rules(rules)
