@@ -8,7 +8,8 @@ timed test.
    ``PGPORT`` / ``PGUSER`` (default 127.0.0.1:5432, postgres), created with ``createdb``,
    migrated, and dropped at the end: ``--dealers`` tables (``reglamento``, 5–100 €), each
    with its own dealer user and open shift, its bank drawn for and its players with chips.
-2. A server on loopback with the production settings (``DEBUG`` off, persistent
+2. The static files collected into a scratch ``DJANGO_STATIC_ROOT`` (as the Dockerfile
+   does), and a server on loopback with the production settings (``DEBUG`` off, persistent
    database connections: ``conn_max_age`` in ``DATABASE_URL``): gunicorn if installed
    (``--workers`` sync workers), else ``manage.py runserver --noreload`` (threaded).
 3. The trivial page: as many clients GET the login page (anonymous: no database) in a
@@ -44,6 +45,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -395,12 +397,13 @@ def main():
     args = parser.parse_args()
 
     name = f"console_bench_{os.getpid()}"
+    static_root = tempfile.mkdtemp(prefix="console_bench_static_")
     run("createdb", *PG, name)
     database_url = f"postgres://{USER}@{HOST}:{PORT}/{name}?conn_max_age=600"
     env = dict(os.environ, DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="casino.settings.production",
                DJANGO_SECRET_KEY="bench-only-not-a-secret", DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
                CELERY_BROKER_URL=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"),
-               DJANGO_SECURE_COOKIES="false", CELERY_TASK_ALWAYS_EAGER="true")
+               DJANGO_SECURE_COOKIES="false", CELERY_TASK_ALWAYS_EAGER="true", DJANGO_STATIC_ROOT=static_root)
     os.environ.update(env)
     server = None
     try:
@@ -411,6 +414,7 @@ def main():
         from django.db import connection
 
         call_command("migrate", verbosity=0)
+        call_command("collectstatic", interactive=False, verbosity=0)  # as the Dockerfile does
         tables = prepare(args.dealers)
         connection.close()
         port = free_port()
@@ -488,6 +492,7 @@ def main():
 
         connections.close_all()
         run("dropdb", *PG, "--if-exists", "--force", name)
+        shutil.rmtree(static_root, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -87,7 +87,8 @@ TIME_ZONE = env("DJANGO_TIME_ZONE", default="Europe/Madrid")
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where `manage.py collectstatic` gathers the static files (served by WhiteNoise in production).
+STATIC_ROOT = env.path("DJANGO_STATIC_ROOT", default=BASE_DIR / "staticfiles")
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

@@ -24,8 +24,6 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
-# A page still renders where collectstatic has not run (a benchmark's server): the
-# unhashed name is used.
-WHITENOISE_MANIFEST_STRICT = False
+# collectstatic must have run: a page naming a static file it did not gather is an error.
 SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
 CSRF_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
