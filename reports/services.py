@@ -212,8 +212,8 @@ def snapshot():
             # tables in memory rather than on disk, and no penalty on the rows parallel
             # workers hand back (the planner overestimates the groups of a grouping by
             # tenure and chart bucket, and would scan the hands on one core); for this
-            # transaction only.
-            cursor.execute("SET LOCAL work_mem = %s", [REPORT_WORK_MEM])
+            # transaction only. (set_config, not SET: SET takes no bound parameter.)
+            cursor.execute("SELECT set_config('work_mem', %s, true)", [REPORT_WORK_MEM])
             cursor.execute("SET LOCAL parallel_tuple_cost = 0")
         yield True
 

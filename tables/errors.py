@@ -58,6 +58,12 @@ class NoShift(TableError):
     code = "no_shift"
 
 
+class NotTheDealer(NoShift):
+    """The user entering is not the dealer of the table's open shift."""
+
+    code = "not_dealer"
+
+
 class BankNotReady(TableError):
     """No bank tenure is open at the table, or the bank cannot change now."""
 

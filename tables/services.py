@@ -44,11 +44,13 @@ from tables.errors import (
     BankNotReady,
     HandNotOpen,
     NoShift,
+    NotTheDealer,
     RecordRefused,
     RuleBroken,
     StaleHand,
     TableError,
 )
+from tables.hand_lock import lock_hand
 from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
 
 #: Sent on commit when a shift closes (the reports queue the shift's report).
@@ -215,27 +217,73 @@ def hand_record_event(*, hand: Hand, event: dict, entered_by, expected_version: 
     """
     try:
         with db.atomic():
-            hand = _lock_hand(hand.pk)
-            if _already_recorded(hand, expected_version, form_token):
-                return hand  # a double click or a refresh: the entry is already recorded
-            _check_entry(hand, expected_version)
-            entries = hand_entries(hand)
-            state = hand_state(hand, entries)
-            try:
-                state.apply(event)
-            except IllegalEvent as error:
-                raise RuleBroken(error) from None
-            if hand.table.bank_cover and event.get("do") in ("bet", "muerto"):
-                tenure_check_cover(tenure=hand.tenure, stakes=euros(_stakes(state)))
-            if event.get("do") == "bet" and event.get("player") is not None:
-                _seat_players([event["player"]], bank=hand.bank, field="player", seated=False)
-            _append(table=hand.table, hand=hand, kind=EVENT, event=event, by=entered_by, form_token=form_token)
-            hand.entries, hand.state = [*entries, (EVENT, event)], state
-            if settle and state.complete and not state.identities_owed():
-                _settle(hand=hand, state=state, events=effective_events(hand.entries), by=entered_by, source=source)
-            return hand
+            locked = lock_hand(hand_id=hand.pk)
+            return _record_locked(locked, event=event, entered_by=entered_by, expected_version=expected_version,
+                                  form_token=form_token, source=source, settle=settle)
     except IntegrityError:
-        return _after_conflict(hand.pk, form_token)
+        return _after_conflict(form_token)
+
+
+def console_record_event(*, table_id: int, number: int, event: dict, dealer, expected_version: int,
+                         form_token) -> Hand:
+    """``hand_record_event`` as the dealer's console sends it: to the table's open hand,
+    which the dealer's screen showed as hand ``number`` at ``expected_version``.
+
+    The checks a screen needs (this is the table's open hand, ``dealer`` is the dealer
+    of its open shift) are made on the hand read under the table's lock, so that an
+    entry costs one read. [issue 4 "The table console"]
+
+    Args:
+        table_id: the table's id; number: the hand's number on the screen;
+        event, expected_version, form_token: as for ``hand_record_event``;
+        dealer: the user entering it.
+    Returns:
+        the Hand as ``hand_record_event`` returns it.
+    Raises:
+        HandNotOpen: the table has no open hand (the screen's hand may have been settled
+            by this very form, sent twice: see the table's latest hand).
+        NotTheDealer: ``dealer`` is not the dealer of the hand's open shift.
+        StaleHand: the open hand is not hand ``number`` (a screen of an earlier hand),
+            or another entry came first. RuleBroken, CoverExceeded, UnknownPlayer.
+        Table.DoesNotExist: no such table.
+    """
+    try:
+        with db.atomic():
+            hand = lock_hand(table_id=table_id)
+            if hand is None:
+                raise HandNotOpen(_("There is no open hand at this table."))
+            shift = hand.shift
+            if shift is None or shift.dealer_id != dealer.pk or shift.closed_at is not None:
+                raise NotTheDealer(_("only the dealer of the table's open shift enters its hands"))
+            if hand.number != number:  # a screen of an earlier hand: its version says nothing
+                raise StaleHand(_("the hand changed since this screen was drawn (another entry came first): reload"))
+            return _record_locked(hand, event=event, entered_by=dealer, expected_version=expected_version,
+                                  form_token=form_token, source="console", settle=True)
+    except IntegrityError:
+        return _after_conflict(form_token)
+
+
+def _record_locked(hand, *, event, entered_by, expected_version, form_token, source, settle):
+    """Check ``event`` on ``hand`` (read by ``lock_hand``, under the table's lock) and
+    record it; settle and post the hand if it is finished."""
+    if _already_recorded(hand, expected_version, form_token):
+        return hand  # a double click or a refresh: the entry is already recorded
+    _check_entry(hand, expected_version)
+    entries = hand.entries
+    state = hand_state(hand, entries)
+    try:
+        state.apply(event)
+    except IllegalEvent as error:
+        raise RuleBroken(error) from None
+    if hand.table.bank_cover and event.get("do") in ("bet", "muerto"):
+        tenure_check_cover(tenure=hand.tenure, stakes=euros(_stakes(state)))
+    if event.get("do") == "bet" and event.get("player") is not None:
+        _seat_players([event["player"]], bank=hand.bank, field="player", seated=False)
+    _append(table=hand.table, hand=hand, kind=EVENT, event=event, by=entered_by, form_token=form_token)
+    hand.entries, hand.state = [*entries, (EVENT, event)], state
+    if settle and state.complete and not state.identities_owed():
+        _settle(hand=hand, state=state, events=effective_events(hand.entries), by=entered_by, source=source)
+    return hand
 
 
 def hand_undo(*, hand: Hand, reason: str, entered_by, expected_version: int | None = None,
@@ -250,18 +298,18 @@ def hand_undo(*, hand: Hand, reason: str, entered_by, expected_version: int | No
         raise TableError(_("say why the event is undone"), field="reason")
     try:
         with db.atomic():
-            hand = _lock_hand(hand.pk)
+            hand = lock_hand(hand_id=hand.pk)
             if _already_recorded(hand, expected_version, form_token):
                 return hand
             _check_entry(hand, expected_version)
-            in_force = _sequences_in_force(hand_entries(hand))
+            in_force = _sequences_in_force(hand.entries)
             if not in_force:
                 raise TableError(_("there is no event left to undo"), field="reason")
             _append(table=hand.table, hand=hand, kind=UNDO, event={"undo": in_force[-1], "reason": reason},
                     by=entered_by, form_token=form_token)
             return hand
     except IntegrityError:
-        return _after_conflict(hand.pk, form_token)
+        return _after_conflict(form_token)
 
 
 def hand_void(*, hand: Hand, reason: str, voided_by) -> Hand:
@@ -425,12 +473,6 @@ def _lock_table(table_id):
     return Table.objects.select_for_update().get(pk=table_id)
 
 
-def _lock_hand(hand_id):
-    """The hand with its table (row-locked), bank, tenure, shift and dealer: one query."""
-    return (Hand.objects.select_related("table", "bank", "tenure", "shift__dealer")
-            .select_for_update(of=("table",)).get(pk=hand_id))
-
-
 def _already_recorded(hand, expected_version, form_token):
     """Was this entry's form already recorded? Asked only when the screen looks stale:
     a double click or a refresh finds the hand one entry further, its own."""
@@ -438,11 +480,13 @@ def _already_recorded(hand, expected_version, form_token):
             and HandEvent.objects.filter(form_token=form_token).exists())
 
 
-def _after_conflict(hand_id, form_token):
+def _after_conflict(form_token):
     """After a unique-constraint refusal (the transaction rolled back): the same form
-    recorded meanwhile is a success; anything else means another entry came first."""
-    if form_token is not None and HandEvent.objects.filter(form_token=form_token).exists():
-        return Hand.objects.select_related("table", "bank", "tenure").get(pk=hand_id)
+    recorded meanwhile is a success (its hand is returned); anything else means another
+    entry came first."""
+    recorded = None if form_token is None else HandEvent.objects.filter(form_token=form_token).first()
+    if recorded is not None:
+        return Hand.objects.select_related("table", "bank", "tenure").get(pk=recorded.hand_id)
     raise StaleHand(_("this entry was already recorded: reload"))
 
 
@@ -529,19 +573,24 @@ def _append(*, table, hand, kind, event, by, form_token):
                         kind=kind, event=event, entered_by_id=by.pk if by else None, entered_at=entered_at)
     # A unique refusal (the same form token) rolls the caller's transaction back: see
     # _after_conflict.
-    HandEvent.objects.create(table=table, hand=hand, sequence=sequence, kind=kind, event=event,
-                             entered_by=by, entered_at=entered_at, form_token=form_token,
-                             previous_hash=previous, hash=digest)
+    if connection.vendor == "postgresql":  # the entry and both heads in one round trip
+        prep = HandEvent._meta.get_field("event").get_db_prep_value
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "WITH e AS (INSERT INTO tables_handevent (table_id, hand_id, sequence, kind, event, entered_by_id,"
+                " entered_at, form_token, previous_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)),"
+                " h AS (UPDATE tables_hand SET version = %s WHERE id = %s)"
+                " UPDATE tables_table SET last_event_hash = %s WHERE id = %s",
+                [table.pk, hand.pk, sequence, kind, prep(event, connection), by.pk if by else None, entered_at,
+                 form_token, previous, digest, sequence, hand.pk, digest, table.pk])
+    else:
+        HandEvent.objects.create(table=table, hand=hand, sequence=sequence, kind=kind, event=event,
+                                 entered_by=by, entered_at=entered_at, form_token=form_token,
+                                 previous_hash=previous, hash=digest)
+        Hand.objects.filter(pk=hand.pk).update(version=sequence)
+        Table.objects.filter(pk=table.pk).update(last_event_hash=digest)
     hand.version = sequence
     table.last_event_hash = digest
-    if connection.vendor == "postgresql":  # both heads in one round trip
-        with connection.cursor() as cursor:
-            cursor.execute("WITH h AS (UPDATE tables_hand SET version = %s WHERE id = %s) "
-                           "UPDATE tables_table SET last_event_hash = %s WHERE id = %s",
-                           [sequence, hand.pk, digest, table.pk])
-    else:
-        hand.save(update_fields=["version"])
-        table.save(update_fields=["last_event_hash"])
 
 
 def _settle(*, hand, state, events, by, source):

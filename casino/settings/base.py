@@ -69,6 +69,14 @@ WSGI_APPLICATION = "casino.wsgi.application"
 
 DATABASES = {"default": env.db("DATABASE_URL")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Server-side binding, so that psycopg prepares the statements a connection repeats
+    # (the console's hot path: each is planned once per connection, not per request).
+    # DATABASE_PREPARE_THRESHOLD=none turns it off, for a pooler in transaction mode.
+    _threshold = env("DATABASE_PREPARE_THRESHOLD", default="2")
+    if _threshold.lower() != "none":
+        DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True,
+                                                             prepare_threshold=int(_threshold))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

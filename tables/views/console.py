@@ -18,6 +18,7 @@ from decimal import Decimal
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.formats import number_format
@@ -32,7 +33,7 @@ from tables import services
 from tables.engine.cards import CARD_NAME, CARD_RANK, CARD_SUIT, DECKS, SUITS
 from tables.engine.console import effective_events
 from tables.engine.hand import BANK_ID, DEAL, LOCA_ID, PLAY, format_cents
-from tables.errors import HandNotOpen, StaleHand, TableError
+from tables.errors import HandNotOpen, NotTheDealer, StaleHand, TableError
 from tables.forms.console import EntryForm, OpenHandForm, UndoForm
 from tables.models import Hand, Shift, Table
 
@@ -71,13 +72,6 @@ def _table_and_shift(table_id):
     if shift is not None:
         return shift.table, shift
     return get_object_or_404(Table, pk=table_id), None
-
-
-def _entry_key(table_id):
-    """``(pk, number, its shift's dealer id, its shift's closed_at)`` of the table's open
-    hand, or None."""
-    return (Hand.objects.filter(table_id=table_id, status=Hand.Status.OPEN)
-            .values_list("pk", "number", "shift__dealer_id", "shift__closed_at").first())
 
 
 def _stale_message():
@@ -143,31 +137,28 @@ def console_entry(request, table_id):
     entry from a stale screen redraws it fresh, asking to check and enter again."""
     if request.method != "POST":
         return redirect("tables:console", table_id=table_id)
-    # The hot path, one read: the open hand and its shift's dealer. A hand is opened in
-    # the table's open shift, and a shift does not close while its hand is open.
-    key = _entry_key(table_id)
-    if key is None or key[2] != request.user.pk or key[3] is not None or not has_role(request.user, DEALER):
-        table, shift = _table_and_shift(table_id)
-        _check_dealer(request.user, shift)
-        if key is None:
-            messages.warning(request, _("There is no open hand at this table."))
-            return redirect("tables:console", table_id=table.pk)
-    # The service reads the hand again under the table's lock: its key is all it needs.
-    hand = Hand(pk=key[0], table_id=table_id)
     form = EntryForm(request.POST)
     if not form.is_valid():
-        return _render_console(request, *_table_and_shift(table_id), refused=form)
-    if form.cleaned_data["number"] != key[1]:  # a screen of an earlier hand: its version says nothing
-        return _render_console(request, *_table_and_shift(table_id), stale=_stale_message(), status=409)
+        table, shift = _table_and_shift(table_id)
+        _check_dealer(request.user, shift)
+        return _render_console(request, table, shift, refused=form)
+    # The hot path: the service reads the table's open hand under the table's lock and
+    # checks there that this is the screen's hand and the user its shift's dealer.
     try:
-        hand = services.hand_record_event(hand=hand, event=form.event, entered_by=request.user,
-                                          expected_version=form.cleaned_data["version"],
-                                          form_token=form.cleaned_data["token"])
+        hand = services.console_record_event(table_id=table_id, number=form.cleaned_data["number"], event=form.event,
+                                             dealer=request.user, expected_version=form.cleaned_data["version"],
+                                             form_token=form.cleaned_data["token"])
+    except Table.DoesNotExist:
+        raise Http404 from None
+    except NotTheDealer:
+        raise PermissionDenied from None
     except StaleHand as error:
         return _render_console(request, *_table_and_shift(table_id), stale=str(error), status=409)
     except HandNotOpen as error:
-        messages.error(request, str(error))
-        return redirect("tables:console", table_id=table_id)
+        table, shift = _table_and_shift(table_id)
+        _check_dealer(request.user, shift)
+        messages.warning(request, str(error))
+        return redirect("tables:console", table_id=table.pk)
     except (TableError, LedgerError) as error:
         form.add_error(error.field if error.field in form.fields else None, error)
         return _render_console(request, *_table_and_shift(table_id), refused=form)

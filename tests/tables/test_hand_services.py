@@ -14,7 +14,7 @@ from ledger.errors import CoverExceeded
 from ledger.models import BankTenure, Transaction
 from ledger.selectors import player_balance
 from tables import services
-from tables.errors import HandNotOpen, RuleBroken, StaleHand, TableError
+from tables.errors import HandNotOpen, NotTheDealer, RuleBroken, StaleHand, TableError
 from tables.integrity import chain_faults, number_gaps
 from tables.models import Hand, HandEvent
 from tables.selectors import hand_record
@@ -73,6 +73,22 @@ def test_an_entry_on_a_stale_screen_is_refused(mesa):
         services.hand_record_event(hand=hand, event=event("luis bet 10"), entered_by=mesa.dealer, expected_version=3)
     hand.refresh_from_db()
     assert hand.version == 4
+
+
+def test_the_console_enters_on_its_tables_open_hand_as_its_shifts_dealer_only(mesa, staff):
+    hand = mesa.play(mesa.open("luis", "marta"), "luis deal 5O", "marta deal 3C", "bank deal 2E")
+    entry = {"table_id": mesa.table.pk, "event": event("luis bet 10"), "expected_version": 3}
+    with pytest.raises(StaleHand):  # a screen of an earlier hand
+        services.console_record_event(**entry, number=hand.number - 1, dealer=mesa.dealer, form_token=uuid.uuid4())
+    with pytest.raises(NotTheDealer):
+        services.console_record_event(**entry, number=hand.number, dealer=staff["supervisor"], form_token=uuid.uuid4())
+    assert Hand.objects.get(pk=hand.pk).version == 3
+    hand = services.console_record_event(**entry, number=hand.number, dealer=mesa.dealer, form_token=uuid.uuid4())
+    assert hand.version == 4 and hand.entries[-1] == ("event", event("luis bet 10"))
+    mesa.play(hand, "luis card 2B", "luis stand", "marta bet 20", "marta card 1O", "marta stand", "bank card 4E",
+              "bank stand")
+    with pytest.raises(HandNotOpen):
+        services.console_record_event(**entry, number=hand.number, dealer=mesa.dealer, form_token=uuid.uuid4())
 
 
 def test_the_same_form_twice_records_once(mesa):
