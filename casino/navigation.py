@@ -1,6 +1,7 @@
 """The top navigation: each app registers its entry pages with the roles that see them."""
 
 from django.urls import NoReverseMatch, reverse
+from django.utils.functional import SimpleLazyObject
 
 from casino.roles import has_role
 
@@ -14,10 +15,15 @@ def register(url_name, label, *roles):
 
 
 def nav_links(request):
-    """Context processor: ``nav_links``, the entries the current user may open."""
+    """Context processor: ``nav_links``, the entries the current user may open; worked
+    out once, and only if the page shows the navigation."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"nav_links": []}
+    return {"nav_links": SimpleLazyObject(lambda: _links(user))}
+
+
+def _links(user):
     links = []
     for url_name, label, roles in ENTRIES:
         if has_role(user, *roles):
@@ -25,4 +31,4 @@ def nav_links(request):
                 links.append({"url": reverse(url_name), "label": label})
             except NoReverseMatch:
                 continue
-    return {"nav_links": links}
+    return links

@@ -20,6 +20,7 @@ import json
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from casino.rows import instance_from_row
 from ledger.models import BankTenure
 from tables.models import Hand, HandEvent, Player, Shift, Table
 
@@ -108,9 +109,7 @@ def _instances(row):
         if values[0] is None:  # a LEFT JOIN that found nothing (no shift)
             made.append(None)
             continue
-        values = [field.from_db_value(value, None, connection) if hasattr(field, "from_db_value") else value
-                  for field, value in zip(fields, values, strict=True)]
-        made.append(model.from_db(connection.alias, [field.attname for field in fields], values))
+        made.append(instance_from_row(model, fields, values))
     hand, table, bank, tenure, shift, dealer = made
     hand.table, hand.bank, hand.tenure, hand.shift = table, bank, tenure, shift
     if shift is not None:

@@ -211,8 +211,9 @@ def console_undo(request, table_id):
 
 @role_required(DEALER)
 def console_open(request, table_id):
-    """POST the next hand's seats; opens it with the bank's pending holder. Errors of
-    ``hand_open`` show on the seats field."""
+    """POST the next hand's seats; opens it with the bank's pending holder and redirects
+    to the console (sent by the console's script, answers with the console at once).
+    Errors of ``hand_open`` show on the seats field."""
     if request.method != "POST":
         return redirect("tables:console", table_id=table_id)
     table, shift = _table_and_shift(table_id)
@@ -233,6 +234,8 @@ def console_open(request, table_id):
         else:
             messages.success(request, _("Hand #%(number)s is open; %(bank)s holds the bank.") % {
                 "number": hand.number, "bank": hand.bank.code})
+            if request.headers.get(FETCH_HEADER) == "1":  # the console's script: the console at once
+                return _render_console(request, table, shift)
             return redirect("tables:console", table_id=table.pk)
     return _render_console(request, table, shift, open_form=form, status=200)
 
@@ -262,7 +265,9 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
     if hand is None:
         hand = Hand.objects.select_related("bank").filter(table=table).order_by("-number").first()
     enters = _may_enter(request.user, shift)
-    context = {"table": table, "shift": shift, "hand": hand, "enters": enters, "stale": stale,
+    # The console's script takes only the title and <main> from its answer.
+    layout = "tables/console/fetched.html" if request.headers.get(FETCH_HEADER) == "1" else "base.html"
+    context = {"layout": layout, "table": table, "shift": shift, "hand": hand, "enters": enters, "stale": stale,
                "tokens": _Tokens(), "refused": refused, "typed": _typed(refused)}
     if refused is not None:
         context["refusals"] = _refusals(refused)

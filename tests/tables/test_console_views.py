@@ -68,7 +68,7 @@ class Console:
         assert form_id in forms, f"no {form_id} on the page; forms: {sorted(forms)}"
         return forms[form_id]
 
-    def send(self, form_id, action=None, reload=True, **typed):
+    def send(self, form_id, action=None, reload=True, headers=None, **typed):
         """Send a form of the page on screen as the dealer fills it; the response."""
         form = self.form(form_id)
         data = dict(form["fields"])
@@ -76,7 +76,7 @@ class Console:
         if action is not None:
             assert action in form["buttons"], f"{action} is not offered in {form_id}: {form['buttons']}"
             data["action"] = action
-        response = self.client.post(form["action"], data)
+        response = self.client.post(form["action"], data, headers=headers)
         if reload and response.status_code == 302:
             self.load()
         return response
@@ -319,6 +319,29 @@ def test_the_next_hand_opens_with_the_bank_that_passed_on_a_natural(screen, mesa
 
 
 # --------------------------------------------------------------------------- who may do what
+
+FETCHED = {"X-Console-Fetch": "1"}
+
+
+def test_the_consoles_script_gets_the_new_console_in_one_request(screen, mesa):
+    """The console's script sends the forms with X-Console-Fetch: the answer is the new
+    console itself (its title and <main>, without the page around them), no redirect."""
+    opened = screen.send("form-open", seats="luis marta", headers=FETCHED)
+    assert opened.status_code == 200
+    page = opened.content.decode()
+    assert 'data-status="open"' in page and 'data-version="0"' in page and "Hand #1 is open" in page
+    assert "<title>Mesa 1 · Console · back-office</title>" in page and page.count("<main>") == 1
+    assert 'class="top"' not in page and "<style>" not in page  # the page around <main> stays as it was
+    screen.page = opened
+    entered = screen.send("form-deal", "deal", seat="luis", card="5O", headers=FETCHED)
+    assert entered.status_code == 200 and 'data-version="1"' in entered.content.decode()
+    assert 'class="top"' not in entered.content.decode()
+    screen.page = entered
+    assert screen.send("form-deal", "deal", seat="marta", card="3C", reload=False).status_code == 302  # no script
+    assert HandEvent.objects.filter(hand__table=mesa.table).count() == 2
+    full = screen.load().content.decode()
+    assert 'class="top"' in full and 'data-version="2"' in full
+
 
 def test_anonymous_users_are_sent_to_log_in(client, mesa):
     for url in (reverse("tables:console_tables"), reverse("tables:console", args=[mesa.table.pk])):

@@ -1,9 +1,10 @@
 // The dealer's console.
 // - Tapping a card in the picker writes it into the card box last touched (the first one
 //   by default).
-// - An entry is sent with fetch and the server answers with the new console, which
-//   replaces the page's main part: one request per entry, and the address stays the
-//   console's (a reload is a GET). Without this script the forms post and redirect.
+// - An entry (or the next hand's opening) is sent with fetch and the server answers
+//   with the new console, which replaces the page's main part: one request per entry,
+//   and the address stays the console's (a reload is a GET). Without this script the
+//   forms post and redirect.
 // - A form sent once is not sent again by a second tap (the server's one-time token is
 //   the guard that counts: this only spares a round trip).
 (function () {
@@ -55,7 +56,7 @@
       form.addEventListener("submit", function (event) {
         if (form.getAttribute("data-sent")) { event.preventDefault(); return; }
         form.setAttribute("data-sent", "1");
-        if (!window.fetch || form.getAttribute("data-plain") !== null || !/\/entry\/$/.test(form.action)) { return; }
+        if (!window.fetch || form.getAttribute("data-plain") !== null || !/\/(entry|open)\/$/.test(form.action)) { return; }
         event.preventDefault();
         var address = form.getAttribute("data-console") || window.location.pathname;
         var headers = {};
