@@ -214,6 +214,9 @@ def snapshot():
             # tenure and chart bucket, and would scan the hands on one core); for this
             # transaction only. (set_config, not SET: SET takes no bound parameter.)
             cursor.execute("SELECT set_config('work_mem', %s, true)", [REPORT_WORK_MEM])
+            # Statements are prepared per connection (settings: server-side binding);
+            # a report's few big ones are planned for their own shift or period each time.
+            cursor.execute("SET LOCAL plan_cache_mode = force_custom_plan")
             cursor.execute("SET LOCAL parallel_tuple_cost = 0")
         yield True
 
