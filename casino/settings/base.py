@@ -98,6 +98,9 @@ STATIC_URL = "static/"
 # Where `manage.py collectstatic` gathers the static files (served by WhiteNoise in production).
 STATIC_ROOT = env.path("DJANGO_STATIC_ROOT", default=BASE_DIR / "staticfiles")
 
+# Database sessions (revoked server-side at logout), read by one prepared statement.
+SESSION_ENGINE = "casino.sessions"
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
