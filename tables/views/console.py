@@ -20,6 +20,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.backends.utils import csrf_input
 from django.urls import path
 from django.utils.formats import number_format
 from django.utils.html import escape
@@ -267,7 +268,9 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
     enters = _may_enter(request.user, shift)
     # The console's script takes only the title and <main> from its answer.
     layout = "tables/console/fetched.html" if request.headers.get(FETCH_HEADER) == "1" else "base.html"
-    context = {"layout": layout, "table": table, "shift": shift, "hand": hand, "enters": enters, "stale": stale,
+    # One CSRF input for the page's forms (``{% csrf_token %}`` masks the token anew in each).
+    context = {"layout": layout, "csrf_input": csrf_input(request), "table": table, "shift": shift, "hand": hand,
+               "enters": enters, "stale": stale,
                "tokens": _Tokens(), "refused": refused, "typed": _typed(refused)}
     if refused is not None:
         context["refusals"] = _refusals(refused)
