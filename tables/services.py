@@ -159,7 +159,8 @@ def hand_open(*, table: Table, seats: list[str], opened_by, shift: Shift | None 
         shift: the shift the hand belongs to (default: the table's open shift);
         require_shift: refuse without an open shift (the console); an import may not.
     Returns:
-        the new open Hand, numbered the table's last number + 1.
+        the new open Hand, numbered the table's last number + 1, with its table, shift
+        and bank loaded, ``entries`` (none yet) and ``state`` (the engine's, fresh).
     Raises:
         HandNotOpen: a hand is already open. NoShift: no open shift. BankNotReady: no
         bank at the table. TableError: bad seats (field ``seats``). RuleBroken: the
@@ -182,12 +183,13 @@ def hand_open(*, table: Table, seats: list[str], opened_by, shift: Shift | None 
                     seats=[p.code for p in players], rules=table.rules, min_bet=table.min_bet,
                     max_bet=table.max_bet, opened_by=opened_by, imported=imported)
         try:
-            new_hand_state(hand)()
+            state = new_hand_state(hand)()
         except IllegalEvent as error:
             raise RuleBroken(error, field="seats") from None
         hand.save()
         table.last_hand_number = number
         table.save(update_fields=["last_hand_number"])
+        hand.entries, hand.state = [], state  # as hand_record_event returns a hand: the console draws it
         return hand
 
 
@@ -453,10 +455,14 @@ def table_bank_transfer(*, table: Table, holder: Player, capital: Decimal, share
                              posted_by=by)
 
 
-def pending_bank_holder(table: Table):
+def pending_bank_holder(table: Table, tenure: BankTenure | None = None):
     """The player the next hand's bank goes to: the last hand's ``next_bank`` when it
-    took the bank with 7½, else the open tenure's holder; None without a bank."""
-    tenure = _open_tenure(table)
+    took the bank with 7½, else the open tenure's holder; None without a bank.
+
+    Args:
+        table: the Table; tenure: its open tenure (with its holder) if already read.
+    """
+    tenure = _open_tenure(table) if tenure is None else tenure
     if tenure is None:
         return None
     last = table.hands.exclude(status=Hand.Status.VOIDED).order_by("-number").first()
@@ -511,7 +517,7 @@ def _no_open_hand(table):
 def _take_over_if_due(*, table, by):
     """The open tenure for the next hand, after a 7½ takeover if one is due."""
     tenure = _require_tenure(table)
-    holder = pending_bank_holder(table)
+    holder = pending_bank_holder(table, tenure)
     if holder.pk == tenure.holder_id:
         return tenure
     capital = min(table.bank_capital, max(player_balance(player=holder), Decimal("0")))

@@ -236,7 +236,7 @@ def console_open(request, table_id):
             messages.success(request, _("Hand #%(number)s is open; %(bank)s holds the bank.") % {
                 "number": hand.number, "bank": hand.bank.code})
             if request.headers.get(FETCH_HEADER) == "1":  # the console's script: the console at once
-                return _render_console(request, table, shift)
+                return _render_console(request, table, shift, hand=hand)
             return redirect("tables:console", table_id=table.pk)
     return _render_console(request, table, shift, open_form=form, status=200)
 
@@ -257,7 +257,7 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
     """Render the console of ``table``.
 
     Args:
-        hand: the table's latest hand as ``hand_record_event`` returned it (with its
+        hand: the table's latest hand as ``hand_record_event`` or ``hand_open`` returned it (with its
             ``entries`` and ``state``): drawn without reading it again.
         refused: a bound EntryForm whose entry was refused (its errors are shown and what
             was typed kept); stale: the message of a stale entry (the page is drawn fresh).
