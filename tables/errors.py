@@ -41,9 +41,15 @@ class RuleBroken(TableError):
 
 
 class StaleHand(TableError):
-    """The entry was made on a screen older than the hand: another entry came first."""
+    """The entry was made on a screen older than the hand: another entry came first.
+    Without a message, the usual one: the hand changed since the screen was drawn."""
 
     code = "stale"
+
+    def __init__(self, message=None, **kwargs):
+        if message is None:
+            message = gettext("the hand changed since this screen was drawn (another entry came first): reload")
+        super().__init__(message, **kwargs)
 
 
 class HandNotOpen(TableError):

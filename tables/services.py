@@ -258,7 +258,7 @@ def console_record_event(*, table_id: int, number: int, event: dict, dealer, exp
             if shift is None or shift.dealer_id != dealer.pk or shift.closed_at is not None:
                 raise NotTheDealer(_("only the dealer of the table's open shift enters its hands"))
             if hand.number != number:  # a screen of an earlier hand: its version says nothing
-                raise StaleHand(_("the hand changed since this screen was drawn (another entry came first): reload"))
+                raise StaleHand()
             return _record_locked(hand, event=event, entered_by=dealer, expected_version=expected_version,
                                   form_token=form_token, source="console", settle=True)
     except IntegrityError:
@@ -550,7 +550,7 @@ def _check_entry(hand, expected_version):
         raise HandNotOpen(_("hand #%(number)s is %(status)s: nothing more is entered on it"),
                           params={"number": hand.number, "status": hand.get_status_display()})
     if expected_version is not None and hand.version != expected_version:
-        raise StaleHand(_("the hand changed since this screen was drawn (another entry came first): reload"))
+        raise StaleHand()
 
 
 def _sequences_in_force(entries):

@@ -75,8 +75,10 @@ def _table_and_shift(table_id):
     return get_object_or_404(Table, pk=table_id), None
 
 
-def _stale_message():
-    return _("the hand changed since this screen was drawn (another entry came first): reload")
+def _fetched(request):
+    """Did the console's own script send this request (``X-Console-Fetch``)? It wants
+    the new console in the answer, not a redirect."""
+    return request.headers.get(FETCH_HEADER) == "1"
 
 
 def _may_enter(user, shift):
@@ -90,9 +92,16 @@ def _check_reader(user, shift):
         raise PermissionDenied
 
 
-def _check_dealer(user, shift):
+def _dealers_table(user, table_id):
+    """``(table, its open shift)`` for the dealer of that shift.
+
+    Raises:
+        Http404: no such table. PermissionDenied: the user is not the shift's dealer.
+    """
+    table, shift = _table_and_shift(table_id)
     if not _may_enter(user, shift):
         raise PermissionDenied
+    return table, shift
 
 
 # ---------------------------------------------------------------------------------------
@@ -140,8 +149,7 @@ def console_entry(request, table_id):
         return redirect("tables:console", table_id=table_id)
     form = EntryForm(request.POST)
     if not form.is_valid():
-        table, shift = _table_and_shift(table_id)
-        _check_dealer(request.user, shift)
+        table, shift = _dealers_table(request.user, table_id)
         return _render_console(request, table, shift, refused=form)
     # The hot path: the service reads the table's open hand under the table's lock and
     # checks there that this is the screen's hand and the user its shift's dealer.
@@ -156,14 +164,13 @@ def console_entry(request, table_id):
     except StaleHand as error:
         return _render_console(request, *_table_and_shift(table_id), stale=str(error), status=409)
     except HandNotOpen as error:
-        table, shift = _table_and_shift(table_id)
-        _check_dealer(request.user, shift)
+        table, shift = _dealers_table(request.user, table_id)
         messages.warning(request, str(error))
         return redirect("tables:console", table_id=table.pk)
     except (TableError, LedgerError) as error:
         form.add_error(error.field if error.field in form.fields else None, error)
         return _render_console(request, *_table_and_shift(table_id), refused=form)
-    if request.headers.get(FETCH_HEADER) == "1":
+    if _fetched(request):
         # The console's own script asked: the new console at once, without the redirect's
         # second request (a resent form is harmless: its one-time token records it once),
         # drawn from what the service read under the table's lock.
@@ -177,8 +184,7 @@ def console_entry(request, table_id):
 def console_undo(request, table_id):
     """Undo the latest event of the open hand: GET asks to confirm and why; POST undoes
     it (the undo is recorded as an entry of its own, nothing is deleted)."""
-    table, shift = _table_and_shift(table_id)
-    _check_dealer(request.user, shift)
+    table, shift = _dealers_table(request.user, table_id)
     hand = Hand.objects.filter(table=table, status=Hand.Status.OPEN).first()
     if hand is None:
         messages.warning(request, _("There is no open hand at this table."))
@@ -187,7 +193,7 @@ def console_undo(request, table_id):
     if request.method == "POST":
         form = UndoForm(request.POST)
         if form.is_valid() and form.cleaned_data["number"] != hand.number:
-            messages.error(request, _stale_message())  # confirmed on a screen of an earlier hand
+            messages.error(request, str(StaleHand()))  # confirmed on a screen of an earlier hand
             return redirect("tables:console", table_id=table.pk)
         if form.is_valid():
             try:
@@ -217,8 +223,7 @@ def console_open(request, table_id):
     Errors of ``hand_open`` show on the seats field."""
     if request.method != "POST":
         return redirect("tables:console", table_id=table_id)
-    table, shift = _table_and_shift(table_id)
-    _check_dealer(request.user, shift)
+    table, shift = _dealers_table(request.user, table_id)
     form = OpenHandForm(request.POST)
     if form.is_valid():
         if table.last_hand_number != form.cleaned_data["after"]:
@@ -235,7 +240,7 @@ def console_open(request, table_id):
         else:
             messages.success(request, _("Hand #%(number)s is open; %(bank)s holds the bank.") % {
                 "number": hand.number, "bank": hand.bank.code})
-            if request.headers.get(FETCH_HEADER) == "1":  # the console's script: the console at once
+            if _fetched(request):  # the console's script: the console at once
                 return _render_console(request, table, shift, hand=hand)
             return redirect("tables:console", table_id=table.pk)
     return _render_console(request, table, shift, open_form=form, status=200)
@@ -267,7 +272,7 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
         hand = Hand.objects.select_related("bank").filter(table=table).order_by("-number").first()
     enters = _may_enter(request.user, shift)
     # The console's script takes only the title and <main> from its answer.
-    layout = "tables/console/fetched.html" if request.headers.get(FETCH_HEADER) == "1" else "base.html"
+    layout = "tables/console/fetched.html" if _fetched(request) else "base.html"
     # One CSRF input for the page's forms (``{% csrf_token %}`` masks the token anew in each).
     context = {"layout": layout, "csrf_input": csrf_input(request), "table": table, "shift": shift, "hand": hand,
                "enters": enters, "stale": stale,
