@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.db import connection
 
-from casino.rows import instance_from_row
+from casino.rows import instance_from_row, select_list
 
 
 class RoleAwareBackend(ModelBackend):
@@ -34,12 +34,11 @@ class RoleAwareBackend(ModelBackend):
 @functools.cache
 def _user_with_roles_sql():
     model = get_user_model()
-    fields = list(model._meta.concrete_fields)
+    fields, columns = select_list(model, "u")
     groups = model._meta.get_field("groups")
     through = groups.remote_field.through._meta
     group = groups.related_model._meta
     quote = connection.ops.quote_name
-    columns = ", ".join(f"u.{quote(f.column)}" for f in fields)
     user_column = groups.m2m_column_name()
     group_column = groups.m2m_reverse_name()
     sql = (f"SELECT {columns}, ARRAY(SELECT g.{quote('name')} FROM {quote(through.db_table)} ug "

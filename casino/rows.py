@@ -4,6 +4,18 @@ query compiler)."""
 from django.db import connection
 
 
+def select_list(model, alias):
+    """The model's concrete fields and the SQL that selects them from ``alias``.
+
+    Returns:
+        ``(fields, sql)``: the fields in column order, and ``'alias."column", …'`` for a
+        SELECT list, in that order (what ``instance_from_row`` takes back).
+    """
+    fields = list(model._meta.concrete_fields)
+    quote = connection.ops.quote_name
+    return fields, ", ".join(f"{alias}.{quote(field.column)}" for field in fields)
+
+
 def instance_from_row(model, fields, values):
     """A ``model`` instance as the ORM would load it from a row.
 

@@ -20,7 +20,7 @@ import json
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from casino.rows import instance_from_row
+from casino.rows import instance_from_row, select_list
 from ledger.models import BankTenure
 from tables.models import Hand, HandEvent, Player, Shift, Table
 
@@ -82,9 +82,9 @@ def _layout():
     """``[(model, [field], first column)]`` and the SELECT list and joins, built once."""
     layout, columns, joins, at = [], [], [], 0
     for model, alias, join in _models():
-        fields = list(model._meta.concrete_fields)
+        fields, selected = select_list(model, alias)
         layout.append((model, fields, at))
-        columns += [f'{alias}."{field.column}"' for field in fields]
+        columns.append(selected)
         if join is not None:
             joins.append(join.format(connection.ops.quote_name(model._meta.db_table)))
         at += len(fields)
