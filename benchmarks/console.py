@@ -57,10 +57,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-HOST = os.environ.get("PGHOST", "127.0.0.1")
-PORT = os.environ.get("PGPORT", "5432")
-USER = os.environ.get("PGUSER", "postgres")
-PG = ["-h", HOST, "-p", PORT, "-U", USER]
+from postgres import HOST, PG, PORT, database_url, run  # noqa: E402  (beside this script)
+
 PASSWORD = "bench-pass-7y-media"
 RULES = {"profile": "reglamento"}
 MIN_BET, MAX_BET = 500, 10000  # cents
@@ -72,10 +70,6 @@ SEATS = re.compile(r'name="seats" value="([^"]*)"')
 STATUS = re.compile(r'id="console"[^>]*data-status="(\w+)"')
 NEXT_BANK = re.compile(r'id="next-hand" data-bank="([^"]+)"')
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-
-
-def run(*command):
-    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
 
 
 # ---------------------------------------------------------------------------------------
@@ -402,8 +396,7 @@ def main():
     name = f"console_bench_{os.getpid()}"
     static_root = tempfile.mkdtemp(prefix="console_bench_static_")
     run("createdb", *PG, name)
-    database_url = f"postgres://{USER}@{HOST}:{PORT}/{name}?conn_max_age=600"
-    env = dict(os.environ, DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="casino.settings.production",
+    env = dict(os.environ, DATABASE_URL=database_url(name, "conn_max_age=600"), DJANGO_SETTINGS_MODULE="casino.settings.production",
                DJANGO_SECRET_KEY="bench-only-not-a-secret", DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
                CELERY_BROKER_URL=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"),
                DJANGO_SECURE_COOKIES="false", CELERY_TASK_ALWAYS_EAGER="true", DJANGO_STATIC_ROOT=static_root)

@@ -26,7 +26,6 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
 from decimal import Decimal
@@ -35,14 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-HOST = os.environ.get("PGHOST", "127.0.0.1")
-PORT = os.environ.get("PGPORT", "5432")
-USER = os.environ.get("PGUSER", "postgres")
-PG = ["-h", HOST, "-p", PORT, "-U", USER]
-
-
-def run(*command):
-    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+from postgres import PG, database_url, run  # noqa: E402  (beside this script)
 
 
 def settlements(count, seed=7):
@@ -187,7 +179,7 @@ def main():
 
     name = f"ledger_bench_{os.getpid()}"
     run("createdb", *PG, name)
-    os.environ["DATABASE_URL"] = f"postgres://{USER}@{HOST}:{PORT}/{name}"
+    os.environ["DATABASE_URL"] = database_url(name)
     os.environ["DJANGO_DEBUG"] = "false"  # no query log
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.local")
     try:

@@ -38,7 +38,6 @@ import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from decimal import Decimal
@@ -47,10 +46,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-HOST = os.environ.get("PGHOST", "127.0.0.1")
-PORT = os.environ.get("PGPORT", "5432")
-USER = os.environ.get("PGUSER", "postgres")
-PG = ["-h", HOST, "-p", PORT, "-U", USER]
+from postgres import PG, database_url, run  # noqa: E402  (beside this script)
+
 TABLE = "Mesa bench"
 RULES = {"profile": "profesional", "side_bets": True, "commission_rate": "0.05", "bank_natural_collects": 2,
          "bank_natural_vs_natural": 4, "exchange_fours": "optional"}
@@ -82,10 +79,6 @@ BETS_AND_LEDGER = HAND_WRITTEN.replace(
     """SELECT status, count(*) AS hands, sum((settlement ->> 'commission')::numeric) AS commission,
                        sum((settlement -> 'bank' ->> 'net')::numeric) AS bank_net
                   FROM""", "SELECT status, count(*) AS hands FROM")
-
-
-def run(*command):
-    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
 
 
 def seed(count, rng):
@@ -353,7 +346,7 @@ def main():
     name = args.database or f"reports_bench_{os.getpid()}"
     if not args.database:
         run("createdb", *PG, name)
-    os.environ["DATABASE_URL"] = f"postgres://{USER}@{HOST}:{PORT}/{name}"
+    os.environ["DATABASE_URL"] = database_url(name)
     os.environ["DJANGO_DEBUG"] = "false"  # no query log
     os.environ["CELERY_TASK_ALWAYS_EAGER"] = "true"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.test")
