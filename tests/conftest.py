@@ -1,8 +1,13 @@
 """Shared fixtures. The suite runs on PostgreSQL (casino.settings.test)."""
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
+
+from ledger.services import cashier_buy_in
+from tables import services
+from tests.factories import PlayerFactory, TableFactory, UserFactory
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -19,3 +24,24 @@ def conformance_cases():
         expected = json.loads(path.with_name(path.stem + ".expected.json").read_text())
         cases.append((path.stem, json.loads(path.read_text()), expected))
     return cases
+
+
+@pytest.fixture
+def staff(db):
+    return {"dealer": UserFactory(username="dealer1", roles=["dealer"]),
+            "supervisor": UserFactory(username="pit1", roles=["pit_supervisor"]),
+            "cashier": UserFactory(username="caja1", roles=["cashier"]),
+            "auditor": UserFactory(username="audit1", roles=["auditor"])}
+
+
+def mesa_ready(staff):
+    """Mesa 1 (reglamento, 5–100): ana holds the bank with 100.00; luis, marta, pepe and
+    rosa have 500.00 of chips each; dealer1's shift is open. Returns ``(table,
+    {code: Player})`` for the ``mesa`` fixtures of the tables' and the reports' tests."""
+    players = {code: PlayerFactory(code=code) for code in ("ana", "luis", "marta", "pepe", "rosa")}
+    for player in players.values():
+        cashier_buy_in(player=player, amount=Decimal("500.00"), posted_by=staff["cashier"])
+    table = TableFactory(name="Mesa 1")
+    services.table_bank_draw(table=table, holder=players["ana"], capital=Decimal("100.00"), by=staff["supervisor"])
+    services.shift_open(table=table, dealer=staff["dealer"], opened_by=staff["supervisor"])
+    return table, players

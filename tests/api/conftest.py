@@ -11,7 +11,7 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.tables.conftest import mesa, staff  # noqa: F401
+from tests.tables.conftest import mesa  # noqa: F401
 
 
 class Api:
@@ -37,7 +37,7 @@ class Api:
 
 
 @pytest.fixture
-def api(staff):  # noqa: F811
+def api(staff):
     """``api["dealer"].post(...)``: a token client for each of dealer1, pit1, caja1, audit1."""
     return {role: Api(user) for role, user in staff.items()}
 

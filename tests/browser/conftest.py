@@ -19,8 +19,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 #: Explicit waits (ms): generous for a 2-core machine shared with other work.
 TIMEOUT = 20_000
 
-# The table fixtures (``mesa``, ``staff``) are the service tests' own.
-from tests.tables.conftest import mesa, staff  # noqa: E402,F401
+# The table fixture (``mesa``) is the service tests' own; ``staff`` is the suite's (tests/conftest.py).
+from tests.tables.conftest import mesa  # noqa: E402,F401
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,8 @@ from django.db import connection
 from ledger.services import cashier_buy_in
 from tables import services
 from tables.models import Table
-from tests.factories import PlayerFactory, TableFactory, UserFactory
+from tests.conftest import mesa_ready
+from tests.factories import PlayerFactory
 from tests.hands import event, record
 
 #: luis 5+2 = 7 beats the bank's 6 (+10.00); marta 3+1 = 4 loses 20.00.
@@ -59,23 +60,10 @@ class TableInPlay:
 
 
 @pytest.fixture
-def staff(db):
-    return {"dealer": UserFactory(username="dealer1", roles=["dealer"]),
-            "supervisor": UserFactory(username="pit1", roles=["pit_supervisor"]),
-            "cashier": UserFactory(username="caja1", roles=["cashier"]),
-            "auditor": UserFactory(username="audit1", roles=["auditor"])}
-
-
-@pytest.fixture
 def mesa(staff):
     """Mesa 1 (reglamento, 5–100, takeover capital 200): ana holds the bank with 100.00;
     luis, marta, pepe, rosa have 500.00 of chips each; dealer1's shift is open."""
-    players = {code: PlayerFactory(code=code) for code in ("ana", "luis", "marta", "pepe", "rosa")}
-    for player in players.values():
-        cashier_buy_in(player=player, amount=Decimal("500.00"), posted_by=staff["cashier"])
-    table = TableFactory(name="Mesa 1")
-    services.table_bank_draw(table=table, holder=players["ana"], capital=Decimal("100.00"), by=staff["supervisor"])
-    services.shift_open(table=table, dealer=staff["dealer"], opened_by=staff["supervisor"])
+    table, players = mesa_ready(staff)
     return TableInPlay(table, staff, players)
 
 
