@@ -137,14 +137,10 @@ class BankSellForm(forms.Form):
                       "shares": "shares"}
 
 
-class BankTransferForm(forms.Form):
-    """The bank handed over between hands without a price."""
+class BankTransferForm(BankDrawForm):
+    """The bank handed over between hands without a price: a draw's fields, to a new holder."""
 
     holder = PlayerCodeField(label=_("New holder (player id)"))
-    capital = _money(_("Capital (€)"))
-    shares = SharesField()
-
-    service_fields = {"holder": "holder", "capital": "capital", "shares": "shares"}
 
 
 class HandVoidForm(forms.Form):
