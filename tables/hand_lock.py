@@ -55,6 +55,11 @@ def lock_hand(*, hand_id: int | None = None, table_id: int | None = None) -> Han
     return None if row is None else _instances(row)
 
 
+def hand_entries(hand):
+    """``(kind, event)`` of every entry of the hand, in order (no lock taken)."""
+    return list(hand.events.order_by("sequence").values_list("kind", "event"))
+
+
 def _lock_hand_orm(*, hand_id, table_id):
     if table_id is None:
         table_id = Hand.objects.values_list("table_id", flat=True).get(pk=hand_id)
@@ -63,7 +68,7 @@ def _lock_hand_orm(*, hand_id, table_id):
     hand = (hands.get(pk=hand_id) if hand_id is not None
             else hands.filter(table_id=table_id, status=Hand.Status.OPEN).first())
     if hand is not None:
-        hand.entries = list(hand.events.order_by("sequence").values_list("kind", "event"))
+        hand.entries = hand_entries(hand)
     return hand
 
 

@@ -50,7 +50,7 @@ from tables.errors import (
     StaleHand,
     TableError,
 )
-from tables.hand_lock import lock_hand
+from tables.hand_lock import hand_entries, lock_hand
 from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
 
 #: Sent on commit when a shift closes (the reports queue the shift's report).
@@ -61,11 +61,6 @@ GENESIS = "0" * 64
 
 # ---------------------------------------------------------------------------------------
 # Reading a hand back (no writes)
-
-def hand_entries(hand):
-    """``(kind, event)`` of every entry of the hand, in order."""
-    return list(hand.events.order_by("sequence").values_list("kind", "event"))
-
 
 def new_hand_state(hand):
     """A function making the hand's fresh engine state (before its first event)."""
