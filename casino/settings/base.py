@@ -63,6 +63,13 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The console's body, redrawn after every entry (casino/jinja_env.py).
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "casino.jinja_env.environment"},
+    },
 ]
 
 WSGI_APPLICATION = "casino.wsgi.application"

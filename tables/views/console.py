@@ -18,15 +18,17 @@ from decimal import Decimal
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404
+from django.contrib.messages import get_messages
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template import engines
 from django.template.backends.utils import csrf_input
 from django.urls import path
 from django.utils.formats import number_format
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
 from ledger.errors import LedgerError
@@ -39,6 +41,10 @@ from tables.forms.console import EntryForm, OpenHandForm, UndoForm
 from tables.models import Hand, Shift, Table
 
 TABLES_PER_PAGE = 25
+#: The console's body (Jinja2), inside the layout of ``tables/console/console.html``.
+BODY = "tables/console/body.html"
+#: The answer to the console's script: the title and <main> around the body (Jinja2).
+FETCHED = "tables/console/fetched.html"
 #: How many of the hand's latest events the console lists.
 LOG_LENGTH = 8
 
@@ -271,11 +277,9 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
     if hand is None:
         hand = Hand.objects.select_related("bank").filter(table=table).order_by("-number").first()
     enters = _may_enter(request.user, shift)
-    # The console's script takes only the title and <main> from its answer.
-    layout = "tables/console/fetched.html" if _fetched(request) else "base.html"
-    # One CSRF input for the page's forms (``{% csrf_token %}`` masks the token anew in each).
-    context = {"layout": layout, "csrf_input": csrf_input(request), "table": table, "shift": shift, "hand": hand,
-               "enters": enters, "stale": stale,
+    # One CSRF input for the page's forms (Django's Jinja2 backend would mask it anew in each).
+    context = {"csrf_input": csrf_input(request), "table": table, "shift": shift, "hand": hand, "enters": enters,
+               "stale": stale,
                "tokens": _Tokens(), "refused": refused, "typed": _typed(refused)}
     if refused is not None:
         context["refusals"] = _refusals(refused)
@@ -286,8 +290,10 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
             entries = services.hand_entries(hand)
             state = services.hand_state(hand, entries)
         events = effective_events(entries)
-        context.update(_table_view(state), log=_log(events), events_in_force=len(events),
-                       undos=sum(1 for kind, _event in entries if kind == "undo"))
+        undos = sum(1 for kind, _event in entries if kind == "undo")
+        context.update(_table_view(state), log=_log(events), events_in_force=len(events), undos_text=ngettext(
+            "%(undos)s entry undone in this hand.", "%(undos)s entries undone in this hand.", undos) % {"undos": undos}
+            if undos else None)
         if hand.status == Hand.Status.OPEN:
             legal = state.legal()
             context["legal"] = legal
@@ -302,7 +308,14 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
             seats = [] if hand is None else [code for code in hand.seats if holder is None or code != holder.code]
             open_form = OpenHandForm(initial={"seats": " ".join(seats), "after": table.last_hand_number})
         context["open_form"] = open_form
-    return render(request, "tables/console/console.html", context, status=status)
+    # Jinja2 draws the body (it is redrawn after every entry; casino/jinja_env.py). The
+    # console's script takes only the title and <main>: Jinja2 draws that whole answer.
+    # A full page puts the body inside Django's layout, base.html.
+    if _fetched(request):
+        context["messages"] = get_messages(request)
+        return HttpResponse(engines["jinja2"].get_template(FETCHED).render(context), status=status)
+    body = mark_safe(engines["jinja2"].get_template(BODY).render(context))
+    return render(request, "tables/console/console.html", {"table": table, "body": body}, status=status)
 
 
 class _Tokens:
@@ -399,7 +412,8 @@ def _place_html(who, label, css, turn, hands, now, bets=None, bets_label=None):
 
 
 def _table_view(state):
-    """The table at a glance, in order of play (seats, la loca, the bank), as HTML."""
+    """The table at a glance, in order of play (seats, la loca, the bank), as HTML, with
+    the phase, the player to act and the cards left in the stock (``stock_text``, translated)."""
     table = state.describe()
     actor = table["actor"]
     current = state.current_hand()
@@ -415,7 +429,10 @@ def _table_view(state):
                               actor == BANK_ID, [bank], now))
     felt = (f'<section class="felt" aria-label="{escape(THE_TABLE)}">' + "".join(places) + "</section>")
     # Every text in it is escaped above.
-    return {"felt": mark_safe(felt), "actor": actor, "phase": table["phase"], "stock": table["stock"]}
+    stock = table["stock"]
+    stock_text = None if stock is None else ngettext(
+        "%(cards)s card in the stock", "%(cards)s cards in the stock", stock) % {"cards": stock}
+    return {"felt": mark_safe(felt), "actor": actor, "phase": table["phase"], "stock": stock, "stock_text": stock_text}
 
 
 def _money(cents):
