@@ -343,6 +343,21 @@ def test_the_consoles_script_gets_the_new_console_in_one_request(screen, mesa):
     assert 'class="top"' in full and 'data-version="2"' in full
 
 
+def test_the_console_speaks_spanish_at_the_table(client, mesa):
+    """Spanish by default: the console's page and the answer to its script, every word of
+    them from the catalogues (the body is a Jinja2 template, the page around it Django's)."""
+    client.force_login(mesa.dealer)
+    screen = Console(client, mesa.table)
+    page = screen.load().content.decode()
+    assert "Primera mano" in page and "Todas las mesas" in page and "Consola" in page
+    opened = screen.send("form-open", seats="luis marta", headers=FETCHED).content.decode()
+    assert "<title>Mesa 1 · Consola · back-office</title>" in opened
+    assert "mano n.º 1" in opened and "Reparto inicial" in opened and "Repartir desconocida (tapada)" in opened
+    assert "40 cartas en el mazo" in opened
+    for english in ("Initial deal", "All tables", "Reload", "cards in the stock", "hand #1"):
+        assert english not in opened
+
+
 def test_anonymous_users_are_sent_to_log_in(client, mesa):
     for url in (reverse("tables:console_tables"), reverse("tables:console", args=[mesa.table.pk])):
         response = client.get(url)
