@@ -16,9 +16,9 @@ import uuid
 from decimal import Decimal
 
 from django.contrib import messages
+from django.contrib.messages import get_messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.contrib.messages import get_messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import engines
