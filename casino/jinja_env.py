@@ -6,22 +6,56 @@ Python). The layouts around it (``base.html``, the fetched layout) stay Django t
 so the page keeps one navigation, one set of messages and one ``<head>``.
 
 Translations use Django's catalogues and active language: ``_("text")`` is Django's
-``gettext`` and formats with ``|format(name=value)``. That is the one form Django's
+``gettext`` (or, passed in the context by a view that draws often, ``gettext_in(language)``,
+which looks each string up once per process) and formats with ``|format(name=value)``. That is the one form Django's
 ``makemessages`` also reads in a template, so ``makemessages`` keeps the console's
 strings. Plural strings are translated in the view (``ngettext``). The ``floatformat``
 filter is Django's, localized the same way.
 """
 
+import functools
+
 from django.template.defaultfilters import floatformat
 from django.templatetags.static import static
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils.translation import gettext, ngettext
 from jinja2 import ChainableUndefined, Environment
 
 
 def url(name, *args, **kwargs):
-    """``reverse(name, args=args, kwargs=kwargs)``: Django's ``{% url %}`` for Jinja2."""
-    return reverse(name, args=args or None, kwargs=kwargs or None)
+    """``reverse(name, args=args, kwargs=kwargs)``: Django's ``{% url %}`` for Jinja2,
+    each address worked out once per process (and script prefix)."""
+    return _reverse(get_script_prefix(), name, args, tuple(sorted(kwargs.items())))
+
+
+@functools.lru_cache(maxsize=4096)
+def _reverse(prefix, name, args, kwargs):
+    return reverse(name, args=args or None, kwargs=dict(kwargs) or None)
+
+
+@functools.cache
+def _catalogue(language):
+    return {}
+
+
+def gettext_in(language):
+    """Django's ``gettext`` for a render in ``language``, the active language: each
+    string is looked up once per process and language.
+
+    Args:
+        language: the active language's code (``get_language()``).
+    Returns:
+        a function ``str -> str``.
+    """
+    known = _catalogue(language)
+
+    def translate(message):
+        try:
+            return known[message]
+        except KeyError:
+            known[message] = text = gettext(message)
+            return text
+    return translate
 
 
 def environment(**options):

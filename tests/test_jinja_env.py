@@ -1,0 +1,29 @@
+"""The Jinja2 environment of the console's body (casino/jinja_env.py): Django's
+translations, addresses and number formats."""
+
+from decimal import Decimal
+
+from django.template import engines
+from django.utils import translation
+
+from casino.jinja_env import gettext_in
+
+
+def test_gettext_in_translates_in_its_language_and_keeps_languages_apart():
+    with translation.override("es"):
+        spanish = gettext_in("es")
+        assert spanish("Initial deal") == "Reparto inicial"
+        assert spanish("Initial deal") == "Reparto inicial"  # from its memo
+    with translation.override("en"):
+        assert gettext_in("en")("Initial deal") == "Initial deal"
+    with translation.override("es"):
+        assert gettext_in("es")("Initial deal") == "Reparto inicial"
+
+
+def test_a_template_formats_translates_and_escapes_as_the_django_templates_do():
+    template = engines["jinja2"].from_string(
+        '{{ _("Bets %(low)s–%(high)s €")|format(low=low|floatformat("2g"), high=high|floatformat("2g")) }} '
+        '{{ url("tables:console", 7) }} {{ name }} {{ missing.attribute }}|')
+    with translation.override("es"):
+        text = template.render({"low": Decimal("5"), "high": Decimal("1000"), "name": "<b>ana</b>"})
+    assert text == "Apuestas 5,00–1\xa0000,00 € /tables/console/7/ &lt;b&gt;ana&lt;/b&gt; |"
