@@ -12,6 +12,8 @@ Access: the dealer of the table's open shift enters; pit supervisors and auditor
 anyone else gets 403; anonymous users are sent to log in.
 """
 
+import functools
+import json
 import uuid
 from decimal import Decimal
 
@@ -27,9 +29,10 @@ from django.urls import path
 from django.utils.formats import number_format
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
 
+from casino.jinja_env import gettext_in
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
 from ledger.errors import LedgerError
 from tables import services
@@ -57,7 +60,6 @@ KIND_NAMES = {"fusilado": gettext_lazy("fusilado"), "muerto-seven": gettext_lazy
 # Words of the felt and the picker (outside the f-strings that use them, for makemessages).
 UNNAMED, FACE_DOWN = gettext_lazy("face down, not named yet"), gettext_lazy("face down")
 POINTS, TO_PLAY, THE_TABLE = gettext_lazy("points"), gettext_lazy("to play"), gettext_lazy("The table")
-ON_THE_TABLE, PICK_A_CARD = gettext_lazy("on the table"), gettext_lazy("Pick a card")
 RESULT_NAMES = {"win": gettext_lazy("win"), "natural": gettext_lazy("7½"), "lose": gettext_lazy("lose"),
                 "bust": gettext_lazy("bust")}
 
@@ -278,8 +280,8 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
         hand = Hand.objects.select_related("bank").filter(table=table).order_by("-number").first()
     enters = _may_enter(request.user, shift)
     # One CSRF input for the page's forms (Django's Jinja2 backend would mask it anew in each).
-    context = {"csrf_input": csrf_input(request), "table": table, "shift": shift, "hand": hand, "enters": enters,
-               "stale": stale,
+    context = {"_": gettext_in(get_language()), "csrf_input": csrf_input(request), "table": table, "shift": shift,
+               "hand": hand, "enters": enters, "stale": stale,
                "tokens": _Tokens(), "refused": refused, "typed": _typed(refused)}
     if refused is not None:
         context["refusals"] = _refusals(refused)
@@ -480,22 +482,21 @@ def _who(who):
 
 
 def _picker(state):
-    """The table's deck for tapping a card, as HTML: a row per suit; cards on the table
-    disabled."""
-    deck = DECKS[state.profile.deck]
-    live = state.live
-    disabled = f' disabled title="{escape(ON_THE_TABLE)}"'
-    rows = []
-    for suit in SUITS:
-        buttons = []
-        for code in sorted(c for c in deck if CARD_SUIT[c] == suit):
-            out = disabled if code in live else ""
-            buttons.append(f'<button type="button" class="pick" data-pick="{CARD_NAME[code]}"{out}>'
-                           f"{CARD_RANK[code]}<small>{suit}</small></button>")
-        rows.append(f'<div class="suit suit-{suit}"><span class="suit-name">{escape(SUIT_NAMES[suit])}</span>'
-                    + "".join(buttons) + "</div>")
-    html = f'<div class="picker" role="group" aria-label="{escape(PICK_A_CARD)}">' + "".join(rows) + "</div>"
-    return mark_safe(html)  # every text in it is escaped above
+    """The card picker's data: ``{"deck": JSON of [suit, its name, [[card, rank], …]] in
+    the active language, "live": the cards on the table, space-separated}``. The console's
+    script draws the buttons (a card on the table disabled): they only work with it."""
+    return {"deck": _deck_json(state.profile.deck, get_language()),
+            "live": " ".join(CARD_NAME[code] for code in sorted(state.live))}
+
+
+@functools.lru_cache(maxsize=16)
+def _deck_json(deck, language):
+    """The picker's rows of ``deck`` (a ``DECKS`` key), the suits named in ``language``,
+    which is active (it keys the cache)."""
+    cards = DECKS[deck]
+    return json.dumps([[suit, str(SUIT_NAMES[suit]), [[CARD_NAME[c], CARD_RANK[c]] for c in sorted(cards)
+                                                      if CARD_SUIT[c] == suit]] for suit in SUITS],
+                      ensure_ascii=False, separators=(",", ":"))
 
 
 def _settlement_view(settlement):

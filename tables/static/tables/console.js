@@ -1,5 +1,6 @@
 // The dealer's console.
-// - Tapping a card in the picker writes it into the card box last touched (the first one
+// - The card picker is drawn here from its data (the deck by suit, the cards on the table,
+//   greyed out); tapping a card writes it into the card box last touched (the first one
 //   by default).
 // - An entry (or the next hand's opening) is sent with fetch and the server answers
 //   with the new console, which replaces the page's main part: one request per entry,
@@ -13,6 +14,34 @@
 
   function ready(fn) {
     if (document.readyState !== "loading") { fn(); } else { document.addEventListener("DOMContentLoaded", fn); }
+  }
+
+  function drawPicker(root) {
+    root.querySelectorAll("div.picker[data-deck]").forEach(function (picker) {
+      var live = (picker.getAttribute("data-live") || "").split(" ");
+      var taken = picker.getAttribute("data-taken");
+      JSON.parse(picker.getAttribute("data-deck")).forEach(function (suit) {
+        var row = document.createElement("div");
+        row.className = "suit suit-" + suit[0];
+        var name = document.createElement("span");
+        name.className = "suit-name";
+        name.textContent = suit[1];
+        row.appendChild(name);
+        suit[2].forEach(function (card) {
+          var button = document.createElement("button");
+          button.type = "button";
+          button.className = "pick";
+          button.setAttribute("data-pick", card[0]);
+          button.textContent = card[1];
+          var small = document.createElement("small");
+          small.textContent = suit[0];
+          button.appendChild(small);
+          if (live.indexOf(card[0]) >= 0) { button.disabled = true; button.title = taken; }
+          row.appendChild(button);
+        });
+        picker.appendChild(row);
+      });
+    });
   }
 
   function bindPicker(root) {
@@ -78,6 +107,7 @@
   }
 
   function bind(root) {
+    drawPicker(root);
     bindPicker(root);
     bindForms(root);
   }
