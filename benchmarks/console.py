@@ -2,7 +2,7 @@
 next to the same server's rate on a trivial page. A script that prints figures, never a
 timed test.
 
-    .venv/bin/python benchmarks/console.py [--seconds 60] [--dealers 20] [--think 0]
+    .venv/bin/python benchmarks/console.py [--seconds 60] [--dealers 20] [--rate 30%] [--think 0]
 
 1. A scratch database ``console_bench_<pid>`` on the PostgreSQL server of ``PGHOST`` /
    ``PGPORT`` / ``PGUSER`` (default 127.0.0.1:5432, postgres), created with ``createdb``,
@@ -12,28 +12,39 @@ timed test.
    does), and a server on loopback with the production settings (``DEBUG`` off, persistent
    database connections: ``conn_max_age`` in ``DATABASE_URL``): gunicorn if installed
    (``--workers`` sync workers), else ``manage.py runserver --noreload`` (threaded).
-3. The trivial page: as many clients GET the login page (anonymous: no database) in a
-   loop for ``--trivial-seconds``; requests/s and latency. Then the dealers GET the home
-   page, logged in (session, user and roles read from the database), for comparison.
-4. The dealers (logged in before anything is timed): each GETs his console, and for
-   every event of a hand of random legal play (``tables.engine.simulate.random_record``)
-   POSTs the form the page offers for it, with that form's one-time token and the hand's
-   version, as the console's script does: with the ``X-Console-Fetch`` header, answered
-   with the new console, which gives the next token (``--redirect``: as a browser without
-   the script, POST then the redirected GET). When the hand settles he opens the next
-   one the same way, with the seats the page prefills (plus the player who lost the
-   bank) and the bank's next holder. ``--think`` seconds between entries (0: flat out).
-   Prints events/s and the latency of an entry (p50/p95/p99), next to the
-   trivial page's figures from step 3 (goal: p95 at most 50 ms, events/s at least 30%
-   of the trivial page's requests/s).
+3. For comparison, the dealers GET the home page, logged in (session, user and roles read
+   from the database).
+4. Turns, ``--rounds`` of each, in alternation, so that both sides meet the same moments
+   of a shared and noisy machine:
+   - the trivial page: as many clients GET the login page (anonymous: no database) in a
+     loop, ``--trivial-seconds`` in all; requests/s and latency;
+   - the dealers, ``--seconds`` in all: each enters, for every event of a hand of random
+     legal play (``tables.engine.simulate.random_record``), the form his console offers
+     for it, with that form's one-time token and the hand's version, as the console's
+     script does: with the ``X-Console-Fetch`` header, answered with the new console, which
+     gives the next token (``--redirect``: as a browser without the script, POST then the
+     redirected GET). When the hand settles he opens the next one the same way, with the
+     seats the page prefills (plus the player who lost the bank) and the bank's next
+     holder. Between turns a dealer waits with his hand as it is.
+   Prints events/s and the latency of an entry (p50/p95/p99) next to the trivial page's
+   figures, with the CPU each request cost the server, PostgreSQL and this script (goal:
+   p95 at most 50 ms, events/s at least 30% of the trivial page's requests/s).
 
-Flat out (``--think 0``), 20 dealers keep 20 requests in the server at all times, so each
-waits for the others: latency is 20 / events per second (Little's law), and the p95 goal
-then asks for 400 events/s. ``--think 3`` (a dealer's entry every 3 s on average, about
-the pace of a real table) measures the latency a dealer sees; flat out measures the rate.
+How the dealers pace themselves:
+- flat out (the default): each sends his next entry as soon as the last is answered, so
+  the rate is the server's capacity; 20 dealers keep 20 requests in the server at all
+  times, so the latency is 20 / events per second (Little's law): p95 at most 50 ms flat
+  out would ask for 400 events/s.
+- ``--rate 30%`` (or ``--rate 250``): the dealers together offer that share of the trivial
+  page's rate so far, worked out again after each of its turns (or that many events/s),
+  as Poisson arrivals, whether or not the server keeps up; a late answer's latency counts
+  from when the entry was due.
+  This is the goal's test: 30% of the trivial page's rate, at what p95.
+- ``--think 3``: each pauses 3 s on average between entries, about a real table's pace:
+  the latency a dealer sees.
 
 ``--server runserver`` forces the fallback; ``--profile FILE`` records the server's
-workers with py-spy during step 4: a flame graph (``.svg``), speedscope (``.json``) or
+workers with py-spy during the turns: a flame graph (``.svg``), speedscope (``.json``) or
 collapsed stacks (``.txt``).
 """
 
@@ -68,6 +79,7 @@ FORM = re.compile(r'<form method="post" action="([^"]+)" class="entry" id="([^"]
 HIDDEN = re.compile(r'<input type="hidden" name="(\w+)" value="([^"]*)"')
 SEATS = re.compile(r'name="seats" value="([^"]*)"')
 STATUS = re.compile(r'id="console"[^>]*data-status="(\w+)"')
+VERSION = re.compile(r'data-version="(\d+)"')
 NEXT_BANK = re.compile(r'id="next-hand" data-bank="([^"]+)"')
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
@@ -231,6 +243,20 @@ def form_fields(page):
     return {form_id: (action, dict(HIDDEN.findall(body))) for action, form_id, body in FORM.findall(page)}
 
 
+_FORM_BY_ID = {}
+
+
+def form_of(page, form_id):
+    """``(action url, hidden fields)`` of the console page's form ``form_id``, or None (the
+    dealers' client reads only the form it sends: its CPU is taken from the server's)."""
+    pattern = _FORM_BY_ID.get(form_id)
+    if pattern is None:
+        pattern = _FORM_BY_ID[form_id] = re.compile(
+            r'<form method="post" action="([^"]+)" class="entry" id="' + re.escape(form_id) + r'">(.*?)</form>', re.S)
+    match = pattern.search(page)
+    return None if match is None else (match.group(1), dict(HIDDEN.findall(match.group(2))))
+
+
 def entry_of(event):
     """(form id, posted fields) entering ``event`` on the console."""
     do, seat = event["do"], event.get("seat")
@@ -268,72 +294,170 @@ FETCH_HEADERS = {"X-Console-Fetch": "1"}
 REFUSAL = 'class="refusal'
 
 
-def dealer_loop(client, username, table_id, bank, seats, seed, until, think, figures, stop, fetch=True):
-    from tables.engine.simulate import random_record
+class Phases:
+    """The run's turns: the trivial page's clients and the dealers take turns (``--rounds``),
+    so that both meet the same moments of a shared, noisy machine. Dealers wait while the
+    trivial page has its turn; a dealers' turn ends once their requests in flight are
+    answered."""
 
+    def __init__(self):
+        self.condition = threading.Condition()
+        self.dealing = self.over = False
+        self.busy = 0
+
+    def enter(self):
+        """Block until the dealers' turn. Returns None once the run is over, else whether
+        the dealer had to wait (his pace then starts again)."""
+        with self.condition:
+            waited = False
+            while not self.dealing and not self.over:
+                waited = True
+                self.condition.wait()
+            if self.over:
+                return None
+            self.busy += 1
+            return waited
+
+    def leave(self):
+        with self.condition:
+            self.busy -= 1
+            self.condition.notify_all()
+
+    def deal(self, seconds):
+        """The dealers' turn for ``seconds``; its length (s) until the last answer."""
+        started = time.monotonic()
+        with self.condition:
+            self.dealing = True
+            self.condition.notify_all()
+        time.sleep(seconds)
+        with self.condition:
+            self.dealing = False
+            while self.busy:
+                self.condition.wait()
+        return time.monotonic() - started
+
+    def finish(self):
+        with self.condition:
+            self.over = True
+            self.condition.notify_all()
+
+
+class Pace:
+    """When a dealer sends his next request: flat out (at once), after a pause
+    (``think``: exponential, that mean in seconds) or on a schedule (``rate``: Poisson
+    arrivals, that many a second for this dealer, whether or not the server keeps up).
+    ``next()`` sleeps until then and returns the time the request was due, from which its
+    latency counts (a late server is not forgiven its backlog)."""
+
+    def __init__(self, rng, settings):
+        """``settings``: ``{"think": s, "rate": per dealer per s}``, shared by the dealers and
+        read at each request (the rate of ``--rate P%`` is known after the first turn)."""
+        self.rng, self.settings = rng, settings
+        self.due = time.perf_counter()
+
+    def restart(self):
+        self.due = time.perf_counter()
+        return self.due
+
+    def next(self):
+        rate, think = self.settings["rate"], self.settings["think"]
+        if rate:
+            self.due += self.rng.expovariate(rate)
+        elif think:
+            self.due = time.perf_counter() + self.rng.expovariate(1 / think)
+        else:
+            return self.restart()
+        pause = self.due - time.perf_counter()
+        if pause > 0:
+            time.sleep(pause)
+        return self.due
+
+
+def dealer_loop(client, username, table_id, bank, seats, seed, phases, pace, figures, stop, fetch=True):
     rng = random.Random(seed)
-    if think:  # paced dealers do not all start at the same instant
-        time.sleep(rng.uniform(0, think))
+    pace = Pace(rng, pace)
     _status, _location, page = client.request("GET", f"/tables/console/{table_id}/")
     record = None
-    while time.monotonic() < until and not stop.is_set():
-        status = STATUS.search(page)
-        forms = form_fields(page)
-        if status is None or status.group(1) != "open":
-            # Open the next hand: the prefilled seats, plus the player who lost the bank.
-            holder = NEXT_BANK.search(page).group(1)
-            prefilled = SEATS.search(page).group(1).split() if status is not None else seats
-            seated = [code for code in prefilled if code != holder]
-            if bank != holder and bank not in seated:
-                seated.append(bank)
-            bank, seats = holder, seated
-            action, hidden = forms["form-open"]
-            started = time.perf_counter()
-            code, location, page = client.request("POST", action, {**hidden, "seats": " ".join(seats)},
-                                                  extra_headers=FETCH_HEADERS if fetch else None)
-            if code == 302:
-                code, _location, page = client.request("GET", location)
-            figures.add("opens", time.perf_counter() - started)
-            record = random_record(rng, rules=RULES, seats=seats, bank=bank, min_bet=MIN_BET, max_bet=MAX_BET)
-            continue
-        if record is None:  # a hand left open by an earlier run: not ours to finish
-            raise RuntimeError(f"{username}: table {table_id} has a hand open that this run did not start")
-        version = int(re.search(r'data-version="(\d+)"', page).group(1))
-        event = record["events"][version]
-        form_id, fields = entry_of(event)
-        if form_id not in forms:
-            raise RuntimeError(f"{username}: the console offers no {form_id} for {event} (forms: {sorted(forms)})")
-        action, hidden = forms[form_id]
-        started = time.perf_counter()
-        code, location, page = client.request("POST", action, {**hidden, **fields},
+    while not stop.is_set():
+        # The next hand opens as soon as the last settles: only entries keep the pace.
+        due = time.perf_counter() if hand_over(page) else pace.next()
+        waited = phases.enter()
+        if waited is None:
+            return
+        if waited:
+            due = pace.restart()
+        try:
+            record, bank, seats, page = dealer_step(client, username, table_id, bank, seats, rng, record, page, due,
+                                                    figures, stop, fetch)
+        finally:
+            phases.leave()
+
+
+def hand_over(page):
+    """Is the console's hand over (or is there none yet): the next request opens one."""
+    status = STATUS.search(page)
+    return status is None or status.group(1) != "open"
+
+
+def dealer_step(client, username, table_id, bank, seats, rng, record, page, started, figures, stop, fetch):
+    """One request of a dealer: the next entry of his hand, or the next hand's opening.
+    Returns ``(record, bank, seats, page)`` as they are after it."""
+    from tables.engine.simulate import random_record
+
+    status = STATUS.search(page)
+    if hand_over(page):
+        # Open the next hand: the prefilled seats, plus the player who lost the bank.
+        holder = NEXT_BANK.search(page).group(1)
+        prefilled = SEATS.search(page).group(1).split() if status is not None else seats
+        seated = [code for code in prefilled if code != holder]
+        if bank != holder and bank not in seated:
+            seated.append(bank)
+        bank, seats = holder, seated
+        action, hidden = form_of(page, "form-open")
+        code, location, page = client.request("POST", action, {**hidden, "seats": " ".join(seats)},
                                               extra_headers=FETCH_HEADERS if fetch else None)
-        posted = time.perf_counter()
-        if fetch:  # the answer is the new console, as the console's script gets it
-            recorded = code == 200 and REFUSAL not in page
-        elif code == 302:
+        if code == 302:
             code, _location, page = client.request("GET", location)
-            recorded = code == 200
-        else:
-            recorded = False
-        if recorded:
-            took = time.perf_counter() - started
-            figures.add("events", took)
-            figures.add("posts", posted - started)
-            kind = event["do"]
-            if version + 1 == len(record["events"]):
-                if 'data-status="settled"' not in page:
-                    raise RuntimeError(f"{username}: the hand's last event did not settle it")
-                kind = "settle"
-                with figures.lock:
-                    figures.hands += 1
-            with figures.lock:
-                figures.kinds.setdefault(kind, []).append(took)
-        else:
-            figures.add("refusals", (event, code))
-            stop.set()
-            raise RuntimeError(f"{username}: {event} refused ({code})")
-        if think:
-            time.sleep(min(rng.expovariate(1 / think), max(0.0, until - time.monotonic())))
+        figures.add("opens", time.perf_counter() - started)
+        record = random_record(rng, rules=RULES, seats=seats, bank=bank, min_bet=MIN_BET, max_bet=MAX_BET)
+        return record, bank, seats, page
+    if record is None:  # a hand left open by an earlier run: not ours to finish
+        raise RuntimeError(f"{username}: table {table_id} has a hand open that this run did not start")
+    version = int(VERSION.search(page).group(1))
+    event = record["events"][version]
+    form_id, fields = entry_of(event)
+    form = form_of(page, form_id)
+    if form is None:
+        raise RuntimeError(f"{username}: the console offers no {form_id} for {event} "
+                           f"(forms: {sorted(form_fields(page))})")
+    action, hidden = form
+    code, location, page = client.request("POST", action, {**hidden, **fields},
+                                          extra_headers=FETCH_HEADERS if fetch else None)
+    posted = time.perf_counter()
+    if fetch:  # the answer is the new console, as the console's script gets it
+        recorded = code == 200 and REFUSAL not in page
+    elif code == 302:
+        code, _location, page = client.request("GET", location)
+        recorded = code == 200
+    else:
+        recorded = False
+    if not recorded:
+        figures.add("refusals", (event, code))
+        stop.set()
+        raise RuntimeError(f"{username}: {event} refused ({code})")
+    took = time.perf_counter() - started
+    figures.add("events", took)
+    figures.add("posts", posted - started)
+    kind = event["do"]
+    if version + 1 == len(record["events"]):
+        if 'data-status="settled"' not in page:
+            raise RuntimeError(f"{username}: the hand's last event did not settle it")
+        kind = "settle"
+        with figures.lock:
+            figures.hands += 1
+    with figures.lock:
+        figures.kinds.setdefault(kind, []).append(took)
+    return record, bank, seats, page
 
 
 def trivial_loop(client, path, until, times):
@@ -342,6 +466,23 @@ def trivial_loop(client, path, until, times):
         status, _location, _page = client.request("GET", path)
         if status == 200:
             times.append(time.perf_counter() - started)
+
+
+def start_threads(target, count, args_of):
+    """Start ``count`` threads running ``target(*args_of(i))``; ``(threads, errors)``, the
+    errors (text) filled in as threads fail."""
+    errors = []
+
+    def guarded(i):
+        try:
+            target(*args_of(i))
+        except Exception as error:  # noqa: BLE001 - reported by the caller
+            errors.append(f"{type(error).__name__}: {error}")
+
+    threads = [threading.Thread(target=guarded, args=(i,), daemon=True) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    return threads, errors
 
 
 def run_threads(target, count, args_of):
@@ -359,6 +500,50 @@ def run_threads(target, count, args_of):
     for thread in threads:
         thread.join()
     return errors
+
+
+class CpuMeter:
+    """CPU seconds (user + system) spent by the server's processes (its session: gunicorn's
+    master and workers), by PostgreSQL's (every ``postgres`` process on this machine) and by
+    this script (the simulated clients), read from ``/proc`` (Linux; zeros elsewhere)."""
+
+    TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def __init__(self, server):
+        self.session = server.pid
+
+    def _processes(self):
+        server = postgres = 0.0
+        for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat") as stat:
+                    text = stat.read()
+            except OSError:  # gone since the listing
+                continue
+            name = text[text.index("(") + 1:text.rindex(")")]
+            fields = text[text.rindex(")") + 2:].split()
+            seconds = (int(fields[11]) + int(fields[12])) / self.TICK  # utime, stime
+            if int(fields[3]) == self.session:  # session id
+                server += seconds
+            elif name == "postgres" or name.startswith("postgres:"):
+                postgres += seconds
+        return server, postgres
+
+    def read(self):
+        """``(server, PostgreSQL, this script)`` CPU seconds so far."""
+        own = os.times()
+        return (*self._processes(), own.user + own.system)
+
+    @staticmethod
+    def per_request(spent, requests):
+        """CPU milliseconds per request of ``spent`` (server, PostgreSQL, this script; s),
+        as a printable phrase."""
+        if not requests:
+            return "no requests"
+        server, postgres, client = (seconds * 1000 / requests for seconds in spent)
+        return f"server {server:.2f} ms, PostgreSQL {postgres:.2f} ms, the clients {client:.2f} ms"
 
 
 def profile_server(server, seconds, output):
@@ -381,7 +566,12 @@ def main():
     parser.add_argument("--trivial-seconds", type=float, default=15, help="the trivial page's run (default 15)")
     parser.add_argument("--dealers", type=int, default=20)
     parser.add_argument("--think", type=float, default=0.0,
-                        help="mean seconds between a dealer's entries (default 0: flat out)")
+                        help="mean seconds a dealer pauses between entries (default 0: flat out)")
+    parser.add_argument("--rate", metavar="N|P%",
+                        help="the dealers together offer N events/s, or P%% of the trivial page's rate so far, "
+                             "as Poisson arrivals (instead of flat out or --think)")
+    parser.add_argument("--rounds", type=int, default=4,
+                        help="turns of the trivial page and the dealers, taken in alternation (default 4)")
     parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1) + 1,
                         help="gunicorn sync workers (default 2 × cores + 1)")
     parser.add_argument("--server", choices=("auto", "gunicorn", "runserver"), default="auto",
@@ -426,43 +616,69 @@ def main():
             raise RuntimeError(errors[0])
         run_threads(trivial_loop, args.dealers, lambda i: (Client(port), "/accounts/login/", time.monotonic() + 2, []))
 
-        figures = Figures()
-        until = time.monotonic() + args.trivial_seconds
-        errors += run_threads(trivial_loop, args.dealers, lambda i: (Client(port), "/accounts/login/", until,
-                                                                    figures.trivial))
-        trivial_rate = len(figures.trivial) / args.trivial_seconds
-        t = percentiles(figures.trivial)
-        print(f"trivial page    : GET /accounts/login/ (anonymous) by {args.dealers} clients for "
-              f"{args.trivial_seconds:.0f} s: {trivial_rate:.0f} requests/s; latency p50 {t['p50']:.1f} ms, "
-              f"p95 {t['p95']:.1f} ms, p99 {t['p99']:.1f} ms")
+        # The home page, logged in (session, user and roles read), for comparison.
         home = []
-        until = time.monotonic() + args.trivial_seconds
+        until = time.monotonic() + args.trivial_seconds / args.rounds
         errors += run_threads(trivial_loop, args.dealers, lambda i: (clients[tables[i][0]], "/", until, home))
         h = percentiles(home)
         print(f"home page       : GET / (logged in: session, user, roles) by {args.dealers} dealers: "
-              f"{len(home) / args.trivial_seconds:.0f} requests/s; latency p50 {h['p50']:.1f} ms, "
+              f"{len(home) * args.rounds / args.trivial_seconds:.0f} requests/s; latency p50 {h['p50']:.1f} ms, "
               f"p95 {h['p95']:.1f} ms, p99 {h['p99']:.1f} ms")
 
-        stop = threading.Event()
-        spy = profile_server(server, args.seconds, args.profile) if args.profile else None
-        until = time.monotonic() + args.seconds
-        started = time.monotonic()
-        # (A paced dealer may still be in his last pause at the deadline: rates use the
-        # time until the last dealer stopped.)
-        errors += run_threads(dealer_loop, args.dealers, lambda i: (
-            clients[tables[i][0]], tables[i][0], tables[i][1], tables[i][2], tables[i][3], args.seed * 1000 + i, until,
-            args.think, figures, stop, not args.redirect))
-        elapsed = time.monotonic() - started
+        # Turns: the trivial page, then the dealers, --rounds times.
+        figures = Figures()
+        cpu = CpuMeter(server)
+        stop, phases = threading.Event(), Phases()
+        pace = {"think": args.think, "rate": 0.0}
+        spy = profile_server(server, args.seconds + args.trivial_seconds + 5, args.profile) if args.profile else None
+        dealers, dealer_errors = start_threads(dealer_loop, args.dealers, lambda i: (
+            clients[tables[i][0]], tables[i][0], tables[i][1], tables[i][2], tables[i][3], args.seed * 1000 + i,
+            phases, pace, figures, stop, not args.redirect))
+        trivial_cpu = [0.0, 0.0, 0.0]
+        dealers_cpu = [0.0, 0.0, 0.0]
+        trivial_time = elapsed = 0.0
+        offers = []  # events/s the dealers offered in each turn (--rate)
+        for _turn in range(args.rounds):
+            before = cpu.read()
+            started = time.monotonic()
+            until = started + args.trivial_seconds / args.rounds
+            errors += run_threads(trivial_loop, args.dealers, lambda i, until=until: (
+                Client(port), "/accounts/login/", until, figures.trivial))
+            trivial_time += time.monotonic() - started
+            trivial_cpu = [t + b - a for t, a, b in zip(trivial_cpu, before, cpu.read(), strict=True)]
+            if args.rate:  # a share of the trivial page's rate so far, or a number
+                offered = (float(args.rate[:-1]) / 100 * len(figures.trivial) / trivial_time
+                           if args.rate.endswith("%") else float(args.rate))
+                pace["rate"] = offered / args.dealers
+                offers.append(offered)
+            before = cpu.read()
+            elapsed += phases.deal(args.seconds / args.rounds)
+            dealers_cpu = [t + b - a for t, a, b in zip(dealers_cpu, before, cpu.read(), strict=True)]
+            if stop.is_set():
+                break
+        phases.finish()
+        for thread in dealers:
+            thread.join()
+        errors += dealer_errors
+        trivial_rate = len(figures.trivial) / trivial_time
+        t = percentiles(figures.trivial)
+        print(f"trivial page    : GET /accounts/login/ (anonymous) by {args.dealers} clients, {args.rounds} turns "
+              f"between the dealers' ({trivial_time:.0f} s in all): {trivial_rate:.0f} requests/s; "
+              f"latency p50 {t['p50']:.1f} ms, p95 {t['p95']:.1f} ms, p99 {t['p99']:.1f} ms")
+        print(f"                  CPU per request: {CpuMeter.per_request(trivial_cpu, len(figures.trivial))}")
         if spy is not None:
             spy.wait()
             print(f"profile         : {args.profile}")
+        pace_text = (f"offered {', '.join(f'{o:.0f}' for o in offers)} events/s in the turns ({args.rate})" if args.rate
+                     else f"think {args.think} s" if args.think else "flat out")
         rate = len(figures.events) / elapsed
         e = percentiles(figures.events)
         o = percentiles(figures.opens)
-        print(f"console entries : {args.dealers} dealers for {elapsed:.0f} s"
-              f"{f' (think {args.think} s)' if args.think else ' (flat out)'}: {len(figures.events)} events, "
+        print(f"console entries : {args.dealers} dealers, {args.rounds} turns ({elapsed:.0f} s in all; {pace_text}): "
+              f"{len(figures.events)} events, "
               f"{rate:.1f} events/s; {'POST + redirected GET' if args.redirect else 'one POST answered with the console'}"
               f" p50 {e['p50']:.1f} ms, p95 {e['p95']:.1f} ms, p99 {e['p99']:.1f} ms")
+        print(f"                  CPU per event: {CpuMeter.per_request(dealers_cpu, len(figures.events))}")
         if args.redirect:
             p = percentiles(figures.posts)
             print(f"                  the POST alone p50 {p['p50']:.1f} ms, p95 {p['p95']:.1f} ms; "
