@@ -44,7 +44,7 @@ How the dealers pace themselves:
   the latency a dealer sees.
 
 ``--server runserver`` forces the fallback; ``--profile FILE`` records the server's
-workers with py-spy during the turns: a flame graph (``.svg``), speedscope (``.json``) or
+workers' Python CPU with py-spy during the turns: a flame graph (``.svg``), speedscope (``.json``) or
 collapsed stacks (``.txt``).
 """
 
@@ -307,7 +307,7 @@ class Phases:
 
     def enter(self):
         """Block until the dealers' turn. Returns None once the run is over, else whether
-        the dealer had to wait (his pace then starts again)."""
+        the dealer had to wait (he then draws his next time from now)."""
         with self.condition:
             waited = False
             while not self.dealing and not self.over:
@@ -384,8 +384,10 @@ def dealer_loop(client, username, table_id, bank, seats, seed, phases, pace, fig
         waited = phases.enter()
         if waited is None:
             return
-        if waited:
-            due = pace.restart()
+        if waited:  # not all at once when a turn begins: each draws his next time afresh
+            phases.leave()
+            pace.restart()
+            continue
         try:
             record, bank, seats, page = dealer_step(client, username, table_id, bank, seats, rng, record, page, due,
                                                     figures, stop, fetch)
@@ -552,7 +554,9 @@ def profile_server(server, seconds, output):
         print("py-spy is not installed: no profile", file=sys.stderr)
         return None
     output_format = "raw" if output.endswith(".txt") else "speedscope" if output.endswith(".json") else "flamegraph"
-    return subprocess.Popen([spy, "record", "--pid", str(server.pid), "--subprocesses", "--duration",
+    # --gil: only samples taken while a worker holds the GIL, i.e. its Python CPU, not
+    # its waits for PostgreSQL or the network.
+    return subprocess.Popen([spy, "record", "--gil", "--pid", str(server.pid), "--subprocesses", "--duration",
                              str(int(seconds)), "--rate", "200", "--format", output_format, "--output", output,
                              "--nonblocking"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
