@@ -25,7 +25,8 @@ timed test.
      gives the next token (``--redirect``: as a browser without the script, POST then the
      redirected GET). When the hand settles he opens the next one the same way, with the
      seats the page prefills (plus the player who lost the bank) and the bank's next
-     holder. Between turns a dealer waits with his hand as it is.
+     holder. Each reads his console and opens his first hand before the first turn;
+     between turns he waits with his hand as it is.
    Prints events/s and the latency of an entry (p50/p95/p99) next to the trivial page's
    figures, with the CPU each request cost the server, PostgreSQL and this script (goal:
    p95 at most 50 ms, events/s at least 30% of the trivial page's requests/s).
@@ -303,7 +304,18 @@ class Phases:
     def __init__(self):
         self.condition = threading.Condition()
         self.dealing = self.over = False
-        self.busy = 0
+        self.busy = self.ready = 0
+
+    def arrive(self):
+        """A dealer is ready (his console read, his first hand open)."""
+        with self.condition:
+            self.ready += 1
+            self.condition.notify_all()
+
+    def wait_ready(self, dealers, timeout=120):
+        """Wait until ``dealers`` dealers are ready."""
+        with self.condition:
+            self.condition.wait_for(lambda: self.ready >= dealers, timeout)
 
     def enter(self):
         """Block until the dealers' turn. Returns None once the run is over, else whether
@@ -376,11 +388,15 @@ class Pace:
 def dealer_loop(client, username, table_id, bank, seats, seed, phases, pace, figures, stop, fetch=True):
     rng = random.Random(seed)
     pace = Pace(rng, pace)
-    _status, _location, page = client.request("GET", f"/tables/console/{table_id}/")
-    record = None
+    try:  # the first hand opens before the turns (not all 20 at once in the first one's figures)
+        _status, _location, page = client.request("GET", f"/tables/console/{table_id}/")
+        record, bank, seats, page = dealer_step(client, username, table_id, bank, seats, rng, None, page,
+                                                time.perf_counter(), Figures(), stop, fetch)
+    finally:
+        phases.arrive()
     while not stop.is_set():
         # The next hand opens as soon as the last settles: only entries keep the pace.
-        due = time.perf_counter() if hand_over(page) else pace.next()
+        due = pace.restart() if hand_over(page) else pace.next()
         waited = phases.enter()
         if waited is None:
             return
@@ -388,11 +404,14 @@ def dealer_loop(client, username, table_id, bank, seats, seed, phases, pace, fig
             phases.leave()
             pace.restart()
             continue
+        opening = hand_over(page)
         try:
             record, bank, seats, page = dealer_step(client, username, table_id, bank, seats, rng, record, page, due,
                                                     figures, stop, fetch)
         finally:
             phases.leave()
+        if opening:  # the first entry of a hand is due only once the hand is open
+            pace.restart()
 
 
 def hand_over(page):
@@ -638,6 +657,7 @@ def main():
         dealers, dealer_errors = start_threads(dealer_loop, args.dealers, lambda i: (
             clients[tables[i][0]], tables[i][0], tables[i][1], tables[i][2], tables[i][3], args.seed * 1000 + i,
             phases, pace, figures, stop, not args.redirect))
+        phases.wait_ready(args.dealers)
         trivial_cpu = [0.0, 0.0, 0.0]
         dealers_cpu = [0.0, 0.0, 0.0]
         trivial_time = elapsed = 0.0
