@@ -7,10 +7,10 @@ so the page keeps one navigation, one set of messages and one ``<head>``.
 
 Translations use Django's catalogues and active language: ``_("text")`` is Django's
 ``gettext`` (or, passed in the context by a view that draws often, ``gettext_in(language)``,
-which looks each string up once per process) and formats with ``|format(name=value)``. That is the one form Django's
-``makemessages`` also reads in a template, so ``makemessages`` keeps the console's
-strings. Plural strings are translated in the view (``ngettext``). The ``floatformat``
-filter is Django's, localized the same way.
+which looks each string up once per process) and formats with ``|format(name=value)``.
+That is the one form Django's ``makemessages`` also reads in a template, so
+``makemessages`` keeps the console's strings. Plural strings are translated in the view
+(``ngettext``). The ``floatformat`` filter is Django's, localized the same way.
 """
 
 import functools
@@ -18,7 +18,7 @@ import functools
 from django.template.defaultfilters import floatformat
 from django.templatetags.static import static
 from django.urls import get_script_prefix, reverse
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext
 from jinja2 import ChainableUndefined, Environment
 
 
@@ -64,12 +64,12 @@ def environment(**options):
     Args:
         options: Django's Jinja2 backend's options (loader, autoescape, auto_reload …).
     Returns:
-        jinja2.Environment with ``url``, ``static``, ``_`` (gettext), ``ngettext`` and the
+        jinja2.Environment with ``url``, ``static``, ``_`` (gettext) and the
         ``floatformat`` filter; a missing variable or attribute is empty, as in Django's
         templates (``ChainableUndefined``).
     """
     options["undefined"] = ChainableUndefined
     env = Environment(**options)
-    env.globals.update(url=url, static=static, _=gettext, gettext=gettext, ngettext=ngettext)
+    env.globals.update(url=url, static=static, _=gettext)
     env.filters["floatformat"] = floatformat
     return env

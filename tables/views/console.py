@@ -279,10 +279,10 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
     if hand is None:
         hand = Hand.objects.select_related("bank").filter(table=table).order_by("-number").first()
     enters = _may_enter(request.user, shift)
+    language = get_language()
     # One CSRF input for the page's forms (Django's Jinja2 backend would mask it anew in each).
-    context = {"_": gettext_in(get_language()), "csrf_input": csrf_input(request), "table": table, "shift": shift,
-               "hand": hand, "enters": enters, "stale": stale,
-               "tokens": _Tokens(), "refused": refused, "typed": _typed(refused)}
+    context = {"_": gettext_in(language), "csrf_input": csrf_input(request), "table": table, "shift": shift,
+               "hand": hand, "enters": enters, "stale": stale, "tokens": _Tokens(), "typed": _typed(refused)}
     if refused is not None:
         context["refusals"] = _refusals(refused)
     if hand is not None:
@@ -293,14 +293,14 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
             state = services.hand_state(hand, entries)
         events = effective_events(entries)
         undos = sum(1 for kind, _event in entries if kind == "undo")
-        context.update(_table_view(state), log=_log(events), events_in_force=len(events), undos_text=ngettext(
+        context.update(_table_view(state), log=_log(events), undos_text=ngettext(
             "%(undos)s entry undone in this hand.", "%(undos)s entries undone in this hand.", undos) % {"undos": undos}
             if undos else None)
         if hand.status == Hand.Status.OPEN:
             legal = state.legal()
             context["legal"] = legal
             context["panel"] = _panel(state, legal)
-            context["picker"] = _picker(state)
+            context["picker"] = _picker(state, language)
         elif hand.status == Hand.Status.SETTLED:
             context["settlement"] = _settlement_view(hand.settlement)
     if hand is None or hand.status != Hand.Status.OPEN:
@@ -414,8 +414,8 @@ def _place_html(who, label, css, turn, hands, now, bets=None, bets_label=None):
 
 
 def _table_view(state):
-    """The table at a glance, in order of play (seats, la loca, the bank), as HTML, with
-    the phase, the player to act and the cards left in the stock (``stock_text``, translated)."""
+    """The table at a glance, in order of play (seats, la loca, the bank), as HTML
+    (``felt``), and the cards left in the stock as the table says it (``stock_text``)."""
     table = state.describe()
     actor = table["actor"]
     current = state.current_hand()
@@ -434,7 +434,7 @@ def _table_view(state):
     stock = table["stock"]
     stock_text = None if stock is None else ngettext(
         "%(cards)s card in the stock", "%(cards)s cards in the stock", stock) % {"cards": stock}
-    return {"felt": mark_safe(felt), "actor": actor, "phase": table["phase"], "stock": stock, "stock_text": stock_text}
+    return {"felt": mark_safe(felt), "stock_text": stock_text}
 
 
 def _money(cents):
@@ -481,11 +481,11 @@ def _who(who):
     return who
 
 
-def _picker(state):
+def _picker(state, language):
     """The card picker's data: ``{"deck": JSON of [suit, its name, [[card, rank], …]] in
-    the active language, "live": the cards on the table, space-separated}``. The console's
-    script draws the buttons (a card on the table disabled): they only work with it."""
-    return {"deck": _deck_json(state.profile.deck, get_language()),
+    ``language`` (the active one), "live": the cards on the table, space-separated}``. The
+    console's script draws the buttons (a card on the table disabled): they only work with it."""
+    return {"deck": _deck_json(state.profile.deck, language),
             "live": " ".join(CARD_NAME[code] for code in sorted(state.live))}
 
 
