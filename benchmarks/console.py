@@ -385,9 +385,9 @@ class Pace:
         return self.due
 
 
-def dealer_loop(client, username, table_id, bank, seats, seed, phases, pace, figures, stop, fetch=True):
+def dealer_loop(client, username, table_id, bank, seats, seed, phases, pacing, figures, stop, fetch=True):
     rng = random.Random(seed)
-    pace = Pace(rng, pace)
+    pace = Pace(rng, pacing)
     try:  # the first hand opens before the turns (not all 20 at once in the first one's figures)
         _status, _location, page = client.request("GET", f"/tables/console/{table_id}/")
         record, bank, seats, page = dealer_step(client, username, table_id, bank, seats, rng, None, page,
@@ -396,7 +396,8 @@ def dealer_loop(client, username, table_id, bank, seats, seed, phases, pace, fig
         phases.arrive()
     while not stop.is_set():
         # The next hand opens as soon as the last settles: only entries keep the pace.
-        due = pace.restart() if hand_over(page) else pace.next()
+        opening = hand_over(page)
+        due = pace.restart() if opening else pace.next()
         waited = phases.enter()
         if waited is None:
             return
@@ -404,7 +405,6 @@ def dealer_loop(client, username, table_id, bank, seats, seed, phases, pace, fig
             phases.leave()
             pace.restart()
             continue
-        opening = hand_over(page)
         try:
             record, bank, seats, page = dealer_step(client, username, table_id, bank, seats, rng, record, page, due,
                                                     figures, stop, fetch)
@@ -507,17 +507,8 @@ def start_threads(target, count, args_of):
 
 
 def run_threads(target, count, args_of):
-    errors = []
-
-    def guarded(i):
-        try:
-            target(*args_of(i))
-        except Exception as error:  # noqa: BLE001 - reported below
-            errors.append(f"{type(error).__name__}: {error}")
-
-    threads = [threading.Thread(target=guarded, args=(i,), daemon=True) for i in range(count)]
-    for thread in threads:
-        thread.start()
+    """``start_threads``, then wait for them all; the errors (text)."""
+    threads, errors = start_threads(target, count, args_of)
     for thread in threads:
         thread.join()
     return errors
@@ -551,6 +542,11 @@ class CpuMeter:
             elif name == "postgres" or name.startswith("postgres:"):
                 postgres += seconds
         return server, postgres
+
+    def add(self, spent, before):
+        """``spent`` (a list: server, PostgreSQL, this script; s) plus the CPU used since
+        the reading ``before``."""
+        spent[:] = [total + after - start for total, start, after in zip(spent, before, self.read(), strict=True)]
 
     def read(self):
         """``(server, PostgreSQL, this script)`` CPU seconds so far."""
@@ -652,11 +648,11 @@ def main():
         figures = Figures()
         cpu = CpuMeter(server)
         stop, phases = threading.Event(), Phases()
-        pace = {"think": args.think, "rate": 0.0}
+        pacing = {"think": args.think, "rate": 0.0}
         spy = profile_server(server, args.seconds + args.trivial_seconds + 5, args.profile) if args.profile else None
         dealers, dealer_errors = start_threads(dealer_loop, args.dealers, lambda i: (
             clients[tables[i][0]], tables[i][0], tables[i][1], tables[i][2], tables[i][3], args.seed * 1000 + i,
-            phases, pace, figures, stop, not args.redirect))
+            phases, pacing, figures, stop, not args.redirect))
         phases.wait_ready(args.dealers)
         trivial_cpu = [0.0, 0.0, 0.0]
         dealers_cpu = [0.0, 0.0, 0.0]
@@ -669,15 +665,15 @@ def main():
             errors += run_threads(trivial_loop, args.dealers, lambda i, until=until: (
                 Client(port), "/accounts/login/", until, figures.trivial))
             trivial_time += time.monotonic() - started
-            trivial_cpu = [t + b - a for t, a, b in zip(trivial_cpu, before, cpu.read(), strict=True)]
+            cpu.add(trivial_cpu, before)
             if args.rate:  # a share of the trivial page's rate so far, or a number
                 offered = (float(args.rate[:-1]) / 100 * len(figures.trivial) / trivial_time
                            if args.rate.endswith("%") else float(args.rate))
-                pace["rate"] = offered / args.dealers
+                pacing["rate"] = offered / args.dealers
                 offers.append(offered)
             before = cpu.read()
             elapsed += phases.deal(args.seconds / args.rounds)
-            dealers_cpu = [t + b - a for t, a, b in zip(dealers_cpu, before, cpu.read(), strict=True)]
+            cpu.add(dealers_cpu, before)
             if stop.is_set():
                 break
         phases.finish()
