@@ -10,7 +10,8 @@ Translations use Django's catalogues and active language: ``_("text")`` is Djang
 which looks each string up once per process) and formats with ``|format(name=value)``.
 That is the one form Django's ``makemessages`` also reads in a template, so
 ``makemessages`` keeps the console's strings. Plural strings are translated in the view
-(``ngettext``). The ``floatformat`` filter is Django's, localized the same way.
+(``ngettext``). The ``floatformat`` filter is Django's, localized the same way, and each
+amount is formatted once per process and language.
 """
 
 import functools
@@ -18,7 +19,7 @@ import functools
 from django.template.defaultfilters import floatformat
 from django.templatetags.static import static
 from django.urls import get_script_prefix, reverse
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from jinja2 import ChainableUndefined, Environment
 
 
@@ -58,6 +59,30 @@ def gettext_in(language):
     return translate
 
 
+def floatformat_in_language(value, arg=-1):
+    """Django's ``floatformat`` filter in the active language, each ``(value, arg)``
+    worked out once per process and language (the console shows the same few amounts —
+    the table's limits, the stakes — on every draw).
+
+    Args:
+        value: a number (``Decimal`` euros, int …); arg: as for ``floatformat`` (``"2g"``:
+            two places, grouped).
+    Returns:
+        the SafeString ``floatformat`` returns.
+    """
+    try:
+        return _floatformat(get_language(), value, arg)
+    except TypeError:  # an unhashable value: as Django does it
+        return floatformat(value, arg)
+
+
+@functools.lru_cache(maxsize=4096)
+def _floatformat(language, value, arg):
+    # Equal numbers (Decimal("5"), Decimal("5.00"), 5) share an entry: floatformat shows
+    # them alike. ``language`` is the active one and keys the entry.
+    return floatformat(value, arg)
+
+
 def environment(**options):
     """The Jinja2 ``Environment`` of ``TEMPLATES``' Jinja2 backend (``OPTIONS["environment"]``).
 
@@ -71,5 +96,5 @@ def environment(**options):
     options["undefined"] = ChainableUndefined
     env = Environment(**options)
     env.globals.update(url=url, static=static, _=gettext)
-    env.filters["floatformat"] = floatformat
+    env.filters["floatformat"] = floatformat_in_language
     return env

@@ -16,6 +16,7 @@ import functools
 import json
 import uuid
 from decimal import Decimal
+from html import escape as html_escape
 
 from django.contrib import messages
 from django.contrib.messages import get_messages
@@ -26,13 +27,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template import engines
 from django.template.backends.utils import csrf_input
 from django.urls import path
-from django.utils.formats import number_format
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
-from casino.jinja_env import gettext_in
+from casino.jinja_env import floatformat_in_language, gettext_in
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
 from ledger.errors import LedgerError
 from tables import services
@@ -53,13 +53,6 @@ LOG_LENGTH = 8
 
 SUIT_NAMES = {"O": gettext_lazy("oros"), "C": gettext_lazy("copas"), "E": gettext_lazy("espadas"),
               "B": gettext_lazy("bastos")}
-STATUS_NAMES = {"playing": gettext_lazy("playing"), "stood": gettext_lazy("stood"),
-                "bust": gettext_lazy("bust")}
-KIND_NAMES = {"fusilado": gettext_lazy("fusilado"), "muerto-seven": gettext_lazy("muerto: the 7"),
-              "muerto-card": gettext_lazy("muerto: 7 + card")}
-# Words of the felt and the picker (outside the f-strings that use them, for makemessages).
-UNNAMED, FACE_DOWN = gettext_lazy("face down, not named yet"), gettext_lazy("face down")
-POINTS, TO_PLAY, THE_TABLE = gettext_lazy("points"), gettext_lazy("to play"), gettext_lazy("The table")
 RESULT_NAMES = {"win": gettext_lazy("win"), "natural": gettext_lazy("7½"), "lose": gettext_lazy("lose"),
                 "bust": gettext_lazy("bust")}
 
@@ -293,7 +286,7 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
             state = services.hand_state(hand, entries)
         events = effective_events(entries)
         undos = sum(1 for kind, _event in entries if kind == "undo")
-        context.update(_table_view(state), log=_log(events), undos_text=ngettext(
+        context.update(_table_view(state, language), log=_log(events, language), undos_text=ngettext(
             "%(undos)s entry undone in this hand.", "%(undos)s entries undone in this hand.", undos) % {"undos": undos}
             if undos else None)
         if hand.status == Hand.Status.OPEN:
@@ -363,73 +356,94 @@ def _points(text, unknown=0):
     return f"{shown} + ?" if unknown else shown
 
 
-def _euros(amount):
-    """Decimal euros as the page shows them: "1.250,50 €" in Spanish."""
-    return f"{number_format(amount, 2, force_grouping=True)} €"
-
-
 # The felt and the card picker are drawn here rather than in the template: they are most
-# of the page's nodes, and the console is drawn after every entry.
+# of the page's nodes, and the console is drawn after every entry. Their words are
+# translated and escaped once per process and language (``_felt_words``), the amounts
+# formatted once per amount (``floatformat_in_language``).
 
-def _card_html(card):
+@functools.lru_cache(maxsize=16)
+def _felt_words(language):
+    """The felt's words in ``language``, which is active (it keys the cache), HTML-escaped:
+    a dict of str."""
+    words = {"unnamed": _("face down, not named yet"), "face_down": _("face down"), "points": _("points"),
+             "to_play": _("to play"), "the_table": _("The table"), "no_stake": _("no stake"),
+             "side_bets": _("Side bets"), "bets": _("Bets"), "loca": _("la loca"), "bank": _("bank · %(player)s"),
+             "status-playing": _("playing"), "status-stood": _("stood"), "status-bust": _("bust"),
+             "kind-fusilado": _("fusilado"), "kind-muerto-seven": _("muerto: the 7"),
+             "kind-muerto-card": _("muerto: 7 + card")}
+    return {key: escape(text) for key, text in words.items()}
+
+
+def _euros_html(amount):
+    """Euros (a Decimal, or its text "10.00") as the felt shows them: "1.250,50 €" in Spanish."""
+    return f"{floatformat_in_language(amount, '2g')} €"
+
+
+def _card_html(card, words):
     name, down = card["card"], card["down"]
     if name is None:
-        return f'<span class="card back" data-card="" title="{escape(UNNAMED)}">?</span>'
-    title = f' title="{escape(FACE_DOWN)}"' if down else ""
+        return f'<span class="card back" data-card="" title="{words["unnamed"]}">?</span>'
+    title = f' title="{words["face_down"]}"' if down else ""
     return (f'<span class="card suit-{name[-1]}{" down" if down else ""}" data-card="{name}"{title}>'
             f"{name[:-1]}<small>{name[-1]}</small></span>")
 
 
-def _hand_html(hand, current, several, staked):
-    cards = "".join(_card_html(card) for card in hand["cards"]) or '<span class="empty">—</span>'
+def _hand_html(hand, current, several, staked, words):
+    cards = "".join(_card_html(card, words) for card in hand["cards"]) or '<span class="empty">—</span>'
     number = hand["number"]
     parts = [f'<div class="hand status-{hand["status"]}{" current" if current else ""}" data-hand="{number}">']
     if several:
         parts.append(f'<span class="hand-no">{number}</span>')
-    parts.append(f'<span class="cards">{cards}</span><span class="points" title="{escape(POINTS)}">'
-                 f'{escape(_points(hand["points"], hand["unknown"]))}</span>')
+    parts.append(f'<span class="cards">{cards}</span><span class="points" title="{words["points"]}">'
+                 f'{html_escape(_points(hand["points"], hand["unknown"]))}</span>')
     if staked:
         stake = hand["stake"]
-        shown = _euros(Decimal(stake)) if stake != "0.00" else escape(_("no stake"))
+        shown = _euros_html(stake) if stake != "0.00" else words["no_stake"]
         parts.append(f'<span class="stake">{shown}</span>')
-    status = escape(STATUS_NAMES.get(hand["status"], hand["status"]))
-    kind = KIND_NAMES.get(hand["kind"])
+    status = words.get(f"status-{hand['status']}") or html_escape(hand["status"])
+    kind = words.get(f"kind-{hand['kind']}")
     if kind:
-        status += f" · {escape(kind)}"
+        status += f" · {kind}"
     parts.append(f'<span class="status">{status}</span></div>')
     return "".join(parts)
 
 
-def _place_html(who, label, css, turn, hands, now, bets=None, bets_label=None):
+def _place_html(who, label, css, turn, hands, now, words, bets=None, bets_label=None):
+    """One place of the felt; ``label`` and ``bets_label`` are HTML already."""
     several = len(hands) > 1
     staked = css == ""
-    body = "".join(_hand_html(h, now == (who, h["number"]), several, staked) for h in hands)
-    badge = f' <span class="badge">{escape(TO_PLAY)}</span>' if turn else ""
+    body = "".join(_hand_html(h, now == (who, h["number"]), several, staked, words) for h in hands)
+    badge = f' <span class="badge">{words["to_play"]}</span>' if turn else ""
     side = ""
     if bets:
-        side = (f'<div class="side">{escape(bets_label)}: '
-                + ", ".join(f"{escape(p)} {_euros(Decimal(a))}" for p, a in bets.items()) + "</div>")
-    return (f'<div class="place{" turn" if turn else ""}{css}" data-who="{escape(who)}">'
-            f'<div class="who">{escape(label)}{badge}</div>{body}{side}</div>')
+        side = (f'<div class="side">{bets_label}: '
+                + ", ".join(f"{html_escape(p)} {_euros_html(a)}" for p, a in bets.items()) + "</div>")
+    return (f'<div class="place{" turn" if turn else ""}{css}" data-who="{html_escape(who)}">'
+            f'<div class="who">{label}{badge}</div>{body}{side}</div>')
 
 
-def _table_view(state):
+def _table_view(state, language):
     """The table at a glance, in order of play (seats, la loca, the bank), as HTML
-    (``felt``), and the cards left in the stock as the table says it (``stock_text``)."""
+    (``felt``), and the cards left in the stock as the table says it (``stock_text``).
+
+    Args:
+        state: the hand's ``HandState``; language: the active language's code.
+    """
+    words = _felt_words(language)
     table = state.describe()
     actor = table["actor"]
     current = state.current_hand()
     now = (current.owner, current.number) if current is not None else None
-    places = [_place_html(seat["player"], seat["player"], "", seat["player"] == actor, seat["hands"], now,
-                          seat["side_bets"], _("Side bets")) for seat in table["seats"]]
+    places = [_place_html(seat["player"], html_escape(seat["player"]), "", seat["player"] == actor, seat["hands"],
+                          now, words, seat["side_bets"], words["side_bets"]) for seat in table["seats"]]
     if table["loca"] is not None:
         loca = table["loca"]
-        places.append(_place_html(LOCA_ID, _("la loca"), " loca", actor == LOCA_ID, [loca], now, loca["bets"],
-                                  _("Bets")))
+        places.append(_place_html(LOCA_ID, words["loca"], " loca", actor == LOCA_ID, [loca], now, words,
+                                  loca["bets"], words["bets"]))
     bank = table["bank"]
-    places.append(_place_html(BANK_ID, _("bank · %(player)s") % {"player": bank["player"]}, " bank",
-                              actor == BANK_ID, [bank], now))
-    felt = (f'<section class="felt" aria-label="{escape(THE_TABLE)}">' + "".join(places) + "</section>")
+    places.append(_place_html(BANK_ID, words["bank"] % {"player": html_escape(bank["player"])}, " bank",
+                              actor == BANK_ID, [bank], now, words))
+    felt = (f'<section class="felt" aria-label="{words["the_table"]}">' + "".join(places) + "</section>")
     # Every text in it is escaped above.
     stock = table["stock"]
     stock_text = None if stock is None else ngettext(
@@ -473,7 +487,9 @@ def _owed(owner, number):
     return {"owner": owner, "number": number, "label": _who(owner), "key": f"identify-{owner}-{number}"}
 
 
-def _who(who):
+def _who(who, _=_):
+    """A place as the table says it: a seat's player id, or the bank or la loca
+    translated by ``_`` (Django's ``gettext``, or a view's ``gettext_in``)."""
     if who == BANK_ID:
         return _("the bank")
     if who == LOCA_ID:
@@ -510,27 +526,30 @@ def _settlement_view(settlement):
             "commission": Decimal(settlement["commission"]), "next_bank": settlement["next_bank"]}
 
 
-def _log(events):
-    """The hand's latest events in force, newest first, numbered from 1."""
+def _log(events, language):
+    """The hand's latest events in force, newest first, numbered from 1, in ``language``
+    (the active one)."""
     start = max(0, len(events) - LOG_LENGTH)
-    return [(i + 1, describe_event(events[i])) for i in range(len(events) - 1, start - 1, -1)]
+    return [(i + 1, describe_event(events[i], language=language)) for i in range(len(events) - 1, start - 1, -1)]
 
 
-def describe_event(event):
+def describe_event(event, *, language=None):
     """One event of a hand as the table says it, in the user's language.
 
     Args:
-        event: an event dict (``hand-record.md``; a card may be None: not yet named).
+        event: an event dict (``hand-record.md``; a card may be None: not yet named);
+        language: the active language's code, when the caller has it at hand.
     Returns:
         str.
     """
+    _ = gettext_in(language or get_language())  # Django's gettext, each string looked up once
     do = event.get("do")
-    seat = _who(event.get("seat", ""))
+    seat = _who(event.get("seat", ""), _)
     card = event.get("card")
     card = card if card is not None else "?"
     amount = event.get("amount")
     values = {"seat": seat, "card": card, "player": event.get("player"),
-              "amount": number_format(Decimal(amount), 2) if amount is not None else "",
+              "amount": floatformat_in_language(amount, "2") if amount is not None else "",
               "hand": event.get("hand")}
     if do == "deal":
         return _("%(seat)s: initial card %(card)s") % values

@@ -358,6 +358,26 @@ def test_the_console_speaks_spanish_at_the_table(client, mesa):
         assert english not in opened
 
 
+def test_the_felt_speaks_each_users_language_in_one_process(client, mesa):
+    """The felt's words are translated once per language and process: a Spanish screen
+    and an English one drawn one after the other each get their own."""
+    client.force_login(mesa.dealer)
+    screen = Console(client, mesa.table)
+    screen.load()
+    screen.send("form-open", seats="luis marta")
+    screen.send("form-deal", "deal", seat="luis", card="3C")
+    spanish = screen.page.content.decode()
+    assert 'title="puntos"' in spanish and "en juego" in spanish and "banca · ana" in spanish
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    screen.send("form-deal", "deal", seat="marta", card="5O")
+    english = screen.page.content.decode()
+    assert 'title="points"' in english and "playing" in english and "bank · ana" in english
+    assert "puntos" not in english and "en juego" not in english
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    again = screen.load().content.decode()
+    assert 'title="puntos"' in again and 'title="points"' not in again
+
+
 def test_anonymous_users_are_sent_to_log_in(client, mesa):
     for url in (reverse("tables:console_tables"), reverse("tables:console", args=[mesa.table.pk])):
         response = client.get(url)
