@@ -450,17 +450,22 @@ def table_bank_transfer(*, table: Table, holder: Player, capital: Decimal, share
                              posted_by=by)
 
 
-def pending_bank_holder(table: Table, tenure: BankTenure | None = None):
+def pending_bank_holder(table: Table, tenure: BankTenure | None = None, last: Hand | None = None):
     """The player the next hand's bank goes to: the last hand's ``next_bank`` when it
     took the bank with 7½, else the open tenure's holder; None without a bank.
+    [rules.md "The bank passes"]
 
     Args:
-        table: the Table; tenure: its open tenure (with its holder) if already read.
+        table: the Table; tenure: its open tenure (with its holder) if already read;
+        last: the table's latest hand not voided, if already read (with ``tenure``).
+    Returns:
+        a Player, or None.
     """
     tenure = _open_tenure(table) if tenure is None else tenure
     if tenure is None:
         return None
-    last = table.hands.exclude(status=Hand.Status.VOIDED).order_by("-number").first()
+    if last is None:
+        last = table.hands.exclude(status=Hand.Status.VOIDED).order_by("-number").first()
     if (last is not None and last.status == Hand.Status.SETTLED and last.tenure_id == tenure.pk
             and last.next_bank and last.next_bank != tenure.holder.code):
         return Player.objects.get(code=last.next_bank)

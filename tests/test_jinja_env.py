@@ -39,4 +39,6 @@ def test_floatformat_is_worked_out_once_per_language():
     with translation.override("en"):
         assert floatformat_in_language(Decimal("1250.5"), "2g") == "1,250.50"
         assert floatformat_in_language("12.50", "2") == "12.50"
-    assert floatformat_in_language(Decimal("1.5")) == "1.5"  # the default arg, in the active language
+        assert floatformat_in_language(Decimal("1.5")) == "1.5"  # the default arg
+    with translation.override("es"):
+        assert floatformat_in_language(Decimal("1.5")) == "1,5"

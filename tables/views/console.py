@@ -286,7 +286,8 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
             state = services.hand_state(hand, entries)
         events = effective_events(entries)
         undos = sum(1 for kind, _event in entries if kind == "undo")
-        context.update(_table_view(state, language), log=_log(events, language), undos_text=ngettext(
+        context.update(_table_view(state, language), log=_log(events, language),
+                       status_text=_felt_words(language)[f"hand-{hand.status}"], undos_text=ngettext(
             "%(undos)s entry undone in this hand.", "%(undos)s entries undone in this hand.", undos) % {"undos": undos}
             if undos else None)
         if hand.status == Hand.Status.OPEN:
@@ -297,7 +298,7 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
         elif hand.status == Hand.Status.SETTLED:
             context["settlement"] = _settlement_view(hand.settlement)
     if hand is None or hand.status != Hand.Status.OPEN:
-        holder = services.pending_bank_holder(table)
+        holder = _next_bank(table, hand)
         context["next_bank"] = holder
         if open_form is None:
             seats = [] if hand is None else [code for code in hand.seats if holder is None or code != holder.code]
@@ -311,6 +312,18 @@ def _render_console(request, table, shift, *, refused=None, stale=None, open_for
         return HttpResponse(engines["jinja2"].get_template(FETCHED).render(context), status=status)
     body = mark_safe(engines["jinja2"].get_template(BODY).render(context))
     return render(request, "tables/console/console.html", {"table": table, "body": body}, status=status)
+
+
+def _next_bank(table, hand):
+    """The next hand's bank holder (``services.pending_bank_holder``). A hand this request
+    just settled was read under the table's lock with its tenure and bank, and is the
+    table's latest: asked of them, unless its tenure has closed since."""
+    settled_now = hand is not None and hasattr(hand, "state") and hand.status == Hand.Status.SETTLED
+    tenure = hand.tenure if settled_now else None
+    if tenure is not None and tenure.closed_at is None and tenure.holder_id == hand.bank_id:
+        tenure.holder = hand.bank
+        return services.pending_bank_holder(table, tenure, last=hand)
+    return services.pending_bank_holder(table)
 
 
 class _Tokens:
@@ -363,14 +376,15 @@ def _points(text, unknown=0):
 
 @functools.lru_cache(maxsize=16)
 def _felt_words(language):
-    """The felt's words in ``language``, which is active (it keys the cache), HTML-escaped:
-    a dict of str."""
+    """The words of the felt and of the hand's status in ``language``, which is active (it
+    keys the cache), HTML-escaped: a dict of str."""
     words = {"unnamed": _("face down, not named yet"), "face_down": _("face down"), "points": _("points"),
              "to_play": _("to play"), "the_table": _("The table"), "no_stake": _("no stake"),
              "side_bets": _("Side bets"), "bets": _("Bets"), "loca": _("la loca"), "bank": _("bank · %(player)s"),
              "status-playing": _("playing"), "status-stood": _("stood"), "status-bust": _("bust"),
              "kind-fusilado": _("fusilado"), "kind-muerto-seven": _("muerto: the 7"),
              "kind-muerto-card": _("muerto: 7 + card")}
+    words.update((f"hand-{status}", label) for status, label in Hand.Status.choices)
     return {key: escape(text) for key, text in words.items()}
 
 

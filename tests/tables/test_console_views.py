@@ -323,6 +323,25 @@ def test_the_next_hand_opens_with_the_bank_that_passed_on_a_natural(screen, mesa
 FETCHED = {"X-Console-Fetch": "1"}
 
 
+def test_the_scripts_answer_to_the_last_entry_names_the_next_bank_as_a_reload_does(screen, mesa):
+    """The answer to a hand's last entry names the next bank from the hand just settled:
+    the player whose 7½ took the bank, else the holder; a reload says the same."""
+    open_hand(screen)
+    for line in ("luis deal 7O", "marta deal 2C", "bank deal 5E", "luis bet 10", "luis card 11B",
+                 "marta bet 10", "marta card 4C", "marta stand"):
+        screen.enter(line)
+    answer = screen.send("form-play", "stand", headers=FETCHED).content.decode()
+    assert "Next bank: luis" in answer and "Bank: luis" in answer and 'data-bank="luis"' in answer
+    assert 'data-bank="luis"' in screen.load().content.decode()
+    open_hand(screen, seats="ana marta")
+    for line in ("ana deal 2O", "marta deal 3C", "bank deal 5E", "ana bet 10", "ana stand", "marta bet 10",
+                 "marta stand"):
+        screen.enter(line)
+    answer = screen.send("form-play", "stand", headers=FETCHED).content.decode()
+    assert "Next bank: luis" in answer and 'data-bank="luis"' in answer
+    assert 'data-bank="luis"' in screen.load().content.decode()
+
+
 def test_the_consoles_script_gets_the_new_console_in_one_request(screen, mesa):
     """The console's script sends the forms with X-Console-Fetch: the answer is the new
     console itself (its title and <main>, without the page around them), no redirect."""
