@@ -163,15 +163,17 @@ def hand_open(*, table: Table, seats: list[str], opened_by, shift: Shift | None 
     """
     with db.atomic():
         table = _lock_table(table.pk)
-        open_hand = table.hands.filter(status=Hand.Status.OPEN).first()
-        if open_hand is not None:
+        # A hand opens only when none is open, numbered after the last: an open hand is
+        # the table's latest hand not voided, which also says who takes the bank.
+        last = table.hands.exclude(status=Hand.Status.VOIDED).order_by("-number").first()
+        if last is not None and last.status == Hand.Status.OPEN:
             raise HandNotOpen(_("hand #%(number)s is still open at %(table)s"),
-                              params={"number": open_hand.number, "table": table.name})
+                              params={"number": last.number, "table": table.name})
         if shift is None:
             shift = table.shifts.filter(closed_at__isnull=True).first()
         if shift is None and require_shift:
             raise NoShift(_("%(table)s has no open shift: a pit supervisor opens one"), params={"table": table.name})
-        tenure = _take_over_if_due(table=table, by=opened_by)
+        tenure = _take_over_if_due(table=table, by=opened_by, last=last)
         players = _seat_players(seats, bank=tenure.holder)
         number = table.last_hand_number + 1
         hand = Hand(table=table, number=number, shift=shift, tenure=tenure, bank=tenure.holder,
@@ -514,10 +516,13 @@ def _no_open_hand(table):
                            params={"number": open_hand.number})
 
 
-def _take_over_if_due(*, table, by):
-    """The open tenure for the next hand, after a 7½ takeover if one is due."""
+def _take_over_if_due(*, table, by, last):
+    """The open tenure for the next hand, after a 7½ takeover if one is due (``last``:
+    the table's latest hand not voided, or None)."""
     tenure = _require_tenure(table)
-    holder = pending_bank_holder(table, tenure)
+    if last is None:  # no hand yet: pending_bank_holder would look for one
+        return tenure
+    holder = pending_bank_holder(table, tenure, last=last)
     if holder.pk == tenure.holder_id:
         return tenure
     capital = min(table.bank_capital, max(player_balance(player=holder), Decimal("0")))

@@ -139,6 +139,21 @@ def test_hands_are_numbered_without_gaps_and_a_natural_takes_the_bank(mesa):
     assert number_gaps(mesa.table) == []
 
 
+def test_a_hand_opens_only_when_none_is_open_and_a_voided_one_passes_no_bank(mesa):
+    """The open hand is the table's latest not voided: a second opening is refused while it
+    plays; voided, it neither blocks the next hand nor changes who takes the bank."""
+    mesa.play(mesa.open("luis", "marta"), "luis deal 7O", "marta deal 2C", "bank deal 5E", "luis bet 10",
+              "luis card 11B", "marta bet 10", "marta card 4C", "marta stand", "bank stand")
+    second = mesa.open("ana", "marta")
+    with pytest.raises(HandNotOpen) as caught:
+        mesa.open("ana", "rosa")
+    assert "#2" in str(caught.value)
+    services.hand_void(hand=second, reason="misdeal", voided_by=mesa.supervisor)
+    third = mesa.open("ana", "rosa")
+    assert third.number == 3 and third.bank.code == "luis" and third.tenure_id == second.tenure_id
+    assert Hand.objects.filter(table=mesa.table, status=Hand.Status.OPEN).count() == 1
+
+
 def test_a_seat_must_be_a_registered_player_other_than_the_bank(mesa):
     with pytest.raises(TableError) as caught:
         mesa.open("luis", "nobody")
