@@ -83,6 +83,25 @@ def _floatformat(language, value, arg):
     return floatformat(value, arg)
 
 
+class Attrs(dict):
+    """A dict whose keys a Jinja2 template reads with a dot (``panel.phase``) at once.
+
+    Jinja2 reads ``x.name`` as ``getattr(x, "name")`` first, then ``x["name"]``: on a plain
+    dict every such read fails once, raising AttributeError, before it finds the key.
+    The console's body reads some sixty keys per draw. A missing key reads as undefined,
+    as on a dict; keys that are dict methods' names (``items``) read as the methods, as on
+    a dict.
+    """
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
 def environment(**options):
     """The Jinja2 ``Environment`` of ``TEMPLATES``' Jinja2 backend (``OPTIONS["environment"]``).
 

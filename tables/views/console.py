@@ -14,7 +14,7 @@ anyone else gets 403; anonymous users are sent to log in.
 
 import functools
 import json
-import uuid
+import os
 from decimal import Decimal
 from html import escape as html_escape
 
@@ -32,7 +32,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
-from casino.jinja_env import floatformat_in_language, gettext_in
+from casino.jinja_env import Attrs, floatformat_in_language, gettext_in
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
 from ledger.errors import LedgerError
 from tables import services
@@ -327,18 +327,19 @@ def _next_bank(table, hand):
 
 
 class _Tokens:
-    """A fresh one-time token each time the template asks (one per entry form)."""
+    """A fresh one-time token each time the template asks (one per entry form): 128
+    random bits in hex, which ``EntryForm``'s UUID field reads."""
 
     @property
     def new(self):
-        return uuid.uuid4().hex
+        return os.urandom(16).hex()
 
 
 def _typed(form):
     """What the dealer typed in a refused form, to show it again; {} if none."""
     if form is None:
-        return {}
-    typed = {name: form.data.get(name, "") for name in ("action", "seat", "card", "amount", "player", "hand")}
+        return Attrs()
+    typed = Attrs((name, form.data.get(name, "")) for name in ("action", "seat", "card", "amount", "player", "hand"))
     action = typed["action"]
     if action.startswith("deal"):
         group = "deal"
@@ -471,10 +472,10 @@ def _money(cents):
 
 def _panel(state, legal):
     """The entries the dealer may make now, from ``legal`` (amounts as Decimal euros)."""
-    panel = {"phase": legal.phase, "actor": legal.actor, "hand": legal.hand}
+    panel = Attrs(phase=legal.phase, actor=legal.actor, hand=legal.hand)
     if legal.phase == DEAL:
         face_up = state.profile.face_up
-        panel["deal"] = [{"who": who, "label": _who(who), "unknown": who == BANK_ID or not face_up}
+        panel["deal"] = [Attrs(who=who, label=_who(who), unknown=who == BANK_ID or not face_up)
                          for who in legal.to_deal]
         return panel
     if legal.phase != PLAY:
@@ -498,7 +499,7 @@ def _panel(state, legal):
 
 
 def _owed(owner, number):
-    return {"owner": owner, "number": number, "label": _who(owner), "key": f"identify-{owner}-{number}"}
+    return Attrs(owner=owner, number=number, label=_who(owner), key=f"identify-{owner}-{number}")
 
 
 def _who(who, _=_):
@@ -531,13 +532,12 @@ def _deck_json(deck, language):
 
 def _settlement_view(settlement):
     """A settled hand's settlement (``Settlement.as_dict()``) with Decimal euros."""
-    return {"bets": [{**bet, "stake": Decimal(bet["stake"]), "net": Decimal(bet["net"]),
-                      "points": _points(bet["points"]), "result_name": RESULT_NAMES.get(bet["result"], bet["result"])}
-                     for bet in settlement["bets"]],
-            "players": [(p, Decimal(net)) for p, net in settlement["players"].items()],
-            "bank": {**settlement["bank"], "net": Decimal(settlement["bank"]["net"]),
-                     "points": _points(settlement["bank"]["points"])},
-            "commission": Decimal(settlement["commission"]), "next_bank": settlement["next_bank"]}
+    return Attrs(bets=[Attrs(bet, stake=Decimal(bet["stake"]), net=Decimal(bet["net"]), points=_points(bet["points"]),
+                             result_name=RESULT_NAMES.get(bet["result"], bet["result"])) for bet in settlement["bets"]],
+                 players=[(p, Decimal(net)) for p, net in settlement["players"].items()],
+                 bank=Attrs(settlement["bank"], net=Decimal(settlement["bank"]["net"]),
+                            points=_points(settlement["bank"]["points"])),
+                 commission=Decimal(settlement["commission"]), next_bank=settlement["next_bank"])
 
 
 def _log(events, language):

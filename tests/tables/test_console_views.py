@@ -308,6 +308,10 @@ def test_the_next_hand_opens_with_the_bank_that_passed_on_a_natural(screen, mesa
     refused = screen.send("form-open", seats="marta nobody")
     assert refused.status_code == 200
     assert "not registered players: nobody" in refusal_of(refused)
+    refused_page = refused.content.decode()  # the seats typed stay, the error and the hint are named
+    assert 'name="seats" value="marta nobody"' in refused_page and 'aria-invalid="true"' in refused_page
+    assert 'aria-describedby="id_seats_helptext id_seats_error"' in refused_page
+    assert 'id="id_seats_error"' in refused_page and 'id="id_seats_helptext"' in refused_page
     assert not Hand.objects.filter(number=2).exists()
     data = {**screen.form("form-open")["fields"], "seats": "ana, marta"}
     first = screen.client.post(screen.form("form-open")["action"], data)
