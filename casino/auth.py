@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.db import connection
 
-from casino.rows import instance_from_row, select_list
+from casino.rows import row_loader, select_list
 
 
 class RoleAwareBackend(ModelBackend):
@@ -20,13 +20,13 @@ class RoleAwareBackend(ModelBackend):
         on PostgreSQL, else as ``ModelBackend`` reads him; None if there is none."""
         if connection.vendor != "postgresql":
             return super().get_user(user_id)
-        sql, fields = _user_with_roles_sql()
+        sql, load = _user_with_roles_sql()
         with connection.cursor() as cursor:
             cursor.execute(sql, [user_id])
             row = cursor.fetchone()
         if row is None:
             return None
-        user = instance_from_row(get_user_model(), fields, row[:-1])
+        user = load(row[:-1])
         user._role_names = frozenset(row[-1])
         return user if self.user_can_authenticate(user) else None
 
@@ -45,4 +45,4 @@ def _user_with_roles_sql():
            f"JOIN {quote(group.db_table)} g ON g.{quote(group.pk.column)} = ug.{quote(group_column)} "
            f"WHERE ug.{quote(user_column)} = u.{quote(model._meta.pk.column)}) "
            f"FROM {quote(model._meta.db_table)} u WHERE u.{quote(model._meta.pk.column)} = %s")
-    return sql, fields
+    return sql, row_loader(model, fields)

@@ -9,23 +9,38 @@ def select_list(model, alias):
 
     Returns:
         ``(fields, sql)``: the fields in column order, and ``'alias."column", …'`` for a
-        SELECT list, in that order (what ``instance_from_row`` takes back).
+        SELECT list, in that order (what ``row_loader`` takes back).
     """
     fields = list(model._meta.concrete_fields)
     quote = connection.ops.quote_name
     return fields, ", ".join(f"{alias}.{quote(field.column)}" for field in fields)
 
 
-def instance_from_row(model, fields, values):
-    """A ``model`` instance as the ORM would load it from a row.
+def row_loader(model, fields):
+    """A function that makes a ``model`` instance of a row, as the ORM would load it.
+
+    Worked out once per query (which fields convert their value, the attribute names),
+    not once per row.
 
     Args:
-        model: the model class; fields: its concrete fields, in the row's order;
-        values: the row's values for them, as the database driver returned them.
+        model: the model class; fields: its concrete fields, in the row's order (as
+            ``select_list`` returns them).
     Returns:
-        the instance (``Model.from_db``), each value passed through its field's
-        ``from_db_value`` (a JSON field's text parsed, and so on).
+        a function ``values -> instance``: ``values`` are the row's values for ``fields``
+        as the database driver returned them; the instance is ``Model.from_db``'s, each
+        value passed through its field's ``from_db_value`` (a JSON field's text parsed,
+        and so on).
     """
-    values = [field.from_db_value(value, None, connection) if hasattr(field, "from_db_value") else value
-              for field, value in zip(fields, values, strict=True)]
-    return model.from_db(connection.alias, [field.attname for field in fields], values)
+    attnames = [field.attname for field in fields]
+    converters = [(i, field.from_db_value) for i, field in enumerate(fields) if hasattr(field, "from_db_value")]
+    width = len(fields)
+
+    def load(values):
+        if len(values) != width:
+            raise ValueError(f"{model.__name__}: {len(values)} values for {width} fields")
+        if converters:
+            values = list(values)
+            for i, convert in converters:
+                values[i] = convert(values[i], None, connection)
+        return model.from_db(connection.alias, attnames, values)
+    return load

@@ -20,7 +20,7 @@ import json
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from casino.rows import instance_from_row, select_list
+from casino.rows import row_loader, select_list
 from ledger.models import BankTenure
 from tables.models import Hand, HandEvent, Player, Shift, Table
 
@@ -84,11 +84,12 @@ def _models():
 
 @functools.cache
 def _layout():
-    """``[(model, [field], first column)]`` and the SELECT list and joins, built once."""
+    """``[(row loader, first column, column after the last)]`` of each model, and the
+    SELECT list and joins, built once."""
     layout, columns, joins, at = [], [], [], 0
     for model, alias, join in _models():
         fields, selected = select_list(model, alias)
-        layout.append((model, fields, at))
+        layout.append((row_loader(model, fields), at, at + len(fields)))
         columns.append(selected)
         if join is not None:
             joins.append(join.format(connection.ops.quote_name(model._meta.db_table)))
@@ -109,12 +110,9 @@ def _instances(row):
     """The row's model instances, related as ``select_related`` relates them."""
     layout, _columns, _joins = _layout()
     made = []
-    for model, fields, at in layout:
-        values = row[at:at + len(fields)]
-        if values[0] is None:  # a LEFT JOIN that found nothing (no shift)
-            made.append(None)
-            continue
-        made.append(instance_from_row(model, fields, values))
+    for load, start, end in layout:
+        values = row[start:end]
+        made.append(None if values[0] is None else load(values))  # None: a LEFT JOIN found nothing (no shift)
     hand, table, bank, tenure, shift, dealer = made
     hand.table, hand.bank, hand.tenure, hand.shift = table, bank, tenure, shift
     if shift is not None:
