@@ -710,9 +710,18 @@ def main():
               f"({'POST + GET' if args.redirect else 'one POST'} p50 {o['p50']:.1f} ms, p95 {o['p95']:.1f} ms)")
         print(f"refusals        : {len(figures.refusals)}{' ' + str(figures.refusals[:3]) if figures.refusals else ''}")
         ratio = rate / trivial_rate if trivial_rate else float("nan")
-        print(f"goal            : p95 {e['p95']:.1f} ms (goal at most 50 ms: {'met' if e['p95'] <= 50 else 'missed'}); "
-              f"events/s = {ratio:.0%} of the trivial page's requests/s (goal at least 30%: "
-              f"{'met' if ratio >= 0.30 else 'missed'})")
+        p95_goal = f"p95 {e['p95']:.1f} ms (goal at most 50 ms: {'met' if e['p95'] <= 50 else 'missed'})"
+        if args.rate:
+            # The rate is the one offered: the dealers' arrivals (entries and the openings
+            # between hands) follow the trivial page's rate so far, so what they offer
+            # measures no capacity; a flat-out run does.
+            offered = sum(offers) / len(offers) / trivial_rate if offers and trivial_rate else float("nan")
+            print(f"goal            : {p95_goal} with the dealers offering {offered:.0%} of the trivial page's "
+                  f"requests/s ({ratio:.0%} as entries, the rest openings); the rate goal (at least 30%) is a "
+                  "flat-out run's")
+        else:
+            print(f"goal            : {p95_goal}; events/s = {ratio:.0%} of the trivial page's requests/s (goal at "
+                  f"least 30%: {'met' if ratio >= 0.30 else 'missed'})")
         for error in errors[:5]:
             print(f"error           : {error}", file=sys.stderr)
         if errors:
