@@ -88,7 +88,7 @@ class Attrs(dict):
 
     Jinja2 reads ``x.name`` as ``getattr(x, "name")`` first, then ``x["name"]``: on a plain
     dict every such read fails once, raising AttributeError, before it finds the key.
-    The console's body reads some sixty keys per draw. A missing key reads as undefined,
+    The console's body reads dozens of keys per draw. A missing key reads as undefined,
     as on a dict; keys that are dict methods' names (``items``) read as the methods, as on
     a dict.
     """

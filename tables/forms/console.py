@@ -94,10 +94,11 @@ class SharedFields(dict):
     """A form class's declared fields, shared by its instances: ``BaseForm.__init__``
     deep-copies ``base_fields`` into every instance, and this dict's deep copy is itself.
 
-    Only for a form that parses and is never drawn by Django nor changed per instance
-    (no code sets ``form.fields[…]`` or a field's attributes): ``EntryForm``, which parses
-    every entry at the table, where the copy of its nine fields (their widgets, the
-    action's choices) was a tenth of the form's cost.
+    Only for a form whose fields no code changes per instance (nothing sets
+    ``form.fields[…]`` or a field's attributes; drawing a bound field changes neither):
+    ``EntryForm``, which parses every entry at the table, where copying its nine fields
+    (their widgets, the action's choices) was most of the form's cost (0.24 ms of CPU per
+    entry, 0.065 ms without it).
     """
 
     def __deepcopy__(self, memo):

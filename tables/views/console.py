@@ -336,7 +336,8 @@ class _Tokens:
 
 
 def _typed(form):
-    """What the dealer typed in a refused form, to show it again; {} if none."""
+    """What the dealer typed in a refused form, to show it again (an ``Attrs``; empty if
+    none)."""
     if form is None:
         return Attrs()
     typed = Attrs((name, form.data.get(name, "")) for name in ("action", "seat", "card", "amount", "player", "hand"))
