@@ -499,7 +499,12 @@ def _after_conflict(form_token):
 
 
 def _open_tenure(table):
-    return BankTenure.objects.select_related("holder").filter(table=table, closed_at__isnull=True).first()
+    """The table's open BankTenure with its holder, and ``table`` as its table (a bank
+    transfer reads it), or None."""
+    tenure = BankTenure.objects.select_related("holder").filter(table=table, closed_at__isnull=True).first()
+    if tenure is not None:
+        tenure.table = table
+    return tenure
 
 
 def _require_tenure(table):
