@@ -165,7 +165,7 @@ def hand_open(*, table: Table, seats: list[str], opened_by, shift: Shift | None 
         table = _lock_table(table.pk)
         # A hand opens only when none is open, numbered after the last: an open hand is
         # the table's latest hand not voided, which also says who takes the bank.
-        last = table.hands.exclude(status=Hand.Status.VOIDED).order_by("-number").first()
+        last = _last_hand(table)
         if last is not None and last.status == Hand.Status.OPEN:
             raise HandNotOpen(_("hand #%(number)s is still open at %(table)s"),
                               params={"number": last.number, "table": table.name})
@@ -467,7 +467,7 @@ def pending_bank_holder(table: Table, tenure: BankTenure | None = None, last: Ha
     if tenure is None:
         return None
     if last is None:
-        last = table.hands.exclude(status=Hand.Status.VOIDED).order_by("-number").first()
+        last = _last_hand(table)
     if (last is not None and last.status == Hand.Status.SETTLED and last.tenure_id == tenure.pk
             and last.next_bank and last.next_bank != tenure.holder.code):
         return Player.objects.get(code=last.next_bank)
@@ -476,6 +476,13 @@ def pending_bank_holder(table: Table, tenure: BankTenure | None = None, last: Ha
 
 # ---------------------------------------------------------------------------------------
 # Internals
+
+def _last_hand(table):
+    """The table's latest hand not voided (only what says whether it is open and who
+    takes the bank after it), or None."""
+    return (table.hands.exclude(status=Hand.Status.VOIDED).order_by("-number")
+            .only("id", "table_id", "number", "status", "tenure_id", "next_bank").first())
+
 
 def _lock_table(table_id):
     return Table.objects.select_for_update().get(pk=table_id)
