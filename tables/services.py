@@ -452,21 +452,26 @@ def table_bank_transfer(*, table: Table, holder: Player, capital: Decimal, share
                              posted_by=by)
 
 
-def pending_bank_holder(table: Table, tenure: BankTenure | None = None, last: Hand | None = None):
+#: ``pending_bank_holder``'s ``last`` when the caller has not read the last hand.
+_UNREAD = object()
+
+
+def pending_bank_holder(table: Table, tenure: BankTenure | None = None, last: Hand | None = _UNREAD):
     """The player the next hand's bank goes to: the last hand's ``next_bank`` when it
     took the bank with 7½, else the open tenure's holder; None without a bank.
     [rules.md "The bank passes"]
 
     Args:
         table: the Table; tenure: its open tenure (with its holder) if already read;
-        last: the table's latest hand not voided, if already read (with ``tenure``).
+        last: the table's latest hand not voided (None: the table has none), if
+            already read (with ``tenure``).
     Returns:
         a Player, or None.
     """
     tenure = _open_tenure(table) if tenure is None else tenure
     if tenure is None:
         return None
-    if last is None:
+    if last is _UNREAD:
         last = _last_hand(table)
     if (last is not None and last.status == Hand.Status.SETTLED and last.tenure_id == tenure.pk
             and last.next_bank and last.next_bank != tenure.holder.code):
@@ -532,8 +537,6 @@ def _take_over_if_due(*, table, by, last):
     """The open tenure for the next hand, after a 7½ takeover if one is due (``last``:
     the table's latest hand not voided, or None)."""
     tenure = _require_tenure(table)
-    if last is None:  # no hand yet: pending_bank_holder would look for one
-        return tenure
     holder = pending_bank_holder(table, tenure, last=last)
     if holder.pk == tenure.holder_id:
         return tenure
