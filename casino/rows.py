@@ -24,13 +24,19 @@ def row_loader(model, fields):
 
     Args:
         model: the model class; fields: its concrete fields, in the row's order (as
-            ``select_list`` returns them).
+            ``select_list`` returns them), or some of them in the model's order (the
+            others are deferred, as with ``QuerySet.only``).
+    Raises:
+        ValueError: ``fields`` are not in the model's order (``Model.from_db`` takes
+            a subset in that order).
     Returns:
         a function ``values -> instance``: ``values`` are the row's values for ``fields``
         as the database driver returned them; the instance is ``Model.from_db``'s, each
         value passed through its field's ``from_db_value`` (a JSON field's text parsed,
         and so on).
     """
+    if [field for field in model._meta.concrete_fields if field in fields] != list(fields):
+        raise ValueError(f"{model.__name__}: fields not all concrete, or not in the model's order")
     attnames = [field.attname for field in fields]
     converters = [(i, field.from_db_value) for i, field in enumerate(fields) if hasattr(field, "from_db_value")]
     width = len(fields)

@@ -11,7 +11,11 @@ start) take the ORM path, with the same result.
 
 The rows become ordinary model instances (``Model.from_db``, with each field's
 ``from_db_value``), related to one another as ``select_related`` would relate them; the
-hand also carries ``entries``: its ``(kind, event)`` entries in order. [issue 4]
+hand also carries ``entries``: its ``(kind, event)`` entries in order.
+
+Opening a hand (``lock_table_for_opening``) likewise locks the table's row, reading the
+table as it is now, then reads in one statement what the opening needs: the table's last
+hand, its open bank tenure and its open shift. [issue 4]
 """
 
 import functools
@@ -53,6 +57,88 @@ def lock_hand(*, hand_id: int | None = None, table_id: int | None = None) -> Han
             cursor.execute(_read_sql("h.table_id = %s AND h.status = 'open'"), [table_id])
         row = cursor.fetchone()
     return None if row is None else _instances(row)
+
+
+#: The fields of the last hand an opening reads: whether it is open, and who takes the
+#: bank after it (``services.pending_bank_holder``).
+LAST_HAND_FIELDS = ("id", "table_id", "number", "status", "tenure_id", "next_bank")
+
+
+def lock_table_for_opening(table_id: int) -> Table:
+    """Lock the table's row and read what opening its next hand needs, inside the
+    caller's transaction.
+
+    Args:
+        table_id: the table's id.
+    Returns:
+        the Table as it is once locked, with ``last_hand``: its latest hand not voided
+        (only ``LAST_HAND_FIELDS`` loaded) or None; ``open_tenure``: its open BankTenure
+        with its ``holder`` (and this table) or None; ``open_shift``: its open Shift
+        with its ``dealer`` (and this table) or None.
+    Raises:
+        Table.DoesNotExist: no table ``table_id``.
+    """
+    if connection.vendor != "postgresql":
+        return _lock_table_for_opening_orm(table_id)
+    table_sql, load_table, opening_sql, loads = _opening_layout()
+    with connection.cursor() as cursor:
+        cursor.execute(table_sql, [table_id])
+        row = cursor.fetchone()
+        if row is None:
+            raise Table.DoesNotExist(f"no table {table_id}")
+        table = load_table(row)
+        cursor.execute(opening_sql, [table_id] * 3)  # after the lock: what committed meanwhile is seen
+        row = cursor.fetchone()
+    last, tenure, holder, shift, dealer = (
+        None if row[start] is None else load(row[start:end]) for load, start, end in loads)
+    if tenure is not None:
+        tenure.table, tenure.holder = table, holder
+    if shift is not None:
+        shift.table, shift.dealer = table, dealer
+    table.last_hand, table.open_tenure, table.open_shift = last, tenure, shift
+    return table
+
+
+def _lock_table_for_opening_orm(table_id):
+    table = Table.objects.select_for_update().get(pk=table_id)
+    table.last_hand = (table.hands.exclude(status=Hand.Status.VOIDED).order_by("-number")
+                       .only(*LAST_HAND_FIELDS).first())
+    table.open_tenure = BankTenure.objects.select_related("holder").filter(table=table, closed_at__isnull=True).first()
+    table.open_shift = Shift.objects.select_related("dealer").filter(table=table, closed_at__isnull=True).first()
+    for opened in (table.open_tenure, table.open_shift):
+        if opened is not None:
+            opened.table = table
+    return table
+
+
+@functools.cache
+def _opening_layout():
+    """The table's locking read and its row loader; the opening's read (the last hand,
+    the open tenure and its holder, the open shift and its dealer: at most one row each,
+    by the tables' constraints) and ``[(row loader, first column, column after the
+    last)]`` of each model in it. Built once."""
+    quote = connection.ops.quote_name
+    fields, columns = select_list(Table, "t")
+    table_sql = f"SELECT {columns} FROM {quote(Table._meta.db_table)} t WHERE t.id = %s FOR UPDATE"
+    hand_fields = [field for field in Hand._meta.concrete_fields if field.attname in LAST_HAND_FIELDS]  # in their order
+    hand_columns = ", ".join(f"h.{quote(field.column)}" for field in hand_fields)
+    read = [(Hand, "h", hand_fields, hand_columns)]
+    read += [(model, alias, *select_list(model, alias))
+             for model, alias in ((BankTenure, "b"), (Player, "p"), (Shift, "s"), (get_user_model(), "u"))]
+    loads, selected, at = [], [], 0
+    for model, _alias, model_fields, model_columns in read:
+        loads.append((row_loader(model, model_fields), at, at + len(model_fields)))
+        selected.append(model_columns)
+        at += len(model_fields)
+    hands, tenures, players, shifts, users = (quote(model._meta.db_table)
+                                              for model in (Hand, BankTenure, Player, Shift, get_user_model()))
+    opening_sql = (
+        f"SELECT {', '.join(selected)} FROM (SELECT 1) one "
+        f"LEFT JOIN LATERAL (SELECT {hand_columns} FROM {hands} h WHERE h.table_id = %s AND h.status <> '{Hand.Status.VOIDED.value}' "
+        f"ORDER BY h.number DESC LIMIT 1) h ON true "
+        f"LEFT JOIN {tenures} b ON b.table_id = %s AND b.closed_at IS NULL LEFT JOIN {players} p ON p.id = b.holder_id "
+        f"LEFT JOIN {shifts} s ON s.table_id = %s AND s.closed_at IS NULL LEFT JOIN {users} u ON u.id = s.dealer_id")
+    return table_sql, row_loader(Table, fields), opening_sql, loads
 
 
 def hand_entries(hand):

@@ -50,7 +50,7 @@ from tables.errors import (
     StaleHand,
     TableError,
 )
-from tables.hand_lock import hand_entries, lock_hand
+from tables.hand_lock import LAST_HAND_FIELDS, hand_entries, lock_hand, lock_table_for_opening
 from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
 
 #: Sent on commit when a shift closes (the reports queue the shift's report).
@@ -162,32 +162,66 @@ def hand_open(*, table: Table, seats: list[str], opened_by, shift: Shift | None 
         table's rules or limits do not make a valid hand.
     """
     with db.atomic():
-        table = _lock_table(table.pk)
-        # A hand opens only when none is open, numbered after the last: an open hand is
-        # the table's latest hand not voided, which also says who takes the bank.
-        last = _last_hand(table)
-        if last is not None and last.status == Hand.Status.OPEN:
-            raise HandNotOpen(_("hand #%(number)s is still open at %(table)s"),
-                              params={"number": last.number, "table": table.name})
-        if shift is None:
-            shift = table.shifts.filter(closed_at__isnull=True).first()
-        if shift is None and require_shift:
-            raise NoShift(_("%(table)s has no open shift: a pit supervisor opens one"), params={"table": table.name})
-        tenure = _take_over_if_due(table=table, by=opened_by, last=last)
-        players = _seat_players(seats, bank=tenure.holder)
-        number = table.last_hand_number + 1
-        hand = Hand(table=table, number=number, shift=shift, tenure=tenure, bank=tenure.holder,
-                    seats=[p.code for p in players], rules=table.rules, min_bet=table.min_bet,
-                    max_bet=table.max_bet, opened_by=opened_by, imported=imported)
-        try:
-            state = new_hand_state(hand)()
-        except IllegalEvent as error:
-            raise RuleBroken(error, field="seats") from None
-        hand.save()
-        table.last_hand_number = number
-        table.save(update_fields=["last_hand_number"])
-        hand.entries, hand.state = [], state  # as hand_record_event returns a hand: the console draws it
-        return hand
+        return _open_locked(lock_table_for_opening(table.pk), seats=seats, opened_by=opened_by, shift=shift,
+                            require_shift=require_shift, imported=imported)
+
+
+def console_open_hand(*, table_id: int, seats: list[str], dealer, after: int) -> Hand:
+    """``hand_open`` as the dealer's console sends it: the next hand after hand number
+    ``after``, the last the dealer's screen showed.
+
+    The checks a screen needs (``dealer`` is the dealer of the table's open shift, no
+    hand opened since the screen was drawn) are made on what is read under the table's
+    lock, with what the opening reads anyway. [issue 4 "The table console"]
+
+    Args:
+        table_id: the table's id; seats: as for ``hand_open``; dealer: the user opening
+        it; after: the table's last hand number on the screen (0 before the first).
+    Returns:
+        the Hand as ``hand_open`` returns it (its shift with its dealer).
+    Raises:
+        NotTheDealer: ``dealer`` is not the dealer of the table's open shift.
+        StaleHand: a hand was opened since (this form sent twice, or another screen).
+        HandNotOpen, BankNotReady, TableError, RuleBroken: as ``hand_open``.
+        Table.DoesNotExist: no such table.
+    """
+    with db.atomic():
+        table = lock_table_for_opening(table_id)
+        shift = table.open_shift
+        if shift is None or shift.dealer_id != dealer.pk:
+            raise NotTheDealer(_("only the dealer of the table's open shift opens its hands"))
+        if table.last_hand_number != after:
+            raise StaleHand(_("a hand was opened since this screen was drawn: reload"))
+        return _open_locked(table, seats=seats, opened_by=dealer, shift=shift, require_shift=True, imported=False)
+
+
+def _open_locked(table, *, seats, opened_by, shift, require_shift, imported):
+    """``hand_open``'s work on ``table`` as ``lock_table_for_opening`` read it."""
+    # A hand opens only when none is open, numbered after the last: an open hand is the
+    # table's latest hand not voided, which also says who takes the bank.
+    last = table.last_hand
+    if last is not None and last.status == Hand.Status.OPEN:
+        raise HandNotOpen(_("hand #%(number)s is still open at %(table)s"),
+                          params={"number": last.number, "table": table.name})
+    if shift is None:
+        shift = table.open_shift
+    if shift is None and require_shift:
+        raise NoShift(_("%(table)s has no open shift: a pit supervisor opens one"), params={"table": table.name})
+    tenure = _take_over_if_due(table=table, tenure=table.open_tenure, by=opened_by, last=last)
+    players = _seat_players(seats, bank=tenure.holder)
+    number = table.last_hand_number + 1
+    hand = Hand(table=table, number=number, shift=shift, tenure=tenure, bank=tenure.holder,
+                seats=[p.code for p in players], rules=table.rules, min_bet=table.min_bet,
+                max_bet=table.max_bet, opened_by=opened_by, imported=imported)
+    try:
+        state = new_hand_state(hand)()
+    except IllegalEvent as error:
+        raise RuleBroken(error, field="seats") from None
+    hand.save()
+    table.last_hand_number = number
+    table.save(update_fields=["last_hand_number"])
+    hand.entries, hand.state = [], state  # as hand_record_event returns a hand: the console draws it
+    return hand
 
 
 def hand_record_event(*, hand: Hand, event: dict, entered_by, expected_version: int | None = None,
@@ -452,7 +486,8 @@ def table_bank_transfer(*, table: Table, holder: Player, capital: Decimal, share
                              posted_by=by)
 
 
-#: ``pending_bank_holder``'s ``last`` when the caller has not read the last hand.
+#: What the caller has not read: ``pending_bank_holder``'s ``last`` (the last hand),
+#: ``_require_tenure``'s ``tenure``.
 _UNREAD = object()
 
 
@@ -486,7 +521,7 @@ def _last_hand(table):
     """The table's latest hand not voided (only what says whether it is open and who
     takes the bank after it), or None."""
     return (table.hands.exclude(status=Hand.Status.VOIDED).order_by("-number")
-            .only("id", "table_id", "number", "status", "tenure_id", "next_bank").first())
+            .only(*LAST_HAND_FIELDS).first())
 
 
 def _lock_table(table_id):
@@ -519,8 +554,13 @@ def _open_tenure(table):
     return tenure
 
 
-def _require_tenure(table):
-    tenure = _open_tenure(table)
+def _require_tenure(table, tenure=_UNREAD):
+    """The table's open tenure (``tenure``, if already read: None when it has none).
+
+    Raises:
+        BankNotReady: the table has no bank yet.
+    """
+    tenure = _open_tenure(table) if tenure is _UNREAD else tenure
     if tenure is None:
         raise BankNotReady(_("%(table)s has no bank yet: draw for it first"), params={"table": table.name})
     return tenure
@@ -533,10 +573,15 @@ def _no_open_hand(table):
                            params={"number": open_hand.number})
 
 
-def _take_over_if_due(*, table, by, last):
-    """The open tenure for the next hand, after a 7½ takeover if one is due (``last``:
-    the table's latest hand not voided, or None)."""
-    tenure = _require_tenure(table)
+def _take_over_if_due(*, table, tenure, by, last):
+    """The open tenure for the next hand, after a 7½ takeover if one is due (``tenure``:
+    the table's open tenure, or None; ``last``: the table's latest hand not voided, or
+    None).
+
+    Raises:
+        BankNotReady: no bank at the table, or its taker cannot put in its capital.
+    """
+    tenure = _require_tenure(table, tenure)
     holder = pending_bank_holder(table, tenure, last=last)
     if holder.pk == tenure.holder_id:
         return tenure

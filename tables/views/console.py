@@ -224,26 +224,30 @@ def console_open(request, table_id):
     Errors of ``hand_open`` show on the seats field."""
     if request.method != "POST":
         return redirect("tables:console", table_id=table_id)
-    table, shift = _dealers_table(request.user, table_id)
     form = OpenHandForm(request.POST)
     if form.is_valid():
-        if table.last_hand_number != form.cleaned_data["after"]:
+        # The service checks, under the table's lock, that the user is the open shift's
+        # dealer and that no hand was opened since his screen was drawn.
+        try:
+            hand = services.console_open_hand(table_id=table_id, seats=form.cleaned_data["seats"],
+                                              dealer=request.user, after=form.cleaned_data["after"])
+        except Table.DoesNotExist:
+            raise Http404 from None
+        except NotTheDealer:
+            raise PermissionDenied from None
+        except (StaleHand, HandNotOpen):
             # This form was sent already (a double click, a refresh) or another screen
             # opened a hand first: nothing to do but show it.
-            return redirect("tables:console", table_id=table.pk)
-        try:
-            hand = services.hand_open(table=table, seats=form.cleaned_data["seats"], opened_by=request.user,
-                                      shift=shift)
-        except HandNotOpen:
-            return redirect("tables:console", table_id=table.pk)
+            return redirect("tables:console", table_id=table_id)
         except (TableError, LedgerError) as error:
             form.add_error("seats", error)
         else:
             messages.success(request, _("Hand #%(number)s is open; %(bank)s holds the bank.") % {
                 "number": hand.number, "bank": hand.bank.code})
             if _fetched(request):  # the console's script: the console at once
-                return _render_console(request, table, shift, hand=hand)
-            return redirect("tables:console", table_id=table.pk)
+                return _render_console(request, hand.table, hand.shift, hand=hand)
+            return redirect("tables:console", table_id=table_id)
+    table, shift = _dealers_table(request.user, table_id)
     return _render_console(request, table, shift, open_form=form, status=200)
 
 

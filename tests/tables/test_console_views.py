@@ -421,6 +421,9 @@ def test_a_dealer_at_another_table_gets_403(client, mesa):
     assert response.status_code == 403
     assert client.get(reverse("tables:console_undo", args=[mesa.table.pk])).status_code == 403
     assert HandEvent.objects.filter(hand=hand).count() == 0
+    # Hand 1 is open: the table's dealer would be sent back to his console (302).
+    response = client.post(reverse("tables:console_open", args=[mesa.table.pk]), {"seats": "luis", "after": 1})
+    assert response.status_code == 403
     listing = client.get(reverse("tables:console_tables")).content.decode()
     assert 'data-table="Mesa 2"' in listing and 'data-table="Mesa 1"' not in listing
 

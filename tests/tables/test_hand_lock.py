@@ -1,13 +1,22 @@
 """The hand read under its table's lock by written SQL (``tables.hand_lock``, the console's
 hot path) is the hand the ORM reads: every field of the hand and of the rows read with
-it, and its entries in order."""
+it, and its entries in order. So is what an opening reads under the lock."""
 
 import pytest
 from django.db import transaction
 from django.forms.models import model_to_dict
 
-from tables.hand_lock import _lock_hand_orm, hand_entries, lock_hand
-from tables.models import Hand
+from tables import services
+from tables.hand_lock import (
+    LAST_HAND_FIELDS,
+    _lock_hand_orm,
+    _lock_table_for_opening_orm,
+    hand_entries,
+    lock_hand,
+    lock_table_for_opening,
+)
+from tables.models import Hand, Table
+from tests.factories import TableFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -55,3 +64,49 @@ def test_no_such_hand_or_table(mesa):
         lock_hand(hand_id=987654)
     with transaction.atomic(), pytest.raises(mesa.table.DoesNotExist):
         lock_hand(table_id=987654)
+
+
+def _same_opening_as_the_orms(table_id):
+    """What ``lock_table_for_opening`` reads is what its ORM path reads; returns it."""
+    with transaction.atomic():
+        mine, theirs = lock_table_for_opening(table_id), _lock_table_for_opening_orm(table_id)
+    assert _fields(mine) == _fields(theirs)
+    last, orms = mine.last_hand, theirs.last_hand
+    assert (last is None) == (orms is None)
+    if last is not None:
+        assert last.get_deferred_fields() == orms.get_deferred_fields() != set()  # only what an opening needs
+        assert {name: getattr(last, name) for name in LAST_HAND_FIELDS} == {
+            name: getattr(orms, name) for name in LAST_HAND_FIELDS}
+    for name, related in (("open_tenure", "holder"), ("open_shift", "dealer")):
+        opened, orms = getattr(mine, name), getattr(theirs, name)
+        assert (opened is None) == (orms is None), name
+        if opened is not None:
+            assert _fields(opened) == _fields(orms) and opened.table is mine
+            assert _fields(getattr(opened, related)) == _fields(getattr(orms, related))
+            assert not opened._state.adding and opened._state.db == "default"
+    return mine
+
+
+def test_what_an_opening_reads_under_the_lock_is_what_the_orm_reads(mesa):
+    table_id = mesa.table.pk
+    read = _same_opening_as_the_orms(table_id)  # a bank and a shift, no hand yet
+    assert read.last_hand is None and read.open_tenure.holder.code == "ana"
+    assert read.open_shift.dealer == mesa.dealer
+    hand = mesa.play(mesa.open("luis", "marta"), "luis deal 7O", "marta deal 2C", "bank deal 5E")
+    assert _same_opening_as_the_orms(table_id).last_hand.status == Hand.Status.OPEN
+    mesa.play(hand, "luis bet 10", "luis card 11B", "marta bet 10", "marta card 4C", "marta stand", "bank stand")
+    last = _same_opening_as_the_orms(table_id).last_hand
+    assert (last.number, last.status, last.next_bank) == (1, Hand.Status.SETTLED, "luis")  # luis's 7½ takes the bank
+    second = mesa.play(mesa.open("ana", "marta"), "ana deal 5O", "marta deal 3C", "bank deal 2E", "ana bet 10",
+                       "ana stand", "marta bet 10", "marta stand", "bank stand")
+    services.hand_void(hand=second, reason="wrong table", voided_by=mesa.supervisor)
+    read = _same_opening_as_the_orms(table_id)
+    assert read.last_hand.number == 1 and read.last_hand_number == 2  # a voided hand is passed over
+    assert read.open_tenure.holder.code == "luis"
+
+
+def test_an_opening_reads_a_table_without_bank_or_shift_and_no_table(db):
+    read = _same_opening_as_the_orms(TableFactory(name="Mesa vacía").pk)
+    assert read.last_hand is read.open_tenure is read.open_shift is None
+    with transaction.atomic(), pytest.raises(Table.DoesNotExist):
+        lock_table_for_opening(987654)

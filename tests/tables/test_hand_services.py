@@ -91,6 +91,23 @@ def test_the_console_enters_on_its_tables_open_hand_as_its_shifts_dealer_only(me
         services.console_record_event(**entry, number=hand.number, dealer=mesa.dealer, form_token=uuid.uuid4())
 
 
+def test_the_console_opens_the_next_hand_as_its_shifts_dealer_after_the_hand_its_screen_showed(mesa, staff):
+    opening = {"table_id": mesa.table.pk, "seats": ["luis", "marta"]}
+    with pytest.raises(NotTheDealer):
+        services.console_open_hand(**opening, dealer=staff["supervisor"], after=0)
+    with pytest.raises(StaleHand):  # the screen showed a hand the table does not have
+        services.console_open_hand(**opening, dealer=mesa.dealer, after=1)
+    assert not Hand.objects.filter(table=mesa.table).exists()
+    hand = services.console_open_hand(**opening, dealer=mesa.dealer, after=0)
+    assert (hand.number, hand.bank.code, hand.seats) == (1, "ana", ["luis", "marta"])
+    assert hand.shift.dealer == mesa.dealer and hand.table.last_hand_number == 1 and hand.state.legal().phase
+    with pytest.raises(StaleHand):  # the same form again
+        services.console_open_hand(**opening, dealer=mesa.dealer, after=0)
+    with pytest.raises(HandNotOpen):  # hand 1 is still open
+        services.console_open_hand(**opening, dealer=mesa.dealer, after=1)
+    assert Hand.objects.filter(table=mesa.table).count() == 1
+
+
 def test_the_same_form_twice_records_once(mesa):
     hand = mesa.play(mesa.open("luis", "marta"), "luis deal 5O", "marta deal 3C", "bank deal 2E")
     token = uuid.uuid4()
