@@ -9,14 +9,15 @@ from django.db.models.query_utils import DeferredAttribute
 from django.db.models.signals import post_init, pre_init
 
 
-def select_list(model, alias):
-    """The model's concrete fields and the SQL that selects them from ``alias``.
+def select_list(model, alias, only=None):
+    """The model's concrete fields (or those named in ``only``: attribute names) and the
+    SQL that selects them from ``alias``.
 
     Returns:
-        ``(fields, sql)``: the fields in column order, and ``'alias."column", …'`` for a
-        SELECT list, in that order (what ``row_loader`` takes back).
+        ``(fields, sql)``: the fields in the model's order, and ``'alias."column", …'``
+        for a SELECT list, in that order (what ``row_loader`` takes back).
     """
-    fields = list(model._meta.concrete_fields)
+    fields = [field for field in model._meta.concrete_fields if only is None or field.attname in only]
     quote = connection.ops.quote_name
     return fields, ", ".join(f"{alias}.{quote(field.column)}" for field in fields)
 
@@ -28,9 +29,9 @@ def row_loader(model, fields):
     not once per row.
 
     Args:
-        model: the model class; fields: its concrete fields, in the row's order (as
-            ``select_list`` returns them), or some of them in the model's order (the
-            others are deferred, as with ``QuerySet.only``).
+        model: the model class; fields: its concrete fields, or some of them (the
+            others are deferred, as with ``QuerySet.only``), in the model's order and
+            the row's (as ``select_list`` returns them).
     Raises:
         ValueError: ``fields`` are not in the model's order (``Model.from_db`` takes
             a subset in that order).

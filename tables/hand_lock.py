@@ -88,9 +88,7 @@ def lock_table_for_opening(table_id: int) -> Table:
             raise Table.DoesNotExist(f"no table {table_id}")
         table = load_table(row)
         cursor.execute(opening_sql, [table_id] * 3)  # after the lock: what committed meanwhile is seen
-        row = cursor.fetchone()
-    last, tenure, holder, shift, dealer = (
-        None if row[start] is None else load(row[start:end]) for load, start, end in loads)
+        last, tenure, holder, shift, dealer = _made(loads, cursor.fetchone())
     if tenure is not None:
         tenure.table, tenure.holder = table, holder
     if shift is not None:
@@ -101,14 +99,26 @@ def lock_table_for_opening(table_id: int) -> Table:
 
 def _lock_table_for_opening_orm(table_id):
     table = Table.objects.select_for_update().get(pk=table_id)
-    table.last_hand = (table.hands.exclude(status=Hand.Status.VOIDED).order_by("-number")
-                       .only(*LAST_HAND_FIELDS).first())
-    table.open_tenure = BankTenure.objects.select_related("holder").filter(table=table, closed_at__isnull=True).first()
+    table.last_hand, table.open_tenure = last_hand(table), open_tenure(table)
     table.open_shift = Shift.objects.select_related("dealer").filter(table=table, closed_at__isnull=True).first()
-    for opened in (table.open_tenure, table.open_shift):
-        if opened is not None:
-            opened.table = table
+    if table.open_shift is not None:
+        table.open_shift.table = table
     return table
+
+
+def last_hand(table):
+    """The table's latest hand not voided, only its ``LAST_HAND_FIELDS`` loaded, or None
+    (no lock taken)."""
+    return table.hands.exclude(status=Hand.Status.VOIDED).order_by("-number").only(*LAST_HAND_FIELDS).first()
+
+
+def open_tenure(table):
+    """The table's open BankTenure with its holder, and ``table`` as its table (a bank
+    transfer reads it), or None (no lock taken)."""
+    tenure = BankTenure.objects.select_related("holder").filter(table=table, closed_at__isnull=True).first()
+    if tenure is not None:
+        tenure.table = table
+    return tenure
 
 
 @functools.cache
@@ -120,20 +130,16 @@ def _opening_layout():
     quote = connection.ops.quote_name
     fields, columns = select_list(Table, "t")
     table_sql = f"SELECT {columns} FROM {quote(Table._meta.db_table)} t WHERE t.id = %s FOR UPDATE"
-    hand_fields = [field for field in Hand._meta.concrete_fields if field.attname in LAST_HAND_FIELDS]  # in their order
-    hand_columns = ", ".join(f"h.{quote(field.column)}" for field in hand_fields)
-    read = [(Hand, "h", hand_fields, hand_columns)]
-    read += [(model, alias, *select_list(model, alias))
+    hand_fields, hand_columns = select_list(Hand, "h", only=LAST_HAND_FIELDS)
+    read = [(Hand, hand_fields, hand_columns)]
+    read += [(model, *select_list(model, alias))
              for model, alias in ((BankTenure, "b"), (Player, "p"), (Shift, "s"), (get_user_model(), "u"))]
-    loads, selected, at = [], [], 0
-    for model, _alias, model_fields, model_columns in read:
-        loads.append((row_loader(model, model_fields), at, at + len(model_fields)))
-        selected.append(model_columns)
-        at += len(model_fields)
+    loads = _loads([(model, model_fields) for model, model_fields, _columns in read])
+    selected = ", ".join(model_columns for _model, _fields, model_columns in read)
     hands, tenures, players, shifts, users = (quote(model._meta.db_table)
                                               for model in (Hand, BankTenure, Player, Shift, get_user_model()))
     opening_sql = (
-        f"SELECT {', '.join(selected)} FROM (SELECT 1) one "
+        f"SELECT {selected} FROM (SELECT 1) one "
         f"LEFT JOIN LATERAL (SELECT {hand_columns} FROM {hands} h WHERE h.table_id = %s AND h.status <> '{Hand.Status.VOIDED.value}' "
         f"ORDER BY h.number DESC LIMIT 1) h ON true "
         f"LEFT JOIN {tenures} b ON b.table_id = %s AND b.closed_at IS NULL LEFT JOIN {players} p ON p.id = b.holder_id "
@@ -172,18 +178,17 @@ def _models():
 def _layout():
     """``[(row loader, first column, column after the last)]`` of each model, and the
     SELECT list and joins, built once."""
-    layout, columns, joins, at = [], [], [], 0
+    parts, columns, joins = [], [], []
     for model, alias, join in _models():
         fields, selected = select_list(model, alias)
-        layout.append((row_loader(model, fields), at, at + len(fields)))
+        parts.append((model, fields))
         columns.append(selected)
         if join is not None:
             joins.append(join.format(connection.ops.quote_name(model._meta.db_table)))
-        at += len(fields)
     events = connection.ops.quote_name(HandEvent._meta.db_table)
     columns.append(f"(SELECT coalesce(json_agg(json_build_array(e.kind, e.event) ORDER BY e.sequence), '[]')::text "
                    f"FROM {events} e WHERE e.hand_id = h.id)")
-    return layout, ", ".join(columns), " ".join(joins)
+    return _loads(parts), ", ".join(columns), " ".join(joins)
 
 
 @functools.cache
@@ -195,10 +200,7 @@ def _read_sql(where):
 def _instances(row):
     """The row's model instances, related as ``select_related`` relates them."""
     layout, _columns, _joins = _layout()
-    made = []
-    for load, start, end in layout:
-        values = row[start:end]
-        made.append(None if values[0] is None else load(values))  # None: a LEFT JOIN found nothing (no shift)
+    made = _made(layout, row)
     hand, table, bank, tenure, shift, dealer = made
     hand.table, hand.bank, hand.tenure, hand.shift = table, bank, tenure, shift
     if shift is not None:
@@ -206,3 +208,19 @@ def _instances(row):
         shift.dealer = dealer
     hand.entries = [tuple(entry) for entry in json.loads(row[-1])]
     return hand
+
+
+def _loads(parts):
+    """``[(row loader, first column, column after the last)]`` of each ``(model, fields)``
+    of ``parts``, whose columns follow one another in a row from its first."""
+    loads, at = [], 0
+    for model, fields in parts:
+        loads.append((row_loader(model, fields), at, at + len(fields)))
+        at += len(fields)
+    return loads
+
+
+def _made(loads, row):
+    """Each model's instance of ``row`` (``loads`` as ``_loads`` makes them); None where a
+    LEFT JOIN found nothing (its first column, the id, is NULL)."""
+    return [None if row[start] is None else load(row[start:end]) for load, start, end in loads]

@@ -50,7 +50,7 @@ from tables.errors import (
     StaleHand,
     TableError,
 )
-from tables.hand_lock import LAST_HAND_FIELDS, hand_entries, lock_hand, lock_table_for_opening
+from tables.hand_lock import hand_entries, last_hand, lock_hand, lock_table_for_opening, open_tenure
 from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
 
 #: Sent on commit when a shift closes (the reports queue the shift's report).
@@ -462,7 +462,7 @@ def table_bank_draw(*, table: Table, holder: Player, capital: Decimal, shares=No
     with db.atomic():
         table = _lock_table(table.pk)
         _no_open_hand(table)
-        if _open_tenure(table) is not None:
+        if open_tenure(table) is not None:
             raise BankNotReady(_("%(table)s already has a bank: sell or transfer it"), params={"table": table.name})
         return tenure_open(table=table, holder=holder, capital=capital, shares=shares,
                            began=BankTenure.Began.DRAW, posted_by=by)
@@ -503,11 +503,11 @@ def pending_bank_holder(table: Table, tenure: BankTenure | None = None, last: Ha
     Returns:
         a Player, or None.
     """
-    tenure = _open_tenure(table) if tenure is None else tenure
+    tenure = open_tenure(table) if tenure is None else tenure
     if tenure is None:
         return None
     if last is _UNREAD:
-        last = _last_hand(table)
+        last = last_hand(table)
     if (last is not None and last.status == Hand.Status.SETTLED and last.tenure_id == tenure.pk
             and last.next_bank and last.next_bank != tenure.holder.code):
         return Player.objects.get(code=last.next_bank)
@@ -516,13 +516,6 @@ def pending_bank_holder(table: Table, tenure: BankTenure | None = None, last: Ha
 
 # ---------------------------------------------------------------------------------------
 # Internals
-
-def _last_hand(table):
-    """The table's latest hand not voided (only what says whether it is open and who
-    takes the bank after it), or None."""
-    return (table.hands.exclude(status=Hand.Status.VOIDED).order_by("-number")
-            .only(*LAST_HAND_FIELDS).first())
-
 
 def _lock_table(table_id):
     return Table.objects.select_for_update().get(pk=table_id)
@@ -545,22 +538,13 @@ def _after_conflict(form_token):
     raise StaleHand(_("this entry was already recorded: reload"))
 
 
-def _open_tenure(table):
-    """The table's open BankTenure with its holder, and ``table`` as its table (a bank
-    transfer reads it), or None."""
-    tenure = BankTenure.objects.select_related("holder").filter(table=table, closed_at__isnull=True).first()
-    if tenure is not None:
-        tenure.table = table
-    return tenure
-
-
 def _require_tenure(table, tenure=_UNREAD):
     """The table's open tenure (``tenure``, if already read: None when it has none).
 
     Raises:
         BankNotReady: the table has no bank yet.
     """
-    tenure = _open_tenure(table) if tenure is _UNREAD else tenure
+    tenure = open_tenure(table) if tenure is _UNREAD else tenure
     if tenure is None:
         raise BankNotReady(_("%(table)s has no bank yet: draw for it first"), params={"table": table.name})
     return tenure
