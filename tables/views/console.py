@@ -493,7 +493,8 @@ def _panel(state, legal):
     panel["reveal_named"] = legal.reveal and hand.cards[hand.down] is not None
     panel["muerto"] = (_money(legal.muerto[0]), _money(legal.muerto[1])) if legal.muerto else None
     panel["unknown_ok"] = not state.profile.face_up
-    panel["card_form"] = legal.draw or legal.reveal or legal.exchange or legal.fusilar or bool(legal.muerto)
+    panel["card_form"] = (legal.draw or legal.reveal or legal.exchange or legal.fusilar or bool(legal.muerto)
+                          or legal.announce)
     panel["side_bets"] = [(who, _who(who)) for who in legal.side_bet_seats]
     panel["loca_raises"] = [(p, _money(room)) for p, room in sorted(legal.loca_raises.items()) if room]
     seats_done = legal.actor in (LOCA_ID, BANK_ID)
@@ -597,6 +598,8 @@ def describe_event(event, *, language=None):
     if do == "shuffle":
         return _("the bust hands' cards are shuffled back into the stock")
     if do == "identify":
+        if event.get("natural"):
+            return _("%(seat)s stands on an announced 7½: the face-down card is %(card)s") % values
         return _("%(seat)s, hand %(hand)s: the face-down card was %(card)s") % values
     return str(event)
 
