@@ -20,7 +20,6 @@ from django.db import IntegrityError, connection
 from django.db import transaction as db
 from django.dispatch import Signal
 from django.utils import timezone
-from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 
 from ledger.errors import InsufficientChips
@@ -49,6 +48,7 @@ from tables.errors import (
     RuleBroken,
     StaleHand,
     TableError,
+    engine_message,
 )
 from tables.hand_lock import hand_entries, last_hand, lock_hand, lock_table_for_opening, open_tenure
 from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
@@ -392,7 +392,7 @@ def hand_import_record(*, record: dict, imported_by=None, create_tables: bool = 
     try:
         play_record(record)
     except IllegalEvent as error:
-        raise RecordRefused(gettext(error.template).format(**error.params), event=error.event,
+        raise RecordRefused(engine_message(error), event=error.event,
                             rule=error.rule) from None
     name = record.get("table")
     if not name:

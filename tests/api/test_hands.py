@@ -184,7 +184,7 @@ def test_la_loca_takes_raises_up_to_twice_the_first_stake_from_its_turn(api, mes
     response = api["dealer"].post(f"/api/hands/{hand_id}/events/", {"event": event("loca bet 15 by pepe")})
     assert response.status_code == 400
     error = error_of(response)
-    assert (error["event"], error["rule"]) == (7, "loca") and "20.00" in error["message"] and "25.00" in error["message"]
+    assert (error["event"], error["rule"]) == (7, "loca") and "20,00" in error["message"] and "25,00" in error["message"]
     response = api["dealer"].post(f"/api/hands/{hand_id}/events/", {"event": event("loca bet 5 by rosa")})
     assert response.status_code == 400 and "va la loca" in error_of(response)["message"]
     post_events(api, hand_id, ["loca bet 10 by pepe", "loca card 7B", "bank stand"])
