@@ -90,7 +90,16 @@ def _may_enter(user, shift):
 def _check_reader(user, shift):
     """Raise PermissionDenied unless the user enters at this table or reads every table."""
     if not _may_enter(user, shift) and not has_role(user, PIT_SUPERVISOR, AUDITOR):
-        raise PermissionDenied
+        raise _not_this_tables_dealer(shift)
+
+
+def _not_this_tables_dealer(shift):
+    """The 403 of a dealer at a table whose open shift is not his, saying why."""
+    if shift is None:
+        return PermissionDenied(_("This table has no open shift: a pit supervisor opens one before its hands are entered."))
+    return PermissionDenied(_("Only %(dealer)s, the dealer of this table's open shift, enters its hands; "
+                              "the pit supervisors and the auditors read them. Your own table is in the list of "
+                              "table consoles.") % {"dealer": shift.dealer.get_username()})
 
 
 def _dealers_table(user, table_id):
@@ -101,7 +110,7 @@ def _dealers_table(user, table_id):
     """
     table, shift = _table_and_shift(table_id)
     if not _may_enter(user, shift):
-        raise PermissionDenied
+        raise _not_this_tables_dealer(shift)
     return table, shift
 
 
@@ -160,8 +169,8 @@ def console_entry(request, table_id):
                                              form_token=form.cleaned_data["token"])
     except Table.DoesNotExist:
         raise Http404 from None
-    except NotTheDealer:
-        raise PermissionDenied from None
+    except NotTheDealer as error:
+        raise PermissionDenied(str(error)) from None
     except StaleHand as error:
         return _render_console(request, *_table_and_shift(table_id), stale=str(error), status=409)
     except HandNotOpen as error:
@@ -233,8 +242,8 @@ def console_open(request, table_id):
                                               dealer=request.user, after=form.cleaned_data["after"])
         except Table.DoesNotExist:
             raise Http404 from None
-        except NotTheDealer:
-            raise PermissionDenied from None
+        except NotTheDealer as error:
+            raise PermissionDenied(str(error)) from None
         except (StaleHand, HandNotOpen):
             # This form was sent already (a double click, a refresh) or another screen
             # opened a hand first: nothing to do but show it.

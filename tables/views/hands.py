@@ -62,7 +62,7 @@ def _readable_table(request, table_id):
         return table
     if table.shifts.filter(closed_at__isnull=True, dealer=request.user).exists():
         return table
-    raise PermissionDenied
+    raise PermissionDenied(_("A dealer reads the hands of the table of his open shift only."))
 
 
 def _page(request, queryset, per_page=PER_PAGE):
