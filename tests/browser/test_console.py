@@ -69,6 +69,7 @@ def open_console(page, mesa):
 
 def test_a_whole_hand_by_keyboard_in_place_to_the_next_hand(browser_page, mesa):
     page = browser_page
+    page.set_viewport_size({"width": 1024, "height": 768})  # a tablet, landscape
     open_console(page, mesa)
     address = page.url
     watch = Watch(page)
@@ -109,6 +110,10 @@ def test_a_whole_hand_by_keyboard_in_place_to_the_next_hand(browser_page, mesa):
     assert re.fullmatch(r"cobrar 10,00\s€", page.inner_text('[data-who="rosa"] .amount'))
     assert "la banca gana 40,00" in page.inner_text('[data-who="bank"]')
     assert focused(page) == ("form-open", "seats")
+    scrolled, bottom, height = page.evaluate("""() => [scrollY, Math.max(
+        ...Array.from(document.querySelectorAll('.felt, #settlement, #form-open'), e => e.getBoundingClientRect().bottom)),
+        innerHeight]""")
+    assert scrolled == 0 and bottom <= height  # the whole settlement and the next hand in view at 1024 × 768
 
     keys(page, "{Enter}", settles_to=0)  # the next hand: the same seats, Enter away
     page.wait_for_selector('#console[data-hand="2"][data-status="open"]')

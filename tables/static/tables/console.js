@@ -78,7 +78,8 @@
       .then(function (html) {
         if (html !== null) { show(html); }
       })
-      .catch(function () {  // no answer: let the browser post it (the one-time token records it once)
+      .catch(function (error) {  // no answer: let the browser post it (the one-time token records it once)
+        if (window.console) { window.console.error(error); }
         busy = false;
         form.setAttribute("data-plain", "");
         submit(form, button);
@@ -116,11 +117,29 @@
       if (target.hasAttribute("data-card-input")) { aim(target); }
       return;
     }
-    target.focus();
+    var y = window.scrollY;
+    target.focus({ preventScroll: true });
     if (select) {
       target.select();  // typed again, not appended to
     } else if (text) {
       target.setSelectionRange(target.value.length, target.value.length);
+    }
+    window.scrollTo(window.scrollX, y);  // a selection scrolls to it: reveal() decides
+    reveal(console_, target);
+  }
+
+  // The focused box in view; if it fits, with whose turn and the felt above it (a phone).
+  // A settled hand: the felt, with what to pay and collect, comes first (Enter still
+  // opens the next hand).
+  function reveal(console_, target) {
+    var box = target.getBoundingClientRect();
+    if (box.top >= 0 && box.bottom <= window.innerHeight) { return; }
+    var turn = console_.querySelector(".refusal, #turn") || console_;
+    var top = turn.getBoundingClientRect().top;
+    if (box.bottom - top <= window.innerHeight || console_.getAttribute("data-status") === "settled") {
+      window.scrollBy(0, top - 8);
+    } else {
+      target.scrollIntoView({ block: "nearest" });
     }
   }
 
@@ -374,11 +393,9 @@
     var console_ = root();
     if (!console_) { return; }
     bind(console_);
-    var target = console_.querySelector("[autofocus]");
-    if (target && (target.hasAttribute("data-card-input") || target.hasAttribute("data-amount-input"))) {
-      target.select();
-    } else if (target && target.setSelectionRange && target.type === "text") {
-      target.setSelectionRange(target.value.length, target.value.length);
+    if (console_.querySelector("[autofocus]")) {
+      window.scrollTo(0, 0);  // the browser scrolled to the box: reveal() decides
+      focusNext(console_);
     }
   }
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", start); } else { start(); }
