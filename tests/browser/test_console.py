@@ -290,3 +290,17 @@ def test_a_dealer_at_another_tables_console_is_refused_in_the_layout(browser_pag
     assert page.locator("header.top nav a").count() >= 1  # the site's menu
     page.click(".refusal-page a[href='/tables/console/']")
     page.wait_for_selector('tr[data-table="Mesa 2"]')
+
+
+def test_keys_typed_while_an_entry_is_on_its_way_wait_for_it(browser_page, mesa):
+    page = browser_page
+    open_console(page, mesa)
+    page.keyboard.type("luis marta")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#form-deal")
+    # The answers come late: the second card and the bet are typed before they arrive.
+    page.route("**/entry/", lambda route: (page.wait_for_timeout(300), route.continue_()))
+    page.keyboard.type("1o2c3e")
+    page.wait_for_selector('#console[data-version="3"]')
+    assert [event.event["card"] for event in HandEvent.objects.order_by("sequence")] == ["1O", "2C", "3E"]
+    assert focused(page) == ("form-bet", "amount")
