@@ -15,6 +15,7 @@ anyone else gets 403; anonymous users are sent to log in.
 import functools
 import os
 from decimal import Decimal
+from types import SimpleNamespace as Shown
 
 from django.contrib import messages
 from django.contrib.messages import get_messages
@@ -267,7 +268,9 @@ urlpatterns = [
 # Jinja2 draws it about ten times faster than Django's template engine: 0.6–0.7 ms
 # against 2.6–8.2 ms for the same body ported to Django's language (the same HTML from
 # the same context; on the shared 2-core machine, 2026-11-24), when a whole entry costs
-# the server about 5 ms. The view only gathers what the body shows.
+# the server about 5 ms. The view only gathers what the body shows, as SimpleNamespaces
+# (``Shown``): Jinja2 reads their attributes at once, where each dotted read of a dict's
+# key first fails a getattr (about 0.3 ms a draw).
 
 #: The console's page: the layout around the body (Django).
 PAGE = "tables/console/console.html"
@@ -370,26 +373,28 @@ class _Tokens:
         return os.urandom(16).hex()
 
 
+_FIELDS = ("action", "seat", "card", "amount", "player", "hand")
+
+
 def _typed(form):
-    """What the dealer typed in a refused form, to show it again: a dict of the posted
-    fields, with ``group`` (the form it came from: ``deal``, ``bet``, ``card``, ``side``,
-    ``loca`` or ``identify-<seat>-<hand>``) and ``field`` (the input the refusal names,
-    or the form's main one). Empty without a refused form."""
+    """What the dealer typed in a refused form, to show it again: the posted fields as
+    attributes, with ``group`` (the form it came from: ``deal``, ``bet``, ``card``,
+    ``side``, ``loca`` or ``identify-<seat>-<hand>``) and ``field`` (the input the refusal
+    names, or the form's main one); all None without a refused form."""
     if form is None:
-        return {}
-    typed = {name: form.data.get(name, "") for name in ("action", "seat", "card", "amount", "player", "hand")}
-    action = typed["action"]
-    if action.startswith("deal"):
+        return Shown(group=None, field=None, **dict.fromkeys(_FIELDS))
+    typed = Shown(**{name: form.data.get(name, "") for name in _FIELDS})
+    if typed.action.startswith("deal"):
         group, main = "deal", "card"
-    elif action == "bet":
-        group = ("loca" if typed["seat"] == LOCA_ID else "side") if typed["player"] else "bet"
-        main = "amount" if group == "bet" or typed["player"] else "player"
-    elif action == "identify":
-        group, main = f"identify-{typed['seat']}-{typed['hand']}", "card"
+    elif typed.action == "bet":
+        group = ("loca" if typed.seat == LOCA_ID else "side") if typed.player else "bet"
+        main = "amount" if group == "bet" or typed.player else "player"
+    elif typed.action == "identify":
+        group, main = f"identify-{typed.seat}-{typed.hand}", "card"
     else:
         group, main = "card", "card"
     named = [name for name in form.errors if name in ("card", "amount", "player")]
-    typed.update(group=group, field=named[0] if named else main)
+    typed.group, typed.field = group, named[0] if named else main
     return typed
 
 
@@ -412,23 +417,21 @@ def _focus(panel, typed, refused, opening):
     too, while the seats' face-down cards may already be named); its stand when it may
     only stand; the first face-down card to name; the next hand's seats.
     """
-    if refused is not None and typed:
-        form = {"deal": "form-deal", "bet": "form-bet", "card": "form-card", "side": "form-side",
-                "loca": "form-loca"}.get(typed["group"], f"form-{typed['group']}")
-        return f"{form}:{typed['field']}"
+    if refused is not None:
+        return f"form-{typed.group}:{typed.field}"
     if panel is None:
         return "form-open:seats" if opening else None
-    if panel["phase"] == DEAL:
+    if panel.phase == DEAL:
         return "form-deal:card"
-    if panel["phase"] == PLAY:
-        if panel["bet"] and panel["must_bet"]:
+    if panel.phase == PLAY:
+        if panel.bet and panel.must_bet:
             return "form-bet:amount"
-        if panel["card_box"]:
+        if panel.card_box:
             return "form-card:card"
-        if panel["play_actions"]:
-            return "form-play:" + panel["play_actions"][0]["action"]
-    if panel["identify"]:  # the showdown (offered while the bank plays, named mostly after)
-        return f"form-{panel['identify'][0]['key']}:card"
+        if panel.play_actions:
+            return "form-play:" + panel.play_actions[0].action
+    if panel.identify:  # the showdown (offered while the bank plays, named mostly after)
+        return f"form-{panel.identify[0].key}:card"
     return None
 
 
@@ -451,11 +454,12 @@ _KIND_WORDS = {"fusilado": gettext_lazy("fusilado"), "muerto-seven": gettext_laz
 
 
 def _places(state, table, settlement):
-    """The felt: every place in order of play (the seats, la loca, the bank), each a dict
-    ``{who, label, css, turn, deal_next, hands, bets}``; a hand ``{number, cards,
-    points, stake, status, kind, current, result}``; a card ``{name, rank, suit, down}``
-    (``name`` None: face down, not named yet); ``result`` (a settled hand) ``{text, css,
-    net}`` with ``net`` the Decimal euros the bank pays (above zero) or collects.
+    """The felt: every place in order of play (the seats, la loca, the bank), each with
+    ``who, label, css, turn, deal_next, hands, several, bets``; a hand with ``number,
+    cards, points, stake, status, status_text, current, result``; a card with ``name,
+    rank, suit, down`` (``name`` None: face down, not named yet); ``result`` (a settled
+    hand or bet) with ``text, css, net, amount, bank``: ``net`` the Decimal euros the
+    bank pays (above zero) or collects, ``amount`` its size.
 
     Args:
         state: the hand's ``HandState``; table: its ``describe()``; settlement: the
@@ -475,12 +479,11 @@ def _places(state, table, settlement):
                 bets.setdefault(bet["seat"], {})[bet["player"]] = result
 
     def place(who, label, css, hands, staked, on=None):
-        return {"who": who, "label": label, "css": css, "turn": who == actor,
-                "deal_next": bool(to_deal) and to_deal[0] == who,
-                "hands": [_felt_hand(who, h, now, staked, results.get((who, h["number"]))) for h in hands],
-                "several": len(hands) > 1,
-                "bets": [{"player": p, "amount": Decimal(a), "result": bets.get(who, {}).get(p)}
-                         for p, a in (on or {}).items()]}
+        return Shown(who=who, label=label, css=css, turn=who == actor, deal_next=bool(to_deal) and to_deal[0] == who,
+                     hands=[_felt_hand(who, h, now, staked, results.get((who, h["number"]))) for h in hands],
+                     several=len(hands) > 1,
+                     bets=[Shown(player=p, amount=Decimal(a), result=bets.get(who, {}).get(p))
+                           for p, a in (on or {}).items()])
 
     places = [place(seat["player"], seat["player"], "", seat["hands"], True, seat["side_bets"])
               for seat in table["seats"]]
@@ -491,10 +494,10 @@ def _places(state, table, settlement):
     if settlement is not None:
         net = Decimal(settlement["bank"]["net"])
         amount = {"amount": floatformat(abs(net), "2g")}
-        bank_place["hands"][0]["result"] = {
-            "text": (_("the bank wins %(amount)s €") % amount if net > 0 else _("the bank loses %(amount)s €") % amount
-                     if net < 0 else _("the bank is even")),
-            "css": "win" if net > 0 else "lose" if net < 0 else "even", "net": net, "bank": True}
+        bank_place.hands[0].result = Shown(
+            text=(_("the bank wins %(amount)s €") % amount if net > 0 else _("the bank loses %(amount)s €") % amount
+                  if net < 0 else _("the bank is even")),
+            css="win" if net > 0 else "lose" if net < 0 else "even", net=net, amount=abs(net), bank=True)
     places.append(bank_place)
     return places
 
@@ -502,22 +505,21 @@ def _places(state, table, settlement):
 def _felt_hand(who, hand, now, staked, result):
     status = _STATUS_WORDS.get(hand["status"], hand["status"])
     kind = _KIND_WORDS.get(hand["kind"])
-    return {"number": hand["number"], "current": now == (who, hand["number"]),
-            "cards": [_felt_card(card) for card in hand["cards"]],
-            "points": _points(hand["points"], hand["unknown"]), "status": hand["status"],
-            "status_text": f"{status} · {kind}" if kind else status,
-            "stake": Decimal(hand["stake"]) if staked else None, "result": result}
+    return Shown(number=hand["number"], current=now == (who, hand["number"]),
+                 cards=[_felt_card(card) for card in hand["cards"]], points=_points(hand["points"], hand["unknown"]),
+                 status=hand["status"], status_text=f"{status} · {kind}" if kind else status,
+                 stake=Decimal(hand["stake"]) if staked else None, result=result)
 
 
 def _felt_card(card):
     name = card["card"]
     if name is None:
-        return {"name": None, "down": True}
-    return {"name": name, "rank": name[:-1], "suit": name[-1], "down": card["down"]}
+        return Shown(name=None, rank=None, suit=None, down=True)
+    return Shown(name=name, rank=name[:-1], suit=name[-1], down=card["down"])
 
 
 def _result(result, multiplier, net):
-    """A settled bet's result as the felt says it: ``{text, css, net}``."""
+    """A settled bet's result as the felt says it (``_places``)."""
     if result == "bust":
         text = _("bust")
     elif result == "natural":
@@ -526,7 +528,7 @@ def _result(result, multiplier, net):
         text = _("wins ×%(k)s") % {"k": multiplier} if multiplier > 1 else _("wins")
     else:
         text = _("loses ×%(k)s") % {"k": multiplier} if multiplier > 1 else _("loses")
-    return {"text": text, "css": "win" if net > 0 else "lose", "net": net, "amount": abs(net)}
+    return Shown(text=text, css="win" if net > 0 else "lose", net=net, amount=abs(net), bank=False)
 
 
 # --------------------------------------------------------------------------- the entries
@@ -560,8 +562,8 @@ BUTTONS = {
 def _button(action, label=None, primary=False):
     text, key, needs_card = BUTTONS[action]
     key = "enter" if primary else key
-    return {"action": "reveal" if action == "reveal-named" else action, "label": label or text, "key": key,
-            "shown": key_label(key), "aria": key_aria(key), "needs_card": needs_card}
+    return Shown(action="reveal" if action == "reveal-named" else action, label=label or text, key=key,
+                 shown=key_label(key), aria=key_aria(key), needs_card=needs_card)
 
 
 def key_label(key):
@@ -577,34 +579,36 @@ def key_aria(key):
 
 
 def _panel(state, legal, hand, typed):
-    """The entries the dealer may make now, from ``legal`` (amounts as Decimal euros):
-    a dict with the phase, whose turn, and each form's buttons (``_button``) in the order
-    drawn, its first the one Enter sends."""
-    panel = {"phase": legal.phase, "actor": legal.actor, "hand": legal.hand, "identify": [], "bet": None,
-             "card_actions": [], "card_box": False, "play_actions": []}
+    """The entries the dealer may make now, from ``legal`` (amounts as Decimal euros): the
+    phase, whose turn, and each form's buttons (``_button``) in the order drawn, its first
+    the one Enter sends; the stake ready and the chips; the face-down cards to name."""
+    panel = Shown(phase=legal.phase, actor=legal.actor, hand=legal.hand, actor_label=None, deal=None,
+                  proposed=None, deal_actions=(), bet=None, must_bet=False, fixed=False, stake=None, chips=(),
+                  card_actions=(), card_box=False, announce_hand=None, muerto=None, play_actions=(),
+                  shuffle=None, side_bets=(), loca_raises=(), identify=())
     if legal.phase == DEAL:
         face_up = state.profile.face_up
-        panel["deal"] = [{"who": who, "label": _who(who), "unknown": who == BANK_ID or not face_up,
-                          "checked": (typed.get("seat") == who if typed.get("group") == "deal" else i == 0)}
-                         for i, who in enumerate(legal.to_deal)]
-        panel["proposed"] = _who(legal.to_deal[0])
-        panel["deal_actions"] = [_button("deal"), _button("deal-unknown")]
+        panel.deal = [Shown(who=who, label=_who(who), unknown=who == BANK_ID or not face_up,
+                            checked=typed.seat == who if typed.group == "deal" else i == 0)
+                      for i, who in enumerate(legal.to_deal)]
+        panel.proposed = _who(legal.to_deal[0])
+        panel.deal_actions = [_button("deal"), _button("deal-unknown")]
         return panel
     if legal.phase != PLAY:
-        panel["identify"] = [_owed(o, n) for o, n in legal.identities_owed]
+        panel.identify = [_owed(o, n) for o, n in legal.identities_owed]
         return panel
     current = state.current_hand()
     seat = state.seat(legal.actor)
-    panel["actor_label"] = _who(legal.actor)
+    panel.actor_label = _who(legal.actor)
     if legal.bet:
-        panel["bet"] = (_money(legal.bet[0]), _money(legal.bet[1]))
-        panel["must_bet"] = current.stake == 0
-        panel["fixed"] = state.profile.fixed_stake
+        panel.bet = (_money(legal.bet[0]), _money(legal.bet[1]))
+        panel.must_bet = current.stake == 0
+        panel.fixed = state.profile.fixed_stake
         if state.profile.fixed_stake:
-            panel["stake"] = panel["bet"][0]
-        elif panel["must_bet"]:
-            panel["stake"] = _last_stake(seat, current, hand)
-        panel["chips"] = [] if state.profile.fixed_stake else _chips(hand.min_bet, hand.max_bet)
+            panel.stake = panel.bet[0]
+        elif panel.must_bet:
+            panel.stake = _last_stake(seat, current, hand)
+        panel.chips = () if state.profile.fixed_stake else _chips(hand.min_bet, hand.max_bet)
     unknown_ok = not state.profile.face_up
     actions = []
     if legal.draw:
@@ -623,25 +627,25 @@ def _panel(state, legal, hand, typed):
         actions += ["fusilar", "fusilar-unknown"]
     if legal.muerto:
         actions += ["muerto", "muerto-unknown"]
-        panel["muerto"] = (_money(legal.muerto[0]), _money(legal.muerto[1]))
+        panel.muerto = (_money(legal.muerto[0]), _money(legal.muerto[1]))
     # The first action needing a card is the one Enter (or a card typed whole) sends.
     first = next((a for a in actions if BUTTONS[a][2]), None)
-    panel["card_actions"] = [_button(a, primary=a == first) for a in actions]
-    panel["card_box"] = first is not None
-    panel["announce_hand"] = legal.hand if legal.announce else None
+    panel.card_actions = [_button(a, primary=a == first) for a in actions]
+    panel.card_box = first is not None
+    panel.announce_hand = legal.hand if legal.announce else None
     play = []
     if legal.stand:
-        play.append(_button("stand", _("%(who)s stands") % {"who": panel["actor_label"]}))
+        play.append(_button("stand", _("%(who)s stands") % {"who": panel.actor_label}))
     if legal.split:
         play.append(_button("split"))
-    panel["play_actions"] = play
-    panel["shuffle"] = _button("shuffle") if legal.shuffle else None
-    panel["side_bets"] = [(who, _who(who)) for who in legal.side_bet_seats]
-    panel["loca_raises"] = [(p, _money(room)) for p, room in sorted(legal.loca_raises.items()) if room]
+    panel.play_actions = play
+    panel.shuffle = _button("shuffle") if legal.shuffle else None
+    panel.side_bets = [(who, _who(who)) for who in legal.side_bet_seats]
+    panel.loca_raises = [(p, _money(room)) for p, room in sorted(legal.loca_raises.items()) if room]
     seats_done = legal.actor in (LOCA_ID, BANK_ID)
     owed = [(owner, number) for owner, number in legal.identities_owed
             if (owner, number) != (current.owner, current.number) or legal.complete]
-    panel["identify"] = [_owed(o, n) for o, n in owed] if seats_done else []
+    panel.identify = [_owed(o, n) for o, n in owed] if seats_done else []
     return panel
 
 
@@ -677,7 +681,7 @@ def _chips(low, high):
     """The chips a table's stakes are made of, with their keys: the usual denominations
     (``CHIP_VALUES``: 0.50 to 100,000 €) between the table's limits (the lowest above
     zero), at most six, spread from the lowest to the highest: 5, 10, 20, 25, 50, 100 at
-    a 5–100 € table. A list of ``{amount, key}``.
+    a 5–100 € table. A list, each with ``amount`` and ``key``.
 
     Args:
         low, high: the hand's limits, Decimal euros.
@@ -686,11 +690,11 @@ def _chips(low, high):
     if len(values) > len(CHIP_KEYS):
         step = (len(values) - 1) / (len(CHIP_KEYS) - 1)
         values = [values[round(i * step)] for i in range(len(CHIP_KEYS))]
-    return [{"amount": v, "key": key} for v, key in zip(values, CHIP_KEYS, strict=False)]
+    return [Shown(amount=v, key=key) for v, key in zip(values, CHIP_KEYS, strict=False)]
 
 
 def _owed(owner, number):
-    return {"owner": owner, "number": number, "label": _who(owner), "key": f"identify-{owner}-{number}"}
+    return Shown(owner=owner, number=number, label=_who(owner), key=f"identify-{owner}-{number}")
 
 
 def _who(who):
@@ -724,11 +728,11 @@ def _settlement_view(settlement):
     """What the settlement says beyond the felt: each player's total (Decimal euros the
     bank pays him, above zero, or collects), the bank's net and points, the commission,
     the next bank."""
-    return {"players": [{"player": p, "net": Decimal(net), "amount": abs(Decimal(net))}
-                        for p, net in settlement["players"].items()],
-            "bank": {"player": settlement["bank"]["player"], "net": Decimal(settlement["bank"]["net"]),
-                     "points": _points(settlement["bank"]["points"])},
-            "commission": Decimal(settlement["commission"]), "next_bank": settlement["next_bank"]}
+    return Shown(players=[Shown(player=p, net=Decimal(net), amount=abs(Decimal(net)))
+                          for p, net in settlement["players"].items()],
+                 bank=Shown(player=settlement["bank"]["player"], net=Decimal(settlement["bank"]["net"]),
+                            points=_points(settlement["bank"]["points"])),
+                 commission=Decimal(settlement["commission"]), next_bank=settlement["next_bank"])
 
 
 def _log(events):

@@ -751,7 +751,7 @@ def test_the_chips_are_the_usual_denominations_between_the_tables_limits():
     from tables.views.console import _chips
 
     def chips(low, high):
-        return [str(c["amount"]) for c in _chips(Decimal(low), Decimal(high))]
+        return [str(c.amount) for c in _chips(Decimal(low), Decimal(high))]
     assert chips("5", "100") == ["5", "10", "20", "25", "50", "100"]
     assert chips("1", "10") == ["1", "2", "5", "10"]
     assert chips("0", "2") == ["0.50", "1", "2"]
