@@ -270,7 +270,7 @@ urlpatterns = [
 # the same context; on the shared 2-core machine, 2026-11-24), when a whole entry costs
 # the server about 5 ms. The view only gathers what the body shows, as SimpleNamespaces
 # (``Shown``): Jinja2 reads their attributes at once, where each dotted read of a dict's
-# key first fails a getattr (about 0.3 ms a draw).
+# key first fails a getattr (up to 0.3 ms a draw).
 
 #: The console's page: the layout around the body (Django).
 PAGE = "tables/console/console.html"
@@ -280,8 +280,8 @@ BODY = "tables/console/body.html"
 PICKER = "tables/console/picker.html"
 #: How many of the hand's latest events the console lists.
 LOG_LENGTH = 8
-#: Chip denominations (euros) a table may use; a table's chips are those between its
-#: limits (``chips``).
+#: The usual chip denominations (euros); a table's chips are those between its limits
+#: (``_chips``), derived, not configured.
 CHIP_VALUES = tuple(Decimal(v) for v in ("0.50", "1", "2", "5", "10", "20", "25", "50", "100", "200", "500",
                                          "1000", "2000", "5000", "10000", "25000", "50000", "100000"))
 #: The keys of the chips, in the stake boxes: the keyboard's top row, left to right.
