@@ -560,10 +560,13 @@ class _ImportBatch:
 
     def _register(self, codes):
         """``{code: Player}`` of the batch's players, ``codes`` registered (code only) if new."""
-        new = sorted(codes - self.players.keys())
+        new = codes - self.players.keys()
         if new:
-            Player.objects.bulk_create([Player(code=code) for code in new], ignore_conflicts=True)
             self.players.update((p.code, p) for p in Player.objects.filter(code__in=new))
+            missing = sorted(new - self.players.keys())
+            if missing:
+                Player.objects.bulk_create([Player(code=code) for code in missing], ignore_conflicts=True)
+                self.players.update((p.code, p) for p in Player.objects.filter(code__in=missing))
         return self.players
 
     def write(self):
