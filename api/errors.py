@@ -44,6 +44,7 @@ from tables.errors import (
     RuleBroken,
     StaleHand,
     TableError,
+    engine_message,
 )
 
 CONFLICTS = (StaleHand, HandNotOpen, NoShift, BankNotReady, AlreadyPosted, AlreadyReversed, NotReversible,
@@ -134,10 +135,10 @@ def api_exception_handler(exc, context):
         return _response(status.HTTP_400_BAD_REQUEST, message=exc, rule=getattr(exc, "rule", exc.code),
                          field="events" if exc.event else exc.field, event=exc.event)
     if isinstance(exc, IllegalEvent):
-        return _response(status.HTTP_400_BAD_REQUEST, message=_(exc.template).format(**exc.params),
+        return _response(status.HTTP_400_BAD_REQUEST, message=engine_message(exc),
                          rule=exc.rule, field=_engine_field(exc, default_field), event=exc.event)
     if isinstance(exc, EngineError):  # InvalidRules
-        return _response(status.HTTP_400_BAD_REQUEST, message=_(exc.template).format(**exc.params),
+        return _response(status.HTTP_400_BAD_REQUEST, message=engine_message(exc),
                          rule=exc.rule, field="rules")
     if isinstance(exc, TableError | LedgerError):
         code = status.HTTP_409_CONFLICT if isinstance(exc, CONFLICTS) else status.HTTP_400_BAD_REQUEST

@@ -43,6 +43,8 @@ EVENT_SCHEMA = {
         "down": {"type": "boolean", "description": "card: dealt face down"},
         "player": {"type": "string", "description": "bet: a side bet (or a bet on la loca) by this player"},
         "hand": {"type": "integer", "minimum": 1, "description": "identify: the seat's hand number"},
+        "natural": {"type": "boolean",
+                    "description": "identify: the hand in turn stands on an announced 7½ and shows this card"},
     },
     "required": ["do"],
     "additionalProperties": False,
@@ -103,10 +105,11 @@ LEGAL_SCHEMA = {
         "muerto": RANGE_SCHEMA,
         **{name: {"type": "boolean"} for name in (
             "draw", "draw_down", "stand", "reveal", "split", "exchange", "exchange_required", "fusilar",
-            "shuffle", "loca_bets_open", "bank_must_draw", "bank_must_stand", "complete")},
+            "shuffle", "loca_bets_open", "announce", "bank_must_draw", "bank_must_stand", "complete")},
         "side_bet_seats": {"type": "array", "items": {"type": "string"}},
         "loca_raises": {"type": "object", "additionalProperties": {**AMOUNT_SCHEMA, "nullable": True},
-                        "description": "each loca bettor: the most he may still add (null: none yet)"},
+                        "description": "each loca bettor: the most he may still add once la loca's turn has "
+                                       "begun (null before it: his bets add up to his first stake)"},
         "identities_owed": {"type": "array", "items": {"type": "object", "properties": {
             "owner": {"type": "string"}, "hand": {"type": "integer"}}},
             "description": "hands holding a face-down card to name before settling"},

@@ -11,6 +11,8 @@ from functools import wraps
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 DEALER = "dealer"
 PIT_SUPERVISOR = "pit_supervisor"
@@ -18,6 +20,13 @@ CASHIER = "cashier"
 AUDITOR = "auditor"
 ADMIN = "admin"
 ROLES = (DEALER, PIT_SUPERVISOR, CASHIER, AUDITOR, ADMIN)
+#: Each role as its holders call it, in the reader's language.
+ROLE_LABELS = {DEALER: _("dealer"), PIT_SUPERVISOR: _("pit supervisor"), CASHIER: _("cashier"),
+               AUDITOR: _("auditor"), ADMIN: _("administrator")}
+
+
+def _labels(roles):
+    return ", ".join(str(ROLE_LABELS[role]) for role in roles) or str(_("none"))
 
 
 def roles_of(user):
@@ -51,7 +60,9 @@ def role_required(*roles, read_roles=()):
                 return redirect_to_login(request.get_full_path())
             allowed = roles + (read_roles if request.method in ("GET", "HEAD") else ())
             if not has_role(request.user, *allowed):
-                raise PermissionDenied
+                raise PermissionDenied(format_lazy(
+                    _("This page is for: {allowed}. Your roles: {held}."), allowed=_labels(allowed),
+                    held=_labels(sorted(roles_of(request.user), key=ROLES.index))))
             return view(request, *args, **kwargs)
         return wrapper
     return decorator

@@ -4,6 +4,32 @@ refused and what to do; nothing was written. ``str(error)`` is the message."""
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 
+from ledger.money import show
+
+#: The engine's message parameters that hold an amount ("12.50") or points ("6.5").
+_AMOUNT_PARAMS = frozenset(("amount", "bet", "total", "low", "high"))
+_POINTS_PARAMS = frozenset(("points", "has"))
+
+
+def engine_message(error):
+    """An engine error's message in the active language, its amounts in the reader's
+    locale with the euro sign ("1.250,50 €" in Spanish) and its points as the table
+    says them ("6½").
+
+    Args:
+        error: an ``EngineError`` (its English ``template`` and text ``params``).
+    Returns:
+        str.
+    """
+    params = dict(error.params)
+    for name, value in params.items():
+        if name in _AMOUNT_PARAMS:
+            params[name] = show(value)
+        elif name in _POINTS_PARAMS:
+            whole, _dot, half = value.partition(".")
+            params[name] = ("" if whole == "0" else whole) + "½" if half else whole
+    return gettext(error.template).format(**params)
+
 
 class TableError(ValidationError):
     """Base of every refusal of a tables service.
@@ -33,9 +59,7 @@ class RuleBroken(TableError):
     code = "rule"
 
     def __init__(self, illegal, *, field=None):
-        # The engine's English template, translated here; its parameters are data.
-        message = gettext(illegal.template).format(**illegal.params)
-        super().__init__(message, field=field)
+        super().__init__(engine_message(illegal), field=field)
         self.rule = illegal.rule
         self.event = illegal.event
 

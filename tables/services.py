@@ -22,7 +22,6 @@ from django.db import IntegrityError, connection
 from django.db import transaction as db
 from django.dispatch import Signal
 from django.utils import timezone
-from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 
 from ledger.errors import InsufficientChips
@@ -51,6 +50,7 @@ from tables.errors import (
     RuleBroken,
     StaleHand,
     TableError,
+    engine_message,
 )
 from tables.hand_lock import hand_entries, last_hand, lock_hand, lock_table_for_opening, open_tenure
 from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
@@ -499,8 +499,7 @@ class _ImportBatch:
         try:
             play_record(record)
         except IllegalEvent as error:
-            raise RecordRefused(gettext(error.template).format(**error.params), event=error.event,
-                                rule=error.rule) from None
+            raise RecordRefused(engine_message(error), event=error.event, rule=error.rule) from None
         table = self._table(record)
         _check_record_fits(table, record)
         codes = {record["bank"], *record["seats"]}

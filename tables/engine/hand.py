@@ -58,7 +58,7 @@ EVENT_KEYS = {
 }
 #: Console-only keys: a revealed card's identity, and ``identify`` of a face-down card.
 _UNKNOWN_EVENT_KEYS = dict(EVENT_KEYS, reveal=frozenset(("do", "seat", "card")),
-                           identify=frozenset(("do", "seat", "hand", "card")))
+                           identify=frozenset(("do", "seat", "hand", "card", "natural")))
 
 
 _valid_ids = {}
@@ -202,7 +202,7 @@ class Legal:
 
     __slots__ = ("phase", "to_deal", "actor", "hand", "bet", "draw", "draw_down", "stand",
                  "reveal", "split", "exchange", "exchange_required", "fusilar", "muerto",
-                 "shuffle", "side_bet_seats", "loca_bets_open", "loca_raises",
+                 "shuffle", "side_bet_seats", "loca_bets_open", "loca_raises", "announce",
                  "bank_must_draw", "bank_must_stand", "complete", "identities_owed")
 
     def __init__(self, **values):
@@ -255,7 +255,7 @@ class HandState:
         self._seat = {seat.player: seat for seat in self.seats}
         self.bank = Hand(BANK_ID, 1, BANK)
         self.loca = Hand(LOCA_ID, 1, LOCA) if profile.loca else None
-        self.loca_bets = {}  # bettor -> [stake before la loca played, total stake]
+        self.loca_bets = {}  # bettor -> [first stake (bets before its turn), total stake]
         self.order = [*seats, *((LOCA_ID,) if profile.loca else ()), BANK_ID]
         # Who plays at each turn: a Seat, or la loca's and the bank's Hand.
         self._actors = [*self.seats, *((self.loca,) if self.loca else ()), self.bank]
@@ -331,6 +331,14 @@ class HandState:
                     return True
         loca = self.loca
         return loca is not None and bool(self.loca_bets) and loca.status != BUST
+
+    @property
+    def loca_turn_begun(self):
+        """La loca's turn has begun: the last seat's turn is over and the bank said "va la
+        loca". From then on nobody new bets on it and each bettor may only add to his
+        stake, up to twice his first one. [rules.md "La loca and bets on other hands"; 003]
+        """
+        return self.phase is not DEAL and self.turn >= len(self.seats)
 
     def bank_limit(self):
         """The points below which the bank must draw now (half-points), or None.
@@ -474,7 +482,7 @@ class HandState:
         if loca.status != PLAYING:
             raise IllegalEvent(n, "loca", gettext_noop("la loca has finished playing; no more bets on it"))
         stakes = self.loca_bets.get(player)
-        if not loca.acted:
+        if not self.loca_turn_begun:  # a bettor's bets until "va la loca" are his first stake
             if stakes is None:
                 self.loca_bets[player] = [cents, cents]
             else:
@@ -482,11 +490,12 @@ class HandState:
                 stakes[1] += cents
             return
         if stakes is None:
-            raise IllegalEvent(n, "loca", gettext_noop("bets on la loca close when its card is seen; {player} had no bet on it"),
+            raise IllegalEvent(n, "loca", gettext_noop("bets on la loca closed when its turn began (va la loca); {player} had no bet on it"),
                                player=player)
         if stakes[1] + cents > 2 * stakes[0]:
-            raise IllegalEvent(n, "loca", gettext_noop("while la loca plays, {player} may add up to twice his first stake, {amount} in all"),
-                               player=player, amount=format_cents(2 * stakes[0]))
+            raise IllegalEvent(n, "loca", gettext_noop("once la loca's turn has begun, {player} may only add up to twice his first stake, {amount} in all; {bet} more would make {total}"),
+                               player=player, amount=format_cents(2 * stakes[0]), bet=format_cents(cents),
+                               total=format_cents(stakes[1] + cents))
         stakes[1] += cents
 
     def _card_event(self, ev, n, who):
@@ -651,12 +660,19 @@ class HandState:
         if not hand.unknown:
             raise IllegalEvent(n, "identify", gettext_noop("every card of {who}'s hand {number} is already known"),
                                who=who, number=hand.number)
+        announcing = ev.get("natural", False)
+        if type(announcing) is not bool:
+            raise IllegalEvent(n, "identify", gettext_noop("natural must be true or false"))
         position = hand.cards.index(None)
         code = self._card(ev.get("card"), n, False)
+        if announcing:
+            self._check_announcement(hand, position, code, n)
         self._check_identity(hand, position, code, n)
         self._identify(hand, position, code)
         if hand.status == PLAYING:
             self._settle_points(hand)
+        elif hand.kind == NORMAL and hand.natural:  # a 7½ shown late is announced now
+            self.announced = True
 
     # ------------------------------------------------------------------ checks
 
@@ -694,6 +710,17 @@ class HandState:
             raise IllegalEvent(n, "player", gettext_noop("{player} is not a valid player id"), player=show(player))
         if player == self.bank_player:
             raise IllegalEvent(n, "bank", gettext_noop("the bank's holder never bets on la loca or on a seat"))
+
+    def _may_announce(self, seat, hand):
+        """Under ``bank_chases_natural``, may the seat in turn stand on an announced 7½
+        whose face-down card was entered unknown (the console then asks for that card)?
+        True when some card still in the stock would make the hand 7½."""
+        if not (self.profile.bank_chases_natural and hand.unknown and hand.kind == NORMAL
+                and hand.stake and (not hand.raise_pending or self.profile.raise_on_stand)):
+            return False
+        needed = NATURAL - hand.points
+        live = self.live
+        return any(CARD_POINTS[code] == needed and code not in live for code in self.deck)
 
     def _exchange_due(self, seat, hand):
         """``exchange_fours: mandatory`` and the seat still holds its initial 4."""
@@ -833,6 +860,17 @@ class HandState:
                                card=CARD_NAME[code], at=dealt)
         return code
 
+    def _check_announcement(self, hand, position, code, n):
+        """A seat standing on an announced 7½ shows the face-down card it held unknown:
+        the hand must be the one in turn and the card must make it 7½ (console only).
+        [rules.md "The bank's turn": bank_chases_natural; issue 19]"""
+        if (hand.kind != NORMAL or hand.status != PLAYING or hand is not self.current_hand()):
+            raise IllegalEvent(n, "identify", gettext_noop("only the hand in turn announces 7½ when it stands"))
+        self._check_stand(hand, self._seat[hand.owner], n)
+        if hand.points + CARD_POINTS[code] != NATURAL:
+            raise IllegalEvent(n, "identify", gettext_noop("with {card} the hand has {points}, not 7½: check the card, or enter a stand"),
+                               card=CARD_NAME[code], points=format_points(hand.points + CARD_POINTS[code]))
+
     def _check_identity(self, hand, position, code, n):
         """A late identity must fit: no other copy of the card out at the same time, and
         a play that stayed legal (no card drawn on 7½ or more, no stand on a bust)."""
@@ -851,6 +889,12 @@ class HandState:
             if hand.status == STOOD and total > NATURAL:
                 raise IllegalEvent(n, "identify", gettext_noop("with {card} the hand is bust, yet it stood: check the card or void the hand"),
                                    card=CARD_NAME[code])
+            bank = self.bank
+            if (hand.kind == NORMAL and hand.status == STOOD and total == NATURAL
+                    and self.profile.bank_chases_natural
+                    and bank.status == STOOD and bank.points < NATURAL):
+                raise IllegalEvent(n, "bank_chases_natural", gettext_noop("with {card} the hand was 7½, which obliged the bank not to stand below 7½; it stood on {points}: check the card or void the hand"),
+                                   card=CARD_NAME[code], points=format_points(bank.points))
 
     # ------------------------------------------------------------------ mutations
 
@@ -946,7 +990,7 @@ class HandState:
                       identities_owed=tuple(self.identities_owed()),
                       draw=False, draw_down=False, stand=False, reveal=False, split=False,
                       exchange=False, exchange_required=False, fusilar=False, shuffle=False,
-                      side_bet_seats=(), loca_bets_open=False, loca_raises={},
+                      side_bet_seats=(), loca_bets_open=False, loca_raises={}, announce=False,
                       bank_must_draw=False, bank_must_stand=False)
         if self.phase != PLAY:
             return legal
@@ -975,14 +1019,16 @@ class HandState:
             legal.exchange = ok(self._check_exchange, seat, hand, 0)
             legal.exchange_required = self._exchange_due(seat, hand)
             legal.fusilar = ok(self._check_fusilar, seat, hand, 0)
+            legal.announce = self._may_announce(seat, hand)
             if ok(self._check_muerto, seat, hand, 0):
                 legal.muerto = (max(self.min_bet, 1), self.max_bet)
         if self.profile.side_bets:
             legal.side_bet_seats = tuple(s.player for s in self.seats if s.hands[0].status == PLAYING)
         loca = self.loca
         if loca is not None and loca.status == PLAYING:
-            legal.loca_bets_open = not loca.acted
-            legal.loca_raises = {p: (2 * s[0] - s[1] if loca.acted else None)
+            begun = self.loca_turn_begun
+            legal.loca_bets_open = not begun
+            legal.loca_raises = {p: (2 * s[0] - s[1] if begun else None)
                                  for p, s in self.loca_bets.items()}
         if who == BANK_ID:
             limit = self.bank_limit()

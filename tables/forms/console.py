@@ -38,6 +38,7 @@ ACTIONS = {
     "muerto-unknown": ("muerto", False, True),
     "shuffle": ("shuffle", False, False),
     "identify": ("identify", False, False),
+    "announce": ("identify", False, False),
 }
 #: Events that name a card (``reveal`` may: a face-down card entered unknown).
 _CARD_EVENTS = frozenset(("deal", "card", "exchange", "fusilar", "muerto", "identify"))
@@ -183,6 +184,8 @@ class EntryForm(forms.Form):
                                                              code="hand"))
                 return cleaned
             event["hand"] = cleaned["hand"]
+            if action == "announce":  # the seat stands on an announced 7½, showing its card
+                event["natural"] = True
         self.event = event
         return cleaned
 

@@ -90,7 +90,16 @@ def _may_enter(user, shift):
 def _check_reader(user, shift):
     """Raise PermissionDenied unless the user enters at this table or reads every table."""
     if not _may_enter(user, shift) and not has_role(user, PIT_SUPERVISOR, AUDITOR):
-        raise PermissionDenied
+        raise _not_this_tables_dealer(shift)
+
+
+def _not_this_tables_dealer(shift):
+    """The 403 of a dealer at a table whose open shift is not his, saying why."""
+    if shift is None:
+        return PermissionDenied(_("This table has no open shift: a pit supervisor opens one before its hands are entered."))
+    return PermissionDenied(_("Only %(dealer)s, the dealer of this table's open shift, enters its hands; "
+                              "the pit supervisors and the auditors read them. Your own table is in the list of "
+                              "table consoles.") % {"dealer": shift.dealer.get_username()})
 
 
 def _dealers_table(user, table_id):
@@ -101,7 +110,7 @@ def _dealers_table(user, table_id):
     """
     table, shift = _table_and_shift(table_id)
     if not _may_enter(user, shift):
-        raise PermissionDenied
+        raise _not_this_tables_dealer(shift)
     return table, shift
 
 
@@ -160,8 +169,8 @@ def console_entry(request, table_id):
                                              form_token=form.cleaned_data["token"])
     except Table.DoesNotExist:
         raise Http404 from None
-    except NotTheDealer:
-        raise PermissionDenied from None
+    except NotTheDealer as error:
+        raise PermissionDenied(str(error)) from None
     except StaleHand as error:
         return _render_console(request, *_table_and_shift(table_id), stale=str(error), status=409)
     except HandNotOpen as error:
@@ -233,8 +242,8 @@ def console_open(request, table_id):
                                               dealer=request.user, after=form.cleaned_data["after"])
         except Table.DoesNotExist:
             raise Http404 from None
-        except NotTheDealer:
-            raise PermissionDenied from None
+        except NotTheDealer as error:
+            raise PermissionDenied(str(error)) from None
         except (StaleHand, HandNotOpen):
             # This form was sent already (a double click, a refresh) or another screen
             # opened a hand first: nothing to do but show it.
@@ -493,7 +502,8 @@ def _panel(state, legal):
     panel["reveal_named"] = legal.reveal and hand.cards[hand.down] is not None
     panel["muerto"] = (_money(legal.muerto[0]), _money(legal.muerto[1])) if legal.muerto else None
     panel["unknown_ok"] = not state.profile.face_up
-    panel["card_form"] = legal.draw or legal.reveal or legal.exchange or legal.fusilar or bool(legal.muerto)
+    panel["card_form"] = (legal.draw or legal.reveal or legal.exchange or legal.fusilar or bool(legal.muerto)
+                          or legal.announce)
     panel["side_bets"] = [(who, _who(who)) for who in legal.side_bet_seats]
     panel["loca_raises"] = [(p, _money(room)) for p, room in sorted(legal.loca_raises.items()) if room]
     seats_done = legal.actor in (LOCA_ID, BANK_ID)
@@ -597,6 +607,8 @@ def describe_event(event, *, language=None):
     if do == "shuffle":
         return _("the bust hands' cards are shuffled back into the stock")
     if do == "identify":
+        if event.get("natural"):
+            return _("%(seat)s stands on an announced 7½: the face-down card is %(card)s") % values
         return _("%(seat)s, hand %(hand)s: the face-down card was %(card)s") % values
     return str(event)
 

@@ -27,6 +27,7 @@ from ledger.money import euros, show
 from tables.engine import IllegalEvent
 from tables.engine.cards import CARD_NAME, parse_card
 from tables.engine.hand import parse_amount
+from tables.errors import engine_message
 from tables.integrity import chain_faults, number_gaps
 from tables.models import Hand, HandEvent, Shift, Table
 from tables.selectors import hand_record
@@ -61,7 +62,7 @@ def _readable_table(request, table_id):
         return table
     if table.shifts.filter(closed_at__isnull=True, dealer=request.user).exists():
         return table
-    raise PermissionDenied
+    raise PermissionDenied(_("A dealer reads the hands of the table of his open shift only."))
 
 
 def _page(request, queryset, per_page=PER_PAGE):
@@ -289,7 +290,7 @@ def hand_record_download(request, table_id, number):
     try:
         record = hand_record(hand)
     except IllegalEvent as error:
-        return HttpResponse(_(error.template).format(**error.params), status=409,
+        return HttpResponse(engine_message(error), status=409,
                             content_type="text/plain; charset=utf-8")
     response = JsonResponse(record, json_dumps_params={"ensure_ascii": False, "indent": 2})
     name = f"{slugify(hand.table.name) or 'table'}-{hand.number}.json"

@@ -168,3 +168,24 @@ def test_hand_lists_are_paginated_and_filtered(api, mesa):
     assert api["supervisor"].get("/api/hands/", player="marta").json()["count"] == 3
     bad = api["supervisor"].get("/api/hands/", opened_after="yesterday")
     assert bad.status_code == 400 and error_of(bad)["field"] == "opened_after"
+
+
+def test_la_loca_takes_raises_up_to_twice_the_first_stake_from_its_turn(api, mesa):
+    table = TableFactory(name="Mesa P", rules={"profile": "profesional"})
+    from tables import services
+
+    services.table_bank_draw(table=table, holder=mesa.players["ana"], capital=Decimal("100.00"), by=mesa.supervisor)
+    services.shift_open(table=table, dealer=mesa.dealer, opened_by=mesa.supervisor)
+    response = api["dealer"].post(f"/api/tables/{table.pk}/hands/", {"seats": ["luis"]})
+    hand_id = response.json()["hand"]["id"]
+    state = post_events(api, hand_id, ["luis deal 2C", "loca deal 12O", "bank deal 5O", "loca bet 10 by pepe",
+                                       "luis bet 5", "luis stand"])
+    assert state["legal"]["loca_bets_open"] is False and state["legal"]["loca_raises"] == {"pepe": "10.00"}
+    response = api["dealer"].post(f"/api/hands/{hand_id}/events/", {"event": event("loca bet 15 by pepe")})
+    assert response.status_code == 400
+    error = error_of(response)
+    assert (error["event"], error["rule"]) == (7, "loca") and "20,00" in error["message"] and "25,00" in error["message"]
+    response = api["dealer"].post(f"/api/hands/{hand_id}/events/", {"event": event("loca bet 5 by rosa")})
+    assert response.status_code == 400 and "va la loca" in error_of(response)["message"]
+    post_events(api, hand_id, ["loca bet 10 by pepe", "loca card 7B", "bank stand"])
+    assert Hand.objects.get(pk=hand_id).settlement["players"]["pepe"] == "40.00"

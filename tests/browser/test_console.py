@@ -87,7 +87,7 @@ def test_a_dealer_enters_a_hand_and_the_cashier_sees_the_balance(browser_page, m
     page.fill("#form-bet input[name=amount]", "500")
     page.click('#form-bet button[value="bet"]')
     refusal = page.wait_for_selector("#refusal")
-    assert "100.00" in refusal.inner_text()
+    assert "100,00 €" in refusal.inner_text()  # the amount in the reader's locale
     assert table.version == before and HandEvent.objects.count() == before
     assert page.input_value("#form-bet input[name=amount]") == "500"
 

@@ -102,7 +102,7 @@ def test_commission_multipliers_la_loca_and_side_bets(staff):
         # la loca 6½ beats 6: rosa +5. Bank −10 −10 +20 −5 = −5: no commission.
         (["luis", "marta"], ["luis deal 5O", "marta deal 3C", "bank deal 2E", "loca deal 12O", "luis bet 10",
                              "luis bet 10 by pepe", "luis card 2B", "luis stand", "marta bet 20",
-                             "marta card 1O", "marta stand", "loca bet 5 by rosa", "loca card 6O", "loca stand",
+                             "marta card 1O", "loca bet 5 by rosa", "marta stand", "loca card 6O", "loca stand",
                              "bank card 4E", "bank stand"]),
         # the bank's 7½ collects twice: luis −20, marta −40; la loca (no bets) stands.
         # Bank +60, commission 3.00 (5 %), the bank keeps 57.00.

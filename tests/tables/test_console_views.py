@@ -519,6 +519,61 @@ def test_la_loca_and_muerto_through_the_console(dealer_client, profesional, mesa
     assert chips(mesa, "pepe") == Decimal("490.00")
 
 
+def test_the_loca_form_says_which_phase_it_is_in(dealer_client, profesional, mesa):
+    dealer_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    screen = Console(dealer_client, profesional)
+    screen.load()
+    hand = open_hand(screen, "luis marta")
+    for line in ("luis deal 5O", "marta deal 3C", "loca deal 12E", "bank deal 2E"):
+        screen.enter(line)
+    assert "until la loca&#39;s turn begins" in screen.page.content.decode()
+    for amount in ("5", "5"):  # two bets of pepe before its turn: his first stake is 10
+        response = screen.send("form-loca", "bet", player="pepe", amount=amount)
+        assert response.status_code == 302, refusal_of(response)
+    for line in ("luis bet 10", "luis stand", "marta bet 10", "marta stand"):
+        screen.enter(line)
+    page = screen.page.content.decode()
+    assert "turn has begun" in page and "pepe (up to 10.00 €)" in page
+    response = screen.send("form-loca", "bet", player="sol", amount="5")  # a newcomer at its turn
+    assert response.status_code == 200 and "va la loca" in refusal_of(response)
+    response = screen.send("form-loca", "bet", player="pepe", amount="10.01")
+    assert response.status_code == 200 and "twice his first stake" in refusal_of(response)
+    response = screen.send("form-loca", "bet", player="pepe", amount="10")
+    assert response.status_code == 302, refusal_of(response)
+    assert "form-loca" not in forms_of(screen.page)  # 20 in all: nothing more to add
+    for line in ("loca card 7B", "bank card 5B", "bank stand"):
+        screen.enter(line)
+    hand.refresh_from_db()
+    assert hand.settlement["players"]["pepe"] == "40.00"  # la loca's 7½ pays twice the 20
+
+
+def test_a_seat_standing_on_an_announced_seven_and_a_half_names_its_face_down_card(dealer_client, mesa):
+    table = TableFactory(name="Mesa C", rules={"profile": "reglamento", "bank_chases_natural": True})
+    services.table_bank_draw(table=table, holder=mesa.players["ana"], capital=Decimal("100.00"), by=mesa.supervisor)
+    services.shift_open(table=table, dealer=mesa.dealer, opened_by=mesa.supervisor)
+    screen = Console(dealer_client, table)
+    screen.load()
+    hand = open_hand(screen)
+    for line in ("luis deal ?", "marta deal 3C", "bank deal 5E", "luis bet 10", "luis card 7B"):
+        screen.enter(line)
+    assert "announce" in screen.form("form-card")["buttons"]
+    response = screen.send("form-card", "announce", card="2O")
+    assert response.status_code == 200 and "not 7½" in refusal_of(response)
+    response = screen.send("form-card", "announce", card="11O")
+    assert response.status_code == 302, refusal_of(response)
+    for line in ("marta bet 10", "marta stand"):
+        screen.enter(line)
+    # The bank on 5 against an announced 7½: it may not stand, only draw.
+    assert "form-play" not in forms_of(screen.page)
+    assert "The bank must draw" in screen.page.content.decode() or "La banca debe pedir" in screen.page.content.decode()
+    screen.enter("bank card 2B")  # 7: still below 7½, the bank must draw again
+    assert "form-play" not in forms_of(screen.page)
+    screen.enter("bank card 1B")  # 8: bust
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.SETTLED and hand.cards[0] == "11O"
+    assert hand.settlement["players"] == {"luis": "20.00", "marta": "10.00"}
+
+
 def test_a_face_down_card_entered_unknown_is_named_when_turned_up(screen):
     hand = open_hand(screen)
     for line in ("luis deal ?", "marta deal 3C", "bank deal ?", "luis bet 10"):

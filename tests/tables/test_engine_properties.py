@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ledger.payouts import settle
-from tables.engine import IllegalEvent
+from tables.engine import IllegalEvent, parse_amount
 from tables.engine.record import play_record, read_header
 from tables.engine.simulate import random_record
 
@@ -102,3 +102,25 @@ def test_a_mutated_record_is_valid_or_refused_by_the_engine_and_never_half_appli
         return
     s = settle(state)
     assert sum(s.players.values()) + s.bank_net + s.commission == 0
+
+
+@SETTINGS
+@given(records)
+def test_bets_on_la_loca_follow_its_turn(record):
+    """Before la loca's turn a bettor's bets add up to his first stake; from its turn on
+    only those bettors add, up to twice their first stake in all. [rules.md "La loca"]"""
+    state = read_header(record)
+    first, total = {}, {}
+    for event in record["events"]:
+        if event["do"] == "bet" and event["seat"] == "loca":
+            cents = parse_amount(event["amount"])
+            player = event["player"]
+            if state.loca_turn_begun:
+                assert player in first
+            else:
+                first[player] = first.get(player, 0) + cents
+            total[player] = total.get(player, 0) + cents
+        state.apply(event)
+    assert all(total[p] <= 2 * first[p] for p in total)
+    if state.loca is not None:
+        assert state.loca_bets == {p: [first[p], total[p]] for p in first}

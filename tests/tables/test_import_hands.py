@@ -216,3 +216,18 @@ def test_batches_of_any_size_import_the_same_hands(mesa, tmp_path):
     assert HandEvent.objects.count() == 5 * len(P01) and Transaction.objects.filter(kind="hand").count() == 5
     message, _out = refused("--batch", "0", path)
     assert "--batch" in message
+
+
+def test_a_newcomer_on_la_loca_at_its_turn_stops_the_import_naming_the_rule(db, tmp_path):
+    """rules.md "La loca": bets until its turn add up to a first stake; from "va la loca"
+    nobody new bets and each bettor adds up to twice his first stake in all."""
+    loca = dict(seats=["luis"], bank="banca", table="Mesa L", rules="profesional")
+    good = record("bank deal 5O", "luis deal 2C", "loca deal 12O", "loca bet 5 by pepe", "luis bet 5",
+                  "loca bet 5 by pepe", "luis stand", "loca bet 10 by pepe", "loca card 7B", "bank stand",
+                  **loca)
+    newcomer = record("bank deal 5O", "luis deal 2C", "loca deal 12O", "loca bet 10 by pepe", "luis bet 5",
+                      "luis stand", "loca bet 5 by rosa", "loca stand", "bank stand", **loca)
+    message, _out = refused("--create-tables", write(tmp_path / "h.jsonl", good, newcomer))
+    assert "line 2, event 7:" in message and "va la loca" in message and "rosa" in message
+    (settled,) = Hand.objects.filter(table__name="Mesa L")
+    assert settled.settlement["players"]["pepe"] == "40.00"

@@ -64,11 +64,13 @@ def test_side_bets_and_bets_on_la_loca_are_open_until_they_close():
     legal = table("luis deal 3O", "marta deal 4C", "bank deal 2C", rules={"profile": "reglamento", "side_bets": True}).legal()
     assert legal.side_bet_seats == ("luis", "marta")
     state = table("luis deal 3O", "marta deal 4C", "loca deal 12O", "bank deal 2C", "loca bet 10 by pepe",
-                  "luis bet 10", "luis stand", "marta bet 10", "marta stand", rules="profesional")
-    assert state.legal().loca_bets_open
-    state.apply(event("loca card 1O"))
+                  "luis bet 10", "luis stand", "marta bet 10", rules="profesional")
+    assert state.legal().loca_bets_open and state.legal().loca_raises == {"pepe": None}
+    state.apply(event("marta stand"))  # the last seat's turn is over: "va la loca"
     legal = state.legal()
     assert not legal.loca_bets_open and legal.loca_raises == {"pepe": 1000}
+    state.apply(event("loca card 1O"))
+    assert state.legal().loca_raises == {"pepe": 1000}
 
 
 def test_an_illegal_event_changes_nothing():
@@ -129,6 +131,52 @@ def test_the_bank_names_its_card_before_it_plays():
         state.apply(event("bank card 1O"))
     assert caught.value.rule == "reveal"
     assert state.legal().reveal
+
+
+CHASE = {"profile": "reglamento", "bank_chases_natural": True}
+
+
+def test_a_seat_standing_on_an_announced_seven_and_a_half_shows_its_unknown_card():
+    opening = ("luis deal ?", "marta deal 4C", "bank deal 5E", "luis bet 10", "luis card 7B")
+    state = table(*opening, rules=CHASE, unknown=True)
+    assert state.legal().announce and state.legal().stand
+    with pytest.raises(IllegalEvent) as caught:  # 7 + 3 is 10, not 7½
+        state.apply({"do": "identify", "seat": "luis", "hand": 1, "card": "3O", "natural": True})
+    assert caught.value.rule == "identify" and "not 7½" in caught.value.message
+    state.apply({"do": "identify", "seat": "luis", "hand": 1, "card": "12O", "natural": True})
+    assert state.actor == "marta" and state.seat("luis").hands[0].natural and state.announced
+    for line in ("marta bet 10", "marta stand"):
+        state.apply(event(line))
+    with pytest.raises(IllegalEvent) as caught:  # the bank is obliged while it plays
+        state.apply(event("bank stand"))
+    assert caught.value.rule == "bank_chases_natural"
+    assert not table(*opening, unknown=True).legal().announce  # only where the bank chases
+
+
+def test_an_announcement_is_the_hand_in_turns_and_needs_a_card_that_fits():
+    state = table("luis deal 3O", "marta deal ?", "bank deal 5E", rules=CHASE, unknown=True)
+    with pytest.raises(IllegalEvent):  # marta's turn has not come
+        state.apply({"do": "identify", "seat": "marta", "hand": 1, "card": "12O", "natural": True})
+    with pytest.raises(IllegalEvent):
+        state.apply({"do": "identify", "seat": "marta", "hand": 1, "card": "12O", "natural": "yes"})
+
+
+def test_a_seven_and_a_half_shown_after_the_bank_stood_below_it_is_refused_where_the_bank_chases():
+    lines = ("luis deal ?", "marta deal 4C", "bank deal 5E", "luis bet 10", "luis card 7B", "luis stand",
+             "marta bet 10", "marta stand", "bank card 1E", "bank stand")
+    state = table(*lines, rules=CHASE, unknown=True)
+    with pytest.raises(IllegalEvent) as caught:
+        state.apply(event("luis identify 1 12O"))
+    assert caught.value.rule == "bank_chases_natural"
+    assert state.identities_owed() == [("luis", 1)] and not state.announced  # nothing changed
+
+
+def test_a_seven_and_a_half_shown_late_obliges_the_bank_still_to_play():
+    state = table("luis deal ?", "marta deal 4C", "bank deal 5E", "luis bet 10", "luis card 7B", "luis stand",
+                  "marta bet 10", "marta stand", rules=CHASE, unknown=True)
+    assert not state.announced
+    state.apply(event("luis identify 1 12O"))
+    assert state.announced and not state.legal().stand
 
 
 def test_a_fusilado_card_may_stay_unknown_until_the_end():

@@ -393,6 +393,36 @@ def test_bets_on_la_loca_close_when_its_card_is_seen():
     assert (error.event, error.rule) == (7, "loca")
 
 
+def test_a_bettors_bets_on_la_loca_before_its_turn_add_up_to_his_first_stake():
+    # 5 + 5 before its turn make a first stake of 10, so pepe may bring it to 20 at its turn
+    # (a first stake of 5 would allow 10 in all).
+    s = settled("bank deal 5O", "luis deal 2C", "loca deal 12O", "loca bet 5 by pepe", "luis bet 5",
+                "loca bet 5 by pepe", "luis stand", "loca bet 10 by pepe", "loca card 7B", "bank stand",
+                **LOCA)
+    assert nets(s)[("pepe", "loca", 1)] == ("natural", 2, 4000)
+    assert s.players["pepe"] == 4000
+
+
+def test_at_la_locas_turn_a_bettor_may_raise_up_to_twice_his_first_stake_in_all():
+    opening = ("bank deal 5O", "luis deal 2C", "loca deal 12O", "loca bet 10 by pepe", "luis bet 5",
+               "luis stand")
+    s = settled(*opening, "loca bet 4 by pepe", "loca bet 6 by pepe", "loca card 7B", "bank stand", **LOCA)
+    assert nets(s)[("pepe", "loca", 1)] == ("natural", 2, 4000)  # 20 in all, paid twice
+    # Before its turn the old rule let a bettor of 10 add 15 until la loca drew; no longer.
+    error = refused(*opening, "loca bet 15 by pepe", **LOCA)
+    assert (error.event, error.rule) == (7, "loca")
+    assert "twice his first stake" in error.message and "20.00" in error.message
+    error = refused(*opening, "loca bet 10 by pepe", "loca bet 0.01 by pepe", **LOCA)
+    assert (error.event, error.rule) == (8, "loca")
+
+
+def test_nobody_new_bets_on_la_loca_once_its_turn_has_begun():
+    error = refused("bank deal 5O", "luis deal 2C", "loca deal 12O", "loca bet 10 by pepe", "luis bet 5",
+                    "luis stand", "loca bet 5 by rosa", **LOCA)
+    assert (error.event, error.rule) == (7, "loca")
+    assert "va la loca" in error.message and "rosa" in error.message
+
+
 def test_the_bank_never_bets_on_la_loca():
     error = refused("bank deal 5O", "luis deal 2C", "loca deal 12O", "loca bet 5 by banca", **LOCA)
     assert (error.event, error.rule) == (4, "bank")
