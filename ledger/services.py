@@ -406,9 +406,14 @@ SELECT a.id, a.kind, p.code, a.balance, a.is_open,
        (SELECT h.code FROM tables_player h WHERE h.id = %(holder)s)
   FROM ledger_account a LEFT JOIN tables_player p ON p.id = a.player_id
  WHERE (SELECT ok FROM ready)
-   AND (a.id IN (SELECT account_id FROM wanted) OR a.tenure_id = %(tenure)s OR (%(house)s AND a.kind = 'house'))
+   AND a.id = ANY(ARRAY(SELECT account_id FROM wanted
+                        UNION ALL SELECT t.id FROM ledger_account t WHERE t.tenure_id = %(tenure)s
+                        UNION ALL SELECT h.id FROM ledger_account h WHERE %(house)s AND h.kind = 'house'))
  ORDER BY a.id
    FOR NO KEY UPDATE OF a"""
+# The accounts are found by their indexes (player, tenure, house), then read by id: an
+# OR of the three conditions read every account (one more per bank tenure ever opened),
+# 117 pages per posting after 10,000 hands at one table; 36 this way, whatever the count.
 
 
 def _lock_settlement_accounts(*, codes, tenure_id, holder_id, house, idempotency_key):

@@ -13,9 +13,11 @@ last entry. [issue 4; rules.md for the rules; hand-record.md for the events]
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
 
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection
 from django.db import transaction as db
 from django.dispatch import Signal
@@ -195,8 +197,15 @@ def console_open_hand(*, table_id: int, seats: list[str], dealer, after: int) ->
         return _open_locked(table, seats=seats, opened_by=dealer, shift=shift, require_shift=True, imported=False)
 
 
-def _open_locked(table, *, seats, opened_by, shift, require_shift, imported):
-    """``hand_open``'s work on ``table`` as ``lock_table_for_opening`` read it."""
+def _open_locked(table, *, seats, opened_by, shift, require_shift, imported, opened_at=None, write=True,
+                 players=None):
+    """``hand_open``'s work on ``table`` as ``lock_table_for_opening`` read it.
+
+    ``opened_at``: when the hand began (default: now). ``write``: insert the hand and
+    the table's new ``last_hand_number`` now; an import (False) writes its hands in bulk
+    and each table's head once per batch (``_ImportBatch``). ``players``: as for
+    ``_seat_players``.
+    """
     # A hand opens only when none is open, numbered after the last: an open hand is the
     # table's latest hand not voided, which also says who takes the bank.
     last = table.last_hand
@@ -208,18 +217,21 @@ def _open_locked(table, *, seats, opened_by, shift, require_shift, imported):
     if shift is None and require_shift:
         raise NoShift(_("%(table)s has no open shift: a pit supervisor opens one"), params={"table": table.name})
     tenure = _take_over_if_due(table=table, tenure=table.open_tenure, by=opened_by, last=last)
-    players = _seat_players(seats, bank=tenure.holder)
+    players = _seat_players(seats, bank=tenure.holder, known=players)
     number = table.last_hand_number + 1
     hand = Hand(table=table, number=number, shift=shift, tenure=tenure, bank=tenure.holder,
                 seats=[p.code for p in players], rules=table.rules, min_bet=table.min_bet,
                 max_bet=table.max_bet, opened_by=opened_by, imported=imported)
+    if opened_at is not None:
+        hand.opened_at = opened_at
     try:
         state = new_hand_state(hand)()
     except IllegalEvent as error:
         raise RuleBroken(error, field="seats") from None
-    hand.save()
     table.last_hand_number = number
-    table.save(update_fields=["last_hand_number"])
+    if write:
+        hand.save()
+        table.save(update_fields=["last_hand_number"])
     hand.entries, hand.state = [], state  # as hand_record_event returns a hand: the console draws it
     return hand
 
@@ -302,8 +314,29 @@ def _record_locked(hand, *, event, entered_by, expected_version, form_token, sou
     if _already_recorded(hand, expected_version, form_token):
         return hand  # a double click or a refresh: the entry is already recorded
     _check_entry(hand, expected_version)
-    entries = hand.entries
-    state = hand_state(hand, entries)
+    hand.state = hand_state(hand, hand.entries)
+    _write_entry(_enter(hand, event=event, by=entered_by, form_token=form_token))
+    if settle and _finished(hand.state):
+        _settle(hand=hand, state=hand.state, events=effective_events(hand.entries), by=entered_by, source=source)
+    return hand
+
+
+def _enter(hand, *, event, by, form_token, players=None):
+    """Check ``event`` on the open ``hand`` and make its entry (not written yet).
+
+    ``hand`` carries ``state`` (the engine's, before this event) and ``entries``, and its
+    table (locked by the caller); the event is applied to ``hand.state`` and added to
+    ``hand.entries``, and the hand's version and the table's chain advance in memory
+    (``_entry``). Shared by an entry at the console and by an import. ``players``: as
+    for ``_seat_players``.
+
+    Returns:
+        the HandEvent, unsaved.
+    Raises:
+        RuleBroken: the engine refused the event. CoverExceeded (``bank_cover``),
+        TableError (a bettor who is not a registered player).
+    """
+    state = hand.state
     try:
         state.apply(event)
     except IllegalEvent as error:
@@ -311,12 +344,15 @@ def _record_locked(hand, *, event, entered_by, expected_version, form_token, sou
     if hand.table.bank_cover and event.get("do") in ("bet", "muerto"):
         tenure_check_cover(tenure=hand.tenure, stakes=euros(_stakes(state)))
     if event.get("do") == "bet" and event.get("player") is not None:
-        _seat_players([event["player"]], bank=hand.bank, field="player", seated=False)
-    _append(table=hand.table, hand=hand, kind=EVENT, event=event, by=entered_by, form_token=form_token)
-    hand.entries, hand.state = [*entries, (EVENT, event)], state
-    if settle and state.complete and not state.identities_owed():
-        _settle(hand=hand, state=state, events=effective_events(hand.entries), by=entered_by, source=source)
-    return hand
+        _seat_players([event["player"]], bank=hand.bank, field="player", seated=False, known=players)
+    entry = _entry(table=hand.table, hand=hand, kind=EVENT, event=event, by=by, form_token=form_token)
+    hand.entries = [*hand.entries, (EVENT, event)]
+    return entry
+
+
+def _finished(state):
+    """May the hand be settled now: nothing left to play, every face-down card named."""
+    return state.complete and not state.identities_owed()
 
 
 def hand_undo(*, hand: Hand, reason: str, entered_by, expected_version: int | None = None,
@@ -372,65 +408,175 @@ def hand_void(*, hand: Hand, reason: str, voided_by) -> Hand:
 
 
 def hand_import_record(*, record: dict, imported_by=None, create_tables: bool = False) -> Hand:
-    """Record and settle a whole hand record through the same services as the console.
-
-    The record is checked by the engine first; then, in one transaction, its table is
-    found (or created from the record's rules and limits with ``create_tables``), the
-    bank's holder is checked, the hand is opened and each event entered. Players the
-    record names that are not registered yet are registered (code only).
+    """Record and settle one hand record: ``hand_import_records`` of that record alone.
 
     Args:
         record: a decoded hand record naming its ``table``.
         imported_by: the user running the import (None for the system).
+        create_tables: create a missing table from the record's rules and limits.
     Returns:
         the settled Hand.
     Raises:
         RecordRefused: with ``event`` (0 outside the events): an invalid record, a
         missing table, rules or limits that differ from the table's, a bank that is not
-        the table's holder, a number that is not the table's next. Nothing is written.
+        the table's holder, a number that is not the table's next; and the ledger's
+        refusals. Nothing is written.
     """
-    try:
-        play_record(record)
-    except IllegalEvent as error:
-        raise RecordRefused(engine_message(error), event=error.event,
-                            rule=error.rule) from None
-    name = record.get("table")
-    if not name:
-        raise RecordRefused(_("the record names no table"))
+    (hand,) = hand_import_records(records=[record], imported_by=imported_by, create_tables=create_tables)
+    return hand
+
+
+def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tables: bool = False) -> list[Hand]:
+    """Record and settle hand records, in order, in ONE database transaction, each record
+    all or nothing. [issue 4 "Around the hand"; issue 18 "The import crawls"]
+
+    Each record is checked by the engine first (``play_record``); then, in a savepoint
+    of its own, its table is found (or created from the record's rules and limits with
+    ``create_tables``) and locked for the rest of the transaction, the bank's holder
+    checked (a table without a bank gets one drawn for the record's bank, with the
+    table's takeover capital at most his chips), the players the record names registered
+    (code only) if new, the hand opened (a 7½ takeover due passes the bank first) and
+    every event entered through the same code as the console's entries
+    (``_open_locked``, ``_enter``), and the finished hand settled and posted to the
+    ledger (``_settle``, ``ledger_post_settlement``). Everything that can refuse a
+    record runs inside its savepoint. The hands, their entries and their bets are then
+    inserted in bulk, all the batch's at once, and each table's head (its last hand
+    number and its last entry's hash) written once, before the transaction commits.
+
+    The first refused record stops the import: its savepoint is rolled back (nothing of
+    it is written: not its table, players, bank or posting), the records before it are
+    written and committed, then its refusal is raised. A database error (a constraint
+    or trigger refusing what the checks let through: a defect) rolls the whole batch
+    back.
+
+    Args:
+        records: decoded hand records, each naming its ``table``.
+        imported_by: the user running the import (None for the system).
+        create_tables: create a missing table from the record's rules and limits.
+    Returns:
+        the settled Hands, one per record, in order.
+    Raises:
+        RecordRefused, or the ledger's refusal (``LedgerError``), as ``hand_import_record``;
+        the error carries ``index`` (the refused record's position in ``records``) and
+        ``imported`` (the Hands of the records before it, committed).
+    """
+    refused = None
+    batch = _ImportBatch(imported_by=imported_by, create_tables=create_tables)
     with db.atomic():
-        table = Table.objects.select_for_update().filter(name=name).first()
-        if table is None:
-            if not create_tables:
-                raise RecordRefused(_("there is no table %(table)s (--create-tables creates it from the record)"),
-                                    params={"table": name})
-            table = Table.objects.create(name=name, rules=record["rules"], min_bet=euros(parse_amount(record["min_bet"])),
-                                         max_bet=euros(parse_amount(record["max_bet"])))
+        for index, record in enumerate(records):
+            try:
+                with db.atomic():  # a savepoint: a refused record leaves nothing behind
+                    batch.add(record)
+            except ValidationError as error:
+                refused = error
+                refused.index = index
+                break
+        batch.write()
+    if refused is not None:
+        refused.imported = batch.hands
+        raise refused
+    return batch.hands
+
+
+class _ImportBatch:
+    """What an import's transaction has locked and read, and what it will write.
+
+    The records are entered one after the other against the same locked table rows
+    (read once: ``tables``, kept up to date in memory), the players known
+    (``players``), and the hands, entries and bets of the records accepted so far,
+    written by ``write``."""
+
+    def __init__(self, *, imported_by, create_tables):
+        self.imported_by, self.create_tables = imported_by, create_tables
+        self.tables = {}  # name -> Table as lock_table_for_opening reads it, kept up to date
+        self.players = {}  # code -> Player registered
+        self.hands, self.entries, self.bets = [], [], []  # of the records accepted, not written yet
+        self.heads = {}  # table -> (last hand number, last entry's hash) after the last record accepted
+
+    def add(self, record):
+        """Check and enter one record (inside the caller's savepoint); its hand, entries
+        and bets are kept for ``write``. Raises the record's refusal."""
+        try:
+            play_record(record)
+        except IllegalEvent as error:
+            raise RecordRefused(engine_message(error), event=error.event, rule=error.rule) from None
+        table = self._table(record)
         _check_record_fits(table, record)
         codes = {record["bank"], *record["seats"]}
         codes.update(e["player"] for e in record["events"] if e.get("do") == "bet" and "player" in e)
-        Player.objects.bulk_create([Player(code=c) for c in sorted(codes)], ignore_conflicts=True)
-        holder = pending_bank_holder(table)
+        players = self._register(codes)
+        by = self.imported_by
+        holder = pending_bank_holder(table, table.open_tenure, last=table.last_hand)
         if holder is None:
-            bank = Player.objects.get(code=record["bank"])
+            bank = players[record["bank"]]
             capital = min(table.bank_capital, max(player_balance(player=bank), Decimal("0")))
-            tenure_open(table=table, holder=bank, capital=capital, began=BankTenure.Began.DRAW,
-                        posted_by=imported_by, source="system:import" if imported_by is None else "import")
+            table.open_tenure = tenure_open(table=table, holder=bank, capital=capital, began=BankTenure.Began.DRAW,
+                                            posted_by=by, source="system:import" if by is None else "import")
         elif holder.code != record["bank"]:
             raise RecordRefused(_("the bank at %(table)s is %(holder)s's, not %(bank)s's"),
-                                params={"table": name, "holder": holder.code, "bank": record["bank"]})
-        hand = hand_open(table=table, seats=record["seats"], opened_by=imported_by, require_shift=False,
-                         imported=True)
-        if record.get("started_at"):
-            hand.opened_at = datetime.fromisoformat(record["started_at"].replace("Z", "+00:00"))
-            hand.save(update_fields=["opened_at"])
-        last = len(record["events"])
+                                params={"table": table.name, "holder": holder.code, "bank": record["bank"]})
+        started = record.get("started_at")
+        hand = _open_locked(table, seats=record["seats"], opened_by=by, shift=None, require_shift=False,
+                            imported=True, write=False, players=players,
+                            opened_at=datetime.fromisoformat(started.replace("Z", "+00:00")) if started else None)
+        entries = []
         for number, event in enumerate(record["events"], 1):
             try:
-                hand = hand_record_event(hand=hand, event=event, entered_by=imported_by, source="import",
-                                         settle=number == last)
-            except TableError as error:
+                entries.append(_enter(hand, event=event, by=by, form_token=None, players=players))
+            except ValidationError as error:  # the engine's, the table's or the ledger's (bank_cover)
                 raise RecordRefused(str(error), event=number, rule=getattr(error, "rule", "record")) from None
-        return hand
+        bets = []
+        if _finished(hand.state):
+            bets = _settle(hand=hand, state=hand.state, events=effective_events(hand.entries), by=by,
+                           source="import", write=False, players=players)
+        table.last_hand, table.open_tenure = hand, hand.tenure
+        self.hands.append(hand)
+        self.entries += entries
+        self.bets += bets
+        self.heads[table] = (table.last_hand_number, table.last_event_hash)
+
+    def _table(self, record):
+        """The record's table, locked (read once per batch), or created with ``create_tables``."""
+        name = record.get("table")
+        if not name:
+            raise RecordRefused(_("the record names no table"))
+        table = self.tables.get(name)
+        if table is not None:
+            return table
+        table_id = Table.objects.filter(name=name).values_list("pk", flat=True).first()
+        if table_id is not None:
+            table = lock_table_for_opening(table_id)
+        elif not self.create_tables:
+            raise RecordRefused(_("there is no table %(table)s (--create-tables creates it from the record)"),
+                                params={"table": name})
+        else:
+            table = Table.objects.create(name=name, rules=record["rules"],
+                                         min_bet=euros(parse_amount(record["min_bet"])),
+                                         max_bet=euros(parse_amount(record["max_bet"])))
+            table.last_hand = table.open_tenure = table.open_shift = None
+        self.tables[name] = table
+        return table
+
+    def _register(self, codes):
+        """``{code: Player}`` of the batch's players, ``codes`` registered (code only) if new."""
+        new = codes - self.players.keys()
+        if new:
+            self.players.update((p.code, p) for p in Player.objects.filter(code__in=new))
+            missing = sorted(new - self.players.keys())
+            if missing:
+                Player.objects.bulk_create([Player(code=code) for code in missing], ignore_conflicts=True)
+                self.players.update((p.code, p) for p in Player.objects.filter(code__in=missing))
+        return self.players
+
+    def write(self):
+        """Insert the accepted records' hands, entries and bets, each kind in one
+        statement (the triggers check every row: hand numbers and entry sequences in
+        order), and write each table's head."""
+        Hand.objects.bulk_create(self.hands)  # in order: each table's numbers ascending
+        HandEvent.objects.bulk_create(self.entries)
+        HandBet.objects.bulk_create(self.bets)
+        for table, (number, digest) in self.heads.items():
+            Table.objects.filter(pk=table.pk).update(last_hand_number=number, last_event_hash=digest)
 
 
 def _check_record_fits(table, record):
@@ -578,13 +724,19 @@ def _take_over_if_due(*, table, tenure, by, last):
                            params={"player": holder.code, "why": str(error)}) from None
 
 
-def _seat_players(codes, *, bank, field="seats", seated=True):
-    """The Players for ``codes``, checked: registered, distinct, not the bank's holder."""
+def _seat_players(codes, *, bank, field="seats", seated=True, known=None):
+    """The Players for ``codes``, checked: registered, distinct, not the bank's holder.
+
+    ``known``: ``{code: Player}`` of players already read (an import's); only the others
+    are read."""
     if seated and not 1 <= len(codes) <= 9:
         raise TableError(_("seat 1 to 9 players"), field=field)
     if len(set(codes)) != len(codes):
         raise TableError(_("a player is seated twice"), field=field)
-    found = {p.code: p for p in Player.objects.filter(code__in=codes)}
+    known = known or {}
+    found = {c: known[c] for c in codes if c in known}
+    if len(found) < len(codes):
+        found.update((p.code, p) for p in Player.objects.filter(code__in=[c for c in codes if c not in found]))
     missing = [c for c in codes if c not in found]
     if missing:
         raise TableError(_("not registered players: %(codes)s (the cashier registers them)"),
@@ -621,11 +773,26 @@ def _stakes(state):
 
 
 def _append(*, table, hand, kind, event, by, form_token):
+    _write_entry(_entry(table=table, hand=hand, kind=kind, event=event, by=by, form_token=form_token))
+
+
+def _entry(*, table, hand, kind, event, by, form_token):
+    """The hand's next entry chained to the table's last (a HandEvent, unsaved); the hand's
+    ``version`` and the table's ``last_event_hash`` advance in memory."""
     sequence = hand.version + 1
     entered_at = timezone.now()
     previous = table.last_event_hash or GENESIS
+    by_id = by.pk if by else None
     digest = entry_hash(previous=previous, table_id=table.pk, hand_number=hand.number, sequence=sequence,
-                        kind=kind, event=event, entered_by_id=by.pk if by else None, entered_at=entered_at)
+                        kind=kind, event=event, entered_by_id=by_id, entered_at=entered_at)
+    hand.version = sequence
+    table.last_event_hash = digest
+    return HandEvent(table=table, hand=hand, sequence=sequence, kind=kind, event=event, entered_by_id=by_id,
+                     entered_at=entered_at, form_token=form_token, previous_hash=previous, hash=digest)
+
+
+def _write_entry(entry):
+    """Write one entry, its hand's version and its table's head (``_entry`` advanced them)."""
     # A unique refusal (the same form token) rolls the caller's transaction back: see
     # _after_conflict.
     if connection.vendor == "postgresql":  # the entry and both heads in one round trip
@@ -636,19 +803,25 @@ def _append(*, table, hand, kind, event, by, form_token):
                 " entered_at, form_token, previous_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)),"
                 " h AS (UPDATE tables_hand SET version = %s WHERE id = %s)"
                 " UPDATE tables_table SET last_event_hash = %s WHERE id = %s",
-                [table.pk, hand.pk, sequence, kind, prep(event, connection), by.pk if by else None, entered_at,
-                 form_token, previous, digest, sequence, hand.pk, digest, table.pk])
+                [entry.table_id, entry.hand_id, entry.sequence, entry.kind, prep(entry.event, connection),
+                 entry.entered_by_id, entry.entered_at, entry.form_token, entry.previous_hash, entry.hash,
+                 entry.sequence, entry.hand_id, entry.hash, entry.table_id])
     else:
-        HandEvent.objects.create(table=table, hand=hand, sequence=sequence, kind=kind, event=event,
-                                 entered_by=by, entered_at=entered_at, form_token=form_token,
-                                 previous_hash=previous, hash=digest)
-        Hand.objects.filter(pk=hand.pk).update(version=sequence)
-        Table.objects.filter(pk=table.pk).update(last_event_hash=digest)
-    hand.version = sequence
-    table.last_event_hash = digest
+        entry.save(force_insert=True)
+        Hand.objects.filter(pk=entry.hand_id).update(version=entry.sequence)
+        Table.objects.filter(pk=entry.table_id).update(last_event_hash=entry.hash)
 
 
-def _settle(*, hand, state, events, by, source):
+def _settle(*, hand, state, events, by, source, write=True, players=None):
+    """Settle the finished hand and post it to the ledger (``ledger_post_settlement``);
+    its settlement, counts and cards are set on ``hand``.
+
+    Args:
+        write: save the hand and insert its bets now (an import, False, writes them in
+            bulk); players: ``{code: Player}`` already read (an import's), or None.
+    Returns:
+        the hand's HandBets (unsaved when not ``write``).
+    """
     settlement = settle(state)
     transaction = ledger_post_settlement(tenure=hand.tenure, settlement=settlement,
                                          idempotency_key=hand.idempotency_key, reference=hand.reference,
@@ -662,10 +835,13 @@ def _settle(*, hand, state, events, by, source):
     hand.splits, hand.exchanges = plays["split"], plays["exchange"]
     hand.fusilados, hand.muertos = plays["fusilar"], plays["muerto"]
     hand.cards = [CARD_NAME[code] for code, _dealt, _returned in state.instances]
-    hand.save(update_fields=["status", "settlement", "next_bank", "transaction", "settled_at", "splits",
-                             "exchanges", "fusilados", "muertos", "cards"])
-    players = {p.code: p for p in Player.objects.filter(code__in=settlement.players)}
-    HandBet.objects.bulk_create([
-        HandBet(hand=hand, player=players[bet.player], seat=bet.seat, seat_hand=bet.hand, stake=euros(bet.stake),
-                points=bet.points, result=bet.result, multiplier=bet.multiplier, net=euros(bet.net))
-        for bet in settlement.bets])
+    if players is None or not players.keys() >= settlement.players.keys():
+        players = {p.code: p for p in Player.objects.filter(code__in=settlement.players)}
+    bets = [HandBet(hand=hand, player=players[bet.player], seat=bet.seat, seat_hand=bet.hand, stake=euros(bet.stake),
+                    points=bet.points, result=bet.result, multiplier=bet.multiplier, net=euros(bet.net))
+            for bet in settlement.bets]
+    if write:
+        hand.save(update_fields=["status", "settlement", "next_bank", "transaction", "settled_at", "splits",
+                                 "exchanges", "fusilados", "muertos", "cards", "version"])
+        HandBet.objects.bulk_create(bets)
+    return bets
