@@ -210,8 +210,10 @@ def test_a_bank_winning_4_sigma_with_one_dealer_is_the_only_alert(edge):
     alert = found["alerts"][0]
     assert alert["q_value"] < 0.01 and alert["actual"] > alert["expected"]
     assert alert["evidence"] == sorted({r["hand"] for r in rows if r["dealer"] == "d2" and r["bank"] == "b3"})
-    others = [p for p in found["pairs"] if p is not alert and p["q_value"] is not None]
-    assert min(p["q_value"] for p in others) > 0.05
+    # The favoured bets also lift b3's and d2's pairs with the players, less surely.
+    runner_up = min((p for p in found["pairs"] if p is not alert and p["q_value"] is not None),
+                    key=lambda p: p["q_value"])
+    assert runner_up["q_value"] >= 0.01 and {"b3", "d2"} & {runner_up["a"], runner_up["b"]}
 
 
 def test_pairs_with_few_hands_are_listed_untested():
