@@ -30,7 +30,7 @@ from collections import defaultdict
 import numpy as np
 from scipy import stats
 
-from tables.engine.cards import CARD_NAME, CARD_RANK, CARD_SPELLINGS, DECKS, RANKS
+from tables.engine.cards import CARD_RANK, CARD_SPELLINGS, DECKS, RANKS
 from tables.engine.hand import BANK_ID, LOCA_ID
 from tables.engine.record import read_header
 
@@ -551,8 +551,3 @@ def combined_alerts(tests, *, alpha=ALPHA):
         test["combined_alert"] = q < alpha
     tested.sort(key=lambda t: t["combined_q"])
     return tested
-
-
-def card_name(code):
-    """A card code as written ("7O"), for showing card-test evidence."""
-    return CARD_NAME[code]

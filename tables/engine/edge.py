@@ -63,8 +63,10 @@ from tables.engine.hand import (
     MUERTO_CARD,
     MUERTO_SEVEN,
     HandState,
+    format_cents,
 )
 from tables.engine.profiles import Profile
+from tables.engine.record import FORMAT
 
 #: One unit staked, in cents: the simulated table's minimum bet.
 UNIT_CENTS = 100
@@ -335,13 +337,15 @@ class HandResult:
             ``RANKS`` order) of the stock it came from (None for the initial deal: the
             whole deck). Otherwise None.
         bank_points: the bank's final points (half-points).
+        record: with ``record``, the hand as a hand record (``hand-record.md``: seats
+            ``s1`` …, the bank ``banca``, stakes in units of 1.00); otherwise None.
     """
 
-    __slots__ = ("bank_result", "commission", "bets", "cards", "bank_points")
+    __slots__ = ("bank_result", "commission", "bets", "cards", "bank_points", "record")
 
-    def __init__(self, bank_result, commission, bets, cards, bank_points):
+    def __init__(self, bank_result, commission, bets, cards, bank_points, record=None):
         self.bank_result, self.commission, self.bets = bank_result, commission, bets
-        self.cards, self.bank_points = cards, bank_points
+        self.cards, self.bank_points, self.record = cards, bank_points, record
 
 
 class _Table:
@@ -373,7 +377,8 @@ class _Abandon(Exception):
     """The stock ran out with nothing to shuffle back and the hand cannot go on."""
 
 
-def play_hands(rules, *, seats, hands, rng, strategy=None, deck=None, observe=False, rig=None):
+def play_hands(rules, *, seats, hands, rng, strategy=None, deck=None, observe=False, rig=None,
+               record=False):
     """Play and settle ``hands`` hands; yield a ``HandResult`` for each.
 
     Args:
@@ -384,6 +389,7 @@ def play_hands(rules, *, seats, hands, rng, strategy=None, deck=None, observe=Fa
         strategy: a ``Strategy``; the profile's ``default_strategy`` when None.
         deck: card codes of a reduced deck (a subset of the profile's), or None.
         observe: record the cards as they leave the stock (``HandResult.cards``).
+        record: keep each hand as a hand record (``HandResult.record``).
         rig: for tests of the audit: ``rig(rng, stock, order)`` may reorder the shuffled
             ``stock`` (a list of card codes) before the deal; the deal gives ``stock[-1]``
             to ``order[0]``, ``stock[-2]`` to ``order[1]`` …, the bank (last in
@@ -402,7 +408,7 @@ def play_hands(rules, *, seats, hands, rng, strategy=None, deck=None, observe=Fa
     played = 0
     while played < hands:
         try:
-            result = _play(table, rng, observe, rig)
+            result = _play(table, rng, observe, rig, record)
         except _Abandon:
             abandoned += 1
             if abandoned > 1000 + hands:
@@ -413,7 +419,7 @@ def play_hands(rules, *, seats, hands, rng, strategy=None, deck=None, observe=Fa
     return abandoned
 
 
-def _play(table, rng, observe, rig):
+def _play(table, rng, observe, rig, record):
     profile, strategy = table.profile, table.strategy
     state = HandState(profile, UNIT_CENTS, MAX_CENTS, BANK_PLAYER, table.seat_ids, deck=table.deck_arg)
     stock = list(table.deck)
@@ -423,6 +429,7 @@ def _play(table, rng, observe, rig):
         rig(rng, stock, tuple(order))
     position = table.position
     cards = [] if observe else None
+    events = [] if record else None
     apply = state.apply
 
     def emit(event):
@@ -430,6 +437,8 @@ def _play(table, rng, observe, rig):
             apply(event)
         except IllegalEvent as error:
             raise AssertionError(f"the engine refused {event}: {error.message}") from error
+        if events is not None:
+            events.append(event)
 
     def take(who):
         """The next card from the stock (after a shuffle if it ran out), or None."""
@@ -440,6 +449,8 @@ def _play(table, rng, observe, rig):
                 apply({"do": "shuffle"})
             except IllegalEvent:
                 return None
+            if events is not None:
+                events.append({"do": "shuffle"})
             live = state.live
             stock.extend(c for c in table.deck if c not in live)
             rng.shuffle(stock)
@@ -477,6 +488,8 @@ def _play(table, rng, observe, rig):
         if hand.stake == 0:
             if (table.exchanges and lone and not seat.acted and seat.exchanges < MAX_EXCHANGES
                     and CARD_RANK[cards_[0]] == 4):
+                # The 4 goes back into the stock first, anywhere in it: it may come again.
+                stock.insert(rng.randrange(len(stock) + 1), cards_[0])
                 code = take(who)
                 if code is None:
                     raise _Abandon
@@ -508,8 +521,13 @@ def _play(table, rng, observe, rig):
 
     settlement = settle(state)
     bets = tuple((position[b.seat], b.stake, -b.net) for b in settlement.bets)
+    hand_record = None
+    if record:
+        hand_record = {"format": FORMAT, "rules": profile.rules, "min_bet": format_cents(UNIT_CENTS),
+                       "max_bet": format_cents(MAX_CENTS), "bank": BANK_PLAYER, "seats": list(table.seat_ids),
+                       "events": events}
     return HandResult(settlement.bank_result, settlement.commission, bets,
-                      None if cards is None else tuple(cards), state.bank.points)
+                      None if cards is None else tuple(cards), state.bank.points, hand_record)
 
 
 def _bank_turn(state, table, take, emit):

@@ -13,10 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
+from ledger.payouts import settle
 from reports import statistics as S
 from tables.engine.cards import CARD_NAME, CARD_RANK, DECKS, parse_card
-from tables.engine.edge import bank_edge, hand_variance, play_hands
-from tables.engine.simulate import random_record
+from tables.engine.edge import bank_edge, default_strategy, hand_variance, play_hands
+from tables.engine.record import play_record
+from tables.engine.simulate import random_record, random_rules
 
 RULES = "americana"  # face up, the bank bound by its rules: the fastest to simulate
 SEATS = 4
@@ -296,6 +298,20 @@ def test_card_observations_of_a_record_follow_the_stock():
     kept_out = S.card_observations(record, hand=17, by_player=True, returned_fours_back=False)
     assert [who for _h, _k, who, _c, _s in kept_out][:2] == ["luis", "marta"]
     assert kept_out[3][4][3] == 3 and kept_out[4][4][3] == 3  # the returned 4 stays out of play
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_simulation_s_cards_are_what_card_observations_read_back_from_its_records(seed):
+    """The edge's simulation, as hand records, under random rules and options: replayed,
+    they settle to the same result and give the same cards from the same stocks."""
+    rng = random.Random(seed)
+    rules = random_rules(rng)
+    strategy = default_strategy(rules, stand_at=rng.randint(2, 14), exchange_fours="always", split=True,
+                                fusilar=rng.random() < 0.5, muerto=rng.random() < 0.5)
+    for i, hand in enumerate(play_hands(rules, seats=rng.randint(1, 9), hands=80, rng=rng, strategy=strategy,
+                                        observe=True, record=True)):
+        assert settle(play_record(hand.record)).bank_result == hand.bank_result
+        assert S.card_observations(hand.record, hand=i) == [(i, *card) for card in hand.cards]
 
 
 def test_random_legal_play_raises_no_card_alert():
