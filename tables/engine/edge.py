@@ -579,9 +579,8 @@ def bank_sight(state, table):
                     1 if first_only and natural_seen else profile.natural_pays)
                 hidden.append((hand.stake, "seven", pays))
                 continue
-            if kind == MUERTO_SEVEN:
-                if hand.stake:
-                    hidden.append((hand.stake, "known", hand.points))
+            if kind == MUERTO_SEVEN:  # its 7 is also the muerto card hand's first card
+                hidden.append((hand.stake, "known", hand.points, profile.natural_pays))
                 continue
             if hand.status == BUST or hand.points == NATURAL or hand.down < 0:
                 seen.extend(cards)
@@ -621,7 +620,7 @@ def bank_sight(state, table):
         if what == "seven":
             views.append(seven_and_card_view(stake, pool, item[2]))
         elif what == "known":
-            views.append(known_view(stake, item[2], item[3] if len(item) > 3 else profile.natural_pays))
+            views.append(known_view(stake, item[2], item[3]))
         else:
             visible, exclude = item[2], item[3]
             shown, last = sum(visible), (visible[-1] if visible else None)
