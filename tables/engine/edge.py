@@ -62,11 +62,13 @@ from tables.engine.hand import (
     MAX_EXCHANGES,
     MUERTO_CARD,
     MUERTO_SEVEN,
+    NORMAL,
+    PLAY,
     HandState,
     format_cents,
 )
 from tables.engine.profiles import Profile
-from tables.engine.record import FORMAT
+from tables.engine.record import FORMAT, read_header
 
 #: One unit staked, in cents: the simulated table's minimum bet.
 UNIT_CENTS = 100
@@ -838,3 +840,45 @@ def hand_variance(stakes, sd_per_unit_bet, within_hand_correlation):
     total = sum(stakes)
     squares = sum(s * s for s in stakes)
     return sd_per_unit_bet ** 2 * (squares + within_hand_correlation * (total * total - squares))
+
+
+def observed_stand_at(records):
+    """The threshold that best describes how the seats played in some hand records: for
+    an edge that expects what the players at a table actually do.
+
+    Every choice of a seat's hand between drawing and standing (a ``card`` or ``stand``
+    event of a seat, on a hand with a stake whose cards are all known) is counted by the
+    hand's points; the threshold is the ``stand_at`` that agrees with the most of them
+    (draw below it, stand at or above it; the lowest such on a tie).
+
+    Args:
+        records: hand records (``hand-record.md``), valid.
+    Returns:
+        dict: ``stand_at`` (half-points, or None without any choice), ``agreement`` (the
+        share of choices it agrees with), ``choices``, and ``by_points``: ``[points,
+        draws, stands]`` per half-point total seen.
+    Raises:
+        IllegalEvent: a record is not valid.
+    """
+    draws = [0] * 16
+    stands = [0] * 16
+    for record in records:
+        state = read_header(record)
+        for event in record["events"]:
+            do = event.get("do") if type(event) is dict else None
+            if do in ("card", "stand") and event.get("seat") not in (BANK_ID, LOCA_ID) and state.phase == PLAY:
+                hand = state.current_hand()
+                if (hand is not None and hand.kind == NORMAL and not hand.unknown and hand.stake
+                        and hand.points < NATURAL):
+                    (stands if do == "stand" else draws)[hand.points] += 1
+            state.apply(event)
+    total = sum(draws) + sum(stands)
+    if not total:
+        return {"stand_at": None, "agreement": None, "choices": 0, "by_points": []}
+    best, best_agree = None, -1
+    for t in range(1, NATURAL + 1):
+        agree = sum(draws[:t]) + sum(stands[t:])
+        if agree > best_agree:
+            best, best_agree = t, agree
+    return {"stand_at": best, "agreement": best_agree / total, "choices": total,
+            "by_points": [[p, draws[p], stands[p]] for p in range(NATURAL) if draws[p] or stands[p]]}

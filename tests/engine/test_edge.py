@@ -29,10 +29,11 @@ from tables.engine.edge import (
     hand_variance,
     hidden_card_weights,
     known_view,
+    observed_stand_at,
     play_hands,
 )
 from tables.engine.edge_exact import exact_edge
-from tables.engine.simulate import random_rules
+from tables.engine.simulate import random_record, random_rules
 
 #: A reduced deck: the four halves of oros and copas' sota, 1–7 of oros, the 1 of copas.
 SMALL_DECK = [parse_card(c) for c in "10O 11O 12O 10C 1O 2O 3O 4O 5O 6O 7O 1C".split()]
@@ -242,3 +243,22 @@ def test_every_order_of_a_tiny_deck_played_through_the_engine_averages_to_the_ex
     total = sum(hand.bank_result for hand in play_hands(rules, seats=seats, hands=720, rng=random.Random(0),
                                                         strategy=strategy, deck=cards, rig=rig))
     assert Fraction(total, 720 * seats * UNIT_CENTS) == exact
+
+
+# ---------------------------------------------------------------------------------------
+# The threshold the players at a table actually use
+
+
+def test_the_observed_threshold_of_simulated_play_is_its_strategy():
+    hands = play_hands("reglamento", seats=4, hands=400, rng=random.Random(4), record=True,
+                       strategy=default_strategy("reglamento", stand_at=11))
+    observed = observed_stand_at(hand.record for hand in hands)
+    assert observed["stand_at"] == 11 and observed["agreement"] == 1.0 and observed["choices"] > 1000
+    assert all((p < 11 and stands == 0) or (p >= 11 and draws == 0) for p, draws, stands in observed["by_points"])
+
+
+def test_the_observed_threshold_of_random_play_agrees_only_in_part():
+    rng = random.Random(8)
+    observed = observed_stand_at(random_record(rng, rules="tradicional") for _ in range(300))
+    assert 8 <= observed["stand_at"] <= 13 and 0.6 < observed["agreement"] < 0.95
+    assert observed_stand_at([]) == {"stand_at": None, "agreement": None, "choices": 0, "by_points": []}
