@@ -21,16 +21,15 @@ ROLES = (DEALER, PIT_SUPERVISOR, CASHIER, AUDITOR, ADMIN)
 
 
 def roles_of(user):
-    """The set of role names a user holds (every role for a superuser; none if anonymous)."""
+    """The set of role names a user holds (every role for a superuser; none if anonymous).
+
+    Reads ``user.groups.all()``: one query, or none when the groups were prefetched (a
+    logged-in request's user: ``casino.auth.RoleAwareBackend``)."""
     if not user.is_authenticated:
         return frozenset()
     if user.is_superuser:
         return frozenset(ROLES)
-    cached = getattr(user, "_role_names", None)
-    if cached is None:
-        cached = frozenset(user.groups.values_list("name", flat=True))
-        user._role_names = cached
-    return cached
+    return frozenset(group.name for group in user.groups.all())
 
 
 def has_role(user, *roles):
