@@ -23,13 +23,15 @@ ROLES = (DEALER, PIT_SUPERVISOR, CASHIER, AUDITOR, ADMIN)
 def roles_of(user):
     """The set of role names a user holds (every role for a superuser; none if anonymous).
 
-    Reads ``user.groups.all()``: one query, or none when the groups were prefetched (a
-    logged-in request's user: ``casino.auth.RoleAwareBackend``)."""
+    A request's user (``casino.auth.RoleAwareBackend``) was read with his roles: the
+    ``role_names`` annotation of his raw query. Any other user's are read from his groups
+    (a query each time)."""
     if not user.is_authenticated:
         return frozenset()
     if user.is_superuser:
         return frozenset(ROLES)
-    return frozenset(group.name for group in user.groups.all())
+    names = getattr(user, "role_names", None)
+    return frozenset(user.groups.values_list("name", flat=True) if names is None else names)
 
 
 def has_role(user, *roles):
