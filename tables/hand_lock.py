@@ -5,12 +5,14 @@ what it needs; the lock is a statement of its own so that the read after it runs
 fresh snapshot (READ COMMITTED): what another entry committed while this one waited for
 the lock is seen.
 
-An entry (``lock_hand``) reads the hand with its table, bank holder, bank tenure, shift
-and dealer, and its entries so far: the console's hot path, and the project's one read
-written in SQL (``_READ``). Measured in-process on this project's 2-core machine
-(2026-11-24, 4,000 reads each, medians of five runs): 0.47–0.51 ms against 2.9–4.0 ms for
-the ORM's ``select_related`` and entries query (three statements, compiled on every
-request) — about 3 ms of an entry's 7 ms of server CPU (``benchmarks/console.py``).
+An entry (``lock_hand``) locks the table and reads the hand with its table, bank holder,
+bank tenure, shift and dealer, and its entries so far: the console's hot path, and the
+project's one locked read written in SQL (the lock, then ``_read``). Its measured gain, on
+this project's 2-core machine (2026-11-24, medians of five runs): 0.47–0.51 ms against
+2.9–4.0 ms for the ORM's lock, ``select_related`` and entries query (three statements,
+compiled on every request; 4,000 reads each) — about 3 ms of an entry's 6–7 ms of server
+CPU (``benchmarks/console.py``); the lock alone 0.10 ms against 0.28–0.47 ms through the
+ORM (600 each).
 
 An opening (``lock_table_for_opening``) reads the table's last hand, its open bank
 tenure and its open shift through the ORM: it runs once in 20–30 entries.
@@ -50,11 +52,6 @@ class Opening(NamedTuple):
     shift: Shift | None
 
 
-def _lock_table(tables):
-    """Lock the one table row of the queryset ``tables``; its id, or None if there is none."""
-    return tables.select_for_update(of=("self",)).values_list("pk", flat=True).first()
-
-
 def lock_hand(*, hand_id: int | None = None, table_id: int | None = None) -> LockedHand | None:
     """Lock the table's row and read the hand, inside the caller's transaction.
 
@@ -65,21 +62,22 @@ def lock_hand(*, hand_id: int | None = None, table_id: int | None = None) -> Loc
     Raises:
         Hand.DoesNotExist: no hand ``hand_id``; Table.DoesNotExist: no table ``table_id``.
     """
-    if hand_id is not None:
-        if _lock_table(Table.objects.filter(hands=hand_id)) is None:
-            raise Hand.DoesNotExist(f"no hand {hand_id}")
-        where, parameter = "h.id = %s", hand_id
-    else:
-        if _lock_table(Table.objects.filter(pk=table_id)) is None:
-            raise Table.DoesNotExist(f"no table {table_id}")
-        where, parameter = f"h.table_id = %s AND h.status = '{Hand.Status.OPEN.value}'", table_id
     with connection.cursor() as cursor:
-        cursor.execute(_read(where), [parameter])  # after the lock: what committed meanwhile is seen
+        if hand_id is not None:
+            cursor.execute("SELECT t.id FROM tables_table t JOIN tables_hand h ON h.table_id = t.id "
+                           "WHERE h.id = %s FOR UPDATE OF t", [hand_id])
+            if cursor.fetchone() is None:
+                raise Hand.DoesNotExist(f"no hand {hand_id}")
+            cursor.execute(_read("h.id = %s"), [hand_id])  # after the lock: what committed meanwhile is seen
+        else:
+            cursor.execute("SELECT id FROM tables_table WHERE id = %s FOR UPDATE", [table_id])
+            if cursor.fetchone() is None:
+                raise Table.DoesNotExist(f"no table {table_id}")
+            cursor.execute(_read(f"h.table_id = %s AND h.status = '{Hand.Status.OPEN.value}'"), [table_id])
         row = cursor.fetchone()
     if row is None:
         return None
-    hand, table, bank, tenure, shift, dealer = (_instance(model, fields, row[start:end])
-                                                for model, fields, start, end in _layout()[0])
+    hand, table, bank, tenure, shift, dealer = (_instance(part, row) for part in _layout()[0])
     hand.table, hand.bank, hand.tenure, hand.shift = table, bank, tenure, shift
     if shift is not None:
         shift.table, shift.dealer = table, dealer
@@ -92,16 +90,30 @@ _JOINED = ((Hand, "h", None), (Table, "t", "JOIN {} t ON t.id = h.table_id"),
            (Shift, "s", "LEFT JOIN {} s ON s.id = h.shift_id"), ("user", "u", "LEFT JOIN {} u ON u.id = s.dealer_id"))
 
 
+class _Part(NamedTuple):
+    """One model's columns in the entry's read."""
+
+    model: type
+    #: the attribute names of its concrete fields, in order (``Model.from_db``'s).
+    attnames: list
+    #: ``[(index, [converter, …])]`` of its fields that have database converters.
+    converters: list
+    start: int
+    end: int
+
+
 @functools.cache
 def _layout():
-    """``([(model, fields, first column, column after its last)], SELECT list, joins)``
-    of the entry's read, worked out once from the models."""
+    """``([_Part of each model], SELECT list, joins)`` of the entry's read, worked out once
+    from the models."""
     quote = connection.ops.quote_name
     parts, columns, joins, at = [], [], [], 0
     for model, alias, join in _JOINED:
         model = get_user_model() if model == "user" else model
         fields = model._meta.concrete_fields
-        parts.append((model, fields, at, at + len(fields)))
+        converters = [(i, field.get_db_converters(connection)) for i, field in enumerate(fields)]
+        parts.append(_Part(model, [field.attname for field in fields], [(i, c) for i, c in converters if c],
+                           at, at + len(fields)))
         columns += [f"{alias}.{quote(field.column)}" for field in fields]
         at += len(fields)
         if join is not None:
@@ -119,17 +131,17 @@ def _read(where):
     return f"SELECT {columns} FROM {connection.ops.quote_name(Hand._meta.db_table)} h {joins} WHERE {where}"
 
 
-def _instance(model, fields, values):
-    """The ``model`` instance of a row's ``values`` for ``fields`` (all concrete fields,
-    in order), as the ORM loads it: each value through its field's database converters
-    (a JSON field's text parsed), then ``Model.from_db``. None for a LEFT JOIN's missing
-    row (its id is NULL)."""
+def _instance(part, row):
+    """The instance of ``part``'s model in ``row``, as the ORM loads it: each value through
+    its field's database converters (a JSON field's text parsed), then ``Model.from_db``.
+    None for a LEFT JOIN's missing row (its id is NULL)."""
+    values = list(row[part.start:part.end])
     if values[0] is None:
         return None
-    values = [functools.reduce(lambda value, convert: convert(value, None, connection),
-                               field.get_db_converters(connection), value)
-              for field, value in zip(fields, values, strict=True)]
-    return model.from_db(connection.alias, [field.attname for field in fields], values)
+    for i, converters in part.converters:
+        for convert in converters:
+            values[i] = convert(values[i], None, connection)
+    return part.model.from_db(connection.alias, part.attnames, values)
 
 
 #: The fields of the last hand an opening reads: whether it is open, and who takes the
