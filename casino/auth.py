@@ -17,8 +17,8 @@ class RoleAwareBackend(ModelBackend):
     through the ORM in one statement (``annotate`` with an ``ArraySubquery``), 0.80 ms with
     ``ModelBackend.get_user`` and a query of the groups, 1.96 ms with the groups
     prefetched (2026-11-24, medians of five runs of 600); on ``benchmarks/console.py``'s
-    entries the ORM's one statement cost 15% of the server's CPU per entry (py-spy: 1.33
-    samples per entry against 0.17 for this read), the prefetch about a fifth."""
+    entries the ORM's one statement took 15% of the server's samples per entry (py-spy:
+    1.33 per entry against 0.28 for this read), the prefetch about a fifth."""
 
     def get_user(self, user_id):
         """The active user ``user_id`` with ``role_names`` (a list of group names), or None."""

@@ -14,8 +14,11 @@ compiled on every request; 4,000 reads each) — about 3 ms of an entry's 6–7 
 CPU (``benchmarks/console.py``); the lock alone 0.10 ms against 0.28–0.47 ms through the
 ORM (600 each).
 
-An opening (``lock_table_for_opening``) reads the table's last hand, its open bank
-tenure and its open shift through the ORM: it runs once in 20–30 entries.
+An opening (``lock_table_for_opening``) locks the table and reads its last hand, its
+open bank tenure and its open shift through the ORM: it runs once a hand (20–30 entries).
+The one statement written for it before cost 0.34 ms in-process against several through
+the ORM (2026-11-24, on a machine under load), a few percent of a hand's server CPU: not
+worth a second written read.
 """
 
 import functools
