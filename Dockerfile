@@ -1,6 +1,8 @@
 # The back-office's image: web (gunicorn), Celery worker and beat all run from it.
 # docker-compose.yml sets the environment (casino.settings.production needs
-# DJANGO_SECRET_KEY, DATABASE_URL, CELERY_BROKER_URL, DJANGO_ALLOWED_HOSTS).
+# DJANGO_SECRET_KEY, DATABASE_URL, CELERY_BROKER_URL, CACHE_URL, DJANGO_ALLOWED_HOSTS).
+# tests/test_shipped.py installs and runs exactly what the COPY lines copy, and checks
+# that they copy every directory the settings need.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -14,7 +16,7 @@ WORKDIR /app
 
 # psycopg[binary] ships its own libpq: no compiler or system library is needed. An
 # editable install, so that web, worker and beat all import the code (and its templates
-# and Spanish catalogues) from /app.
+# and Spanish catalogues, compiled: the .mo files are committed) from /app.
 COPY pyproject.toml README.md ./
 COPY casino ./casino
 COPY tables ./tables
@@ -22,11 +24,12 @@ COPY ledger ./ledger
 COPY reports ./reports
 COPY api ./api
 COPY templates ./templates
+COPY locale ./locale
 COPY manage.py ./
 # collectstatic needs the production settings' variables, not their values.
 RUN pip install -e . \
-    && DJANGO_SECRET_KEY=build DATABASE_URL=sqlite:////tmp/build.sqlite3 CELERY_BROKER_URL=redis://build \
-       DJANGO_ALLOWED_HOSTS=build python manage.py collectstatic --noinput \
+    && DJANGO_SECRET_KEY=build DATABASE_URL=postgres://build/build CELERY_BROKER_URL=redis://build \
+       CACHE_URL=locmemcache:// DJANGO_ALLOWED_HOSTS=build python manage.py collectstatic --noinput \
     && useradd --system --uid 1000 --home /app casino \
     && chown -R casino /app
 

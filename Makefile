@@ -1,8 +1,11 @@
 # The two commands of the README: `make start` and `make test`.
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# Where `make start` serves (`make start PORT=8150` when 8000 is taken).
+HOST ?= 127.0.0.1
+PORT ?= 8000
 
-.PHONY: start test lint conformance
+.PHONY: start test shipped lint conformance
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -10,15 +13,20 @@ $(VENV)/.installed: pyproject.toml
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $@
 
-# The back-office on the embedded default: SQLite file db.sqlite3, Celery tasks in-process.
+# The back-office with demo data on PostgreSQL: DATABASE_URL's, else the embedded server in
+# var/postgres (started now, stopped after runserver: Ctrl-C); Celery tasks in-process.
 start: $(VENV)/.installed
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py demo
-	$(PY) manage.py runserver 127.0.0.1:8000
+	$(PY) -m casino.localdb run -- sh -c '$(PY) manage.py migrate --noinput && $(PY) manage.py demo \
+	  && exec $(PY) manage.py runserver $(HOST):$(PORT)'
 
-# The test suite, on PostgreSQL at 127.0.0.1:5432 (DATABASE_URL to use another).
+# The test suite, on PostgreSQL at DATABASE_URL, else the embedded server.
 test: $(VENV)/.installed
 	$(PY) -m pytest
+
+# The image's files installed in a fresh virtual env and run as shipped (gunicorn, a Celery
+# worker and beat on Redis, Chromium walking it): tests/test_shipped.py.
+shipped: $(VENV)/.installed
+	$(PY) -m pytest -m shipped tests/test_shipped.py
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

@@ -5,7 +5,8 @@ import sys
 
 
 def main():
-    # The quick start and the tools run on the local settings (SQLite, Celery eager);
+    # The quick start and the tools run on the local settings (DATABASE_URL, else the
+    # embedded PostgreSQL; Celery eager);
     # production sets DJANGO_SETTINGS_MODULE=casino.settings.production.
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.local")
     from django.core.management import execute_from_command_line

@@ -1,12 +1,10 @@
 """django-filter filter sets of the API's lists (query parameters; an invalid value is
 answered 400 naming the parameter)."""
 
-import json
 from datetime import UTC
 
 import django_filters as filters
 from django import forms
-from django.db import connection
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django_filters.fields import IsoDateTimeField
@@ -76,11 +74,7 @@ class HandFilter(filters.FilterSet):
 
     def filter_player(self, queryset, name, value):
         """Hands where ``value`` sat or held the bank."""
-        if connection.vendor == "postgresql":
-            seated = Q(seats__contains=[value])
-        else:  # SQLite (the quick start) has no JSON containment
-            seated = Q(seats__icontains=json.dumps(value))
-        return queryset.filter(seated | Q(bank__code=value))
+        return queryset.filter(Q(seats__contains=[value]) | Q(bank__code=value))
 
 
 class HandEntryFilter(filters.FilterSet):

@@ -9,8 +9,9 @@ timed test.
    migrated, and dropped at the end: ``--dealers`` tables (``reglamento``, 5–100 €), each
    with its own dealer user and open shift, its bank drawn for and its players with chips.
 2. The static files collected into a scratch ``DJANGO_STATIC_ROOT`` (as the Dockerfile
-   does), and a server on loopback with the production settings (``DEBUG`` off, persistent
-   database connections: ``conn_max_age`` in ``DATABASE_URL``): gunicorn if installed
+   does), and a server on loopback with the shipped configuration (docker-compose.yml's:
+   the production settings, their persistent database connections, sessions cached in
+   Redis at ``CACHE_URL``, default the broker's): gunicorn if installed
    (``--workers`` sync workers), else ``manage.py runserver --noreload`` (threaded).
 3. For comparison, the dealers GET the home page, logged in (session, user and roles read
    from the database).
@@ -637,10 +638,13 @@ def main():
     name = f"console_bench_{os.getpid()}"
     static_root = tempfile.mkdtemp(prefix="console_bench_static_")
     run("createdb", *PG, name)
-    env = dict(os.environ, DATABASE_URL=database_url(name, "conn_max_age=600"), DJANGO_SETTINGS_MODULE="casino.settings.production",
+    # The shipped configuration (docker-compose.yml's): production settings, persistent
+    # connections, sessions cached in Redis, plain HTTP on loopback.
+    redis = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+    env = dict(os.environ, DATABASE_URL=database_url(name), DJANGO_SETTINGS_MODULE="casino.settings.production",
                DJANGO_SECRET_KEY="bench-only-not-a-secret", DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
-               CELERY_BROKER_URL=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"),
-               DJANGO_SECURE_COOKIES="false", CELERY_TASK_ALWAYS_EAGER="true", DJANGO_STATIC_ROOT=static_root)
+               CELERY_BROKER_URL=redis, CACHE_URL=os.environ.get("CACHE_URL", redis), DJANGO_HTTPS="false",
+               CELERY_TASK_ALWAYS_EAGER="true", DJANGO_STATIC_ROOT=static_root)
     os.environ.update(env)
     server = None
     try:

@@ -7,7 +7,7 @@ Everything happens in scratch databases on the PostgreSQL server of ``PGHOST``/`
 /``PGUSER`` (default 127.0.0.1:5432, postgres), created with ``createdb`` and dropped at
 the end:
 
-1. ``ledger_bench_<pid>``: migrated; a bank tenure; ``--hands`` settlements of random
+1. ``ledger_bench_<pid>``, with the production settings: migrated; a bank tenure; ``--hands`` settlements of random
    legal hands (``tables.engine.simulate``; the public conformance hands if it is
    missing), settled beforehand, then posted one by one with ``ledger_post_settlement``
    (one database transaction each, triggers on), half before and half after step 2.
@@ -179,9 +179,11 @@ def main():
 
     name = f"ledger_bench_{os.getpid()}"
     run("createdb", *PG, name)
-    os.environ["DATABASE_URL"] = database_url(name)
-    os.environ["DJANGO_DEBUG"] = "false"  # no query log
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.local")
+    # The shipped settings (production's: no query log, statements prepared as configured).
+    redis = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+    os.environ.update(DATABASE_URL=database_url(name), DJANGO_SETTINGS_MODULE="casino.settings.production",
+                      DJANGO_SECRET_KEY="bench-only-not-a-secret", DJANGO_ALLOWED_HOSTS="127.0.0.1",
+                      CELERY_BROKER_URL=redis, CACHE_URL=os.environ.get("CACHE_URL", redis))
     try:
         import django
 

@@ -30,16 +30,17 @@ def _labels(roles):
 
 
 def roles_of(user):
-    """The set of role names a user holds (every role for a superuser; none if anonymous)."""
+    """The set of role names a user holds (every role for a superuser; none if anonymous).
+
+    A request's user (``casino.auth.RoleAwareBackend``) was read with his roles: the
+    ``role_names`` annotation of his raw query. Any other user's are read from his groups
+    (a query each time)."""
     if not user.is_authenticated:
         return frozenset()
     if user.is_superuser:
         return frozenset(ROLES)
-    cached = getattr(user, "_role_names", None)
-    if cached is None:
-        cached = frozenset(user.groups.values_list("name", flat=True))
-        user._role_names = cached
-    return cached
+    names = getattr(user, "role_names", None)
+    return frozenset(user.groups.values_list("name", flat=True) if names is None else names)
 
 
 def has_role(user, *roles):

@@ -7,11 +7,11 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db import connection
-from django.db.models import Case, F, Sum, When
+from django.db.models import Case, Count, F, Q, Sum, When
+from django.db.models.functions import Coalesce
 
 from ledger.models import Account, BankTenure, CashierSlip, Entry, Transaction
-from ledger.money import CENT, cents, euros
+from ledger.money import cents, euros
 from ledger.shares import split_by_shares
 
 ZERO = Decimal("0.00")
@@ -212,7 +212,7 @@ def ledger_faults() -> list[str]:
                 .values_list("account_id", "total"))
     total = ZERO
     for account in all_balances():
-        expected = Decimal(sums.get(account.id) or ZERO).quantize(CENT)  # SQLite sums as floats
+        expected = sums.get(account.id) or ZERO
         total += account.balance
         if account.balance != expected:
             faults.append(f"account #{account.id} ({account.label}): balance column {account.balance} "
@@ -222,24 +222,17 @@ def ledger_faults() -> list[str]:
                           "a closed tenure distributed its whole balance")
     if total != ZERO:
         faults.append(f"the accounts' balances sum to {total}, not 0")
-    with connection.cursor() as cursor:
-        cursor.execute("""
-            SELECT t.id, count(e.id),
-                   coalesce(sum(round(e.amount * 100)) FILTER (WHERE e.side = 'D'), 0),
-                   coalesce(sum(round(e.amount * 100)) FILTER (WHERE e.side = 'C'), 0)
-              FROM ledger_transaction t LEFT JOIN ledger_entry e ON e.transaction_id = t.id
-             GROUP BY t.id
-            HAVING count(e.id) < 2
-                OR coalesce(sum(round(e.amount * 100)) FILTER (WHERE e.side = 'D'), 0)
-                   <> coalesce(sum(round(e.amount * 100)) FILTER (WHERE e.side = 'C'), 0)
-             ORDER BY t.id""")
-        # Summed in whole cents: SQLite (the quick start) sums decimals as floats.
-        for tx_id, count, debits, credits in cursor.fetchall():
-            if count < 2:
-                faults.append(f"transaction #{tx_id} has {count} entries: a transaction needs at least two")
-            else:
-                faults.append(f"transaction #{tx_id} does not balance: debits {euros(int(debits))}, "
-                              f"credits {euros(int(credits))}")
+    unbalanced = (Transaction.objects
+                  .annotate(n=Count("entries"),
+                            debits=Coalesce(Sum("entries__amount", filter=Q(entries__side=Entry.Side.DEBIT)), ZERO),
+                            credits=Coalesce(Sum("entries__amount", filter=Q(entries__side=Entry.Side.CREDIT)), ZERO))
+                  .filter(Q(n__lt=2) | ~Q(debits=F("credits"))).order_by("id")
+                  .values_list("id", "n", "debits", "credits"))
+    for tx_id, count, debits, credits in unbalanced:
+        if count < 2:
+            faults.append(f"transaction #{tx_id} has {count} entries: a transaction needs at least two")
+        else:
+            faults.append(f"transaction #{tx_id} does not balance: debits {debits}, credits {credits}")
     faults += _reversal_faults()
     numbers = list(CashierSlip.objects.order_by("number").values_list("number", flat=True))
     for expected_number, number in enumerate(numbers, start=1):

@@ -151,13 +151,9 @@ def _card_counts(where_sql, params):
     they came out of the stock, so its initial deal is its first ``seats + 1`` cards
     (with la loca, its card may be among them in place of a seat's: still a dealt
     card of the initial deal)."""
-    if connection.vendor == "postgresql":
-        sql = (f"SELECT c.card, count(*), count(*) FILTER (WHERE c.n <= jsonb_array_length(h.seats) + 1) "
-               f"FROM tables_hand h CROSS JOIN LATERAL jsonb_array_elements_text(h.cards) WITH ORDINALITY "
-               f"AS c(card, n) WHERE {where_sql} GROUP BY c.card")
-    else:
-        sql = (f"SELECT c.value, count(*), sum(CASE WHEN c.key < json_array_length(h.seats) + 1 THEN 1 ELSE 0 END) "
-               f"FROM tables_hand h, json_each(h.cards) c WHERE {where_sql} GROUP BY c.value")
+    sql = (f"SELECT c.card, count(*), count(*) FILTER (WHERE c.n <= jsonb_array_length(h.seats) + 1) "
+           f"FROM tables_hand h CROSS JOIN LATERAL jsonb_array_elements_text(h.cards) WITH ORDINALITY "
+           f"AS c(card, n) WHERE {where_sql} GROUP BY c.card")
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -169,14 +165,13 @@ def _card_tests(shift, decks):
     ``{deck: [rules values]}``); one scan when the shift used one deck."""
     tests = []
     where = "h.shift_id = %s AND h.status <> 'open'"
-    cast = "::jsonb" if connection.vendor == "postgresql" else ""
     for deck, rules_values in sorted(decks.items()):
         if len(decks) == 1:
             dealt, initial = _card_counts(where, [shift.pk])
         else:
             dealt, initial = defaultdict(int), defaultdict(int)
             for rules_value in rules_values:
-                found, first = _card_counts(f"{where} AND h.rules = %s{cast}", [shift.pk, json.dumps(rules_value)])
+                found, first = _card_counts(f"{where} AND h.rules = %s::jsonb", [shift.pk, json.dumps(rules_value)])
                 for card, n in found.items():
                     dealt[card] += n
                 for card, n in first.items():
@@ -275,28 +270,9 @@ def shift_report(shift, progress=None) -> dict:
     }
 
 
-#: Per-hand values read from a settled hand's ``settlement`` JSON, per database: the
-#: commission and the bank's net in integer cents, the bank's points in half-points.
-_SETTLEMENT_SQL = {
-    "postgresql": {
-        # jsonb_to_record reads the settlement once for its three values.
-        "read": "LEFT JOIN LATERAL jsonb_to_record(h.settlement) AS s(commission numeric, bank jsonb) ON true",
-        "commission": "(s.commission * 100)::bigint",
-        "bank_net": "((s.bank ->> 'net')::numeric * 100)::bigint",
-        "bank_points": "((s.bank ->> 'points')::numeric * 2)::int",
-        "other_rules": "h.rules <> %(rules)s::jsonb",
-        "fence": "OFFSET 0",
-    },
-    "sqlite": {
-        "read": "",
-        "commission": "CAST(ROUND(json_extract(h.settlement, '$.commission') * 100) AS INTEGER)",
-        "bank_net": "CAST(ROUND(json_extract(h.settlement, '$.bank.net') * 100) AS INTEGER)",
-        "bank_points": "CAST(ROUND(json_extract(h.settlement, '$.bank.points') * 2) AS INTEGER)",
-        "other_rules": "h.rules <> %(rules)s",
-        "fence": "",
-    },
-}
-
+#: Per hand, read from its ``settlement`` JSON once (jsonb_to_record, in a subquery fenced
+#: by OFFSET 0): the commission and the bank's net in integer cents, the bank's points in
+#: half-points.
 _HAND_FIGURES_SQL = """
 SELECT tenure_id, status, bucket, count(*), count(transaction_id), sum(splits), sum(exchanges), sum(fusilados),
        sum(muertos), sum(commission), sum(bank_net),
@@ -304,10 +280,11 @@ SELECT tenure_id, status, bucket, count(*), count(transaction_id), sum(splits), 
        min(number), max(number), sum(CASE WHEN other_rules THEN 1 ELSE 0 END)
   FROM (SELECT h.tenure_id, h.status, h.transaction_id, h.splits, h.exchanges, h.fusilados, h.muertos, h.number,
                (h.number - %(lo)s) * %(buckets)s / %(span)s AS bucket,
-               {commission} AS commission, {bank_net} AS bank_net, {bank_points} AS bank_points,
-               {other_rules} AS other_rules
-          FROM tables_hand h {read}
-         WHERE h.table_id = %(table)s AND h.shift_id = %(shift)s {fence}) AS hand
+               (s.commission * 100)::bigint AS commission, ((s.bank ->> 'net')::numeric * 100)::bigint AS bank_net,
+               ((s.bank ->> 'points')::numeric * 2)::int AS bank_points, h.rules <> %(rules)s::jsonb AS other_rules
+          FROM tables_hand h
+               LEFT JOIN LATERAL jsonb_to_record(h.settlement) AS s(commission numeric, bank jsonb) ON true
+         WHERE h.table_id = %(table)s AND h.shift_id = %(shift)s OFFSET 0) AS hand
  GROUP BY tenure_id, status, bucket"""
 
 
@@ -324,9 +301,8 @@ def _hand_figures(table, shift, lo, hi):
         return summary, [], {"points": [], "unit": "hand"}, {}
     span = hi - lo + 1
     buckets = min(CHART_POINTS, span)
-    sql = _HAND_FIGURES_SQL.format(**_SETTLEMENT_SQL["postgresql" if connection.vendor == "postgresql" else "sqlite"])
     with connection.cursor() as cursor:
-        cursor.execute(sql, {"lo": lo, "buckets": buckets, "span": span, "table": table.pk, "shift": shift.pk,
+        cursor.execute(_HAND_FIGURES_SQL, {"lo": lo, "buckets": buckets, "span": span, "table": table.pk, "shift": shift.pk,
                              "rules": json.dumps(table.rules)})
         found = cursor.fetchall()
     names = ("tenure_id", "status", "bucket", "n", "posted", "splits", "exchanges", "fusilados", "muertos",

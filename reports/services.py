@@ -198,11 +198,11 @@ def report_request_fail(*, request_id: int, error: str) -> ReportRequest:
 
 @contextmanager
 def snapshot():
-    """On PostgreSQL outside any transaction: one REPEATABLE READ, READ ONLY transaction,
+    """Outside any transaction: one REPEATABLE READ, READ ONLY transaction,
     so every query of a report sees the same committed state (a hand voided meanwhile
     cannot make the bets and the ledger disagree), with ``work_mem`` at
     ``REPORT_WORK_MEM`` and ``parallel_tuple_cost`` 0. Yields True if a snapshot was taken."""
-    if connection.vendor != "postgresql" or connection.in_atomic_block:
+    if connection.in_atomic_block:
         yield False
         return
     with db.atomic():
@@ -311,7 +311,7 @@ def report_run(*, request_id: int) -> ReportRequest:
     subject = {"kind": request.kind, "table": request.table, "shift": request.shift,
                "date_from": request.date_from, "date_to": request.date_to}
     started = time.perf_counter()
-    progress = _Progress(request.pk, separate=connection.vendor == "postgresql" and not connection.in_atomic_block)
+    progress = _Progress(request.pk, separate=not connection.in_atomic_block)
     try:
         result = report_compute(**subject, progress=progress)
     except Exception as error:

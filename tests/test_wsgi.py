@@ -11,7 +11,7 @@ LOAD = ("import gc; before = gc.get_freeze_count(); import casino.wsgi; "
 
 def test_the_loaded_application_is_frozen_out_of_the_garbage_collectors_full_collections():
     env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "casino.settings.local",
-           "DATABASE_URL": "sqlite:////tmp/wsgi-test.sqlite3"}
+           "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/casino"}  # not connected to
     result = subprocess.run([sys.executable, "-c", LOAD], env=env, cwd=ROOT, capture_output=True, text=True,
                             check=True)
     before, frozen, callable_ = result.stdout.split()

@@ -74,16 +74,18 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "casino.wsgi.application"
 
+# PostgreSQL only (the money's invariants are its triggers). ``local`` and ``test`` give
+# the embedded server's URL when the environment has none (casino/localdb.py).
 DATABASES = {"default": env.db("DATABASE_URL")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Server-side binding, so that psycopg prepares the statements a connection repeats
-    # (the console's hot path: each is planned once per connection, not per request).
-    # DATABASE_PREPARE_THRESHOLD=none turns it off, for a pooler in transaction mode.
-    _threshold = env("DATABASE_PREPARE_THRESHOLD", default="2")
-    if _threshold.lower() != "none":
-        DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True,
-                                                             prepare_threshold=int(_threshold))
+# Statements bound on the server and prepared by psycopg once a connection has run them
+# DATABASE_PREPARE_THRESHOLD times (default 2): the console's and the ledger's are then
+# planned once per connection. "none" turns preparing off everywhere (a pooler in
+# transaction mode): this is the only place it is set.
+_threshold = env("DATABASE_PREPARE_THRESHOLD", default="2")
+if _threshold.lower() != "none":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True,
+                                                         prepare_threshold=int(_threshold))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -105,8 +107,12 @@ STATIC_URL = "static/"
 # Where `manage.py collectstatic` gathers the static files (served by WhiteNoise in production).
 STATIC_ROOT = env.path("DJANGO_STATIC_ROOT", default=BASE_DIR / "staticfiles")
 
-# Database sessions (revoked server-side at logout), read by one prepared statement.
-SESSION_ENGINE = "casino.sessions"
+# Django's cached_db sessions: read from the cache (Redis in production: CACHE_URL),
+# written through to the database, which still has them when the cache loses them
+# (revoked server-side at logout). A read from Redis cost 0.18 ms, the prepared SELECT it
+# replaced 0.20 ms, Django's db backend 0.47 ms (in-process, 4,000 reads, 2026-11-24).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -139,6 +145,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Tables, hands and hand records, the ledger, the auditors' reports.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Several fields are named "kind": the reports' gets a name of its own.
+    "ENUM_NAME_OVERRIDES": {"ReportKindEnum": "reports.models.ReportKind"},
 }
 
+# Django's ModelBackend, with the user's groups (his roles) read with him.
 AUTHENTICATION_BACKENDS = ["casino.auth.RoleAwareBackend"]

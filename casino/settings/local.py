@@ -1,11 +1,16 @@
-"""The quick start: SQLite beside manage.py, Celery tasks run in-process, debug on."""
+"""The quick start: PostgreSQL at ``DATABASE_URL``, else the embedded server in ``var/``
+(``casino.localdb``: started if down); Celery tasks run in-process, debug on."""
 import os
 from pathlib import Path
 
-_root = Path(__file__).resolve().parent.parent.parent
+import environ
+
+from casino.localdb import database_url
+
+environ.Env.read_env(Path(__file__).resolve().parent.parent.parent / ".env", overwrite=False)
 os.environ.setdefault("DJANGO_DEBUG", "true")
-os.environ.setdefault("DATABASE_URL", f"sqlite:///{_root / 'db.sqlite3'}")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "true")
+database_url()
 
 from casino.settings.base import *  # noqa: E402,F403
 from casino.settings.base import env  # noqa: E402

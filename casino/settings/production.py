@@ -1,23 +1,35 @@
 """Production: every secret and address comes from the environment, with no default.
 
-Required: DJANGO_SECRET_KEY, DATABASE_URL, CELERY_BROKER_URL, DJANGO_ALLOWED_HOSTS.
+Required: DJANGO_SECRET_KEY, DATABASE_URL, CELERY_BROKER_URL, CACHE_URL (Redis: the
+sessions' cache), DJANGO_ALLOWED_HOSTS.
+Optional: DJANGO_HTTPS (default true: served over HTTPS only; docker-compose.yml turns it
+off for http://localhost), DJANGO_HSTS_SECONDS (default one year), DATABASE_CONN_MAX_AGE
+(default 600), DATABASE_PREPARE_THRESHOLD (``base``).
+``manage.py check --deploy`` passes with the defaults (a test runs it).
 """
 import os
 
-for required in ("DJANGO_SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ALLOWED_HOSTS"):
+for required in ("DJANGO_SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL", "DJANGO_ALLOWED_HOSTS"):
     if not os.environ.get(required):
         from django.core.exceptions import ImproperlyConfigured
 
         raise ImproperlyConfigured(f"{required} must be set in the environment for production")
 
 from casino.settings.base import *  # noqa: E402,F403
-from casino.settings.base import env  # noqa: E402
+from casino.settings.base import DATABASES, MIDDLEWARE, env  # noqa: E402
 
 SECRET_KEY = env("DJANGO_SECRET_KEY")
 DEBUG = False
+
+# Persistent connections, checked before each request reuses one: a request that opened
+# its own connection paid PostgreSQL's fork and authentication and lost the statements
+# prepared on the last one (benchmarks/console.py, 20 dealers: see the README's figures).
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=600)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+
 # Static files (the console's script and style, the admin's) served by WhiteNoise from
 # STATIC_ROOT, filled by `manage.py collectstatic` (the Dockerfile runs it).
-MIDDLEWARE = [*MIDDLEWARE]  # noqa: F405
+MIDDLEWARE = [*MIDDLEWARE]
 MIDDLEWARE.insert(MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
                   "whitenoise.middleware.WhiteNoiseMiddleware")
 STORAGES = {
@@ -25,5 +37,15 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 # collectstatic must have run: a page naming a static file it did not gather is an error.
-SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
-CSRF_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
+
+# HTTPS only, unless DJANGO_HTTPS=false (a machine of one's own, over http://localhost).
+HTTPS = env.bool("DJANGO_HTTPS", default=True)
+SECURE_SSL_REDIRECT = HTTPS
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+# Browsers heed HSTS only from an HTTPS answer. Preloading is the domain owner's choice
+# (DJANGO_HSTS_PRELOAD=true), not a default: its check is silenced.
+SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=365 * 24 * 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", default=True)
+SECURE_HSTS_PRELOAD = env.bool("DJANGO_HSTS_PRELOAD", default=False)
+SILENCED_SYSTEM_CHECKS = ["security.W021"]

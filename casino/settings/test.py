@@ -1,12 +1,16 @@
-"""The test suite: PostgreSQL (the invariants that money depends on live there), fast hashing.
-
-``DATABASE_URL`` defaults to the local server at 127.0.0.1:5432 (trust auth, user
-postgres); pytest-django creates and drops ``test_<name>`` on it.
-"""
+"""The test suite: PostgreSQL at ``DATABASE_URL``, else the embedded server in ``var/``
+(``casino.localdb``: started if down, stopped when the run ends); pytest-django creates
+and drops ``test_<name>`` on it. Celery tasks run in-process; fast password hashing."""
 import os
+from pathlib import Path
 
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/casino")
+import environ
+
+from casino.localdb import database_url
+
+environ.Env.read_env(Path(__file__).resolve().parent.parent.parent / ".env", overwrite=False)
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "true")
+database_url()
 
 from casino.settings.base import *  # noqa: E402,F403
 from casino.settings.base import env  # noqa: E402

@@ -9,8 +9,7 @@
 - No entry is posted to a closed account.
 - A tenure's syndicate shares sum to 100 percent (deferred constraint triggers).
 
-CHECK constraints (amount > 0, ...) are in 0001 and apply to SQLite too. On SQLite (the
-quick start) this migration does nothing. TRUNCATE is not refused (the test runner
+CHECK constraints (amount > 0, ...) are in 0001. TRUNCATE is not refused (the test runner
 flushes with it); in production the application's role is not granted TRUNCATE.
 Pattern after django-hordak's ``check_leg`` trigger.
 """
@@ -196,14 +195,6 @@ DROP FUNCTION IF EXISTS ledger_check_transaction(bigint);
 """
 
 
-def run_on_postgresql(sql):
-    def operation(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            with schema_editor.connection.cursor() as cursor:
-                cursor.execute(sql)  # no parameters: the % of RAISE stay as they are
-    return operation
-
-
 class Migration(migrations.Migration):
     dependencies = [("ledger", "0001_initial")]
-    operations = [migrations.RunPython(run_on_postgresql(FORWARD), run_on_postgresql(BACKWARD))]
+    operations = [migrations.RunSQL([FORWARD], [BACKWARD])]

@@ -223,11 +223,16 @@ class HandState:
         bank: the bank holder's player id.
         seats: player ids in order of play (the bank's right first), 1 to 9.
         allow_unknown: accept face-down cards entered as unknown (the dealer's console).
+        deck: keyword only, for simulations of a reduced deck (``tables.engine.edge``):
+            the card codes the stock holds, a non-empty subset of the profile's deck.
+            None, as at every table, is the profile's whole deck.
     Raises:
         IllegalEvent: (event 0) if the seats or the limits are not valid.
+        ValueError: a ``deck`` that is empty or holds a card the profile's deck does not
+            (a programming error: no table passes a deck).
     """
 
-    def __init__(self, profile, min_bet, max_bet, bank, seats, allow_unknown=False):
+    def __init__(self, profile, min_bet, max_bet, bank, seats, allow_unknown=False, *, deck=None):
         if not valid_player_id(bank):
             raise IllegalEvent(0, "player", gettext_noop("the bank holder {player} is not a valid player id"),
                                player=show(bank))
@@ -264,6 +269,11 @@ class HandState:
         self._undealt = set(self.order)
         self.n = 0  # events applied
         self.deck = DECKS[profile.deck]
+        if deck is not None:
+            deck = frozenset(deck)
+            if not deck or not deck <= self.deck:
+                raise ValueError("deck: a reduced deck holds some of the profile's cards and nothing else")
+            self.deck = deck
         self._deck_size = len(self.deck)
         self.live = {}  # identified card out of the stock -> event that dealt it
         self.live_count = 0  # cards out of the stock, identified or not

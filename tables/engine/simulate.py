@@ -91,6 +91,32 @@ def random_record(rng, rules=None, seats=None, bank=None, min_bet=None, max_bet=
     raise RuntimeError("random play got stuck on every try")
 
 
+def random_night(rng, count, *, table, rules, min_bet, max_bet, bank, players=NAMES, max_seats=6, first=1):
+    """``count`` hand records of one table in a row, as a night's hands are: numbered
+    from ``first``, each banked by the player the hand before left the bank to (a seat's
+    7½ takes it where the rules say so: ``Settlement.next_bank``), with 1 to
+    ``max_seats`` of ``players`` seated (never the bank's holder).
+
+    Args:
+        rng: a ``random.Random``; table: the records' ``table``; rules, min_bet, max_bet
+        (integer cents), bank (the first hand's holder): as for ``random_record``.
+    Returns:
+        list of hand records (``hand-record.md``).
+    """
+    from ledger.payouts import settle  # pure Python too; only this function needs it
+    from tables.engine.record import play_record
+
+    records = []
+    for number in range(first, first + count):
+        seated = [name for name in players if name != bank]
+        seats = rng.sample(seated, rng.randint(1, min(max_seats, len(seated))))
+        record = random_record(rng, rules=rules, seats=seats, bank=bank, min_bet=min_bet, max_bet=max_bet,
+                               table=table, number=number)
+        records.append(record)
+        bank = settle(play_record(record)).next_bank or bank
+    return records
+
+
 class _Player:
     """The random choices of one hand's players and bank."""
 

@@ -91,21 +91,6 @@ def parse_card_text(text):
     return CARD_NAME[code]
 
 
-class SharedFields(dict):
-    """A form class's declared fields, shared by its instances: ``BaseForm.__init__``
-    deep-copies ``base_fields`` into every instance, and this dict's deep copy is itself.
-
-    Only for a form whose fields no code changes per instance (nothing sets
-    ``form.fields[…]`` or a field's attributes; drawing a bound field changes neither):
-    ``EntryForm``, which parses every entry at the table, where copying its nine fields
-    (their widgets, the action's choices) was most of the form's cost (0.24 ms of CPU per
-    entry, 0.065 ms without it).
-    """
-
-    def __deepcopy__(self, memo):
-        return self
-
-
 class EntryForm(forms.Form):
     """One entry at the table: the action of the button pressed and its card, stake,
     bettor or hand. ``event`` is the engine event once the form is valid.
@@ -113,8 +98,7 @@ class EntryForm(forms.Form):
     Fields: ``action`` (a key of ``ACTIONS``), ``seat`` (a seated player id, ``bank`` or
     ``loca``), ``card``, ``amount`` (euros), ``player`` (a side bettor or a loca bettor),
     ``hand`` (the seat's hand whose card is identified); ``number`` (the table's hand the
-    screen showed), ``version`` and ``token``. Its instances share their fields
-    (``SharedFields``): change none of them.
+    screen showed), ``version`` and ``token``.
     """
 
     action = forms.ChoiceField(label=_("Action"), choices=[(a, a) for a in ACTIONS])
@@ -188,9 +172,6 @@ class EntryForm(forms.Form):
                 event["natural"] = True
         self.event = event
         return cleaned
-
-
-EntryForm.base_fields = SharedFields(EntryForm.base_fields)
 
 
 def _no_card():

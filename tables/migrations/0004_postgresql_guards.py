@@ -6,31 +6,14 @@
   its status only goes open -> settled, open -> voided, settled -> voided.
 - HandEvent rows are append-only (no UPDATE, no DELETE) and their sequence runs 1, 2, 3…
   per hand.
-On SQLite (the quick start) this migration does nothing.
+``HAND_UPDATE`` is the hand's update guard as it stood here (0006 replaces it, and puts it
+back when reversed).
 """
 
 from django.db import migrations
 
-from casino.db import run_on_postgresql
-
-FORWARD = r"""
-CREATE FUNCTION tables_hand_insert() RETURNS trigger AS $$
-DECLARE
-    last integer;
-BEGIN
-    SELECT coalesce(max(number), 0) INTO last FROM tables_hand WHERE table_id = NEW.table_id;
-    IF NEW.number <> last + 1 THEN
-        RAISE EXCEPTION 'hand number % at table %: the next hand is number %', NEW.number, NEW.table_id, last + 1
-            USING ERRCODE = 'check_violation';
-    END IF;
-    RETURN NEW;
-END;
-$$ LANGUAGE plpgsql;
-
-CREATE TRIGGER tables_hand_insert BEFORE INSERT ON tables_hand
-    FOR EACH ROW EXECUTE FUNCTION tables_hand_insert();
-
-CREATE FUNCTION tables_hand_update() RETURNS trigger AS $$
+HAND_UPDATE = r"""
+CREATE OR REPLACE FUNCTION tables_hand_update() RETURNS trigger AS $$
 BEGIN
     IF (NEW.table_id, NEW.number, NEW.tenure_id, NEW.bank_id, NEW.seats, NEW.rules, NEW.min_bet, NEW.max_bet)
        IS DISTINCT FROM
@@ -52,6 +35,24 @@ BEGIN
     RETURN NEW;
 END;
 $$ LANGUAGE plpgsql;
+"""
+
+FORWARD = r"""
+CREATE FUNCTION tables_hand_insert() RETURNS trigger AS $$
+DECLARE
+    last integer;
+BEGIN
+    SELECT coalesce(max(number), 0) INTO last FROM tables_hand WHERE table_id = NEW.table_id;
+    IF NEW.number <> last + 1 THEN
+        RAISE EXCEPTION 'hand number % at table %: the next hand is number %', NEW.number, NEW.table_id, last + 1
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END;
+$$ LANGUAGE plpgsql;
+
+CREATE TRIGGER tables_hand_insert BEFORE INSERT ON tables_hand
+    FOR EACH ROW EXECUTE FUNCTION tables_hand_insert();
 
 CREATE TRIGGER tables_hand_update BEFORE UPDATE ON tables_hand
     FOR EACH ROW EXECUTE FUNCTION tables_hand_update();
@@ -100,4 +101,4 @@ DROP FUNCTION IF EXISTS tables_hand_insert();
 
 class Migration(migrations.Migration):
     dependencies = [("tables", "0003_shifts_hands_events")]
-    operations = [migrations.RunPython(run_on_postgresql(FORWARD), run_on_postgresql(BACKWARD))]
+    operations = [migrations.RunSQL([HAND_UPDATE, FORWARD], [BACKWARD])]

@@ -1,8 +1,13 @@
-"""Settled bets are append-only, and a settled hand's counts are final like its settlement."""
+"""Settled bets are append-only, and a settled hand's counts are final like its settlement.
+
+Reversed, the hand's update guard is 0004's again (it reads none of the counts 0005 adds).
+"""
+
+from importlib import import_module
 
 from django.db import migrations
 
-from casino.db import run_on_postgresql
+HAND_UPDATE_0004 = import_module("tables.migrations.0004_postgresql_guards").HAND_UPDATE
 
 FORWARD = r"""
 CREATE TRIGGER tables_handbet_append_only BEFORE UPDATE OR DELETE ON tables_handbet
@@ -42,4 +47,4 @@ DROP TRIGGER IF EXISTS tables_handbet_append_only ON tables_handbet;
 
 class Migration(migrations.Migration):
     dependencies = [("tables", "0005_bets_and_counts")]
-    operations = [migrations.RunPython(run_on_postgresql(FORWARD), run_on_postgresql(BACKWARD))]
+    operations = [migrations.RunSQL([FORWARD], [BACKWARD, HAND_UPDATE_0004])]

@@ -154,9 +154,10 @@ def console_entry(request, table_id):
     # The hot path: the service reads the table's open hand under the table's lock and
     # checks there that this is the screen's hand and the user its shift's dealer.
     try:
-        hand = services.console_record_event(table_id=table_id, number=form.cleaned_data["number"], event=form.event,
-                                             dealer=request.user, expected_version=form.cleaned_data["version"],
-                                             form_token=form.cleaned_data["token"])
+        at_table = services.console_record_event(table_id=table_id, number=form.cleaned_data["number"],
+                                                 event=form.event, dealer=request.user,
+                                                 expected_version=form.cleaned_data["version"],
+                                                 form_token=form.cleaned_data["token"])
     except Table.DoesNotExist:
         raise Http404 from None
     except NotTheDealer as error:
@@ -174,8 +175,9 @@ def console_entry(request, table_id):
         # The console's own script asked: the new console at once, without the redirect's
         # second request (a resent form is harmless: its one-time token records it once),
         # drawn from what the service read under the table's lock.
-        if hand.shift is not None and hasattr(hand, "state"):
-            return _render_console(request, hand.table, hand.shift, hand=hand)
+        hand = at_table.hand
+        if hand.shift is not None:
+            return _render_console(request, hand.table, hand.shift, at_table=at_table)
         return _render_console(request, *_table_and_shift(table_id))
     return redirect("tables:console", table_id=table_id)
 
@@ -228,8 +230,8 @@ def console_open(request, table_id):
         # The service checks, under the table's lock, that the user is the open shift's
         # dealer and that no hand was opened since his screen was drawn.
         try:
-            hand = services.console_open_hand(table_id=table_id, seats=form.cleaned_data["seats"],
-                                              dealer=request.user, after=form.cleaned_data["after"])
+            at_table = services.console_open_hand(table_id=table_id, seats=form.cleaned_data["seats"],
+                                                  dealer=request.user, after=form.cleaned_data["after"])
         except Table.DoesNotExist:
             raise Http404 from None
         except NotTheDealer as error:
@@ -241,10 +243,11 @@ def console_open(request, table_id):
         except (TableError, LedgerError) as error:
             form.add_error("seats", error)
         else:
+            hand = at_table.hand
             messages.success(request, _("Hand #%(number)s is open; %(bank)s holds the bank.") % {
                 "number": hand.number, "bank": hand.bank.code})
             if _fetched(request):  # the console's script: the console at once
-                return _render_console(request, hand.table, hand.shift, hand=hand)
+                return _render_console(request, hand.table, hand.shift, at_table=at_table)
             return redirect("tables:console", table_id=table_id)
     table, shift = _dealers_table(request.user, table_id)
     return _render_console(request, table, shift, open_form=form, status=200)
@@ -291,14 +294,16 @@ SUIT_NAMES = {"O": gettext_lazy("oros"), "C": gettext_lazy("copas"), "E": gettex
               "B": gettext_lazy("bastos")}
 
 
-def _render_console(request, table, shift, *, refused=None, stale=False, open_form=None, status=200, hand=None):
+def _render_console(request, table, shift, *, refused=None, stale=False, open_form=None, status=200,
+                    at_table=None):
     """Render the console of ``table``: the whole page, or its body alone for the
     console's script (``X-Console-Fetch``).
 
     Args:
-        hand: the table's latest hand as ``console_record_event`` or ``console_open_hand``
-            returned it (with ``entries`` and ``state`` read under the table's lock): drawn
-            without reading it again. Otherwise the latest hand is read here.
+        at_table: the table's latest hand as ``console_record_event`` or
+            ``console_open_hand`` returned it (``services.AtTable``: the hand, its entries
+            and state read under the table's lock): drawn without reading it again.
+            Otherwise the latest hand is read here.
         refused: a bound EntryForm whose entry was refused (its errors are shown, what was
             typed kept and selected); stale: the entry came from a stale screen (the
             console is drawn fresh and says so).
@@ -306,8 +311,8 @@ def _render_console(request, table, shift, *, refused=None, stale=False, open_fo
     Returns:
         HttpResponse with ``status``.
     """
-    if hand is None:
-        hand = Hand.objects.select_related("bank").filter(table=table).order_by("-number").first()
+    hand = at_table.hand if at_table is not None else (
+        Hand.objects.select_related("bank").filter(table=table).order_by("-number").first())
     enters = _may_enter(request.user, shift)
     typed = _typed(refused)
     # One CSRF input for the body's forms (Django's Jinja2 backend would mask it anew in each).
@@ -317,9 +322,9 @@ def _render_console(request, table, shift, *, refused=None, stale=False, open_fo
         context["refusals"] = _refusals(refused)
     panel = None
     if hand is not None:
-        entries = getattr(hand, "entries", None)
-        state = getattr(hand, "state", None)
-        if entries is None or state is None:
+        if at_table is not None:
+            entries, state = at_table.entries, at_table.state
+        else:
             entries = services.hand_entries(hand)
             state = services.hand_state(hand, entries)
         events = effective_events(entries)
@@ -339,7 +344,7 @@ def _render_console(request, table, shift, *, refused=None, stale=False, open_fo
         elif settled is not None:
             context["settlement"] = _settlement_view(settled)
     if hand is None or hand.status != Hand.Status.OPEN:
-        holder = _next_bank(table, hand)
+        holder = _next_bank(table, hand, settled_now=at_table is not None)
         context["next_bank"] = holder
         if open_form is None:
             seats = [] if hand is None else [code for code in hand.seats if holder is None or code != holder.code]
@@ -352,11 +357,11 @@ def _render_console(request, table, shift, *, refused=None, stale=False, open_fo
     return render(request, PAGE, {"table": table, "body": mark_safe(body)}, status=status)
 
 
-def _next_bank(table, hand):
+def _next_bank(table, hand, settled_now):
     """The next hand's bank holder (``services.pending_bank_holder``). A hand this request
-    just settled was read under the table's lock with its tenure and bank, and is the
-    table's latest: asked of them, unless its tenure has closed since."""
-    settled_now = hand is not None and hasattr(hand, "state") and hand.status == Hand.Status.SETTLED
+    just settled (``settled_now``: read under the table's lock with its tenure and bank)
+    is the table's latest: asked of them, unless its tenure has closed since."""
+    settled_now = settled_now and hand.status == Hand.Status.SETTLED
     tenure = hand.tenure if settled_now else None
     if tenure is not None and tenure.closed_at is None and tenure.holder_id == hand.bank_id:
         tenure.holder = hand.bank

@@ -15,8 +15,7 @@ from ledger.selectors import account_balance, ledger_faults, player_balance
 from tables.models import Table
 from tests.ledger.conftest import conformance_record, settlement_of
 
-pytestmark = [pytest.mark.django_db(transaction=True),
-              pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL")]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 THREADS = 8
 HANDS_PER_THREAD = 15

@@ -12,8 +12,6 @@ from ledger import services
 from ledger.models import Account, BankTenure, CashierSlip, Entry, SyndicateShare, Transaction
 from ledger.selectors import ledger_faults
 
-pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="the guards are PostgreSQL triggers")
-
 
 def sql(statement, params=()):
     with connection.cursor() as cursor:

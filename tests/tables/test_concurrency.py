@@ -14,8 +14,7 @@ from tables.integrity import chain_faults
 from tables.models import HandEvent
 from tests.hands import event
 
-pytestmark = [pytest.mark.django_db(transaction=True),
-              pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL")]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 DEAL = ["luis deal 5O", "marta deal 3C", "bank deal 2E"]
 

@@ -1,5 +1,5 @@
-"""The console's entry form, without a database: what it parses, and that its instances
-share their fields without changing them (``SharedFields``)."""
+"""The console's entry form, without a database: what it parses, and that parsing one
+entry leaves the next form as declared."""
 
 import uuid
 
@@ -29,10 +29,9 @@ def test_an_entry_parses_into_its_engine_event():
     assert form.event == {"do": "bet", "seat": "ana", "amount": "12.50", "player": "luis"}
 
 
-def test_entry_forms_share_their_fields_and_parsing_changes_none_of_them():
+def test_parsing_entries_changes_none_of_the_declared_fields():
     before = _declared()
     first, second = EntryForm(_post(card="7O")), EntryForm(_post(card="no card", action="nothing"))
-    assert first.fields is second.fields is EntryForm.base_fields
     assert first.is_valid()
     assert not second.is_valid()
     assert set(second.errors) == {"action"}

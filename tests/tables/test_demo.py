@@ -1,9 +1,6 @@
-"""``manage.py demo``: the quick start's data, complete and idempotent, on PostgreSQL here
-and on SQLite (the quick start's database) in a subprocess."""
+"""``manage.py demo``: the quick start's data, complete and idempotent."""
 
 import os
-import subprocess
-import sys
 from decimal import Decimal
 
 import pytest
@@ -16,7 +13,6 @@ from ledger.selectors import ledger_faults, player_balance
 from tables.integrity import chain_faults, number_gaps
 from tables.management.commands.demo import DEMO_PLAYERS, DEMO_STAFF, HANDS_PER_TABLE
 from tables.models import Hand, HandEvent, Player, Shift, Table
-from tests.conftest import ROOT
 
 pytestmark = pytest.mark.django_db
 
@@ -50,18 +46,3 @@ def test_demo_creates_staff_players_banks_hands_and_a_shift_and_is_idempotent(cl
     (shift,) = Shift.objects.filter(closed_at__isnull=True)
     assert (shift.table.name, shift.dealer.username) == ("Mesa 1", "dealer")
     assert player_balance(player=Player.objects.get(code="luis")) != Decimal("2000.00")  # he played
-
-
-def test_demo_runs_twice_on_sqlite(tmp_path):
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings.local",
-           "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}"}
-
-    def manage(*args):
-        done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, done.stdout + done.stderr
-        return done.stdout
-
-    manage("migrate", "--noinput", "-v", "0")
-    assert f"{3 * HANDS_PER_TABLE} hands played now" in manage("demo")
-    assert "0 hands played now" in manage("demo")

@@ -83,8 +83,9 @@ def test_the_console_enters_on_its_tables_open_hand_as_its_shifts_dealer_only(me
     with pytest.raises(NotTheDealer):
         services.console_record_event(**entry, number=hand.number, dealer=staff["supervisor"], form_token=uuid.uuid4())
     assert Hand.objects.get(pk=hand.pk).version == 3
-    hand = services.console_record_event(**entry, number=hand.number, dealer=mesa.dealer, form_token=uuid.uuid4())
-    assert hand.version == 4 and hand.entries[-1] == ("event", event("luis bet 10"))
+    hand, entries, state = services.console_record_event(**entry, number=hand.number, dealer=mesa.dealer,
+                                                         form_token=uuid.uuid4())
+    assert hand.version == 4 and entries[-1] == ("event", event("luis bet 10")) and state.legal().phase
     mesa.play(hand, "luis card 2B", "luis stand", "marta bet 20", "marta card 1O", "marta stand", "bank card 4E",
               "bank stand")
     with pytest.raises(HandNotOpen):
@@ -98,9 +99,10 @@ def test_the_console_opens_the_next_hand_as_its_shifts_dealer_after_the_hand_its
     with pytest.raises(StaleHand):  # the screen showed a hand the table does not have
         services.console_open_hand(**opening, dealer=mesa.dealer, after=1)
     assert not Hand.objects.filter(table=mesa.table).exists()
-    hand = services.console_open_hand(**opening, dealer=mesa.dealer, after=0)
+    hand, entries, state = services.console_open_hand(**opening, dealer=mesa.dealer, after=0)
     assert (hand.number, hand.bank.code, hand.seats) == (1, "ana", ["luis", "marta"])
-    assert hand.shift.dealer == mesa.dealer and hand.table.last_hand_number == 1 and hand.state.legal().phase
+    assert hand.shift.dealer == mesa.dealer and hand.table.last_hand_number == 1
+    assert entries == [] and state.legal().phase
     with pytest.raises(StaleHand):  # the same form again
         services.console_open_hand(**opening, dealer=mesa.dealer, after=0)
     with pytest.raises(HandNotOpen):  # hand 1 is still open

@@ -183,6 +183,41 @@ def test_a_hand_exported_from_the_history_imports_at_a_fresh_table(mesa, tmp_pat
     assert copy.settlement == played.settlement
 
 
+def test_a_record_refused_inside_a_batch_leaves_nothing_and_the_records_before_it_stay(mesa, tmp_path):
+    """Three records in one batch: the third is refused at its 4th event, after its
+    savepoint had registered a new player and passed the bank to luis (his 7½ in the
+    second): all of that is rolled back, the first two are committed. [issue 18]"""
+    from tables.integrity import chain_faults
+
+    Table.objects.filter(pk=mesa.table.pk).update(bank_cover=True, bank_capital=0)  # luis's bank holds 0
+    nuevo_plays = [line.replace("luis", "nuevo") for line in P01]
+    path = write(tmp_path / "noche.jsonl", hand(*P01), hand(*NATURAL),
+                 hand(*nuevo_plays, seats=["nuevo", "marta"], bank="luis"), hand(*P01, bank="luis"))
+    message, out = refused("--batch", "10", path)
+    assert f"{path}, line 3, event 4:" in message and "exceed what the bank holds" in message
+    assert "2 hand(s) imported" in out and "Mesa 1: 2" in out
+    table = Table.objects.get(pk=mesa.table.pk)
+    assert list(table.hands.order_by("number").values_list("number", "status")) == [(1, "settled"), (2, "settled")]
+    assert HandEvent.objects.count() == len(P01) + len(NATURAL)
+    assert Transaction.objects.filter(kind="hand").count() == 2
+    # Nothing of the third record: its player, the bank passed to luis, the distribution.
+    assert not Player.objects.filter(code="nuevo").exists()
+    assert list(BankTenure.objects.values_list("holder__code", "closed_at")) == [("ana", None)]
+    assert not Transaction.objects.filter(kind="distribution").exists()
+    # The head was written once for the two records: numbers and chain intact.
+    assert table.last_hand_number == 2 and chain_faults(table) == []
+    assert table.last_event_hash == HandEvent.objects.latest("id").hash
+
+
+def test_batches_of_any_size_import_the_same_hands(mesa, tmp_path):
+    path = write(tmp_path / "noche.jsonl", *[hand(*P01) for _ in range(5)])
+    assert "5 hand(s) imported" in run("--batch", "2", path)
+    assert list(Hand.objects.order_by("number").values_list("number", flat=True)) == [1, 2, 3, 4, 5]
+    assert HandEvent.objects.count() == 5 * len(P01) and Transaction.objects.filter(kind="hand").count() == 5
+    message, _out = refused("--batch", "0", path)
+    assert "--batch" in message
+
+
 def test_a_newcomer_on_la_loca_at_its_turn_stops_the_import_naming_the_rule(db, tmp_path):
     """rules.md "La loca": bets until its turn add up to a first stake; from "va la loca"
     nobody new bets and each bettor adds up to twice his first stake in all."""

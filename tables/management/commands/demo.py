@@ -4,7 +4,7 @@ Creates, once each: staff users with their roles, the demo players with chips bo
 the cage, three tables with a bank drawn at each, a dozen finished hands at each table
 (random legal play imported through ``hand_import_record``, so history and the ledger
 are not empty), and an open shift for the dealer at Mesa 1. A second run changes
-nothing (and never resets a password someone changed). Works on SQLite and PostgreSQL.
+nothing (and never resets a password someone changed).
 """
 
 import random

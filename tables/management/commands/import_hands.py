@@ -1,14 +1,18 @@
 """``manage.py import_hands FILE...``: record and settle hand records, in order.
 
-Each record goes through ``tables.services.hand_import_record`` (the engine, then the
-table's services, in one transaction): it is opened at the table its ``table`` names,
-every event entered, and the finished hand settled and posted to the ledger.
+The records go through ``tables.services.hand_import_records`` in batches (``--batch``
+records, default 25, per database transaction): each is checked by the engine, opened
+at the table its ``table`` names, every event entered, and the finished hand settled and
+posted to the ledger, each record in a savepoint of its own, so that a record is written
+whole or not at all.
 
 The first record refused stops the import: the command prints its file, its line (JSON
 Lines) and its event number (0 outside the events) with the reason, and exits with
-status 1. The records before it stay imported; nothing of the refused one is written.
-At the end it prints how many hands were imported per table.
-[issue 4 "Around the hand"; hand-record.md]
+status 1. The records before it stay imported (those of its batch too: they are
+committed before the command stops); nothing of the refused one is written. A file that
+cannot be read stops it the same way, after the records before it. At the end it prints
+how many hands were imported per table.
+[issue 4 "Around the hand"; issue 18; hand-record.md]
 """
 
 from collections import Counter
@@ -19,7 +23,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
 from tables.engine.recordfiles import UnreadableRecord, read_record_files
-from tables.services import hand_import_record
+from tables.services import hand_import_records
+
+#: Records per database transaction: the tables they name stay locked until it commits.
+#: Each record takes two or three subtransactions (its savepoint, the ledger's); past 64
+#: in one transaction PostgreSQL looks their ids up in pg_subtrans and every statement
+#: slows down (measured: 20 records per batch imported 10-15% faster than 250).
+BATCH = 25
 
 
 class Command(BaseCommand):
@@ -34,24 +44,43 @@ class Command(BaseCommand):
                                  "rules and limits")
         parser.add_argument("--user", metavar="USERNAME",
                             help="the user the entries and postings are attributed to (default: the system)")
+        parser.add_argument("--batch", type=int, default=BATCH, metavar="N",
+                            help=f"records per database transaction (default {BATCH}); the tables they name "
+                                 "are locked until it commits")
 
-    def handle(self, *args, paths, create_tables=False, user=None, **options):
+    def handle(self, *args, paths, create_tables=False, user=None, batch=BATCH, **options):
         """Import every record under ``paths``; see the module's docstring.
 
         Raises:
             CommandError: (status 1) an unknown ``--user``, or the first record refused,
             with its file, line and event.
         """
+        if batch < 1:
+            raise CommandError(_("--batch must be at least 1"))
         imported_by = self._user(user) if user else None
         imported = Counter()
+        pending = []  # (Source, record) not imported yet
+
+        def flush():
+            if not pending:
+                return
+            try:
+                hands = hand_import_records(records=[record for _source, record in pending],
+                                            imported_by=imported_by, create_tables=create_tables)
+            except ValidationError as error:  # RecordRefused, and the ledger's refusals
+                imported.update(hand.table.name for hand in error.imported)
+                self._stop(imported, pending[error.index][0], getattr(error, "event", 0), " ".join(error.messages))
+            imported.update(hand.table.name for hand in hands)
+            pending.clear()
+
         for source, record in read_record_files(paths):
             if isinstance(record, UnreadableRecord):
+                flush()
                 self._stop(imported, source, 0, record.message)
-            try:
-                hand = hand_import_record(record=record, imported_by=imported_by, create_tables=create_tables)
-            except ValidationError as error:  # RecordRefused, and the ledger's refusals
-                self._stop(imported, source, getattr(error, "event", 0), " ".join(error.messages))
-            imported[hand.table.name] += 1
+            pending.append((source, record))
+            if len(pending) >= batch:
+                flush()
+        flush()
         self._report(imported)
 
     def _user(self, username):

@@ -1,0 +1,130 @@
+"""The batched import (``hand_import_records``: records in batches, entries in bulk, the
+head written once per batch) records exactly what the services record one entry at a
+time, as the console enters them: the same entries with the same hashes, the same hands,
+the same ledger transactions and balances. [issue 18 "The import crawls"]
+
+Each way runs on an emptied database whose id sequences start again at 1, with the clock
+stopped, so that ids and times (both in the hashes) are the same in every run; the runs
+commit for real (``transaction=True``), so the deferred ledger triggers check every
+posting at COMMIT.
+"""
+
+import random
+from datetime import UTC, datetime
+from decimal import Decimal
+from unittest import mock
+
+import pytest
+from django.core.management import call_command
+from django.core.management.color import no_style
+from django.db import connection
+from django.utils import translation
+
+from ledger.models import Account, BankTenure, Entry, Transaction
+from ledger.services import cashier_buy_in, tenure_open
+from tables import services
+from tables.engine.simulate import NAMES, random_night
+from tables.integrity import chain_faults, number_gaps
+from tables.models import Hand, HandEvent, Player, Table
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+NOW = datetime(2026, 11, 21, 22, 30, tzinfo=UTC)
+
+
+def night(count=40, seed=18):
+    """``count`` chained random hands at Mesa 1 (reglamento: a 7½ takes the bank, so the
+    bank passes several times, each time with the table's takeover capital)."""
+    return random_night(random.Random(seed), count, table="Mesa 1", rules="reglamento", min_bet=500,
+                        max_bet=10000, bank="ana")
+
+
+def fresh_casino():
+    """An empty database (ids from 1 again), then the cashier, every player with chips and
+    Mesa 1 without a bank."""
+    tables = connection.introspection.django_table_names(only_existing=True, include_views=False)
+    connection.ops.execute_sql_flush(connection.ops.sql_flush(no_style(), tables, reset_sequences=True,
+                                                              allow_cascade=True))
+    cashier = UserFactory(username="caja1", roles=["cashier"])
+    for code in sorted({"ana", *NAMES}):
+        cashier_buy_in(player=Player.objects.create(code=code), amount=Decimal("1000.00"), posted_by=cashier)
+    Table.objects.create(name="Mesa 1", rules="reglamento", min_bet=Decimal("5.00"), max_bet=Decimal("100.00"),
+                         bank_capital=Decimal("150.00"))
+
+
+def one_entry_at_a_time(records):
+    """Each record through the services as the console enters a hand: the bank drawn if
+    the table has none, the hand opened, then one ``hand_record_event`` per event (one
+    transaction each; the last settles and posts the hand)."""
+    for record in records:
+        table = Table.objects.get(name=record["table"])
+        if services.pending_bank_holder(table) is None:
+            tenure_open(table=table, holder=Player.objects.get(code=record["bank"]), capital=table.bank_capital,
+                        began=BankTenure.Began.DRAW, posted_by=None, source="system:import")
+        hand = services.hand_open(table=table, seats=record["seats"], opened_by=None, require_shift=False,
+                                  imported=True)
+        last = len(record["events"])
+        for number, event in enumerate(record["events"], 1):
+            hand = services.hand_record_event(hand=hand, event=event, entered_by=None, source="import",
+                                              settle=number == last)
+
+
+def one_record_at_a_time(records):
+    for record in records:
+        services.hand_import_record(record=record)
+
+
+def in_batches(path):
+    """The command, 7 records per transaction (the last batch shorter)."""
+    def run(records):
+        with translation.override("en"):
+            call_command("import_hands", "--batch", "7", str(path))
+    return run
+
+
+def recorded(way, records):
+    """What ``way`` records for ``records`` in a fresh casino, with the clock stopped."""
+    with mock.patch("django.utils.timezone.now", return_value=NOW):
+        fresh_casino()
+        way(records)
+    table = Table.objects.get(name="Mesa 1")
+    owners = {account.id: (account.kind, account.player.code if account.player else None, account.tenure_id)
+              for account in Account.objects.select_related("player")}
+    return {
+        "faults": chain_faults(table) + [f"gap {n}" for n in number_gaps(table)],
+        "head": (table.last_hand_number, table.last_event_hash),
+        "entries": list(HandEvent.objects.order_by("id").values_list(
+            "hand__number", "sequence", "kind", "event", "entered_at", "previous_hash", "hash")),
+        "hands": list(Hand.objects.order_by("number").values_list(
+            "number", "status", "bank__code", "seats", "tenure_id", "version", "settlement", "next_bank",
+            "transaction_id", "splits", "exchanges", "fusilados", "muertos", "cards", "imported")),
+        "bets": sorted(Hand.objects.values_list("number", "bets__player__code", "bets__seat", "bets__seat_hand",
+                                                "bets__stake", "bets__result", "bets__net")),
+        "tenures": list(BankTenure.objects.order_by("id").values_list(
+            "holder__code", "began", "ended", "capital", "closed_at")),
+        "transactions": list(Transaction.objects.order_by("id").values_list(
+            "id", "kind", "reference", "idempotency_key", "source", "tenure_id", "detail")),
+        "legs": sorted((leg[0], owners[leg[1]], leg[2], leg[3]) for leg in Entry.objects.values_list(
+            "transaction_id", "account_id", "side", "amount")),
+        "balances": sorted((owners[account_id], balance) for account_id, balance
+                           in Account.objects.values_list("id", "balance")),
+    }
+
+
+def test_the_batched_import_records_what_the_console_services_record(tmp_path):
+    records = night()
+    path = tmp_path / "noche.jsonl"
+    path.write_text("".join(f"{__import__('json').dumps(record)}\n" for record in records))
+
+    batched = recorded(in_batches(path), records)
+    assert batched["faults"] == [] and batched["head"][0] == len(records)
+    assert len(batched["hands"]) == len(records) and {hand[1] for hand in batched["hands"]} == {"settled"}
+    assert sum(1 for tenure in batched["tenures"] if tenure[1] == "natural") >= 3  # the bank passed
+    assert sum(1 for t in batched["transactions"] if t[1] == "hand") == len(records)
+
+    by_entry = recorded(one_entry_at_a_time, records)
+    by_record = recorded(one_record_at_a_time, records)
+    for key in batched:
+        assert batched[key] == by_entry[key], key
+        assert batched[key] == by_record[key], key

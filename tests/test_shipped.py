@@ -1,0 +1,246 @@
+"""Proven as shipped (``make shipped``; CI runs it after the suite).
+
+Exactly the files the Dockerfile copies (``tests.image``) go into a scratch directory and
+are installed there as the Dockerfile installs them (``pip install -e .``) into a fresh
+virtual environment. With the production settings: ``check --deploy`` passes, then
+migrate, collectstatic and the demo data; gunicorn, a Celery worker and Celery beat run on
+Redis (as docker-compose.yml runs them, over plain HTTP on loopback); Debian's Chromium
+walks it: a page in Spanish, a dealer enters a whole hand at the console through the
+page, an auditor asks for a shift's report and the worker computes it. Everything is then
+stopped (each process must end on SIGTERM) and the scratch database dropped.
+
+Environment: the PostgreSQL server of ``DATABASE_URL`` (a database ``shipped_<pid>`` is
+made on it), Redis at ``SHIPPED_REDIS`` (default ``redis://127.0.0.1:6379/1``), a free
+port from ``SHIPPED_PORTS`` (default 8100-8199).
+"""
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.image import copy_image_files
+
+pytestmark = pytest.mark.shipped
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+TIMEOUT = 30_000  # ms: a shared 2-core machine
+#: Cards the walk deals, in order: no 4 (exchanged), no figure (7½ passes the bank).
+CARDS = [f"{rank}{suit}" for suit in "OCEB" for rank in (1, 2, 3, 5, 6, 7)]
+
+
+def _port():
+    low, high = (int(n) for n in os.environ.get("SHIPPED_PORTS", "8100-8199").split("-"))
+    for port in range(low, high + 1):
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) != 0:
+                return port
+    raise RuntimeError(f"no free port in {low}-{high}")
+
+
+def _database_url(name):
+    parts = urllib.parse.urlsplit(os.environ["DATABASE_URL"])
+    return urllib.parse.urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def _run(command, env, cwd, timeout=600):
+    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(map(str, command))}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+class Processes:
+    """Long-running processes, each in a session of its own, logging to a file."""
+
+    def __init__(self, logs):
+        self.logs, self.running = logs, []
+
+    def start(self, name, command, env, cwd):
+        log = open(self.logs / f"{name}.log", "w")
+        process = subprocess.Popen(command, env=env, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        self.running.append((name, process, log))
+        return process
+
+    def log(self, name):
+        return (self.logs / f"{name}.log").read_text()
+
+    def check_alive(self):
+        for name, process, _log in self.running:
+            assert process.poll() is None, f"{name} stopped:\n{self.log(name)[-3000:]}"
+
+    def stop(self):
+        """SIGTERM to each; ``{name: exit status}`` (SIGKILL after 60 s: status None)."""
+        for _name, process, _log in self.running:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        statuses = {}
+        for name, process, log in self.running:
+            try:
+                statuses[name] = process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+                statuses[name] = None
+            log.close()
+        self.running = []
+        return statuses
+
+
+def _wait_for(condition, processes, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        processes.check_alive()
+        if condition():
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"not within {seconds} s: {condition}")
+
+
+def _answers(port):
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture
+def shipped(tmp_path):
+    """The image's files installed in a fresh virtual env, on a scratch database: yields
+    ``(directory, environment, database URL)``."""
+    app = tmp_path / "app"
+    copy_image_files(app)
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)], os.environ, tmp_path)
+    _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "-e", "."], os.environ, app, timeout=1200)
+    name = f"shipped_{os.getpid()}"
+    url = _database_url(name)
+    with psycopg.connect(_database_url("postgres"), autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        connection.execute(f'CREATE DATABASE "{name}"')
+    redis = os.environ.get("SHIPPED_REDIS", "redis://127.0.0.1:6379/1")
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8",
+           "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(app),  # the Dockerfile's ENV
+           "DJANGO_SETTINGS_MODULE": "casino.settings.production",
+           "DJANGO_SECRET_KEY": "shipped-test-only-5mQ8rT2wK9xZ4vB7nL1pD6gH3jF0sA-cE8yU",
+           "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "DATABASE_URL": url, "CELERY_BROKER_URL": redis,
+           "CACHE_URL": redis, "DJANGO_STATIC_ROOT": str(tmp_path / "staticfiles")}
+    try:
+        yield app, env, url
+    finally:
+        with psycopg.connect(_database_url("postgres"), autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_the_image_installs_checks_clean_and_runs_as_shipped(shipped, tmp_path):
+    app, env, url = shipped
+    manage = ["python", "manage.py"]
+    # Deployed for real: HTTPS (the defaults). Django's deployment checks pass.
+    _run([*manage, "check", "--deploy", "--fail-level", "WARNING"], env, app)
+    # docker-compose.yml's machine of one's own: plain HTTP on loopback.
+    env = {**env, "DJANGO_HTTPS": "false"}
+    _run([*manage, "migrate", "--noinput"], env, app)
+    _run([*manage, "collectstatic", "--noinput"], env, app)
+    _run([*manage, "demo"], env, app)
+
+    port = _port()
+    processes = Processes(tmp_path)
+    try:
+        processes.start("web", ["gunicorn", "casino.wsgi:application", "--bind", f"127.0.0.1:{port}",
+                                "--workers", "2", "--access-logfile", "-"], env, app)
+        processes.start("worker", ["celery", "-A", "casino", "worker", "--loglevel", "info", "--concurrency", "1"],
+                        env, app)
+        processes.start("beat", ["celery", "-A", "casino", "beat", "--loglevel", "info",
+                                 "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"], env, app)
+        _wait_for(lambda: _answers(port), processes, seconds=60)
+        _walk(f"http://127.0.0.1:{port}", url)
+        assert re.search(r"Task reports\.run_report\[[^]]+\] succeeded", processes.log("worker")), processes.log("worker")
+        # Beat sends the outbox's sweep once a minute from the database's schedule; the
+        # worker runs it.
+        _wait_for(lambda: re.search(r"Task reports\.dispatch_pending\[[^]]+\] succeeded", processes.log("worker")),
+                  processes, seconds=100)
+        assert "Sending due task reports: send pending report requests" in processes.log("beat")
+    finally:
+        statuses = processes.stop()
+    assert statuses == {"web": 0, "worker": 0, "beat": 0}, statuses
+
+
+def _walk(base_url, url):
+    """Chromium: a page in Spanish; the dealer's hand; the auditor's report."""
+    from playwright.sync_api import sync_playwright
+
+    with psycopg.connect(url) as connection:
+        table_id, min_bet = connection.execute("SELECT id, min_bet FROM tables_table WHERE name = 'Mesa 1'").fetchone()
+        (shift_id,) = connection.execute("SELECT id FROM tables_shift WHERE table_id = %s AND closed_at IS NULL",
+                                         [table_id]).fetchone()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = _page(browser, base_url)
+            page.goto("/accounts/login/")
+            assert page.get_attribute("html", "lang") == "es"
+            assert page.inner_text("main h1") == "Iniciar sesión"  # locale/'s catalogue, in the image
+
+            _log_in(page, "dealer", "demo-dealer", f"/tables/console/{table_id}/")
+            _play_a_hand(page, min_bet)
+
+            page = _page(browser, base_url)
+            _log_in(page, "auditor", "demo-auditor", "/reports/")
+            assert page.inner_text("main h1") == "Informes"
+            page.click(f'#shifts form:has(input[name=shift][value="{shift_id}"]) button[type=submit]')
+            page.wait_for_url(re.compile(r"/reports/\d+/$"), timeout=120_000)  # the worker computed it
+            assert "Mesa 1" in page.inner_text("main h1")
+        finally:
+            browser.close()
+    with psycopg.connect(url) as connection:
+        assert connection.execute("SELECT status, progress FROM reports_reportrequest WHERE shift_id = %s",
+                                  [shift_id]).fetchall() == [("done", 100)]
+
+
+def _page(browser, base_url):
+    context = browser.new_context(locale="es-ES", base_url=base_url, viewport={"width": 1024, "height": 1366})
+    context.set_default_timeout(TIMEOUT)
+    return context.new_page()
+
+
+def _log_in(page, username, password, next_url):
+    page.goto(f"/accounts/login/?next={next_url}")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("main form button[type=submit]")
+    page.wait_for_url(f"**{next_url}")
+
+
+def _play_a_hand(page, min_bet):
+    """Open the next hand with the seats the console offers, then enter it as the console
+    asks: a card for each, the minimum bet, stand; the bank draws while it must."""
+    page.click("#form-open button[type=submit]")
+    page.wait_for_selector("#form-deal")
+    cards, staked = iter(CARDS), False
+    for _entry in range(60):
+        if page.locator("#settlement").count():
+            assert page.locator("#settlement tbody tr").count() >= 2
+            return
+        version = int(page.get_attribute("#console", "data-version"))
+        if page.locator("#form-deal").count():
+            page.fill("#form-deal input[data-card-input]", next(cards))
+            page.click('#form-deal button[value="deal"]')
+        elif page.locator("#form-bet").count() and not staked:
+            page.fill("#form-bet input[name=amount]", f"{min_bet:.2f}")
+            page.click('#form-bet button[value="bet"]')
+            staked = True
+        elif page.locator('#form-play button[value="stand"]').count():
+            page.click('#form-play button[value="stand"]')
+            staked = False
+        else:
+            page.fill("#form-card input[data-card-input]", next(cards))
+            page.click('#form-card button[value="card"]')
+        page.wait_for_selector(f'#console[data-version="{version + 1}"]')
+    raise AssertionError("the hand did not settle in 60 entries")
