@@ -10,10 +10,11 @@ prints figures, never a timed test.
    end: a table per page (``reglamento``, 5–100 €) with its dealer on shift, its bank
    drawn for and four players with chips (``console.py``'s ``prepare``).
 2. The static files collected into a scratch ``DJANGO_STATIC_ROOT``, and gunicorn on
-   loopback with ``casino.settings.production`` as shipped (``DATABASE_URL`` without
-   options: a database connection per request; ``--conn-max-age 600`` keeps them;
-   ``DJANGO_SECURE_COOKIES=false`` over http); each worker draws the console before
-   anything is timed.
+   loopback with ``casino.settings.production`` as shipped (docker-compose.yml's:
+   persistent database connections, ``DATABASE_CONN_MAX_AGE`` 600 s, or
+   ``--conn-max-age``, 0 for a connection per request; sessions cached in Redis at
+   ``CACHE_URL``, default the broker's; ``DJANGO_HTTPS=false`` over http on loopback);
+   each worker draws the console before anything is timed.
 3. Each dealer logs in, types his four seats once and opens the first hand; then, for
    ``--hands`` typical hands: the deal in the order of play (a card typed whole is
    entered at once), each seat's stake (a chip key and Enter in the first hand, Enter on
@@ -197,9 +198,9 @@ def main():
                         help="gunicorn sync workers (default 2 × cores + 1)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
-    parser.add_argument("--conn-max-age", type=int, default=0,
-                        help="seconds a server worker keeps its database connection (default 0, as shipped: "
-                             "a connection per request)")
+    parser.add_argument("--conn-max-age", type=int, default=600,
+                        help="seconds a server worker keeps its database connection (default 600, as shipped; "
+                             "0: a connection per request)")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         sys.exit(f"{CHROMIUM} is missing: apt-get install chromium")
@@ -207,11 +208,12 @@ def main():
     name = f"console_browser_{os.getpid()}"
     static_root = tempfile.mkdtemp(prefix="console_browser_static_")
     run("createdb", *PG, name)
-    options = f"conn_max_age={args.conn_max_age}" if args.conn_max_age else ""
-    env = dict(os.environ, DATABASE_URL=database_url(name, options), DJANGO_SETTINGS_MODULE="casino.settings.production",
-               DJANGO_SECRET_KEY="bench-only-not-a-secret", DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
-               CELERY_BROKER_URL=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"),
-               DJANGO_SECURE_COOKIES="false", CELERY_TASK_ALWAYS_EAGER="true", DJANGO_STATIC_ROOT=static_root)
+    redis = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+    env = dict(os.environ, DATABASE_URL=database_url(name), DATABASE_CONN_MAX_AGE=str(args.conn_max_age),
+               DJANGO_SETTINGS_MODULE="casino.settings.production", DJANGO_SECRET_KEY="bench-only-not-a-secret",
+               DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost", CELERY_BROKER_URL=redis,
+               CACHE_URL=os.environ.get("CACHE_URL", redis), DJANGO_HTTPS="false", CELERY_TASK_ALWAYS_EAGER="true",
+               DJANGO_STATIC_ROOT=static_root)
     os.environ.update(env)
     server = None
     try:
