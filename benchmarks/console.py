@@ -21,10 +21,12 @@ timed test.
      loop, ``--trivial-seconds`` in all; requests/s and latency;
    - the dealers, ``--seconds`` in all: each enters, for every event of a hand of random
      legal play (``tables.engine.simulate.random_record``), the form his console offers
-     for it, with that form's one-time token and the hand's version, as the console's
-     script does: with the ``X-Console-Fetch`` header, answered with the new console, which
-     gives the next token (``--redirect``: as a browser without the script, POST then the
-     redirected GET). When the hand settles he opens the next one the same way, with the
+     for it, posted exactly as the console's script posts it (``script_post``): the
+     form's fields in the page's order (its one-time token, the hand's version, what the
+     dealer typed or checked), then the button pressed, form-encoded, with the
+     ``X-Console-Fetch`` header; answered with the console's new body, which gives the
+     next token (``--redirect``: the same body as a browser without the script posts it,
+     then the redirected GET). When the hand settles he opens the next one the same way, with the
      seats the page prefills (plus the player who lost the bank) and the bank's next
      holder. Each reads his console and opens his first hand before the first turn;
      between turns he waits with his hand as it is.
@@ -51,6 +53,7 @@ collapsed stacks (``.txt``).
 """
 
 import argparse
+import html
 import http.client
 import os
 import random
@@ -77,12 +80,11 @@ RULES = {"profile": "reglamento"}
 MIN_BET, MAX_BET = 500, 10000  # cents
 SEATS_PER_TABLE = 4
 
-FORM = re.compile(r'<form method="post" action="([^"]+)" class="entry" id="([^"]+)">(.*?)</form>', re.S)
-HIDDEN = re.compile(r'<input type="hidden" name="(\w+)" value="([^"]*)"')
 SEATS = re.compile(r'name="seats" value="([^"]*)"')
 STATUS = re.compile(r'id="console"[^>]*data-status="(\w+)"')
 VERSION = re.compile(r'data-version="(\d+)"')
 NEXT_BANK = re.compile(r'id="next-hand" data-bank="([^"]+)"')
+FORM_IDS = re.compile(r'<form [^>]*id="([^"]+)"')
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
@@ -185,8 +187,8 @@ class Client:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         body = None
         if fields is not None:
-            body = urllib.parse.urlencode(fields)
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            body = urllib.parse.urlencode(fields)  # a dict, or (name, value) pairs in order
+            headers["Content-Type"] = "application/x-www-form-urlencoded;charset=UTF-8"
             headers["Referer"] = f"http://127.0.0.1:{self.port}{path}"
         for attempt in (1, 2):
             try:
@@ -240,47 +242,81 @@ def percentiles(times):
     return {"p50": at(0.50), "p95": at(0.95), "p99": at(0.99)}
 
 
-def form_fields(page):
-    """``{form id: (action url, hidden fields)}`` of the console page."""
-    return {form_id: (action, dict(HIDDEN.findall(body))) for action, form_id, body in FORM.findall(page)}
-
-
 _FORM_BY_ID = {}
+_CONTROL = re.compile(r"<(input|select|textarea)\b([^>]*)>|<option\b([^>]*)>|</select>")
+_ATTRIBUTE = re.compile(r'([\w-]+)(?:="([^"]*)")?')
 
 
 def form_of(page, form_id):
-    """``(action url, hidden fields)`` of the console page's form ``form_id``, or None (the
-    dealers' client reads only the form it sends: its CPU is taken from the server's)."""
+    """``(action, fields)`` of the console page's form ``form_id``, or None: its address
+    (the ``action`` attribute) and what ``new FormData(form)`` holds, in the page's order
+    (each control with a name: hidden and text inputs, the checked radio, a select's
+    selected option, else its first), as ``[name, value]`` lists to fill in."""
     pattern = _FORM_BY_ID.get(form_id)
     if pattern is None:
         pattern = _FORM_BY_ID[form_id] = re.compile(
-            r'<form method="post" action="([^"]+)" class="entry" id="' + re.escape(form_id) + r'">(.*?)</form>', re.S)
+            r'<form method="post" action="([^"]+)" class="[^"]*" id="' + re.escape(form_id) + r'">(.*?)</form>', re.S)
     match = pattern.search(page)
-    return None if match is None else (match.group(1), dict(HIDDEN.findall(match.group(2))))
+    if match is None:
+        return None
+    fields, select = [], None
+    for tag, attributes, option in _CONTROL.findall(match.group(2)):
+        attrs = {name: html.unescape(value) for name, value in _ATTRIBUTE.findall(attributes or option)}
+        if tag == "input" and "name" in attrs and (attrs.get("type") != "radio" or "checked" in attrs):
+            fields.append([attrs["name"], attrs.get("value", "")])
+        elif tag == "select":
+            select = [attrs["name"], None]
+            fields.append(select)
+        elif option and select is not None and (select[1] is None or "selected" in attrs):
+            select[1] = attrs.get("value", "")
+        elif not tag and not option:  # </select>
+            select = None
+    return html.unescape(match.group(1)), fields
+
+
+def script_post(client, page, form_id, typed, button=None, fetch=True):
+    """Send form ``form_id`` of ``page`` as the console's script does: what the dealer
+    ``typed`` (a dict: field -> value; the seat of a deal is the radio he checks) in its
+    fields, the form's fields in the page's order, then the button pressed (``button``:
+    the value of its ``action``), form-encoded, with ``X-Console-Fetch`` (``fetch=False``:
+    as the browser without the script posts it, the same body). Returns what
+    ``Client.request`` returns, or None if the page has no such form."""
+    form = form_of(page, form_id)
+    if form is None:
+        return None
+    action, fields = form
+    typed = dict(typed)
+    for field in fields:
+        if field[0] in typed:
+            field[1] = typed.pop(field[0])
+    fields += [[name, value] for name, value in typed.items()]  # a radio no box showed checked
+    if button is not None:
+        fields.append(["action", button])
+    return client.request("POST", action, [tuple(field) for field in fields],
+                          extra_headers=FETCH_HEADERS if fetch else None)
 
 
 def entry_of(event):
-    """(form id, posted fields) entering ``event`` on the console."""
+    """(form id, what the dealer types or checks, the button he presses) entering ``event``
+    on the console."""
     do, seat = event["do"], event.get("seat")
-    fields = {"seat": seat} if seat else {}
     if do == "deal":
-        return "form-deal", {**fields, "action": "deal", "card": event["card"]}
+        return "form-deal", {"seat": seat, "card": event["card"]}, "deal"
     if do == "bet":
-        fields.update(action="bet", amount=str(event["amount"]))
         if "player" in event:
-            fields["player"] = event["player"]
-            return ("form-loca" if seat == "loca" else "form-side"), fields
-        return "form-bet", fields
+            return ("form-loca" if seat == "loca" else "form-side"), {
+                "seat": seat, "player": event["player"], "amount": str(event["amount"])}, "bet"
+        return "form-bet", {"amount": str(event["amount"])}, "bet"
     if do == "card":
-        return "form-card", {**fields, "action": "card-down" if event.get("down") else "card", "card": event["card"]}
+        return "form-card", {"card": event["card"]}, "card-down" if event.get("down") else "card"
     if do in ("reveal", "exchange", "fusilar"):
-        return "form-card", {**fields, "action": do, "card": event.get("card", "")}
+        return "form-card", {"card": event.get("card", "")}, do
     if do == "muerto":
-        return "form-card", {**fields, "action": "muerto", "card": event["card"], "amount": str(event["amount"])}
+        return "form-card", {"card": event["card"], "amount": str(event["amount"])}, "muerto"
     if do in ("stand", "split"):
-        return "form-play", {**fields, "action": do}
+        return "form-play", {}, do
     if do == "shuffle":
-        return "form-shuffle", {"action": "shuffle"}
+        return "form-shuffle", {}, "shuffle"
     raise ValueError(event)
 
 
@@ -435,9 +471,7 @@ def dealer_step(client, username, table_id, bank, seats, rng, record, page, star
         if bank != holder and bank not in seated:
             seated.append(bank)
         bank, seats = holder, seated
-        action, hidden = form_of(page, "form-open")
-        code, location, page = client.request("POST", action, {**hidden, "seats": " ".join(seats)},
-                                              extra_headers=FETCH_HEADERS if fetch else None)
+        code, location, page = script_post(client, page, "form-open", {"seats": " ".join(seats)}, fetch=fetch)
         if code == 302:
             code, _location, page = client.request("GET", location)
         figures.add("opens", time.perf_counter() - started)
@@ -447,14 +481,12 @@ def dealer_step(client, username, table_id, bank, seats, rng, record, page, star
         raise RuntimeError(f"{username}: table {table_id} has a hand open that this run did not start")
     version = int(VERSION.search(page).group(1))
     event = record["events"][version]
-    form_id, fields = entry_of(event)
-    form = form_of(page, form_id)
-    if form is None:
+    form_id, typed, button = entry_of(event)
+    answer = script_post(client, page, form_id, typed, button, fetch=fetch)
+    if answer is None:
         raise RuntimeError(f"{username}: the console offers no {form_id} for {event} "
-                           f"(forms: {sorted(form_fields(page))})")
-    action, hidden = form
-    code, location, page = client.request("POST", action, {**hidden, **fields},
-                                          extra_headers=FETCH_HEADERS if fetch else None)
+                           f"(forms: {sorted(FORM_IDS.findall(page))})")
+    code, location, page = answer
     posted = time.perf_counter()
     if fetch:  # the answer is the new console, as the console's script gets it
         recorded = code == 200 and REFUSAL not in page

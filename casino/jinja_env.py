@@ -1,17 +1,17 @@
-"""The Jinja2 environment of the pages drawn after every entry (the console's body).
+"""The Jinja2 environment of the console's body, drawn after every entry a dealer makes.
 
-Django's own templates draw every other page. The console is redrawn after each entry a
-dealer makes, and Jinja2 renders its body several times faster (it compiles templates to
-Python). The layouts around it (``base.html``, the fetched layout) stay Django templates,
-so the page keeps one navigation, one set of messages and one ``<head>``.
+Django's own templates draw every other page, and the console's page around its body
+(``base.html``: one navigation, one ``<head>``). Jinja2 compiles templates to Python and
+draws the console's body about ten times faster than Django's template engine (0.6–0.7 ms
+against 2.6–8.2 ms, the same body ported to Django's language: the figures in
+``tables/views/console.py``), when a whole entry costs the server about 5 ms.
 
 Translations use Django's catalogues and active language: ``_("text")`` is Django's
-``gettext`` (or, passed in the context by a view that draws often, ``gettext_in(language)``,
-which looks each string up once per process) and formats with ``|format(name=value)``.
-That is the one form Django's ``makemessages`` also reads in a template, so
-``makemessages`` keeps the console's strings. Plural strings are translated in the view
-(``ngettext``). The ``floatformat`` filter is Django's, localized the same way, and each
-amount is formatted once per process and language.
+``gettext`` and formats with ``|format(name=value)``. That is the one form Django's
+``makemessages`` also reads in a template, so ``makemessages`` keeps the console's strings.
+Plural strings are translated in the view (``ngettext``). The ``floatformat`` filter is
+Django's, localized the same way, and each amount is formatted once per process and
+language.
 """
 
 import functools
@@ -32,31 +32,6 @@ def url(name, *args, **kwargs):
 @functools.lru_cache(maxsize=4096)
 def _reverse(prefix, name, args, kwargs):
     return reverse(name, args=args or None, kwargs=dict(kwargs) or None)
-
-
-@functools.cache
-def _catalogue(language):
-    return {}
-
-
-def gettext_in(language):
-    """Django's ``gettext`` for a render in ``language``, the active language: each
-    string is looked up once per process and language.
-
-    Args:
-        language: the active language's code (``get_language()``).
-    Returns:
-        a function ``str -> str``.
-    """
-    known = _catalogue(language)
-
-    def translate(message):
-        try:
-            return known[message]
-        except KeyError:
-            known[message] = text = gettext(message)
-            return text
-    return translate
 
 
 def floatformat_in_language(value, arg=-1):
@@ -81,25 +56,6 @@ def _floatformat(language, value, arg):
     # Equal numbers (Decimal("5"), Decimal("5.00"), 5) share an entry: floatformat shows
     # them alike. ``language`` is the active one and keys the entry.
     return floatformat(value, arg)
-
-
-class Attrs(dict):
-    """A dict whose keys a Jinja2 template reads with a dot (``panel.phase``) at once.
-
-    Jinja2 reads ``x.name`` as ``getattr(x, "name")`` first, then ``x["name"]``: on a plain
-    dict every such read fails once, raising AttributeError, before it finds the key.
-    The console's body reads dozens of keys per draw. A missing key reads as undefined,
-    as on a dict; keys that are dict methods' names (``items``) read as the methods, as on
-    a dict.
-    """
-
-    __slots__ = ()
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
 
 
 def environment(**options):

@@ -220,18 +220,18 @@ def _log_in(page, username, password, next_url):
 
 def _play_a_hand(page, min_bet):
     """Open the next hand with the seats the console offers, then enter it as the console
-    asks: a card for each, the minimum bet, stand; the bank draws while it must."""
+    asks: a card for each (a card typed whole is entered at once), the minimum bet, stand;
+    the bank draws while it must."""
     page.click("#form-open button[type=submit]")
     page.wait_for_selector("#form-deal")
     cards, staked = iter(CARDS), False
     for _entry in range(60):
         if page.locator("#settlement").count():
-            assert page.locator("#settlement tbody tr").count() >= 2
+            assert page.locator("#settlement li[data-player]").count() >= 2
             return
         version = int(page.get_attribute("#console", "data-version"))
         if page.locator("#form-deal").count():
             page.fill("#form-deal input[data-card-input]", next(cards))
-            page.click('#form-deal button[value="deal"]')
         elif page.locator("#form-bet").count() and not staked:
             page.fill("#form-bet input[name=amount]", f"{min_bet:.2f}")
             page.click('#form-bet button[value="bet"]')
@@ -241,6 +241,5 @@ def _play_a_hand(page, min_bet):
             staked = False
         else:
             page.fill("#form-card input[data-card-input]", next(cards))
-            page.click('#form-card button[value="card"]')
         page.wait_for_selector(f'#console[data-version="{version + 1}"]')
     raise AssertionError("the hand did not settle in 60 entries")

@@ -57,3 +57,85 @@ def test_no_page_scrolls_sideways_on_a_phone(chromium, live_server, demo, userna
     context.close()
     assert len(seen) > 3, seen
     assert wide == [], f"{username}: pages wider than 390 px: {wide}"
+
+
+def test_every_screen_of_a_hand_at_the_console_fits_a_phone(chromium, live_server, mesa):
+    """A dealer's phone (390 × 844) through a hand with every kind of screen: the first
+    hand's seats, the deal and its question out of order, a stake with its chips, a card
+    with the picker, a refusal, the showdown, the settlement on the felt, the keys' help,
+    the undo page and another table's refusal page: nothing scrolls sideways."""
+    from tests.factories import TableFactory
+
+    other = TableFactory(name="Mesa 2")
+    page = chromium.new_context(viewport={"width": 390, "height": 844}, locale="es-ES",
+                                base_url=live_server.url).new_page()
+    page.goto(f"/accounts/login/?next=/tables/console/{mesa.table.pk}/")
+    page.fill("input[name=username]", "dealer1")
+    page.fill("input[name=password]", "secret-pass-1")
+    page.click("main form button[type=submit]")
+    page.wait_for_selector("#form-open")
+    wide = []
+
+    def look(what):
+        width, viewport = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        if width > viewport:
+            wide.append((what, width, page.evaluate(_OVERFLOWING)))
+
+    def enter(text, version):
+        page.keyboard.type(text)
+        page.wait_for_selector(f'#console[data-version="{version}"]')
+
+    look("no hand yet")
+    page.keyboard.type("luis marta")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#form-deal")
+    look("the deal")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.type("11o")
+    page.wait_for_selector(".confirm:not([hidden])")
+    look("a deal out of order, asked")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Backspace")
+    page.keyboard.press("Backspace")
+    page.keyboard.press("Backspace")
+    enter("11o", 1)
+    page.keyboard.press("x")  # marta's card unknown
+    page.wait_for_selector('#console[data-version="2"]')
+    enter("4e", 3)
+    look("a stake with its chips")
+    page.keyboard.press("?")
+    page.wait_for_selector("#keys-help[open]")
+    look("the keys' help")
+    page.keyboard.press("Escape")
+    page.keyboard.press("w")
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#console[data-version="4"]')
+    look("a card with the picker")
+    page.keyboard.type("11o")
+    page.wait_for_selector("#refusal")
+    look("a refusal")
+    enter("5b", 5)
+    page.keyboard.press("z")
+    page.wait_for_selector("#form-undo")
+    look("the undo page")
+    page.go_back()
+    page.wait_for_selector('#console[data-version="5"]')
+    page.keyboard.press("p")
+    page.wait_for_selector('#console[data-version="6"]')
+    page.keyboard.press("w")
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#console[data-version="7"]')
+    page.keyboard.press("p")
+    page.wait_for_selector('#console[data-version="8"]')
+    enter("6o", 9)  # the bank's 4 + 6: bust; marta's card is named at the showdown
+    page.wait_for_selector("#form-identify-marta-1")
+    look("the showdown")
+    enter("1c", 10)
+    page.wait_for_selector("#settlement")
+    look("the settlement")
+    page.goto(f"/tables/console/{other.pk}/")
+    look("another table's console: refused")
+    page.goto("/tables/console/")
+    look("the tables")
+    page.context.close()
+    assert wide == [], f"pages wider than 390 px: {wide}"

@@ -170,7 +170,11 @@ def test_a_full_hand_entered_through_the_console_is_settled_and_posted(screen, m
     assert hand.tenure.account.balance == Decimal("60.00")
     page = screen.page.content.decode()
     assert 'id="settlement"' in page and "Next bank: ana" in page
-    assert re.search(r'data-player="marta">.*?20\.00 €</td></tr>', page, re.S)
+    # Each seat's result on the felt, with what the dealer pays or collects; each player's total.
+    assert re.search(r'data-who="marta".*?class="result win">wins</span> <span class="amount pay">pay 20\.00 €', page, re.S)
+    assert len(re.findall(r'data-who="luis".*?data-who="marta"', page, re.S)) == 1
+    assert page.count('<span class="amount pay">pay 10.00 €</span>') == 2  # luis's two hands
+    assert re.search(r'<li data-player="marta">.*?pay 20\.00 €', page, re.S)
     assert forms_of(screen.page)["form-open"]["fields"]["after"] == "1"
     assert 'value="luis marta"' in page  # the next hand's seats, prefilled
 
@@ -242,7 +246,7 @@ def test_an_entry_from_a_stale_screen_is_refused_with_a_message_to_reload(dealer
     first.enter("luis bet 10")
     response = second.send("form-bet", "bet", amount="20")
     assert response.status_code == 409
-    assert "reload" in refusal_of(response)
+    assert "another entry came first" in refusal_of(response) and "enter again" in refusal_of(response)
     hand.refresh_from_db()
     assert hand.version == 4
     assert HandEvent.objects.filter(hand=hand).order_by("sequence").last().event["amount"] == "10.00"
@@ -348,13 +352,16 @@ def test_the_scripts_answer_to_the_last_entry_names_the_next_bank_as_a_reload_do
 
 def test_the_consoles_script_gets_the_new_console_in_one_request(screen, mesa):
     """The console's script sends the forms with X-Console-Fetch: the answer is the new
-    console itself (its title and <main>, without the page around them), no redirect."""
+    console's body itself (the one the page draws, with the messages; without the page
+    around it), no redirect."""
     opened = screen.send("form-open", seats="luis marta", headers=FETCHED)
     assert opened.status_code == 200
     page = opened.content.decode()
     assert 'data-status="open"' in page and 'data-version="0"' in page and "Hand #1 is open" in page
-    assert "<title>Mesa 1 · Console · back-office</title>" in page and page.count("<main>") == 1
-    assert 'class="top"' not in page and "<style>" not in page  # the page around <main> stays as it was
+    assert page.lstrip().startswith('<div id="console"') and page.count('id="console"') == 1
+    assert "<main>" not in page and 'class="top"' not in page and "<style>" not in page  # the page stays as it was
+    full = screen.load().content.decode()  # the page draws the same body, in the layout
+    assert full.count('id="console"') == 1 and full.count("<main>") == 1 and 'class="top"' in full
     screen.page = opened
     entered = screen.send("form-deal", "deal", seat="luis", card="5O", headers=FETCHED)
     assert entered.status_code == 200 and 'data-version="1"' in entered.content.decode()
@@ -374,7 +381,7 @@ def test_the_console_speaks_spanish_at_the_table(client, mesa):
     page = screen.load().content.decode()
     assert "Primera mano" in page and "Todas las mesas" in page and "Consola" in page
     opened = screen.send("form-open", seats="luis marta", headers=FETCHED).content.decode()
-    assert "<title>Mesa 1 · Consola · back-office</title>" in opened
+    assert "Carta inicial para" in opened and "Teclas" in opened
     assert "mano n.º 1" in opened and "Reparto inicial" in opened and "Repartir desconocida (tapada)" in opened
     assert "40 cartas en el mazo" in opened
     for english in ("Initial deal", "All tables", "Reload", "cards in the stock", "hand #1"):
@@ -621,7 +628,7 @@ def test_a_screen_of_an_earlier_hand_is_stale_even_at_the_same_version(screen, m
     assert second.version == 3
     screen.page = old_page
     response = screen.send("form-bet", "bet", amount="10", reload=False)
-    assert response.status_code == 409 and "reload" in refusal_of(response)
+    assert response.status_code == 409 and "another entry came first" in refusal_of(response)
     second.refresh_from_db()
     assert second.version == 3
 
@@ -647,3 +654,106 @@ def test_a_side_bet_through_the_console_settles_as_the_seat(dealer_client, mesa)
     assert hand.status == Hand.Status.SETTLED
     assert hand.settlement["players"] == {"luis": "10.00", "pepe": "15.00", "marta": "-10.00"}  # 7 beats 5
     assert chips(mesa, "pepe") == Decimal("515.00")
+
+
+# --------------------------------------------------------------------------- the dealer's keys and focus
+
+def autofocus_of(response):
+    """``(form id, field name)`` of the element the console focuses next (``autofocus``)."""
+    page = response.content.decode()
+    found = re.findall(r'<form [^>]*id="([\w-]+)"((?:(?!</form>).)*?)<(?:input|button) ([^>]*) autofocus', page, re.S)
+    assert len(found) == 1, found
+    form_id, _before, attrs = found[0]
+    name = re.search(r'name="(\w+)"', attrs).group(1)
+    value = re.search(r'value="(\w+)"', attrs) if name == "action" else None
+    return form_id, value.group(1) if value else name
+
+
+def test_the_focus_goes_where_the_next_entry_is_typed(screen):
+    open_hand(screen)
+    assert autofocus_of(screen.page) == ("form-deal", "card")
+    for line in ("luis deal 5O", "marta deal 3C"):
+        screen.enter(line)
+        assert autofocus_of(screen.page) == ("form-deal", "card")
+    screen.enter("bank deal 2E")
+    assert autofocus_of(screen.page) == ("form-bet", "amount")  # luis bets first
+    screen.enter("luis bet 10")
+    assert autofocus_of(screen.page) == ("form-card", "card")  # then his card
+    screen.enter("luis card 1B")
+    assert autofocus_of(screen.page) == ("form-card", "card")  # another card, or P to stand
+    screen.enter("luis stand")
+    assert autofocus_of(screen.page) == ("form-bet", "amount")  # marta's stake
+    # A refused card: its box has the focus, and what was typed, to type again.
+    response = screen.send("form-bet", "bet", amount="500")
+    assert autofocus_of(response) == ("form-bet", "amount") and 'value="500"' in response.content.decode()
+    screen.enter("marta bet 10")
+    response = screen.send("form-card", "card", card="5O")  # luis's initial card
+    assert response.status_code == 200 and "5O is already on the table" in refusal_of(response)
+    assert autofocus_of(response) == ("form-card", "card") and 'placeholder="7O" value="5O" autofocus' in response.content.decode()
+    for line in ("marta card 4C", "marta stand", "bank card 4B"):
+        screen.enter(line)
+    assert autofocus_of(screen.page) == ("form-card", "card")
+    screen.enter("bank stand")
+    assert autofocus_of(screen.page) == ("form-open", "seats")  # the next hand, Enter away
+
+
+def test_every_entry_button_shows_its_key_and_the_help_lists_them(screen):
+    open_hand(screen)
+    page = screen.page.content.decode()
+    assert re.search(r'value="deal" data-key="enter" aria-keyshortcuts="Enter" data-needs-card>Deal <kbd aria-hidden="true">⏎</kbd>', page)
+    assert re.search(r'value="deal-unknown" data-key="x" aria-keyshortcuts="X"[^>]*>Deal unknown \(face down\) <kbd aria-hidden="true">X</kbd>', page)
+    for line in ("luis deal 7O", "marta deal 3C", "bank deal 2E", "luis bet 10"):
+        screen.enter(line)
+    page = screen.page.content.decode()
+    keys = dict(re.findall(r'<button name="action" value="([\w-]+)" data-key="([^"]+)"', page))
+    assert keys == {"card": "enter", "reveal": "v", "fusilar": "f", "fusilar-unknown": "shift+f", "stand": "p",
+                    "bet": "enter"}
+    assert '<kbd aria-hidden="true">P</kbd>' in page and '<kbd aria-hidden="true">⇧F</kbd>' in page
+    help_text = re.search(r'<dialog id="keys-help".*?</dialog>', page, re.S).group(0)
+    for label in ("Card face up", "Fusilar: unknown card", "luis stands", "Undo the last entry"):
+        assert label in help_text
+    assert f'href="/tables/console/{screen.table.pk}/undo/" data-key="z"' in page
+
+
+def test_the_deal_proposes_the_next_place_in_the_order_of_play(screen):
+    open_hand(screen, "luis marta pepe")
+    screen.enter("luis deal 5O")
+    page = screen.page.content.decode()
+    assert re.search(r'value="marta" checked data-proposed>', page)
+    # Another place asks first (in the page); without the script the server takes it.
+    assert re.search(r'value="pepe" data-confirm="Deal this card to pepe\? In the order of play the next card is marta&#39;s\."', page)
+    assert screen.send("form-deal", "deal", seat="pepe", card="3C").status_code == 302
+
+
+def test_a_stake_is_one_key_away_the_seats_last_and_the_tables_chips(screen, mesa):
+    open_hand(screen)
+    for line in ("luis deal 7O", "marta deal 3C", "bank deal 5E"):
+        screen.enter(line)
+    page = screen.page.content.decode()
+    # No stake before: the box is empty; the chips of a 5–100 € table, keys Q W E R T Y.
+    assert re.search(r'<input name="amount"[^>]* value="" autofocus>', page)
+    assert re.findall(r'data-chip="([\d.]+)" data-key="(\w)"', page) == [
+        ("5", "q"), ("10", "w"), ("20", "e"), ("25", "r"), ("50", "t"), ("100", "y")]
+    for line in ("luis bet 12.50", "luis card 11B", "marta bet 20", "marta card 4C", "marta stand", "bank stand"):
+        screen.enter(line)
+    screen.send("form-open", seats="marta pepe")  # luis took the bank with his 7½
+    for line in ("marta deal 2O", "pepe deal 3E", "bank deal 4B"):
+        screen.enter(line)
+    # marta's stake of the last hand, ready: Enter bets it again.
+    assert re.search(r'<input name="amount"[^>]* value="20" autofocus>', screen.page.content.decode())
+    assert "last stake 20.00 €" in screen.page.content.decode()
+    screen.enter("marta bet 20")
+    screen.enter("marta stand")
+    assert re.search(r'<input name="amount"[^>]* value="" autofocus>', screen.page.content.decode())  # pepe: none
+
+
+def test_the_chips_are_the_usual_denominations_between_the_tables_limits():
+    from tables.views.console import _chips
+
+    def chips(low, high):
+        return [str(c.amount) for c in _chips(Decimal(low), Decimal(high))]
+    assert chips("5", "100") == ["5", "10", "20", "25", "50", "100"]
+    assert chips("1", "10") == ["1", "2", "5", "10"]
+    assert chips("0", "2") == ["0.50", "1", "2"]
+    assert chips("10", "10000") == ["10", "25", "100", "500", "2000", "10000"]  # six, the lowest to the highest
+    assert len(chips("1", "100000")) == 6

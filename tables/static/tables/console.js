@@ -1,122 +1,406 @@
-// The dealer's console.
-// - The card picker is drawn here from its data (the deck by suit, the cards on the table,
-//   greyed out); tapping a card writes it into the card box last touched (the first one
-//   by default).
-// - An entry (or the next hand's opening) is sent with fetch and the server answers
-//   with the new console, which replaces the page's main part: one request per entry,
-//   and the address stays the console's (a reload is a GET). Without this script the
-//   forms post and redirect.
-// - A form sent once is not sent again by a second tap (the server's one-time token is
-//   the guard that counts: this only spares a round trip).
+// The dealer's console, by keyboard or by touch. Without this script every form still
+// posts (POST, redirect, GET); with it:
+// - An entry is sent with fetch, form-encoded as the browser posts it (the form's fields,
+//   then the button pressed) with the X-Console-Fetch header; the server
+//   answers with the console's body (tables/console/body.html), which takes the place of
+//   the one on screen: one request, no page load, the address stays the console's.
+// - Keys: every entry button shows its key (data-key: KeyboardEvent.key in lower case,
+//   "shift+" before it). A card typed whole in a card box (7O, 11c, rb) is sent at once
+//   with the form's highlighted button: its first one, or the one whose key was pressed
+//   first. In a stake box, Q W E R T Y add the table's chips. "?" opens the keys' help.
+// - After each entry the focus goes where the server put autofocus (the next place's
+//   card box, the stake of the seat to bet...), its text selected: a refused value is
+//   typed again, not appended to. Keys typed while an entry is on its way wait for it.
+// - A deal out of the order of play asks first, in the page.
+// - The card picker (drawn once per deck and language) greys out the cards on the table.
+// The words shown are the page's: this script draws nothing of its own.
 (function () {
   "use strict";
   var FETCH_HEADER = "X-Console-Fetch";
+  var WHOLE_CARD = /^(?:[1-7]|1[012]|[scr])[oceb]$/i;
+  var CARD_CHAR = /^[0-9oecbsr]$/i;
+  var AMOUNT_CHAR = /^[0-9.,]$/;
+  var busy = false;        // an entry is on its way
+  var waiting = [];        // keys typed meanwhile: [key, shift]
+  var armed = null;        // the button whose key was pressed before its card
+  var pointer = false;     // the last entry was sent by a tap or a click
+  var cardBox = null;      // the card box the picker writes into
+  var decimal = (1.5).toLocaleString(document.documentElement.lang || undefined).charAt(1);
 
-  function ready(fn) {
-    if (document.readyState !== "loading") { fn(); } else { document.addEventListener("DOMContentLoaded", fn); }
+  function root() { return document.getElementById("console"); }
+
+  // ------------------------------------------------------------------ sending
+
+  function submit(form, button) {
+    if (busy) { return; }
+    if (form.requestSubmit) { form.requestSubmit(button || undefined); } else if (button) { button.click(); } else { form.submit(); }
   }
 
-  function drawPicker(root) {
-    root.querySelectorAll("div.picker[data-deck]").forEach(function (picker) {
-      var live = (picker.getAttribute("data-live") || "").split(" ");
-      var taken = picker.getAttribute("data-taken");
-      JSON.parse(picker.getAttribute("data-deck")).forEach(function (suit) {
-        var row = document.createElement("div");
-        row.className = "suit suit-" + suit[0];
-        var name = document.createElement("span");
-        name.className = "suit-name";
-        name.textContent = suit[1];
-        row.appendChild(name);
-        suit[2].forEach(function (card) {
-          var button = document.createElement("button");
-          button.type = "button";
-          button.className = "pick";
-          button.setAttribute("data-pick", card[0]);
-          button.textContent = card[1];
-          var small = document.createElement("small");
-          small.textContent = suit[0];
-          button.appendChild(small);
-          if (live.indexOf(card[0]) >= 0) { button.disabled = true; button.title = taken; }
-          row.appendChild(button);
-        });
-        picker.appendChild(row);
-      });
-    });
-  }
-
-  function bindPicker(root) {
-    var inputs = Array.prototype.slice.call(root.querySelectorAll("input[data-card-input]"));
-    var target = null;
-    function aim(input) {
-      if (target) { target.classList.remove("target"); }
-      target = input;
-      if (target) { target.classList.add("target"); }
+  function onSubmit(event) {
+    var form = event.target;
+    var console_ = root();
+    if (!console_ || !console_.contains(form) || !form.classList.contains("entry")) { return; }
+    if (busy) { event.preventDefault(); return; }
+    var button = event.submitter || null;
+    if (form.hasAttribute("data-plain")) { return; }  // the script gave up: the browser posts
+    if (form.id === "form-deal" && !form.hasAttribute("data-confirmed") && askFirst(form, button)) {
+      event.preventDefault();
+      return;
     }
-    inputs.forEach(function (input) {
-      input.addEventListener("focus", function () { aim(input); });
-    });
-    aim(inputs[0] || null);
-    root.querySelectorAll("button[data-pick]").forEach(function (button) {
-      button.addEventListener("click", function () {
-        if (!target) { return; }
-        target.value = button.getAttribute("data-pick");
-        root.querySelectorAll("button.picked").forEach(function (b) { b.classList.remove("picked"); });
-        button.classList.add("picked");
-      });
-    });
+    if (button && button.name === "action" && !button.hasAttribute("data-needs-card")) {
+      var box = form.querySelector("input[data-card-input]");
+      if (box) { box.value = ""; }  // an unknown card, a turn up of a named one: no card
+    }
+    var url = form.getAttribute("action");  // not form.action: the buttons are named "action"
+    if (!window.fetch || !window.URLSearchParams || !/\/(entry|open)\/$/.test(url || "")) { return; }
+    event.preventDefault();
+    post(form, button, url);
   }
 
-  function replaceMain(html, address) {
+  function post(form, button, url) {
+    // As the browser posts the form: its fields, then the button pressed.
+    var data = new FormData(form);
+    if (button && button.name) { data.append(button.name, button.value); }
+    var body = new URLSearchParams(data);
+    var headers = {};
+    headers[FETCH_HEADER] = "1";
+    busy = true;
+    form.classList.add("sending");
+    root().setAttribute("aria-busy", "true");
+    fetch(url, { method: "POST", body: body, headers: headers, credentials: "same-origin" })
+      .then(function (response) {
+        if (response.redirected || !/text\/html/.test(response.headers.get("Content-Type") || "")) {
+          window.location.assign(response.url);  // e.g. the login page: follow it
+          return null;
+        }
+        return response.text();
+      })
+      .then(function (html) {
+        if (html !== null) { show(html); }
+      })
+      .catch(function (error) {  // no answer: let the browser post it (the one-time token records it once)
+        if (window.console) { window.console.error(error); }
+        busy = false;
+        form.setAttribute("data-plain", "");
+        submit(form, button);
+      });
+  }
+
+  // The answer: the console's body, put in place of the one on screen; any other page
+  // (a refusal: 403, 404, 500) takes the whole page's place.
+  function show(html) {
     var page = new DOMParser().parseFromString(html, "text/html");
-    var fresh = page.querySelector("main");
-    var main = document.querySelector("main");
-    if (!fresh || !main) { return false; }
-    main.innerHTML = fresh.innerHTML;
-    document.title = page.title;
-    if (address) { history.replaceState(null, "", address); }
-    bind(main);
-    var first = main.querySelector("input[autofocus], input[data-card-input], input[name=amount]");
-    if (first) { first.focus(); }
+    var fresh = page.getElementById("console");
+    var old = root();
+    busy = false;
+    armed = null;
+    if (!fresh || !old) {
+      document.replaceChild(document.adoptNode(page.documentElement), document.documentElement);
+      return;
+    }
+    fresh = document.adoptNode(fresh);
+    old.parentNode.replaceChild(fresh, old);
+    document.querySelectorAll("main > .messages").forEach(function (list) { list.remove(); });  // the body shows its own
+    bind(fresh);
+    say(fresh);
+    focusNext(fresh);
+    replay();
+  }
+
+  function focusNext(console_) {
+    var target = console_.querySelector("[autofocus]");
+    if (!target) { return; }
+    var text = target.tagName === "INPUT" && target.type !== "radio";
+    var select = target.hasAttribute("data-card-input") || target.hasAttribute("data-amount-input");
+    if (text && pointer && window.matchMedia && window.matchMedia("(pointer: coarse)").matches) {
+      target.classList.add("next");  // a tap: no on-screen keyboard; the box is marked
+      if (target.hasAttribute("data-card-input")) { aim(target); }
+      return;
+    }
+    var y = window.scrollY;
+    target.focus({ preventScroll: true });
+    if (select) {
+      target.select();  // typed again, not appended to
+    } else if (text) {
+      target.setSelectionRange(target.value.length, target.value.length);
+    }
+    window.scrollTo(window.scrollX, y);  // a selection scrolls to it: reveal() decides
+    reveal(console_, target);
+  }
+
+  // The focused box in view; if it fits, with whose turn and the felt above it (a phone).
+  // A settled hand: the felt, with what to pay and collect, comes first (Enter still
+  // opens the next hand).
+  function reveal(console_, target) {
+    var box = target.getBoundingClientRect();
+    if (box.top >= 0 && box.bottom <= window.innerHeight) { return; }
+    var turn = console_.querySelector(".refusal, #turn") || console_;
+    var top = turn.getBoundingClientRect().top;
+    if (box.bottom - top <= window.innerHeight || console_.getAttribute("data-status") === "settled") {
+      window.scrollBy(0, top - 8);
+    } else {
+      target.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  // What the console says now, for a screen reader: the refusal, else whose turn.
+  function say(console_) {
+    var said = document.getElementById("console-said");
+    var what = console_.querySelector(".refusal, #turn");
+    if (said && what) { said.textContent = what.textContent.replace(/\s+/g, " ").trim(); }
+  }
+
+  // ------------------------------------------------------------------ deal out of order
+
+  function askFirst(form, button) {
+    var chosen = form.querySelector("input[name=seat]:checked");
+    if (!chosen || !chosen.hasAttribute("data-confirm")) { return false; }
+    var box = form.querySelector(".confirm");
+    box.querySelector("p").textContent = chosen.getAttribute("data-confirm");
+    box.hidden = false;
+    box.confirming = button;
+    box.querySelector("[data-confirm=yes]").focus();
     return true;
   }
 
-  function bindForms(root) {
-    root.querySelectorAll("form.entry").forEach(function (form) {
-      form.addEventListener("submit", function (event) {
-        if (form.getAttribute("data-sent")) { event.preventDefault(); return; }
-        form.setAttribute("data-sent", "1");
-        if (!window.fetch || form.getAttribute("data-plain") !== null || !/\/(entry|open)\/$/.test(form.action)) { return; }
+  function confirmDeal(box, yes) {
+    var form = box.closest("form");
+    box.hidden = true;
+    if (yes) {
+      form.setAttribute("data-confirmed", "");
+      submit(form, box.confirming);
+      return;
+    }
+    var proposed = form.querySelector("input[data-proposed]");
+    if (proposed) { proposed.checked = true; }
+    var card = form.querySelector("input[data-card-input]");
+    if (card) { card.focus(); card.select(); }
+  }
+
+  function moveSeat(form, step) {
+    var seats = Array.prototype.slice.call(form.querySelectorAll("input[name=seat]"));
+    var at = seats.findIndex(function (seat) { return seat.checked; });
+    var next = seats[Math.min(seats.length - 1, Math.max(0, at + step))];
+    if (next) { next.checked = true; }
+  }
+
+  // ------------------------------------------------------------------ keys
+
+  function kind(element) {
+    if (!element || !element.tagName) { return null; }
+    if (element.tagName === "INPUT" && element.hasAttribute("data-card-input")) { return "card"; }
+    if (element.tagName === "INPUT" && element.hasAttribute("data-amount-input")) { return "amount"; }
+    if (element.tagName === "INPUT" && /^(text|search|)$/.test(element.getAttribute("type") || "")) { return "text"; }
+    if (element.tagName === "SELECT" || element.tagName === "TEXTAREA") { return "text"; }
+    return null;
+  }
+
+  function arm(button) {
+    if (armed) { armed.classList.remove("armed"); armed.removeAttribute("aria-pressed"); }
+    armed = button;
+    if (armed) { armed.classList.add("armed"); armed.setAttribute("aria-pressed", "true"); }
+  }
+
+  function cardButton(form) {
+    if (armed && armed.form === form) { return armed; }
+    return form.querySelector("button[data-needs-card]");
+  }
+
+  function addChip(box, amount) {
+    var text = box.value.trim();
+    var whole = text === "" || (box.selectionStart === 0 && box.selectionEnd === box.value.length);
+    var cents = Math.round(parseFloat(amount) * 100);
+    if (!whole) {
+      var typed = Math.round(parseFloat(text.replace(",", ".")) * 100);
+      cents += isNaN(typed) ? 0 : typed;
+    }
+    box.value = cents % 100 ? (Math.floor(cents / 100) + decimal + String(cents % 100).padStart(2, "0")) : String(cents / 100);
+    box.focus();
+    box.setSelectionRange(box.value.length, box.value.length);
+  }
+
+  // One key: true if the console took it (its default is then prevented).
+  function handle(key, shift, target) {
+    var console_ = root();
+    var lower = key.toLowerCase();
+    var name = (shift && key.length === 1 && /[a-z]/i.test(key) ? "shift+" : "") + lower;
+    var confirm = console_.querySelector(".confirm:not([hidden])");
+    if (confirm) {
+      if (lower === "enter" || lower === "escape") { confirmDeal(confirm, lower === "enter"); }
+      return true;
+    }
+    var field = kind(target);
+    if (key === "?" && field !== "text") { help(); return true; }
+    if (lower === "escape") {
+      if (armed) { arm(null); return true; }
+      return false;
+    }
+    if (field === "text") { return false; }  // a bettor, the seats: typed as they are
+    if (field === "card") {
+      if (lower === "enter") { submit(target.form, cardButton(target.form)); return true; }
+      if (CARD_CHAR.test(key)) { return false; }
+      if ((lower === "arrowup" || lower === "arrowdown") && target.form.id === "form-deal") {
+        moveSeat(target.form, lower === "arrowup" ? -1 : 1);
+        return true;
+      }
+    }
+    if (field === "amount") {
+      if (AMOUNT_CHAR.test(key) || lower === "enter") {
+        var card = target.form.querySelector("input[data-card-input]");
+        if (lower === "enter" && card && !WHOLE_CARD.test(card.value.trim())) {  // the muerto's stake: now its card
+          arm(target.form.querySelector("button[value=muerto]"));
+          card.focus();
+          return true;
+        }
+        return false;
+      }
+      var chip = console_.querySelector('button[data-chip][data-key="' + name + '"]');
+      if (chip) { addChip(target, chip.getAttribute("data-chip")); return true; }
+    }
+    if (key.length > 1) { return false; }  // Tab, the arrows, Backspace...: as they are
+    if (!field && CARD_CHAR.test(key)) {  // typed with no box focused: into the card box
+      var main = console_.querySelector(".entry.main input[data-card-input]") ||
+        console_.querySelector("input[data-card-input]");
+      if (main) {
+        main.focus();
+        main.setRangeText(key, main.selectionStart, main.selectionEnd, "end");
+        typed(main);
+        return true;
+      }
+    }
+    var element = console_.querySelector('[data-key="' + name.replace(/["\\]/g, "\\$&") + '"]:not([data-chip])');
+    if (!element || element.disabled) {
+      return field === "card" || field === "amount";  // not a card or an amount: not typed
+    }
+    if (element.tagName === "BUTTON" && element.form) {
+      var box = element.form.querySelector("input[data-card-input]");
+      if (element.hasAttribute("data-needs-card") && box && !WHOLE_CARD.test(box.value.trim())) {
+        arm(element);  // its card comes next
+        box.focus();
+        box.select();
+      } else {
+        submit(element.form, element);
+      }
+    } else if (element.tagName === "BUTTON" || element.tagName === "A") {
+      element.click();
+    } else {
+      element.focus();
+      if (element.select) { element.select(); }
+    }
+    return true;
+  }
+
+  function onKey(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing || !root()) { return; }
+    var dialog = document.getElementById("keys-help");
+    if (dialog && dialog.open) {
+      if (event.key === "?") { dialog.close(); event.preventDefault(); }
+      return;
+    }
+    if (busy) {  // wait for the console on its way
+      if (event.key.length === 1 || event.key === "Enter" || event.key === "Escape") {
+        waiting.push([event.key, event.shiftKey]);
         event.preventDefault();
-        var address = form.getAttribute("data-console") || window.location.pathname;
-        var headers = {};
-        headers[FETCH_HEADER] = "1";
-        fetch(form.action, { method: "POST", body: new FormData(form), headers: headers, credentials: "same-origin" })
-          .then(function (response) {
-            if (response.redirected || !/text\/html/.test(response.headers.get("Content-Type") || "")) {
-              window.location.assign(response.url);  // e.g. the login page: follow it
-              return null;
-            }
-            return response.text();
-          })
-          .then(function (html) {
-            if (html !== null && !replaceMain(html, address)) { form.removeAttribute("data-sent"); HTMLFormElement.prototype.submit.call(form); }
-          })
-          .catch(function () { form.removeAttribute("data-sent"); HTMLFormElement.prototype.submit.call(form); });
+      }
+      return;
+    }
+    pointer = false;
+    if (handle(event.key, event.shiftKey, event.target)) { event.preventDefault(); }
+  }
+
+  // The keys typed while an entry was on its way, as if typed now.
+  function replay() {
+    while (waiting.length && !busy) {
+      var key = waiting.shift();
+      var target = document.activeElement;
+      if (handle(key[0], key[1], target)) { continue; }
+      if (key[0] === "Enter" && target && target.form) {
+        submit(target.form);
+      } else if (key[0].length === 1 && target && target.tagName === "INPUT") {
+        target.setRangeText(key[0], target.selectionStart, target.selectionEnd, "end");
+        typed(target);
+      }
+    }
+  }
+
+  // A card box typed into: a whole card is sent with the form's highlighted button.
+  function typed(box) {
+    if (busy || !box.hasAttribute("data-card-input") || !WHOLE_CARD.test(box.value.trim())) { return; }
+    var button = cardButton(box.form);
+    if (button) { submit(box.form, button); }
+  }
+
+  function onInput(event) {
+    var box = event.target;
+    if (box.hasAttribute && box.hasAttribute("data-card-input") && /^insert/.test(event.inputType || "insert")) {
+      pointer = false;
+      typed(box);
+    }
+  }
+
+  function help() {
+    var dialog = document.getElementById("keys-help");
+    if (dialog && dialog.showModal) { dialog.showModal(); }
+  }
+
+  // ------------------------------------------------------------------ taps
+
+  function aim(box) {
+    if (cardBox) { cardBox.classList.remove("target"); }
+    cardBox = box;
+    if (cardBox) { cardBox.classList.add("target"); }
+  }
+
+  function onClick(event) {
+    var target = event.target.closest ? event.target.closest("button, a") : null;
+    if (!target || !root() || !root().contains(target)) { return; }
+    if (target.hasAttribute("data-pick") && cardBox) {
+      cardBox.value = target.getAttribute("data-pick");
+      root().querySelectorAll("button.picked").forEach(function (b) { b.classList.remove("picked"); });
+      target.classList.add("picked");
+    } else if (target.hasAttribute("data-chip")) {
+      var box = root().querySelector("#form-bet input[data-amount-input]");
+      if (box) { addChip(box, target.getAttribute("data-chip")); }
+    } else if (target.hasAttribute("data-confirm")) {
+      confirmDeal(target.closest(".confirm"), target.getAttribute("data-confirm") === "yes");
+    } else if (target.getAttribute("data-key") === "?") {
+      help();
+    } else if (target.name === "action" || target.type === "submit") {
+      pointer = event.detail > 0;  // a tap or a click, not Enter on the button
+    }
+  }
+
+  function bind(console_) {
+    console_.querySelectorAll(".picker[hidden], .chips[hidden], .keys-button[hidden]").forEach(function (shown) {
+      shown.hidden = false;
+    });
+    console_.querySelectorAll(".picker[data-live]").forEach(function (picker) {  // the cards on the table
+      var live = picker.getAttribute("data-live").split(" ");
+      picker.querySelectorAll("button[data-pick]").forEach(function (button) {
+        button.disabled = live.indexOf(button.getAttribute("data-pick")) >= 0;
       });
     });
+    var boxes = console_.querySelectorAll("input[data-card-input]");
+    aim(boxes[0] || null);
+    boxes.forEach(function (box) { box.addEventListener("focus", function () { aim(box); }); });
   }
 
-  function bind(root) {
-    drawPicker(root);
-    bindPicker(root);
-    bindForms(root);
-  }
-
-  ready(function () { bind(document); });
-  // A page restored by the back button may be sent again (the token decides).
-  window.addEventListener("pageshow", function (event) {
-    if (event.persisted) {
-      document.querySelectorAll("form.entry[data-sent]").forEach(function (f) { f.removeAttribute("data-sent"); });
+  document.addEventListener("submit", onSubmit);
+  document.addEventListener("keydown", onKey);
+  document.addEventListener("input", onInput);
+  document.addEventListener("click", onClick);
+  function start() {
+    var console_ = root();
+    if (!console_) { return; }
+    bind(console_);
+    if (console_.querySelector("[autofocus]")) {
+      window.scrollTo(0, 0);  // the browser scrolled to the box: reveal() decides
+      focusNext(console_);
     }
+  }
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", start); } else { start(); }
+  // A page restored by the Back button shows the hand as it was: draw it afresh.
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted && root()) { window.location.reload(); }
   });
 })();
