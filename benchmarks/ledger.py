@@ -41,7 +41,7 @@ def settlements(count, seed=7):
     """``count`` (rules name, Settlement) of hands banked by ``banca``, settled now."""
     import random
 
-    from ledger.payouts import settle
+    from tables.engine.payouts import settle
     from tables.engine.record import play_record
 
     try:

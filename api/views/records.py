@@ -12,7 +12,7 @@ from api.permissions import IsAdmin, IsPitSupervisor, IsStaff
 from api.serializers import HandRecordSerializer, HandSerializer, SettlementSerializer
 from api.views.base import ApiViewMixin, validated
 from casino.roles import ADMIN, has_role
-from ledger.payouts import settle
+from tables.engine.payouts import settle
 from tables.engine.record import play_record
 from tables.services import hand_import_record
 
