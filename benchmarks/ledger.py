@@ -41,7 +41,7 @@ def settlements(count, seed=7):
     """``count`` (rules name, Settlement) of hands banked by ``banca``, settled now."""
     import random
 
-    from ledger.payouts import settle
+    from tables.engine.payouts import settle
     from tables.engine.record import play_record
 
     try:
@@ -116,7 +116,7 @@ def bench_balance_read(entries, players):
 
     from ledger.models import Account
     from ledger.selectors import SIGNED, account_balance, player_statement
-    from ledger.services import _ensure_player_accounts, _singleton_account
+    from ledger.services.posting import _ensure_player_accounts, _singleton_account
 
     whale = Account.objects.get(pk=_ensure_player_accounts([players["banca"].pk])[players["banca"].pk])
     cage = _singleton_account(Account.Kind.CAGE)

@@ -27,7 +27,7 @@ of ``PGHOST``/``PGPORT``/``PGUSER`` (default 127.0.0.1:5432, postgres), created 
 3. Time, each ``--repeat`` times after one warm-up, taking the median: the hand-written
    aggregate (hands by status with the commission and the bank's net, bets by multiplier
    and result, the hands' ledger entries by account kind: one statement; and the same
-   without the settlement's figures), ``reports.computations.shift_report`` over the shift
+   without the settlement's figures), ``reports.shift.shift_report`` over the shift
    and ``bank_rotation_report`` over every day of it, all three in the same kind of
    transaction (``reports.services.snapshot``: REPEATABLE READ, READ ONLY, the same
    ``work_mem``), as the Celery task runs the reports. Prints seconds and the ratios to
@@ -279,8 +279,9 @@ def timed(function, repeat):
 def measure(repeat):
     from django.db import connection
 
-    from reports.computations import bank_rotation_report, shift_report
+    from reports.banks import bank_rotation_report
     from reports.services import snapshot
+    from reports.shift import shift_report
     from tables.models import Hand, Shift, Table
 
     table = Table.objects.get(name=TABLE)

@@ -24,11 +24,11 @@ import orjson
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from ledger.management.commands.settle import settle_one  # noqa: E402
-from ledger.payouts import settle  # noqa: E402
+from tables.engine.payouts import settle  # noqa: E402
 from tables.engine.profiles import Profile  # noqa: E402
 from tables.engine.record import play_record  # noqa: E402
 from tables.engine.recordfiles import decode_record as decode  # noqa: E402
+from tables.engine.settling import settle_record  # noqa: E402
 from tables.engine.simulate import random_record, random_rules  # noqa: E402
 
 
@@ -69,7 +69,7 @@ def main():
 
     def full():
         for line in lines:
-            orjson.dumps(settle_one(decode(line))[0]).decode()
+            orjson.dumps(settle_record(decode(line))[0]).decode()
 
     def json_only():
         for line in lines:

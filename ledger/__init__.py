@@ -1,6 +1,5 @@
 """Ledger: the money, in double entry, guarded by PostgreSQL.
 
-- ``payouts``: the pure settlement of a hand (no Django import).
 - ``models``: accounts, transactions, entries, bank tenures and their syndicates, slips.
 - ``services``: every write (hand settlements, cashier, bank tenures, reversals).
 - ``selectors``: balances, statements, the audit behind ``manage.py ledger_check``.

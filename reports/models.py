@@ -3,7 +3,8 @@
 A ``Report`` is unique per subject (its ``key``: ``shift:<shift id>`` or
 ``banks:<table id>:<from>:<to>``): running a report again updates the same row, in one
 database transaction, never adds a second one. Its ``result`` is the JSON of
-``reports.computations`` (amounts as strings of euros with two decimals).
+``reports.shift.shift_report`` or ``reports.banks.bank_rotation_report``
+(amounts as strings of euros with two decimals).
 
 A ``ReportRequest`` is the outbox of the Celery queue: it is written in the transaction
 that asks for the report and sent to the broker once that commits. If the broker is down

@@ -24,8 +24,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from reports import computations
+from reports.banks import bank_rotation_report, period_bounds
 from reports.models import Report, ReportKind, ReportRequest, report_key
+from reports.shift import shift_report
 from tables.models import Hand, Shift, Table
 
 logger = logging.getLogger(__name__)
@@ -245,8 +246,8 @@ class _Progress:
 
 def report_compute(*, kind: str, table: Table, shift: Shift | None = None, date_from: date | None = None,
                    date_to: date | None = None, progress=None) -> dict:
-    """Compute a report (no write): ``computations.shift_report`` or
-    ``bank_rotation_report`` on one snapshot of the database.
+    """Compute a report (no write): ``reports.shift.shift_report`` or
+    ``reports.banks.bank_rotation_report`` on one snapshot of the database.
 
     Raises:
         ReportError: as ``report_request``.
@@ -254,8 +255,8 @@ def report_compute(*, kind: str, table: Table, shift: Shift | None = None, date_
     _check_subject(kind, table, shift, date_from, date_to)
     with snapshot():
         if kind == ReportKind.SHIFT:
-            return computations.shift_report(shift, progress=progress)
-        return computations.bank_rotation_report(table, date_from, date_to, progress=progress)
+            return shift_report(shift, progress=progress)
+        return bank_rotation_report(table, date_from, date_to, progress=progress)
 
 
 def report_store(*, kind: str, table: Table, shift: Shift | None = None, date_from: date | None = None,
@@ -342,7 +343,7 @@ def report_request_nightly_banks(*, day: date | None = None) -> list[ReportReque
     """
     if day is None:
         day = timezone.localdate() - timedelta(days=1)
-    start, end = computations.period_bounds(day, day)
+    start, end = period_bounds(day, day)
     tables = (Table.objects.filter(pk__in=Hand.objects.filter(opened_at__gte=start, opened_at__lt=end)
                                    .values("table_id"))
               | Table.objects.filter(bank_tenures__opened_at__lt=end, bank_tenures__closed_at__isnull=True)

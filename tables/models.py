@@ -211,7 +211,7 @@ class Hand(models.Model):
 
 
 class HandBet(models.Model):
-    """One settled bet of a hand, as ``ledger.payouts.Bet``: written with the settlement,
+    """One settled bet of a hand, as ``tables.engine.payouts.Bet``: written with the settlement,
     never changed (a void reverses the ledger posting and marks the hand; its bets stay).
 
     ``stake`` and ``net`` are ``Decimal`` euros; ``points`` are half-points (7½ = 15).

@@ -28,7 +28,6 @@ from django.utils.translation import gettext as _
 from ledger.errors import InsufficientChips
 from ledger.models import BankTenure
 from ledger.money import cents, euros
-from ledger.payouts import settle
 from ledger.selectors import player_balance
 from ledger.services import (
     bank_sell,
@@ -41,6 +40,7 @@ from ledger.services import (
 from tables.engine import HandState, IllegalEvent, parse_amount
 from tables.engine.cards import CARD_NAME
 from tables.engine.console import EVENT, UNDO, VOID, effective_events
+from tables.engine.payouts import settle
 from tables.engine.record import play_record, profile_for
 from tables.errors import (
     BankNotReady,

@@ -9,7 +9,7 @@ Each line is ``SEAT DO [ARGS]``:
 ``identify HAND CARD``; and ``shuffle`` alone.
 """
 
-from ledger.payouts import settle
+from tables.engine.payouts import settle
 from tables.engine.record import FORMAT, play_record
 
 

@@ -8,7 +8,7 @@ from rest_framework.permissions import AllowAny
 
 from api.errors import api_exception_handler
 from api.schema import ApiAutoSchema
-from api.serializers import TokenSerializer
+from api.serializers.auth import TokenSerializer
 
 
 class TokenView(ObtainAuthToken):

@@ -20,7 +20,7 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 from api.filters import AccountFilter, PlayerFilter, SlipFilter, TenureFilter
 from api.idempotency import idempotent
 from api.permissions import IsAdmin, IsAuditor, IsCashier, IsStaff
-from api.serializers import (
+from api.serializers.ledger import (
     AccountSerializer,
     CashierInputSerializer,
     PlayerSerializer,

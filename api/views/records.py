@@ -9,10 +9,11 @@ from rest_framework.views import APIView
 from api.errors import Refusal
 from api.idempotency import idempotent
 from api.permissions import IsAdmin, IsPitSupervisor, IsStaff
-from api.serializers import HandRecordSerializer, HandSerializer, SettlementSerializer
+from api.serializers.records import HandRecordSerializer, SettlementSerializer
+from api.serializers.tables import HandSerializer
 from api.views.base import ApiViewMixin, validated
 from casino.roles import ADMIN, has_role
-from ledger.payouts import settle
+from tables.engine.payouts import settle
 from tables.engine.record import play_record
 from tables.services import hand_import_record
 

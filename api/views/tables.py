@@ -33,18 +33,18 @@ from api.errors import Refusal
 from api.filters import HandEntryFilter, HandFilter, ShiftFilter, TableFilter
 from api.idempotency import idempotent
 from api.permissions import IsAdmin, IsAuditor, IsDealer, IsPitSupervisor, IsStaff, dealer_only
-from api.serializers import (
+from api.serializers.ledger import TenureSerializer
+from api.serializers.records import HandRecordSerializer
+from api.serializers.tables import (
     BankChangeInputSerializer,
     EventInputSerializer,
     HandEntrySerializer,
     HandOpenInputSerializer,
-    HandRecordSerializer,
     HandSerializer,
     HandStateSerializer,
     ShiftOpenInputSerializer,
     ShiftSerializer,
     TableSerializer,
-    TenureSerializer,
     UndoInputSerializer,
     VoidInputSerializer,
 )

@@ -3,11 +3,14 @@
 - ``cards``: the Spanish deck and points in half-points (7½ = 15).
 - ``profiles``: the named rule profiles and per-table overrides.
 - ``hand``: ``HandState``, the hand state machine, and the legal actions for the console.
+- ``errors``: an illegal event and an invalid profile, as translatable templates.
 - ``record``: reading and playing a hand record (``hand-record.md``).
+- ``console``: the dealer's log of entries and undos, to the engine's events and a hand record.
 - ``recordfiles``: hand records from files, directories, JSON Lines and standard input.
+- ``payouts``: the settlement of a finished hand (every bet, the bank, the commission).
+- ``settling``: ``manage.py settle``'s core, a decoded record to its printed settlement.
 - ``simulate``: random legal play, for tests, demo data and benchmarks.
-
-The payouts of a finished hand live in ``ledger.payouts``.
+- ``edge``, ``edge_exact``: the bank's edge by simulation, and its exact check.
 """
 
 from tables.engine.cards import NATURAL, card_name, format_points, parse_card

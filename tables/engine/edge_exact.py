@@ -5,7 +5,7 @@ Every order the cards can come in is weighed by its probability (a recursion ove
 next card's value, without replacement, in exact fractions): the seats' initial cards and
 the bank's, each seat's draws, the bank's. The game is written here again from rules.md
 (points, who stands, who is paid what), independently of ``HandState`` and
-``ledger.payouts.settle``; only the strategy is shared — the seats' threshold and the
+``tables.engine.payouts.settle``; only the strategy is shared — the seats' threshold and the
 bank's reply, ``edge.bank_should_draw`` on what ``edge``'s documented rules say the bank
 sees — because the point is to check the simulation's machinery (deck, engine, settlement,
 estimate) against the expectation of the very same strategy.

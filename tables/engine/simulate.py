@@ -8,8 +8,9 @@ For property tests, demo data and benchmarks. Every choice is taken from
 from tables.engine.cards import CARD_NAME, CARD_RANK, DECKS, SOTA
 from tables.engine.errors import IllegalEvent
 from tables.engine.hand import BANK_ID, LOCA_ID, HandState, format_cents
+from tables.engine.payouts import settle
 from tables.engine.profiles import DECK_NAMES, EXCHANGE_FOURS, PROFILES, Profile
-from tables.engine.record import FORMAT
+from tables.engine.record import FORMAT, play_record
 
 NAMES = ("ana", "luis", "marta", "pepe", "rosa", "juan", "lola", "paco", "nuria", "toni",
          "elena", "quique", "maite", "jose.m", "carmen_r")
@@ -103,9 +104,6 @@ def random_night(rng, count, *, table, rules, min_bet, max_bet, bank, players=NA
     Returns:
         list of hand records (``hand-record.md``).
     """
-    from ledger.payouts import settle  # pure Python too; only this function needs it
-    from tables.engine.record import play_record
-
     records = []
     for number in range(first, first + count):
         seated = [name for name in players if name != bank]

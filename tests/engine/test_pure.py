@@ -1,16 +1,27 @@
-"""The edge, its exact check and the auditor's statistics import no Django: they move with
-the pure game, and the Django side only calls them."""
+"""The pure game imports no Django: the engine, the payouts, the settle command's core,
+the edge and its exact check, and the auditor's statistics. The Django side only calls
+them."""
 
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
+PURE = ("tables.engine", "tables.engine.payouts", "tables.engine.settling", "tables.engine.simulate",
+        "tables.engine.recordfiles", "tables.engine.edge", "tables.engine.edge_exact", "reports.statistics")
 
-def test_the_edge_and_the_statistics_import_no_django():
-    code = ("import sys, tables.engine.edge, tables.engine.edge_exact, reports.statistics\n"
+
+def test_the_pure_game_imports_no_django():
+    code = (f"import sys, {', '.join(PURE)}\n"
             "bad = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.'))\n"
             "print(bad); sys.exit(1 if bad else 0)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="tests/engine/conftest.py refuses a test that asks for the database")
+def test_a_test_here_that_asks_for_the_database_is_refused(db):
+    pass

@@ -13,7 +13,7 @@ from django.db import connection
 
 from casino.roles import CASHIER, ensure_role_groups
 from ledger import services
-from ledger.payouts import settle
+from tables.engine.payouts import settle
 from tables.engine.record import play_record
 from tables.models import Player, Table
 from tests.conftest import CONFORMANCE

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from ledger import services
-from ledger.errors import AlreadyPosted
+from ledger.errors import AlreadyPosted, InsufficientChips
 from ledger.models import Account, Transaction
 from ledger.selectors import account_balance, ledger_faults, player_balance
 from tables.models import Table
@@ -93,7 +93,7 @@ def test_concurrent_cash_outs_never_overdraw_a_player(players, fund, cashier):
             start.wait()
             paid.append(services.cashier_cash_out(player=players["luis"], amount=Decimal("30.00"),
                                                   posted_by=cashier).number)
-        except services.InsufficientChips:
+        except InsufficientChips:
             refused.append(1)
         except Exception as error:  # reported by the main thread
             errors.append(repr(error))

@@ -7,6 +7,7 @@ from ledger import services
 from ledger.errors import AlreadyPosted, TenureError, UnknownPlayer
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import account_balance, ledger_faults, player_balance
+from ledger.services import posting
 from tests.ledger.conftest import ZERO_NET_RECORD, conformance_record, settlement_of
 
 pytestmark = pytest.mark.django_db
@@ -69,14 +70,14 @@ def test_the_unique_key_backs_the_refusal_when_the_check_is_raced(players, ana_b
     # A concurrent twin passes the existence check; the unique constraint still refuses it.
     settlement = settlement_of(conformance_record("p03"))
     services.ledger_post_settlement(tenure=ana_bank, settlement=settlement, idempotency_key="k", reference="r")
-    real_lock = services._lock_settlement_accounts
+    real_lock = posting._lock_settlement_accounts
 
     def lock_without_seeing_the_twin(**kwargs):
         _posted, *rest = real_lock(**kwargs)
         return (None, *rest)
 
-    monkeypatch.setattr(services, "_check_new_key", lambda key: None)
-    monkeypatch.setattr(services, "_lock_settlement_accounts", lock_without_seeing_the_twin)
+    monkeypatch.setattr(posting, "_check_new_key", lambda key: None)
+    monkeypatch.setattr(posting, "_lock_settlement_accounts", lock_without_seeing_the_twin)
     with pytest.raises(AlreadyPosted):
         services.ledger_post_settlement(tenure=ana_bank, settlement=settlement, idempotency_key="k", reference="r")
     assert Transaction.objects.filter(kind="hand").count() == 1

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from ledger.models import Account, BankTenure, Entry, Transaction
-from reports.computations import bank_rotation_report
+from reports.banks import bank_rotation_report
 from tables import services
 from tests.reports.conftest import P01
 from tests.reports.test_exceptions import behind_the_back

@@ -7,8 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from reports.computations import shift_report
 from reports.models import Report
+from reports.shift import shift_report
 
 
 def run(*args):

@@ -7,7 +7,8 @@ from django.db import connection
 
 from ledger.models import Account, Entry
 from ledger.services import ledger_reverse
-from reports.computations import card_test, shift_report
+from reports.audit import card_test
+from reports.shift import shift_report
 from tables.models import Hand
 from tests.reports.conftest import P01
 

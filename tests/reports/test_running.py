@@ -8,7 +8,7 @@ from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
 from casino.celery import app as celery_app
-from reports import computations, services
+from reports import services
 from reports.models import Report, ReportKind, ReportRequest
 from reports.services import ReportError, report_dispatch_pending, report_request, report_run
 from tables.models import Shift
@@ -149,7 +149,7 @@ def test_a_failing_computation_marks_the_request_failed(played, monkeypatch):
     def broken(shift, progress=None):
         raise ValueError("the bets do not add up")
 
-    monkeypatch.setattr(computations, "shift_report", broken)
+    monkeypatch.setattr(services, "shift_report", broken)
     request = report_run(request_id=ask_shift(played, shift).pk)
     assert request.status == "failed" and "the bets do not add up" in request.error
     assert not Report.objects.exists()

@@ -4,7 +4,7 @@
 from datetime import timedelta
 from decimal import Decimal
 
-from reports.computations import shift_report
+from reports.shift import shift_report
 from tables.models import Shift
 from tests.reports.conftest import import_shift
 

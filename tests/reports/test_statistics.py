@@ -13,10 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from ledger.payouts import settle
 from reports import statistics as S
 from tables.engine.cards import CARD_NAME, CARD_RANK, DECKS, parse_card
 from tables.engine.edge import bank_edge, default_strategy, hand_variance, play_hands
+from tables.engine.payouts import settle
 from tables.engine.record import play_record
 from tables.engine.simulate import random_record, random_rules
 

@@ -9,9 +9,9 @@ from django.db import connection
 from django.urls import reverse
 
 from ledger.models import BankTenure, Transaction
-from ledger.payouts import settle
 from ledger.selectors import player_balance
 from tables import services
+from tables.engine.payouts import settle
 from tables.engine.record import play_record
 from tables.models import Hand, Shift
 from tables.selectors import hand_record

@@ -3,14 +3,14 @@
 import subprocess
 import sys
 
-from ledger.management.commands.settle import settle_one
+from tables.engine.settling import settle_record
 from tests.conftest import CONFORMANCE, ROOT
 
 
 def test_every_public_case_settles_as_expected(conformance_cases):
     assert len(conformance_cases) >= 16
     for name, record, expected in conformance_cases:
-        got, valid = settle_one(record)
+        got, valid = settle_record(record)
         if "error" in expected:
             assert not valid and got["error"]["event"] == expected["error"]["event"], name
             continue

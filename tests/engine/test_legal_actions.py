@@ -2,8 +2,8 @@
 
 import pytest
 
-from ledger.payouts import settle
 from tables.engine import HandState, IllegalEvent, Profile
+from tables.engine.payouts import settle
 from tests.hands import event
 
 

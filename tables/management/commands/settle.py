@@ -1,36 +1,15 @@
 """``manage.py settle FILE [FILE ...]``: check and settle hand records, writing nothing.
 
 Prints one JSON object per record, in order; exits with status 2 after the last record
-if any record was invalid. Needs no database. [hand-record.md "Settling"]
+if any record was invalid. Needs no database: the work is the engine's
+(``tables.engine.settling.settle_record``). [hand-record.md "Settling"]
 """
 
 import orjson
 from django.core.management.base import BaseCommand, CommandError
 
-from ledger.payouts import settle
-from tables.engine.errors import IllegalEvent
-from tables.engine.record import play_record
-from tables.engine.recordfiles import UnreadableRecord, read_record_files
-
-
-def settle_one(record):
-    """The printed settlement of one decoded record (without its ``file``), or its error.
-
-    Returns:
-        ``(result dict, valid)``: ``{"bets", "players", "bank", "commission",
-        "next_bank"}`` or ``{"error": {"event", "message"}}``.
-    """
-    if isinstance(record, UnreadableRecord):
-        return {"error": {"event": 0, "message": record.message}}, False
-    try:
-        settlement = settle(play_record(record))
-    except IllegalEvent as error:
-        return {"error": error.as_dict()}, False
-    result = settlement.as_dict()
-    for key in ("table", "number"):
-        if key in record:
-            result[key] = record[key]
-    return result, True
+from tables.engine.recordfiles import read_record_files
+from tables.engine.settling import settle_record
 
 
 class Command(BaseCommand):
@@ -47,7 +26,7 @@ class Command(BaseCommand):
         write = self.stdout.write
         dumps = orjson.dumps
         for source, record in read_record_files(paths, stdin=self.stdin if hasattr(self, "stdin") else None):
-            result, valid = settle_one(record)
+            result, valid = settle_record(record)
             invalid += not valid
             head = {"file": source.file}
             if source.line is not None:

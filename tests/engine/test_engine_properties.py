@@ -6,8 +6,8 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger.payouts import settle
 from tables.engine import IllegalEvent, parse_amount
+from tables.engine.payouts import settle
 from tables.engine.record import play_record, read_header
 from tables.engine.simulate import random_record
 

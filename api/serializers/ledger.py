@@ -1,0 +1,121 @@
+"""The ledger: players and their chips, accounts and statements, bank tenures and their
+shares, the cashier's slips and what the cage sends in.
+"""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from api.serializers.fields import AmountField, PlayerCodeField
+from ledger.models import Account, BankTenure, CashierSlip
+from tables.models import Player
+
+
+class PlayerSerializer(serializers.ModelSerializer):
+    """A patron: his id in hand records, his name, his chips (``Decimal`` euros)."""
+
+    balance = serializers.DecimalField(max_digits=14, decimal_places=2, read_only=True)
+
+    class Meta:
+        model = Player
+        fields = ["id", "code", "name", "balance", "created_at"]
+
+
+class AccountSerializer(serializers.ModelSerializer):
+    """A ledger account: a player's chips, a bank tenure, the house, the cage."""
+
+    label = serializers.CharField(read_only=True)
+    player = serializers.CharField(source="player.code", read_only=True, allow_null=True)
+
+    class Meta:
+        model = Account
+        fields = ["id", "kind", "label", "player", "tenure", "balance", "is_open", "created_at"]
+
+
+class StatementLineSerializer(serializers.Serializer):
+    """One entry of a statement, newest first, with the running balance just after it."""
+
+    entry = serializers.IntegerField(source="entry.id")
+    transaction = serializers.IntegerField(source="transaction.id")
+    kind = serializers.CharField(source="transaction.kind")
+    reference = serializers.CharField(source="transaction.reference")
+    posted_at = serializers.DateTimeField(source="transaction.posted_at")
+    side = serializers.CharField(source="entry.side")
+    amount = serializers.DecimalField(source="entry.amount", max_digits=14, decimal_places=2)
+    signed = serializers.DecimalField(max_digits=14, decimal_places=2)
+    running = serializers.DecimalField(max_digits=14, decimal_places=2)
+
+
+class StatementSerializer(serializers.Serializer):
+    """A page of an account's statement (no total count: ``next`` says if there is more)."""
+
+    account = serializers.IntegerField(source="account.id", allow_null=True, default=None)
+    balance = serializers.DecimalField(max_digits=14, decimal_places=2)
+    page = serializers.IntegerField(source="page.number")
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = StatementLineSerializer(many=True, source="lines")
+
+
+class TenureSerializer(serializers.ModelSerializer):
+    """A bank tenure: one holder's time with the bank at a table."""
+
+    table_name = serializers.CharField(source="table.name", read_only=True)
+    holder = serializers.CharField(source="holder.code", read_only=True)
+    seller = serializers.CharField(source="seller.code", read_only=True, allow_null=True)
+    account = serializers.IntegerField(source="account.id", read_only=True, allow_null=True)
+    balance = serializers.DecimalField(source="account.balance", max_digits=14, decimal_places=2, read_only=True,
+                                       allow_null=True)
+    is_open = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = BankTenure
+        fields = ["id", "table", "table_name", "holder", "began", "ended", "opened_at", "closed_at", "capital",
+                  "price", "seller", "previous", "account", "balance", "is_open"]
+
+
+class ShareLineSerializer(serializers.Serializer):
+    """A syndicate member's share: percent, capital paid in, distribution (actual once
+    closed, prospective while open)."""
+
+    player = serializers.CharField(source="player.code")
+    percent = serializers.DecimalField(max_digits=5, decimal_places=2)
+    capital = serializers.DecimalField(max_digits=14, decimal_places=2)
+    distribution = serializers.DecimalField(max_digits=14, decimal_places=2)
+
+
+class TenureStatementSerializer(serializers.Serializer):
+    """A tenure's statement: the tenure, its balance, its syndicate's shares and a page of
+    its entries."""
+
+    tenure = TenureSerializer()
+    balance = serializers.DecimalField(max_digits=14, decimal_places=2)
+    shares = ShareLineSerializer(many=True)
+    distribution = serializers.IntegerField(source="distribution.id", allow_null=True, default=None)
+    statement = StatementSerializer()
+
+
+class SlipSerializer(serializers.ModelSerializer):
+    """A numbered cashier's slip (buy-in or cash-out) and its ledger transaction."""
+
+    player = serializers.CharField(source="player.code", read_only=True)
+    issued_by = serializers.CharField(source="issued_by.username", read_only=True)
+    reference = serializers.CharField(read_only=True)
+    balance = serializers.SerializerMethodField(help_text="the player's chips now (euros)")
+
+    class Meta:
+        model = CashierSlip
+        fields = ["number", "reference", "kind", "player", "amount", "transaction", "issued_at", "issued_by",
+                  "balance"]
+
+    @extend_schema_field({"type": "string", "format": "decimal", "pattern": r"^-?\d+\.\d{2}$"})
+    def get_balance(self, slip):
+        from ledger.selectors import player_balance
+
+        return f"{player_balance(player=slip.player):.2f}"
+
+
+class CashierInputSerializer(serializers.Serializer):
+    """A buy-in or a cash-out: the player's id and the amount in euros."""
+
+    player = PlayerCodeField()
+    amount = AmountField()

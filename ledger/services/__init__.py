@@ -1,0 +1,39 @@
+"""Writes to the ledger: every public service here posts in ONE database transaction.
+
+Each service validates its arguments before writing, creates any missing chips account
+(before taking any lock), takes the row locks of every account it will post to in one
+``SELECT ... FOR NO KEY UPDATE`` ordered by account id (a fixed order: two services never
+wait on each other in a cycle; the mode an UPDATE takes, which does not block the
+foreign-key checks of entries pointing at the account), re-checks what the locks protect
+(balances, an open tenure), then inserts the transaction, its entries and the new
+balances. Refusals raise a ``ledger.errors.LedgerError`` and write nothing.
+
+References are stored as written here (untranslated: they are data, like "slip 000123");
+refusal messages are translated.
+
+Units: the public arguments are ``Decimal`` euros with at most two decimals (never a
+float); the engine's ``Settlement`` is integer cents. Balances are credits − debits (what
+the owner holds; see ``ledger.models``).
+
+- ``posting``: the posting core (checks, locks, the one-statement write, idempotency
+  keys); a hand's settlement (``ledger_post_settlement``) and a reversal
+  (``ledger_reverse``).
+- ``cage``: the cashier's slips (``cashier_buy_in``, ``cashier_cash_out``).
+- ``tenures``: the bank's tenures (``tenure_open``, ``tenure_close``, ``bank_sell``,
+  ``bank_transfer``, ``tenure_check_cover``).
+"""
+
+from ledger.services.cage import cashier_buy_in, cashier_cash_out
+from ledger.services.posting import ledger_post_settlement, ledger_reverse
+from ledger.services.tenures import (
+    bank_sell,
+    bank_transfer,
+    tenure_check_cover,
+    tenure_close,
+    tenure_open,
+)
+
+__all__ = [
+    "bank_sell", "bank_transfer", "cashier_buy_in", "cashier_cash_out", "ledger_post_settlement",
+    "ledger_reverse", "tenure_check_cover", "tenure_close", "tenure_open",
+]

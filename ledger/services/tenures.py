@@ -1,0 +1,348 @@
+"""The bank's tenures: opened (drawn for, a 7½, a sale, a transfer) with the capital of
+its syndicate, closed with its balance back to the syndicate by shares, sold or passed at
+once, and the cover a limited bank (``bank_cover``) can still give.
+
+[rules.md "The bank passes"; issue 3 "Bank tenure"]
+"""
+
+from collections import defaultdict
+from contextlib import contextmanager
+from decimal import Decimal
+
+from django.db import IntegrityError
+from django.db import transaction as db
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from ledger.errors import CoverExceeded, InsufficientChips, InvalidSyndicate, TenureError
+from ledger.models import Account, BankTenure, SyndicateShare, Transaction
+from ledger.money import cents, euros, show
+from ledger.services.posting import (
+    CREDIT,
+    DEBIT,
+    KIND,
+    _amount_cents,
+    _constraint_of,
+    _ensure_player_accounts,
+    _lock,
+    _post,
+    _source,
+)
+from ledger.shares import InvalidShares, check_percents, split_by_shares
+from tables.models import Player
+
+
+def _syndicate(holder, shares):
+    """``[(Player, Decimal percent)]`` checked: distinct players, percents summing to 100."""
+    if shares is None:
+        return [(holder, Decimal(100))]
+    shares = [(player, Decimal(percent) if isinstance(percent, int) and not isinstance(percent, bool)
+               else percent) for player, percent in shares]
+    if len({player.pk for player, _percent in shares}) != len(shares):
+        raise InvalidSyndicate(_("a player appears twice in the syndicate"), field="shares")
+    try:
+        check_percents([percent for _player, percent in shares])
+    except InvalidShares as error:
+        raise InvalidSyndicate(_("invalid syndicate shares: %(reason)s"), params={"reason": str(error)},
+                               field="shares") from None
+    return shares
+
+
+def _check_choice(value, choices, field):
+    if value not in choices.values:
+        raise TenureError(_("%(field)s must be one of %(choices)s, not %(value)s"),
+                          params={"field": field, "choices": ", ".join(choices.values), "value": value},
+                          field=field)
+
+
+def _require_chips(locked, debits, players, field="amount"):
+    """Refuse if any player account in ``debits`` ({account id: cents}) holds less,
+    naming every player short of chips with his balance.
+
+    ``players`` maps account id -> Player, for the message; ``field`` names the form
+    field the refusal is about.
+    """
+    short = [_("%(player)s holds %(balance)s in chips; %(needed)s are needed") % {
+                 "player": players[account_id].code, "balance": show(locked[account_id].balance),
+                 "needed": show(euros(needed))}
+             for account_id, needed in sorted(debits.items(), key=lambda item: players[item[0]].code)
+             if cents(locked[account_id].balance) < needed]
+    if short:
+        raise InsufficientChips("; ".join(short), field=field)
+
+
+def _open_tenure(*, table, holder, capital_cents, shares, began, posted_by, source, price_cents=None,
+                 seller=None, pay_seller=True, previous=None):
+    """Open a tenure inside the caller's transaction (locks taken here, in id order,
+    on accounts the caller has not locked, or already holds)."""
+    if BankTenure.objects.filter(table=table, closed_at__isnull=True).exists():
+        raise TenureError(_("table %(table)s already has an open bank tenure: close, sell or transfer it first"),
+                          params={"table": table}, field="table")
+    members = {player.pk: player for player, _percent in shares}
+    payers = dict(members)
+    if price_cents and pay_seller:
+        payers[holder.pk] = holder
+        payers[seller.pk] = seller
+    accounts = _ensure_player_accounts(payers)
+    locked = _lock(accounts.values())
+    parts = split_by_shares(capital_cents, [percent for _player, percent in shares])
+    needed = defaultdict(int)
+    for (player, _percent), part in zip(shares, parts, strict=True):
+        needed[accounts[player.pk]] += part
+    if price_cents and pay_seller:
+        needed[accounts[holder.pk]] += price_cents
+    _require_chips(locked, {account_id: amount for account_id, amount in needed.items() if amount},
+                   {accounts[pid]: player for pid, player in payers.items()}, field="capital")
+    tenure = BankTenure.objects.create(
+        table=table, holder=holder, began=began, capital=euros(capital_cents),
+        price=euros(price_cents) if price_cents else None, seller=seller, previous=previous)
+    SyndicateShare.objects.bulk_create([SyndicateShare(tenure=tenure, player=player, percent=percent)
+                                        for player, percent in shares])
+    bank = Account.objects.create(kind=Account.Kind.TENURE, tenure=tenure)
+    locked[bank.id] = bank
+    if price_cents and pay_seller:
+        _post(locked=locked, kind=KIND.BANK_SALE,
+              legs=[(accounts[holder.pk], DEBIT, price_cents), (accounts[seller.pk], CREDIT, price_cents)],
+              idempotency_key=f"tenure:{tenure.pk}:price", reference=f"bank sale, tenure #{tenure.pk}",
+              posted_by=posted_by, source=source, tenure=tenure)
+    if not capital_cents:
+        return tenure  # a bank opened empty: nothing to post
+    legs = [(accounts[player.pk], DEBIT, part) for (player, _percent), part in zip(shares, parts, strict=True)
+            if part]
+    legs.append((bank.id, CREDIT, capital_cents))
+    _post(locked=locked, kind=KIND.CAPITAL_IN, legs=legs, idempotency_key=f"tenure:{tenure.pk}:capital",
+          reference=f"bank capital, tenure #{tenure.pk} at {table}",
+          posted_by=posted_by, source=source, tenure=tenure,
+          detail={"shares": [[player.code, str(percent), str(euros(part))]
+                             for (player, percent), part in zip(shares, parts, strict=True)]})
+    return tenure
+
+
+@contextmanager
+def _refuse_second_open_tenure(table):
+    """Turn the one-open-tenure-per-table constraint's violation (a concurrent opening at
+    the same table that committed first) into ``TenureError``."""
+    try:
+        yield
+    except IntegrityError as error:
+        if "ledger_one_open_tenure_per_table" in _constraint_of(error):
+            raise TenureError(_("table %(table)s already has an open bank tenure: close, sell or transfer it "
+                                "first"), params={"table": table}, field="table") from error
+        raise
+
+
+def _close_tenure(*, tenure, ended, posted_by, source):
+    """Close a tenure inside the caller's transaction; the distribution or None."""
+    shares = list(tenure.shares.select_related("player").order_by("id"))
+    accounts = _ensure_player_accounts(share.player_id for share in shares)
+    bank = Account.objects.filter(tenure_id=tenure.pk).values_list("id", flat=True).get()
+    locked = _lock([bank, *accounts.values()])
+    if not locked[bank].is_open:
+        raise TenureError(_("bank tenure #%(tenure)s is already closed"), params={"tenure": tenure.pk})
+    balance = cents(locked[bank].balance)
+    parts = split_by_shares(balance, [share.percent for share in shares])
+    distribution = None
+    if balance:
+        out = DEBIT if balance > 0 else CREDIT
+        back = CREDIT if balance > 0 else DEBIT
+        legs = [(bank, out, abs(balance))]
+        legs += [(accounts[share.player_id], back, abs(part)) for share, part in zip(shares, parts, strict=True)
+                 if part]
+        distribution = _post(
+            locked=locked, kind=KIND.DISTRIBUTION, legs=legs, idempotency_key=f"tenure:{tenure.pk}:close",
+            reference=f"bank distribution, tenure #{tenure.pk} at {tenure.table}",
+            posted_by=posted_by, source=source, tenure=tenure,
+            detail={"shares": [[share.player.code, str(share.percent), str(euros(part))]
+                               for share, part in zip(shares, parts, strict=True)]})
+    Account.objects.filter(pk=bank).update(is_open=False)
+    closed_at = timezone.now()
+    BankTenure.objects.filter(pk=tenure.pk).update(closed_at=closed_at, ended=ended)
+    tenure.closed_at, tenure.ended = closed_at, ended
+    return distribution
+
+
+def _lock_handover(*, tenure, players):
+    """Before a bank changes hands: lock, in one id-ordered statement, the old tenure's
+    account, its members' chips and the new side's chips (``players``), so the steps
+    that follow (price, distribution, capital) never wait for a lock out of order.
+
+    Returns:
+        (``{player id: account id}``, ``{account id: Account}`` locked, old bank's id).
+    """
+    old_members = list(tenure.shares.values_list("player_id", flat=True))
+    accounts = _ensure_player_accounts([*old_members, *(player.pk for player in players)])
+    bank = Account.objects.filter(tenure_id=tenure.pk).values_list("id", flat=True).get()
+    locked = _lock([bank, *accounts.values()])
+    if not locked[bank].is_open:
+        raise TenureError(_("bank tenure #%(tenure)s is already closed"), params={"tenure": tenure.pk})
+    return accounts, locked, bank
+
+
+def _new_holder_checks(*, tenure, holder, capital, shares):
+    capital_cents = _amount_cents(capital, "capital", zero=True)
+    shares = _syndicate(holder, shares)
+    if holder.pk == tenure.holder_id:
+        raise TenureError(_("%(player)s already holds this bank"), params={"player": holder.code}, field="holder")
+    if not tenure.is_open:
+        raise TenureError(_("bank tenure #%(tenure)s is already closed"), params={"tenure": tenure.pk})
+    return capital_cents, shares
+
+
+def tenure_open(*, table, holder: Player, capital: Decimal, shares: list[tuple[Player, Decimal]] | None = None,
+                began: str, posted_by, price: Decimal | None = None, seller: Player | None = None,
+                source: str = "") -> BankTenure:
+    """Open a bank tenure at ``table``: its capital comes from the syndicate's chips.
+
+    Args:
+        table: the Table (no other tenure open there).
+        holder: the Player who holds the bank at the table.
+        capital: ``Decimal`` euros put into the bank, zero or more (an empty bank pays
+            nothing from its own: its losses are charged to its syndicate at closing; with
+            ``bank_cover`` it can accept no stake).
+        shares: ``[(Player, Decimal percent)]`` summing to 100, or None for the holder alone
+            (100 %); each member pays his share of the capital, rounded by largest remainder.
+        began: ``draw``, ``natural``, ``transfer`` or ``sale``.
+        price, seller: for ``sale`` only, both required: the holder pays ``price`` euros
+            from his chips to the seller's chips.
+        posted_by: the staff user (None for the system).
+    Returns:
+        BankTenure (open; ``tenure.account`` holds the capital).
+    Raises:
+        TenureError: the table has an open tenure; a bad ``began``; price/seller misused.
+        InvalidSyndicate, InvalidAmount, InsufficientChips (names the player and his chips).
+    [rules.md "The bank passes"; seed 003: a bank owned by a team]
+    """
+    _check_choice(began, BankTenure.Began, "began")
+    capital_cents = _amount_cents(capital, "capital", zero=True)
+    shares = _syndicate(holder, shares)
+    price_cents = None
+    if began == BankTenure.Began.SALE:
+        if price is None or seller is None:
+            raise TenureError(_("a bank bought needs its price and its seller"), field="price")
+        price_cents = _amount_cents(price, "price")
+        if seller.pk == holder.pk:
+            raise TenureError(_("the buyer and the seller are the same player"), field="seller")
+    elif price is not None or seller is not None:
+        raise TenureError(_("a price and a seller are only for a bank bought (began: sale)"), field="price")
+    source = _source(posted_by, source, "cashier")
+    with _refuse_second_open_tenure(table), db.atomic():
+        return _open_tenure(table=table, holder=holder, capital_cents=capital_cents, shares=shares, began=began,
+                            posted_by=posted_by, source=source, price_cents=price_cents, seller=seller)
+
+
+def tenure_close(*, tenure: BankTenure, ended: str = BankTenure.Ended.CLOSED, posted_by,
+                 source: str = "") -> Transaction | None:
+    """Close a tenure: its whole balance goes back to its syndicate by shares, to the
+    cent by largest remainder. The house's commission was already taken hand by hand.
+
+    A negative balance (the bank paid more than it held, possible without ``bank_cover``
+    or through multiplied payouts) is charged to the members' chips the same way.
+
+    Args:
+        tenure: the open BankTenure; ended: ``closed``, ``natural``, ``transfer`` or
+            ``sale``; posted_by: the staff user (None for the system).
+    Returns:
+        the distribution Transaction, or None if the balance was exactly zero (nothing to
+        distribute; the tenure is closed all the same).
+    Raises:
+        TenureError: already closed, or a bad ``ended``.
+    [issue 3 "Bank tenure"; rules.md "Settlement of one bet" for the commission]
+    """
+    _check_choice(ended, BankTenure.Ended, "ended")
+    source = _source(posted_by, source, "cashier")
+    with db.atomic():
+        return _close_tenure(tenure=tenure, ended=ended, posted_by=posted_by, source=source)
+
+
+def bank_sell(*, tenure: BankTenure, buyer: Player, price: Decimal, capital: Decimal, posted_by,
+              shares: list[tuple[Player, Decimal]] | None = None, source: str = "") -> BankTenure:
+    """Sell the bank: the buyer pays the price, the old tenure closes, the buyer's opens.
+
+    The price goes into the old tenure's account just before it closes, so the sellers
+    (the holder, or the syndicate by shares) receive it with the bank's balance.
+
+    Args:
+        tenure: the open BankTenure sold; buyer: the new holder (not the seller);
+        price: ``Decimal`` euros above zero; capital: ``Decimal`` euros (zero or more) for
+        the new tenure, from the buyer (or his syndicate ``shares``); posted_by: staff user.
+    Returns:
+        the new BankTenure (``began="sale"``, ``price``, ``seller`` = the old holder,
+        ``previous`` = the old tenure).
+    Raises:
+        InsufficientChips (the buyer cannot pay the price or the capital), TenureError,
+        InvalidAmount, InvalidSyndicate.
+    [rules.md "The bank passes": sold or transferred]
+    """
+    capital_cents, shares = _new_holder_checks(tenure=tenure, holder=buyer, capital=capital, shares=shares)
+    price_cents = _amount_cents(price, "price")
+    source = _source(posted_by, source, "cashier")
+    with _refuse_second_open_tenure(tenure.table), db.atomic():
+        accounts, locked, bank = _lock_handover(tenure=tenure, players=[buyer, *(p for p, _s in shares)])
+        payer = accounts[buyer.pk]
+        _require_chips(locked, {payer: price_cents}, {payer: buyer}, field="price")
+        _post(locked=locked, kind=KIND.BANK_SALE, legs=[(payer, DEBIT, price_cents), (bank, CREDIT, price_cents)],
+              idempotency_key=f"tenure:{tenure.pk}:sale",
+              reference=f"bank sale, tenure #{tenure.pk} to {buyer.code}",
+              posted_by=posted_by, source=source, tenure=tenure)
+        _close_tenure(tenure=tenure, ended=BankTenure.Ended.SALE, posted_by=posted_by, source=source)
+        return _open_tenure(table=tenure.table, holder=buyer, capital_cents=capital_cents, shares=shares,
+                            began=BankTenure.Began.SALE, posted_by=posted_by, source=source,
+                            price_cents=price_cents, seller=tenure.holder, pay_seller=False, previous=tenure)
+
+
+def bank_transfer(*, tenure: BankTenure, holder: Player, capital: Decimal, posted_by,
+                  shares: list[tuple[Player, Decimal]] | None = None, cause: str = BankTenure.Began.TRANSFER,
+                  source: str = "") -> BankTenure:
+    """Pass the bank without a price: the old tenure closes (its balance back to its
+    syndicate), the new holder's opens with his capital.
+
+    Args:
+        tenure: the open BankTenure; holder: the new holder (not the old one);
+        capital: ``Decimal`` euros (zero or more) from the new holder (or his ``shares``);
+        cause: ``transfer`` (given up) or ``natural`` (a seat's 7½ takes the bank,
+            ``Settlement.next_bank``); posted_by: staff user (None for the system).
+    Returns:
+        the new BankTenure (``previous`` = the old one).
+    Raises:
+        TenureError, InsufficientChips, InvalidAmount, InvalidSyndicate.
+    [rules.md "The bank passes"]
+    """
+    if cause not in (BankTenure.Began.TRANSFER, BankTenure.Began.NATURAL):
+        raise TenureError(_("a bank passes by transfer or natural, not %(cause)s"), params={"cause": cause},
+                          field="cause")
+    capital_cents, shares = _new_holder_checks(tenure=tenure, holder=holder, capital=capital, shares=shares)
+    source = _source(posted_by, source, "cashier")
+    with _refuse_second_open_tenure(tenure.table), db.atomic():
+        _lock_handover(tenure=tenure, players=[holder, *(p for p, _s in shares)])
+        _close_tenure(tenure=tenure, ended=cause, posted_by=posted_by, source=source)
+        return _open_tenure(table=tenure.table, holder=holder, capital_cents=capital_cents, shares=shares,
+                            began=cause, posted_by=posted_by, source=source, previous=tenure)
+
+
+def tenure_check_cover(*, tenure: BankTenure, stakes: Decimal) -> Decimal | None:
+    """``bank_cover`` ("banca limitada"): may a hand carry ``stakes`` at this bank?
+
+    Call it before accepting a bet, with the hand's total stakes including that bet.
+    Reads the tenure's balance (one row; no lock: the console serializes a table's hand).
+
+    Args:
+        tenure: the open BankTenure; stakes: ``Decimal`` euros, the hand's stakes so far.
+    Returns:
+        ``Decimal`` euros still coverable after ``stakes``, or None when the table has no
+        ``bank_cover`` (no limit).
+    Raises:
+        CoverExceeded: the stakes exceed what the tenure holds; the message says by how
+        much (field ``amount``).
+    [issue 3 "Option bank_cover"; tables.models.Table.bank_cover]
+    """
+    if not tenure.table.bank_cover:
+        return None
+    stakes_cents = cents(stakes)
+    holds = Account.objects.filter(tenure_id=tenure.pk).values_list("balance", flat=True).get()
+    room = cents(holds) - stakes_cents
+    if room < 0:
+        raise CoverExceeded(
+            _("the stakes of %(stakes)s exceed what the bank holds (%(holds)s) by %(excess)s"),
+            params={"stakes": show(euros(stakes_cents)), "holds": show(holds), "excess": show(euros(-room))},
+            field="amount")
+    return euros(room)

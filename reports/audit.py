@@ -1,0 +1,213 @@
+"""The audit of a shift: the chi-square of the dealt cards, the SHA-256 chain of its
+entries (with its undos), gaps in the hand numbers, hands left open.
+
+Findings are exceptions as ``reports.figures`` describes them. [issue 5 "Audit exceptions"]
+"""
+
+import json
+from collections import defaultdict
+from decimal import Decimal
+
+from django.db import connection
+from django.db.models import F, Max, Min, Q
+from django.db.models.expressions import Window
+from django.db.models.functions import Lag
+
+from reports.figures import _iso, money
+from tables.engine.cards import CARD_NAME, DECKS
+from tables.models import Hand, HandEvent
+from tables.services import GENESIS, entry_hash
+
+#: Card frequencies whose p-value is below this are an audit exception.
+CHI_SQUARE_ALPHA = 0.001
+#: Lists longer than this (gaps, chain faults) are cut, with their full count kept.
+LIST_LIMIT = 1000
+
+
+def card_test(dealt: dict, deck: str, initial: dict | None = None) -> dict:
+    """The dealt cards against a uniform deck: Pearson's chi-square over the initial deal.
+
+    The test counts the first cards of each hand, as many as its seats and one for the
+    bank: its initial deal (la loca's card may be among them, in place of a seat's), all
+    dealt before anyone decides anything, so that from a fair, shuffled deck each card
+    of the deck is equally likely there. The cards drawn later
+    are not a uniform sample even from a fair deck (a hand stops drawing when its points
+    are high, so low cards and figures come out more often, and an exchanged 4 may come
+    back), so they are counted and shown, never tested. [rules.md "Cards and points",
+    "People and order of play"; issue 5 "Audit exceptions"]
+
+    Args:
+        dealt: ``{card name: times dealt}`` (``"7O": 12``): every card out of the stock.
+        deck: ``"spanish-40"`` or ``"spanish-36"``.
+        initial: ``{card name: times}`` of the initial deals (default: ``dealt``).
+    Returns:
+        dict: ``deck``, ``size`` (cards in the deck), ``dealt`` and ``counts`` (every
+        card, in deck order), ``initial`` and ``initial_counts`` (the tested cards),
+        ``expected`` (per card in the initial deal, a string with two places),
+        ``outside`` (cards dealt that the deck does not hold), ``chi_square``, ``df``,
+        ``p_value`` (floats; None when nothing was dealt) and ``small`` (True when fewer
+        than 5 are expected per card: the test is then only indicative).
+    Units: counts of cards; the statistic is dimensionless. ``scipy.stats.chisquare``
+    with df = size − 1.
+    """
+    from scipy.stats import chisquare
+
+    initial = dealt if initial is None else initial
+    names = [CARD_NAME[code] for code in sorted(DECKS[deck])]
+    known = set(names)
+    observed = [int(initial.get(name, 0)) for name in names]
+    tested = sum(observed)
+    test = {"deck": deck, "size": len(names), "dealt": sum(int(n) for n in dealt.values()),
+            "counts": {name: int(dealt.get(name, 0)) for name in names},
+            "initial": tested, "initial_counts": dict(zip(names, observed, strict=True)),
+            "outside": {name: int(n) for name, n in sorted(dealt.items()) if name not in known and n},
+            "df": len(names) - 1, "chi_square": None, "p_value": None,
+            "expected": money(Decimal(tested) / len(names)) if tested else "0.00",
+            "small": tested < 5 * len(names)}
+    if tested:
+        statistic, p_value = chisquare(observed)
+        test["chi_square"] = round(float(statistic), 4)
+        test["p_value"] = float(p_value)
+    return test
+
+
+def _card_counts(where_sql, params):
+    """``({card: times dealt}, {card: times in the initial deal})`` over the hands
+    ``where_sql`` selects (alias ``h``), in one scan. A hand's ``cards`` are in the order
+    they came out of the stock, so its initial deal is its first ``seats + 1`` cards
+    (with la loca, its card may be among them in place of a seat's: still a dealt
+    card of the initial deal)."""
+    sql = (f"SELECT c.card, count(*), count(*) FILTER (WHERE c.n <= jsonb_array_length(h.seats) + 1) "
+           f"FROM tables_hand h CROSS JOIN LATERAL jsonb_array_elements_text(h.cards) WITH ORDINALITY "
+           f"AS c(card, n) WHERE {where_sql} GROUP BY c.card")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return {card: n for card, n, _first in rows}, {card: first for card, _n, first in rows}
+
+
+def _card_tests(shift, decks):
+    """One test per deck the shift's settled and voided hands used (``decks``:
+    ``{deck: [rules values]}``); one scan when the shift used one deck."""
+    tests = []
+    where = "h.shift_id = %s AND h.status <> 'open'"
+    for deck, rules_values in sorted(decks.items()):
+        if len(decks) == 1:
+            dealt, initial = _card_counts(where, [shift.pk])
+        else:
+            dealt, initial = defaultdict(int), defaultdict(int)
+            for rules_value in rules_values:
+                found, first = _card_counts(f"{where} AND h.rules = %s::jsonb", [shift.pk, json.dumps(rules_value)])
+                for card, n in found.items():
+                    dealt[card] += n
+                for card, n in first.items():
+                    initial[card] += n
+        tests.append(card_test(dealt, deck, initial))
+    return tests
+
+
+def _chain(table, shift_id, hands, count):
+    """Recompute the SHA-256 chain over the table's entries from the first entry of the
+    shift's first hand to the last entry of its last hand, and collect the undos.
+
+    Returns ({"entries", "first", "last", "faults"}, undos)."""
+    result = {"entries": 0, "first": None, "last": None, "faults": []}
+    if not count:
+        return result, []
+    # The first entry of the shift's first hand (by the hand's index); the table's latest
+    # entry of a hand of the shift (reading the table's entries backwards: the shift's
+    # are normally the latest, or close to them).
+    first_hand = hands.order_by("number").values_list("pk", flat=True).first()
+    first_id = HandEvent.objects.filter(hand_id=first_hand).aggregate(m=Min("id"))["m"]
+    of_shift = HandEvent.objects.filter(table=table, hand__shift_id=shift_id)
+    if first_id is None:
+        first_id = of_shift.order_by("id").values_list("id", flat=True).first()
+    last_id = of_shift.order_by("-id").values_list("id", flat=True).first()
+    if first_id is None or last_id is None:
+        return result, []
+    previous = (HandEvent.objects.filter(table=table, id__lt=first_id).order_by("-id")
+                .values_list("hash", flat=True).first()) or GENESIS
+    rows = (HandEvent.objects.filter(table=table, id__gte=first_id, id__lte=last_id).order_by("id")
+            .values_list("hand_id", "hand__number", "sequence", "kind", "event", "entered_by_id", "entered_at",
+                         "previous_hash", "hash", "hand__shift_id"))
+    faults = result["faults"]
+    undo_rows, events = [], {}
+    entries = 0
+    last_hash = previous
+    for hand_id, number, sequence, kind, event, by, at, stored_previous, stored, row_shift in rows.iterator(2000):
+        entries += 1
+        if stored_previous != last_hash:
+            faults.append({"code": "chain_link", "hand": number, "sequence": sequence})
+        digest = entry_hash(previous=stored_previous, table_id=table.pk, hand_number=number, sequence=sequence,
+                            kind=kind, event=event, entered_by_id=by, entered_at=at)
+        if digest != stored:
+            faults.append({"code": "chain_changed", "hand": number, "sequence": sequence})
+        last_hash = stored
+        if row_shift == shift_id:
+            if kind == "undo":
+                undo_rows.append((hand_id, number, sequence, event, by, at))
+            elif kind == "event":
+                events[(hand_id, sequence)] = event
+    if not HandEvent.objects.filter(table=table, id__gt=last_id).exists():
+        table.refresh_from_db(fields=["last_event_hash"])
+        if (table.last_event_hash or GENESIS) != last_hash:
+            faults.append({"code": "chain_last"})
+    result.update(entries=entries, first=first_id, last=last_id)
+    users = _usernames({row[4] for row in undo_rows})
+    undos = [{"hand": number, "sequence": sequence,
+              "undone": events.get((hand_id, (event or {}).get("undo"))),
+              "reason": (event or {}).get("reason", ""), "entered_by": users.get(by), "entered_at": _iso(at)}
+             for hand_id, number, sequence, event, by, at in undo_rows]
+    return result, undos
+
+
+def _usernames(ids):
+    from django.contrib.auth import get_user_model
+
+    ids = {pk for pk in ids if pk is not None}
+    if not ids:
+        return {}
+    user = get_user_model()
+    return dict(user.objects.filter(pk__in=ids).values_list("pk", user.USERNAME_FIELD))
+
+
+def _audit(table, hands, count, lo, hi, summary, cards, chain, exceptions):
+    """The audit exceptions: gaps in the hand numbers, a broken chain, open hands, cards
+    unlikely under a uniform deck or outside it."""
+    if count:
+        start = max(1, lo - 1)
+        present = Hand.objects.filter(table=table, number__gte=start, number__lte=hi).count()
+        if present != hi - start + 1:
+            missing = _missing_numbers(table, start, hi)
+            exceptions.append({"code": "gaps", "count": len(missing), "numbers": missing[:LIST_LIMIT]})
+    for fault in chain["faults"][:LIST_LIMIT]:
+        exceptions.append(fault)
+    if len(chain["faults"]) > LIST_LIMIT:
+        exceptions.append({"code": "chain_more", "count": len(chain["faults"]) - LIST_LIMIT})
+    if summary["open"]:
+        numbers = list(hands.filter(status=Hand.Status.OPEN).order_by("number").values_list("number", flat=True))
+        exceptions.append({"code": "open_hands", "numbers": numbers})
+    for test in cards:
+        if test["outside"]:
+            exceptions.append({"code": "cards_outside_deck", "deck": test["deck"], "cards": test["outside"]})
+        if test["p_value"] is not None and not test["small"] and test["p_value"] < CHI_SQUARE_ALPHA:
+            exceptions.append({"code": "cards_not_uniform", "deck": test["deck"], "chi_square": test["chi_square"],
+                               "df": test["df"], "p_value": test["p_value"], "alpha": CHI_SQUARE_ALPHA})
+
+
+def _missing_numbers(table, start, end):
+    """The hand numbers in [start, end] the table lacks (window query over the range)."""
+    rows = (Hand.objects.filter(table=table, number__gte=start, number__lte=end)
+            .annotate(before=Window(Lag("number"), order_by=F("number").asc()))
+            .filter(Q(before__isnull=True) | Q(before__lt=F("number") - 1))
+            .values_list("number", "before"))
+    missing = []
+    for number, before in rows:
+        first = start if before is None else before + 1
+        missing.extend(range(first, number))
+        if len(missing) > LIST_LIMIT:
+            break
+    last = Hand.objects.filter(table=table, number__gte=start, number__lte=end).aggregate(m=Max("number"))["m"]
+    if last is not None and last < end:
+        missing.extend(range(last + 1, end + 1))
+    return missing

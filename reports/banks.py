@@ -1,0 +1,214 @@
+"""The bank-rotation report: a table's bank tenures over a period, each reconciled to its
+account's postings, and the chain of holders. Figures as ``reports.figures`` writes them.
+[issue 5 "Bank-rotation report"]
+"""
+
+from collections import defaultdict
+from datetime import datetime, time, timedelta
+
+from django.db.models import Count, Max, Min, Q, Sum
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
+from django.utils import timezone
+
+from ledger.models import BankTenure, Entry, SyndicateShare, Transaction
+from ledger.money import cents, euros
+from ledger.shares import split_by_shares
+from reports.figures import FORMAT, MONEY, ZERO, _account_sums, _iso, _nothing, _signed, money
+from tables.models import Hand
+
+
+def period_bounds(date_from, date_to):
+    """The aware datetimes ``[start, end)`` of the calendar days ``date_from`` to
+    ``date_to`` inclusive, in the casino's time zone (``TIME_ZONE``).
+
+    Raises:
+        ValueError: ``date_to`` before ``date_from``.
+    """
+    if date_to < date_from:
+        raise ValueError("the period ends before it begins")
+    zone = timezone.get_default_timezone()
+    start = timezone.make_aware(datetime.combine(date_from, time.min), zone)
+    end = timezone.make_aware(datetime.combine(date_to + timedelta(days=1), time.min), zone)
+    return start, end
+
+
+#: The ledger's idempotency keys of a tenure's own postings (``ledger.services.tenures``).
+TENURE_KEYS = {"capital": "tenure:{}:capital", "price": "tenure:{}:price", "sale": "tenure:{}:sale",
+               "distribution": "tenure:{}:close"}
+
+
+def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
+    """The bank's rotation at a table over a period: each tenure in order, with its
+    holder, syndicate, how it began and ended, hands held, capital, net takings,
+    commission and what each share received; the chain of holders.
+
+    Args:
+        table: a ``tables.models.Table``; date_from, date_to: ``datetime.date``, both
+            days included, in the casino's time zone.
+        progress: optional ``callable(percent, stage)``.
+    Returns:
+        dict (JSON-serialisable, amounts strings of euros): ``table``, ``period``,
+        ``summary``, ``tenures`` (tenures open at any time in the period, each in full,
+        oldest first), ``chain`` (holders in order), ``chart`` (net takings, running,
+        tenure by tenure), ``exceptions``.
+    Raises:
+        ValueError: ``date_to`` before ``date_from``.
+    Each tenure's figures come from its settled hands and are reconciled with its
+    account's entries: capital in, sale price, hand postings and reversals, the
+    distribution to its syndicate, and its balance. [issue 5 "Bank-rotation report";
+    issue 3 "Bank tenure"; ledger.services.tenures for the postings]
+    """
+    progress = progress or _nothing
+    start, end = period_bounds(date_from, date_to)
+    exceptions = []
+    progress(5, "tenures")
+    selected = (BankTenure.objects.filter(table=table, opened_at__lt=end)
+                .filter(Q(closed_at__isnull=True) | Q(closed_at__gte=start)))
+    tenures = list(selected.order_by("opened_at", "id")
+                   .values("id", "holder__code", "opened_at", "closed_at", "began", "ended", "capital", "price",
+                           "seller__code", "previous_id", "account__id", "account__balance"))
+    ids = [row["id"] for row in tenures]
+    shares = defaultdict(list)
+    for row in (SyndicateShare.objects.filter(tenure__in=selected).order_by("tenure_id", "id")
+                .values("tenure_id", "player__code", "percent")):
+        shares[row["tenure_id"]].append(row)
+    progress(20, "hands")
+    hands = Hand.objects.filter(tenure__in=selected).order_by()
+    hand_rows = (hands.values("tenure_id", "status")
+                 .annotate(n=Count("id"), first_number=Min("number"), last_number=Max("number"),
+                           commission=Sum(Cast(KT("settlement__commission"), MONEY)),
+                           bank_net=Sum(Cast(KT("settlement__bank__net"), MONEY)))
+                 .order_by())
+    held = defaultdict(lambda: {"hands": 0, "voided": 0, "open": 0, "commission": ZERO, "bank_net": ZERO,
+                                "first_hand": None, "last_hand": None})
+    for row in hand_rows:
+        figures = held[row["tenure_id"]]
+        if row["status"] == Hand.Status.SETTLED:
+            figures["hands"] += row["n"]
+            figures["commission"] += row["commission"] or ZERO
+            figures["bank_net"] += row["bank_net"] or ZERO
+        else:
+            figures[row["status"]] += row["n"]
+        for key, pick, value in (("first_hand", min, row["first_number"]), ("last_hand", max, row["last_number"])):
+            figures[key] = value if figures[key] is None else pick(figures[key], value)
+    progress(45, "ledger")
+    accounts = {row["account__id"]: row["id"] for row in tenures if row["account__id"] is not None}
+    hand_ledger = defaultdict(lambda: ZERO)
+    sums = _account_sums(Entry.objects.filter(
+        account_id__in=list(accounts),
+        transaction_id__in=hands.filter(transaction__isnull=False).values("transaction_id")))
+    for account_id, amount in sums.items():
+        hand_ledger[accounts[account_id]] += amount
+    progress(70, "postings")
+    keyed = {}
+    for tenure_id in ids:
+        for name, pattern in TENURE_KEYS.items():
+            keyed[pattern.format(tenure_id)] = (tenure_id, name)
+    own = defaultdict(dict)
+    txn_ids = {}
+    for txn_id, key in Transaction.objects.filter(idempotency_key__in=list(keyed)).values_list("id",
+                                                                                                "idempotency_key"):
+        txn_ids[txn_id] = keyed[key]
+    received = defaultdict(dict)
+    for txn_id, account_id, side, amount, player in (
+            Entry.objects.filter(transaction_id__in=list(txn_ids))
+            .values_list("transaction_id", "account_id", "side", "amount", "account__player__code")):
+        tenure_id, name = txn_ids[txn_id]
+        signed = amount if side == Entry.Side.CREDIT else -amount
+        if account_id in accounts and accounts[account_id] == tenure_id:
+            own[tenure_id][name] = own[tenure_id].get(name, ZERO) + signed
+        elif name == "distribution" and player:
+            received[tenure_id][player] = received[tenure_id].get(player, ZERO) + signed
+    reversal_sums = defaultdict(lambda: ZERO)
+    reversals = (Entry.objects.filter(account_id__in=list(accounts),
+                                      transaction__in=Transaction.objects.filter(reverses__isnull=False,
+                                                                                 tenure__in=selected))
+                 .values("account_id").annotate(total=Sum(_signed())).order_by())
+    for row in reversals:
+        reversal_sums[accounts[row["account_id"]]] += row["total"]
+    progress(85, "checks")
+    rows = []
+    total = {"hands": 0, "commission": ZERO, "bank_net": ZERO, "capital": ZERO}
+    running = ZERO
+    chart = []
+    previous_row = None
+    for tenure in tenures:
+        tid = tenure["id"]
+        figures = held[tid]
+        percents = [share["percent"] for share in shares[tid]]
+        capital_parts = split_by_shares(cents(tenure["capital"]), percents) if percents else []
+        balance = tenure["account__balance"] if tenure["account__balance"] is not None else ZERO
+        moved = own[tid]
+        distribution = moved.get("distribution")
+        if tenure["closed_at"] is None and percents:
+            prospective = split_by_shares(cents(balance), percents)
+            got = {share["player__code"]: euros(part) for share, part in zip(shares[tid], prospective, strict=True)}
+        else:
+            got = received[tid]
+        share_rows = [{"player": share["player__code"], "percent": str(share["percent"]),
+                       "capital": money(euros(part)), "received": money(got.get(share["player__code"], ZERO))}
+                      for share, part in zip(shares[tid], capital_parts, strict=True)]
+        ledger_hands = hand_ledger[tid] + reversal_sums[tid]
+        row = {"id": tid, "holder": tenure["holder__code"], "opened_at": _iso(tenure["opened_at"]),
+               "closed_at": _iso(tenure["closed_at"]), "began": tenure["began"], "ended": tenure["ended"] or None,
+               "price": money(tenure["price"]) if tenure["price"] is not None else None,
+               "seller": tenure["seller__code"], "previous": tenure["previous_id"],
+               "hands": figures["hands"], "voided": figures["voided"], "open_hands": figures["open"],
+               "first_hand": figures["first_hand"], "last_hand": figures["last_hand"],
+               "capital": money(tenure["capital"]), "win": money(figures["bank_net"] + figures["commission"]),
+               "commission": money(figures["commission"]), "net_takings": money(figures["bank_net"]),
+               "ledger_takings": money(ledger_hands), "sale_price_in": money(moved.get("sale", ZERO)),
+               "distributed": money(-distribution) if distribution is not None else None,
+               "balance": money(balance), "shares": share_rows, "open": tenure["closed_at"] is None}
+        if figures["bank_net"] != ledger_hands:
+            exceptions.append({"code": "tenure_differs", "tenure": tid, "holder": tenure["holder__code"],
+                               "report": money(figures["bank_net"]), "ledger": money(ledger_hands),
+                               "difference": money(figures["bank_net"] - ledger_hands)})
+        # capital + price + hands + reversals - distribution = balance (what the account holds)
+        expected = (moved.get("capital", ZERO) + moved.get("sale", ZERO) + moved.get("price", ZERO)
+                    + ledger_hands + (distribution or ZERO))
+        if expected != balance:
+            exceptions.append({"code": "tenure_balance", "tenure": tid, "holder": tenure["holder__code"],
+                               "movements": money(expected), "balance": money(balance)})
+        if moved.get("capital", ZERO) != tenure["capital"]:
+            exceptions.append({"code": "tenure_capital", "tenure": tid, "capital": money(tenure["capital"]),
+                               "ledger": money(moved.get("capital", ZERO))})
+        if tenure["closed_at"] is not None and balance:
+            exceptions.append({"code": "closed_tenure_holds", "tenure": tid, "balance": money(balance)})
+        if figures["open"]:
+            exceptions.append({"code": "tenure_open_hands", "tenure": tid, "count": figures["open"]})
+        if previous_row is not None and tenure["began"] != BankTenure.Began.DRAW:
+            if tenure["previous_id"] != previous_row["id"]:
+                exceptions.append({"code": "holder_chain", "tenure": tid, "previous": tenure["previous_id"],
+                                   "expected": previous_row["id"]})
+            elif previous_row["ended"] != tenure["began"]:
+                exceptions.append({"code": "holder_chain_ends", "tenure": tid, "began": tenure["began"],
+                                   "previous_ended": previous_row["ended"]})
+        rows.append(row)
+        previous_row = tenure
+        total["hands"] += figures["hands"]
+        total["commission"] += figures["commission"]
+        total["bank_net"] += figures["bank_net"]
+        total["capital"] += tenure["capital"]
+        running += figures["bank_net"]
+        chart.append([tid, money(running)])
+    chain = [{"tenure": row["id"], "holder": row["holder"], "began": row["began"], "ended": row["ended"]}
+             for row in rows]
+    progress(100, "done")
+    return {
+        "format": FORMAT,
+        "kind": "banks",
+        "table": {"id": table.pk, "name": table.name, "rules": table.rules},
+        "period": {"from": date_from.isoformat(), "to": date_to.isoformat(), "start": _iso(start),
+                   "end": _iso(end)},
+        "summary": {"tenures": len(rows), "hands": total["hands"], "capital": money(total["capital"]),
+                    "commission": money(total["commission"]), "net_takings": money(total["bank_net"]),
+                    "win": money(total["bank_net"] + total["commission"]),
+                    "holders": len({row["holder"] for row in rows})},
+        "tenures": rows,
+        "chain": chain,
+        "chart": {"points": chart, "unit": "tenure"},
+        "exceptions": exceptions,
+        "computed_at": timezone.now().isoformat(),
+    }
