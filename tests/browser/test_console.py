@@ -8,6 +8,7 @@ dealer at another table's console refused in the site's layout."""
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tables import services
 from tables.models import Hand, HandEvent
@@ -30,10 +31,25 @@ def version(page):
     return int(page.get_attribute("#console", "data-version") or -1)
 
 
+_FOCUSED = """() => { const e = document.activeElement;
+    return [e.form ? e.form.id : null, e.name === "action" ? e.value : e.name]; }"""
+
+
 def focused(page):
     """``(form id, name)`` of the focused element (a button's name is its action)."""
-    return tuple(page.evaluate("""() => { const e = document.activeElement;
-        return [e.form ? e.form.id : null, e.name === "action" ? e.value : e.name]; }"""))
+    return tuple(page.evaluate(_FOCUSED))
+
+
+def focus_lands(page, form_id, name, timeout=2000):
+    """Wait (at most ``timeout`` ms: what a dealer would notice) for the focus to land on
+    ``name`` of ``form_id``; the focus, for the caller's assertion. A page just loaded
+    may place it a moment after its element appears."""
+    try:
+        page.wait_for_function(f"() => {{ const f = ({_FOCUSED})(); return f[0] === {form_id!r} && f[1] === {name!r}; }}",
+                               timeout=timeout)
+    except PlaywrightTimeout:
+        pass
+    return focused(page)
 
 
 def keys(page, text, *, settles_to=None):
@@ -64,7 +80,7 @@ def open_console(page, mesa):
     log_in(page, "dealer1", "/tables/console/")
     page.click(f'a[href="/tables/console/{mesa.table.pk}/"]')
     page.wait_for_selector("#form-open")
-    assert focused(page) == ("form-open", "seats")
+    assert focus_lands(page, "form-open", "seats") == ("form-open", "seats")
 
 
 def test_a_whole_hand_by_keyboard_in_place_to_the_next_hand(browser_page, mesa):
@@ -76,28 +92,28 @@ def test_a_whole_hand_by_keyboard_in_place_to_the_next_hand(browser_page, mesa):
     page.keyboard.type("luis marta pepe rosa")
     page.keyboard.press("Enter")
     page.wait_for_selector('#console[data-status="open"]')
-    assert focused(page) == ("form-deal", "card")
+    assert focus_lands(page, "form-deal", "card") == ("form-deal", "card")
 
     # The deal in the order of play: a card typed whole is entered at once.
     for card in ("1o", "2c", "3e", "5b", "6o"):
         keys(page, card)
         watch.no_page_load()
     assert page.locator('[data-who="pepe"] [data-card="3E"]').count() == 1
-    assert focused(page) == ("form-bet", "amount")
+    assert focus_lands(page, "form-bet", "amount") == ("form-bet", "amount")
 
     # luis: a stake typed, a card, P stands; the others bet with a chip key (W: 10 €).
     keys(page, "10{Enter}")
-    assert focused(page) == ("form-card", "card")
+    assert focus_lands(page, "form-card", "card") == ("form-card", "card")
     keys(page, "2o")
-    assert focused(page) == ("form-card", "card")
+    assert focus_lands(page, "form-card", "card") == ("form-card", "card")
     keys(page, "p")
-    assert focused(page) == ("form-bet", "amount")
+    assert focus_lands(page, "form-bet", "amount") == ("form-bet", "amount")
     for card in ("3c", "1e", "1b"):
         keys(page, "w{Enter}")
         keys(page, card)
         keys(page, "p")
     assert page.locator("#turn").inner_text().startswith("juega la banca")
-    assert focused(page) == ("form-card", "card")
+    assert focus_lands(page, "form-card", "card") == ("form-card", "card")
     keys(page, "12o")
     keys(page, "p")  # the bank stands on 6½: the hand settles
 
@@ -109,7 +125,7 @@ def test_a_whole_hand_by_keyboard_in_place_to_the_next_hand(browser_page, mesa):
     assert page.inner_text('[data-who="rosa"] .result') == "pierde"
     assert re.fullmatch(r"cobrar 10,00\s€", page.inner_text('[data-who="rosa"] .amount'))
     assert "la banca gana 40,00" in page.inner_text('[data-who="bank"]')
-    assert focused(page) == ("form-open", "seats")
+    assert focus_lands(page, "form-open", "seats") == ("form-open", "seats")
     scrolled, bottom, height = page.evaluate("""() => [scrollY, Math.max(
         ...Array.from(document.querySelectorAll('.felt, #settlement, #form-open'), e => e.getBoundingClientRect().bottom)),
         innerHeight]""")
@@ -146,7 +162,7 @@ def test_a_refused_card_is_selected_to_be_typed_again(browser_page, mesa):
     page.wait_for_selector("#refusal")
     assert "7O ya está en la mesa (repartida en la anotación n.º 1)" in page.inner_text("#refusal")
     assert version(page) == before and HandEvent.objects.count() == 1
-    assert focused(page) == ("form-deal", "card")
+    assert focus_lands(page, "form-deal", "card") == ("form-deal", "card")
     assert page.evaluate("""() => { const box = document.activeElement;
         return [box.value.toUpperCase(), box.selectionStart, box.selectionEnd]; }""") == ["7O", 0, 2]
     keys(page, "5c")  # typed over it, not after it
@@ -169,7 +185,7 @@ def test_a_deal_out_of_the_order_of_play_asks_first(browser_page, mesa):
     assert HandEvent.objects.count() == 0
     page.keyboard.press("Escape")  # no: back to luis, the card still typed
     assert page.is_hidden("#form-deal .confirm") and page.is_checked('#form-deal input[value="luis"]')
-    assert focused(page) == ("form-deal", "card") and page.input_value("#form-deal input[name=card]") == "3c"
+    assert focus_lands(page, "form-deal", "card") == ("form-deal", "card") and page.input_value("#form-deal input[name=card]") == "3c"
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Enter")
     page.wait_for_selector("#form-deal .confirm:not([hidden])")
@@ -303,4 +319,4 @@ def test_keys_typed_while_an_entry_is_on_its_way_wait_for_it(browser_page, mesa)
     page.keyboard.type("1o2c3e")
     page.wait_for_selector('#console[data-version="3"]')
     assert [event.event["card"] for event in HandEvent.objects.order_by("sequence")] == ["1O", "2C", "3E"]
-    assert focused(page) == ("form-bet", "amount")
+    assert focus_lands(page, "form-bet", "amount") == ("form-bet", "amount")
