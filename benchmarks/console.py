@@ -73,7 +73,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from postgres import HOST, PG, PORT, database_url, run  # noqa: E402  (beside this script)
+from postgres import HOST, PG, PORT, database_url, drop_scratch, run  # noqa: E402  (beside this script)
 
 PASSWORD = "bench-pass-7y-media"
 RULES = {"profile": "reglamento"}
@@ -765,11 +765,7 @@ def main():
     finally:
         if server is not None:
             stop_server(server)
-        from django.db import connections
-
-        connections.close_all()
-        run("dropdb", *PG, "--if-exists", "--force", name)
-        shutil.rmtree(static_root, ignore_errors=True)
+        drop_scratch(name, static_root)
 
 
 if __name__ == "__main__":

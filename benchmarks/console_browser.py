@@ -34,7 +34,6 @@ import argparse
 import asyncio
 import os
 import random
-import shutil
 import sys
 import tempfile
 import time
@@ -44,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from console import PASSWORD, free_port, percentiles, prepare, start_server, stop_server  # noqa: E402  (beside this script)
-from postgres import HOST, PG, PORT, database_url, run  # noqa: E402
+from postgres import HOST, PG, PORT, database_url, drop_scratch, run  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
@@ -237,11 +236,7 @@ def main():
     finally:
         if server is not None:
             stop_server(server)
-        from django.db import connections
-
-        connections.close_all()
-        run("dropdb", *PG, "--if-exists", "--force", name)
-        shutil.rmtree(static_root, ignore_errors=True)
+        drop_scratch(name, static_root)
 
 
 if __name__ == "__main__":

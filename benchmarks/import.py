@@ -29,7 +29,6 @@ Goal (issue 18): at least 1,000 hands/s.
 import argparse
 import os
 import random
-import re
 import subprocess
 import sys
 import tempfile
@@ -41,7 +40,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from postgres import PG, database_url, run  # noqa: E402  (beside this script)
+from postgres import PG, database_url, pgbench_tps, run  # noqa: E402  (beside this script)
 
 TABLE = "Mesa bench"
 RULES = "reglamento"
@@ -83,14 +82,7 @@ def import_file(path, env):
 
 
 def bench_pgbench(seconds):
-    name = f"import_pgbench_{os.getpid()}"
-    run("createdb", *PG, name)
-    try:
-        run("pgbench", *PG, "-i", "-q", name)
-        out = run("pgbench", *PG, "-c", "1", "-T", str(seconds), name)
-    finally:
-        run("dropdb", *PG, "--if-exists", name)
-    return float(re.search(r"tps = ([\d.]+)", out).group(1))
+    return pgbench_tps(seconds, "import")
 
 
 def check(env, count):

@@ -24,7 +24,6 @@ the end:
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import time
@@ -34,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from postgres import PG, database_url, run  # noqa: E402  (beside this script)
+from postgres import PG, database_url, pgbench_tps, run  # noqa: E402  (beside this script)
 
 
 def settlements(count, seed=7):
@@ -101,14 +100,7 @@ def post_hands(hands, tenure, first_number):
 
 
 def bench_pgbench(seconds):
-    name = f"ledger_pgbench_{os.getpid()}"
-    run("createdb", *PG, name)
-    try:
-        run("pgbench", *PG, "-i", "-q", name)
-        out = run("pgbench", *PG, "-c", "1", "-T", str(seconds), name)
-    finally:
-        run("dropdb", *PG, "--if-exists", name)
-    return float(re.search(r"tps = ([\d.]+)", out).group(1))
+    return pgbench_tps(seconds, "ledger")
 
 
 def bench_balance_read(entries, players):
