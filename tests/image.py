@@ -50,34 +50,32 @@ def ignored(path: str, context: Path = ROOT) -> bool:
     return any(pattern.match(prefix) for pattern in _ignore_patterns(context) for prefix in prefixes)
 
 
-def image_paths(context: Path = ROOT) -> set[str]:
-    """Every file the image gets from the context, relative to ``WORKDIR``."""
-    paths = set()
+def image_files(context: Path = ROOT) -> dict[str, Path]:
+    """Every file the image gets from the context: ``{path relative to WORKDIR: its file
+    in the context}``."""
+    files = {}
     for source, destination in copies(context / "Dockerfile"):
         origin = context / source
         if origin.is_dir():
             for file in origin.rglob("*"):
                 relative = file.relative_to(context).as_posix()
                 if file.is_file() and not ignored(relative, context):
-                    paths.add(destination.rstrip("/") + "/" + file.relative_to(origin).as_posix())
+                    files[destination.rstrip("/") + "/" + file.relative_to(origin).as_posix()] = file
         elif not ignored(source, context):
-            paths.add(destination)
-    return paths
+            files[destination] = origin
+    return files
+
+
+def image_paths(context: Path = ROOT) -> set[str]:
+    """Every file the image gets from the context, relative to ``WORKDIR``."""
+    return set(image_files(context))
 
 
 def copy_image_files(target: Path, context: Path = ROOT) -> set[str]:
     """Copy the image's files into ``target`` (as ``WORKDIR``); returns them."""
-    paths = image_paths(context)
-    for source, destination in copies(context / "Dockerfile"):
-        origin = context / source
-        if origin.is_dir():
-            for file in origin.rglob("*"):
-                relative = file.relative_to(context).as_posix()
-                if file.is_file() and not ignored(relative, context):
-                    place = target / destination / file.relative_to(origin)
-                    place.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(file, place)
-        elif not ignored(source, context):
-            (target / destination).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(origin, target / destination)
-    return paths
+    files = image_files(context)
+    for path, file in files.items():
+        place = target / path.lstrip("/")
+        place.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(file, place)
+    return set(files)
