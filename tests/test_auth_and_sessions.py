@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.contrib.sessions.models import Session
 from django.core.cache import cache
+from django.http import HttpRequest
 from django.test import Client
 from django.utils import timezone
 
@@ -49,14 +50,14 @@ def test_a_logged_in_page_reads_the_session_from_the_cache(client, django_assert
 
 def test_a_session_ends_at_logout_and_at_expiry_for_every_copy_of_its_cookie(client, settings):
     UserFactory(username="dealer9", roles=["dealer"])
-    assert client.login(username="dealer9", password="secret-pass-1")
+    assert client.login(request=HttpRequest(), username="dealer9", password="secret-pass-1")
     copy = Client()
     copy.cookies[settings.SESSION_COOKIE_NAME] = client.cookies[settings.SESSION_COOKIE_NAME].value
     assert copy.get("/").status_code == 200
     client.post("/accounts/logout/")
     assert copy.get("/").status_code == 302  # sent to log in: the session is gone
 
-    assert client.login(username="dealer9", password="secret-pass-1")
+    assert client.login(request=HttpRequest(), username="dealer9", password="secret-pass-1")
     assert client.get("/").status_code == 200
     cache.clear()  # the cache lost it (a restart): read from the database again
     assert client.get("/").status_code == 200

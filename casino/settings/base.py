@@ -4,9 +4,11 @@ Each environment module (``local``, ``test``, ``production``) sets the defaults 
 needs before importing this one, through ``environ.Env`` defaults, never hard-coding
 production secrets.
 """
+from datetime import timedelta
 from pathlib import Path
 
 import environ
+from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -29,6 +31,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "django_celery_beat",
+    "axes",
     "tables",
     "ledger",
     "reports",
@@ -44,6 +47,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a locked-out login into the lock-out page (django-axes).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "casino.urls"
@@ -138,6 +143,12 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
+    # POST /api/auth/token/ (api.throttles): requests per address and per user name asked
+    # for, counted in the cache (Redis in production), on top of django-axes' lock-out.
+    "DEFAULT_THROTTLE_RATES": {
+        "token_address": env("API_TOKEN_RATE_PER_ADDRESS", default="20/minute"),
+        "token_username": env("API_TOKEN_RATE_PER_USERNAME", default="10/minute"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {
@@ -149,5 +160,28 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {"ReportKindEnum": "reports.models.ReportKind"},
 }
 
-# Django's ModelBackend, with the user's groups (his roles) read with him.
-AUTHENTICATION_BACKENDS = ["casino.auth.RoleAwareBackend"]
+# django-axes first (it refuses any login of a locked-out user or address before a
+# password is checked), then Django's ModelBackend with the user's groups (his roles).
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "casino.auth.RoleAwareBackend"]
+
+# Failed logins (the login page, the admin's and POST /api/auth/token/: every call of
+# django.contrib.auth.authenticate) are counted by django-axes in the database, per user
+# name and per address apart: AXES_FAILURE_LIMIT failures (default 5) for one user name,
+# or from one address, lock it out for AXES_COOLOFF_MINUTES (default 15), the right
+# password included. The lock-out page (429) says what to do; an administrator lifts a
+# lock early in the admin ("Access attempts") or with `manage.py axes_reset_username NAME`
+# / `axes_reset_ip ADDRESS`. Attempts while locked out neither count nor lengthen the
+# cool-off. Behind a reverse proxy, AXES_IPWARE_PROXY_COUNT (the number of proxies,
+# default none: REMOTE_ADDR is the address) lets the address be read from
+# X-Forwarded-For, which only a trusted proxy may set.
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "casino.views.locked_out"
+AXES_COOLOFF_MESSAGE = _("Too many failed logins: access is locked for a while. Wait and try again, "
+                         "or ask an administrator to unlock it.")
+AXES_PERMALOCK_MESSAGE = AXES_COOLOFF_MESSAGE
+AXES_IPWARE_PROXY_COUNT = env.int("AXES_IPWARE_PROXY_COUNT", default=None)
+if AXES_IPWARE_PROXY_COUNT:
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")

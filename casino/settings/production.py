@@ -4,7 +4,11 @@ Required: DJANGO_SECRET_KEY, DATABASE_URL, CELERY_BROKER_URL, CACHE_URL (Redis: 
 sessions' cache), DJANGO_ALLOWED_HOSTS.
 Optional: DJANGO_HTTPS (default true: served over HTTPS only; docker-compose.yml turns it
 off for http://localhost), DJANGO_HSTS_SECONDS (default one year), DATABASE_CONN_MAX_AGE
-(default 600), DATABASE_PREPARE_THRESHOLD (``base``).
+(default 600), DATABASE_PREPARE_THRESHOLD (``base``); the lock-out of failed logins
+(``base``, django-axes): AXES_FAILURE_LIMIT (5), AXES_COOLOFF_MINUTES (15),
+AXES_IPWARE_PROXY_COUNT (behind a reverse proxy: how many, so the client's address is read
+from X-Forwarded-For); the token endpoint's throttles API_TOKEN_RATE_PER_ADDRESS
+(20/minute) and API_TOKEN_RATE_PER_USERNAME (10/minute).
 ``manage.py check --deploy`` passes with the defaults (a test runs it).
 """
 import os

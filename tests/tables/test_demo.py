@@ -6,6 +6,7 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.http import HttpRequest
 
 from casino.roles import roles_of
 from ledger.models import BankTenure, CashierSlip, Transaction
@@ -32,7 +33,7 @@ def test_demo_creates_staff_players_banks_hands_and_a_shift_and_is_idempotent(cl
     for username, password, roles, _superuser in DEMO_STAFF:
         user = User.objects.get(username=username)
         assert user.check_password(password) and set(roles) <= roles_of(user)
-    assert client.login(username="pit", password="demo-pit")
+    assert client.login(request=HttpRequest(), username="pit", password="demo-pit")  # django-axes needs a request
 
     assert first["Player"] == len(DEMO_PLAYERS) and first["CashierSlip"] == len(DEMO_PLAYERS)
     for table in Table.objects.all():
