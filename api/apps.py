@@ -6,3 +6,7 @@ class ApiConfig(AppConfig):
 
     name = "api"
     verbose_name = "API"
+
+    def ready(self):
+        """Connect the receiver that rotates a user's token when his password changes."""
+        from api import signals  # noqa: F401

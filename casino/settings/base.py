@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "django_celery_beat",
     "axes",
+    "casino",  # its commands: migrate as the owner, app_role (casino/dbroles.py)
     "tables",
     "ledger",
     "reports",
@@ -91,6 +92,10 @@ _threshold = env("DATABASE_PREPARE_THRESHOLD", default="2")
 if _threshold.lower() != "none":
     DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True,
                                                          prepare_threshold=int(_threshold))
+# The owner's connection to the same database (optional): `manage.py migrate` runs as it
+# and then grants DATABASE_URL's role — the app's, which owns nothing and is no superuser
+# — its privileges; `manage.py app_role` creates that role (casino/dbroles.py).
+MIGRATE_DATABASE_URL = env("MIGRATE_DATABASE_URL", default="")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -18,3 +18,5 @@ from casino.settings.base import env  # noqa: E402
 SECRET_KEY = env("DJANGO_SECRET_KEY", default="test-only-not-a-secret")
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DEBUG = False
+# pytest-django's test database is migrated as DATABASE_URL's role, whatever .env says.
+MIGRATE_DATABASE_URL = ""
