@@ -4,7 +4,8 @@ Exactly the files the Dockerfile copies (``tests.image``) go into a scratch dire
 are installed there as the Dockerfile installs them (``pip install -e .``) into a fresh
 virtual environment. With the production settings: ``check --deploy`` passes, then
 migrate, collectstatic and the demo data; gunicorn, a Celery worker and Celery beat run on
-Redis (as docker-compose.yml runs them, over plain HTTP on loopback); Debian's Chromium
+Redis (as docker-compose.yml runs them, over plain HTTP on loopback, connected as the
+app's database role while the migrations ran as the owner); Debian's Chromium
 walks it: a page in Spanish, a dealer enters a whole hand at the console through the
 page, an auditor asks for a shift's report and the worker computes it. Everything is then
 stopped (each process must end on SIGTERM) and the scratch database dropped.
@@ -121,22 +122,32 @@ def shipped(tmp_path):
     _run([sys.executable, "-m", "venv", str(venv)], os.environ, tmp_path)
     _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "-e", "."], os.environ, app, timeout=1200)
     name = f"shipped_{os.getpid()}"
-    url = _database_url(name)
+    url = _database_url(name)  # the owner's (DATABASE_URL's role): the migrations run as it
+    app_role = f"{name}_app"  # the app's: owns nothing, no superuser (docker-compose.yml's casino_app)
     with psycopg.connect(_database_url("postgres"), autocommit=True) as connection:
         connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        connection.execute(f'DROP ROLE IF EXISTS "{app_role}"')
         connection.execute(f'CREATE DATABASE "{name}"')
     redis = os.environ.get("SHIPPED_REDIS", "redis://127.0.0.1:6379/1")
     env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8",
            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(app),  # the Dockerfile's ENV
            "DJANGO_SETTINGS_MODULE": "casino.settings.production",
            "DJANGO_SECRET_KEY": "shipped-test-only-5mQ8rT2wK9xZ4vB7nL1pD6gH3jF0sA-cE8yU",
-           "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "DATABASE_URL": url, "CELERY_BROKER_URL": redis,
-           "CACHE_URL": redis, "DJANGO_STATIC_ROOT": str(tmp_path / "staticfiles")}
+           "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "DATABASE_URL": _as_role(url, app_role, "shipped-app-1"),
+           "CELERY_BROKER_URL": redis, "CACHE_URL": redis, "DJANGO_STATIC_ROOT": str(tmp_path / "staticfiles")}
     try:
         yield app, env, url
     finally:
         with psycopg.connect(_database_url("postgres"), autocommit=True) as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            connection.execute(f'DROP ROLE IF EXISTS "{app_role}"')
+
+
+def _as_role(url, role, password):
+    """``url`` connecting as ``role`` with ``password``."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname + (f":{parts.port}" if parts.port else "")
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{role}:{password}@{host}"))
 
 
 def test_the_image_installs_checks_clean_and_runs_as_shipped(shipped, tmp_path):
@@ -146,7 +157,10 @@ def test_the_image_installs_checks_clean_and_runs_as_shipped(shipped, tmp_path):
     _run([*manage, "check", "--deploy", "--fail-level", "WARNING"], env, app)
     # docker-compose.yml's machine of one's own: plain HTTP on loopback.
     env = {**env, "DJANGO_HTTPS": "false"}
-    _run([*manage, "migrate", "--noinput"], env, app)
+    # As docker-compose.yml's migrate service: the app's role made, the migrations run as
+    # the owner (MIGRATE_DATABASE_URL, which only this step has), the role granted.
+    _run(["sh", "-c", "python manage.py app_role && python manage.py migrate --noinput"],
+         {**env, "MIGRATE_DATABASE_URL": url}, app)
     _run([*manage, "collectstatic", "--noinput"], env, app)
     _run([*manage, "demo"], env, app)
 
@@ -161,6 +175,7 @@ def test_the_image_installs_checks_clean_and_runs_as_shipped(shipped, tmp_path):
                                  "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"], env, app)
         _wait_for(lambda: _answers(port), processes, seconds=60)
         _walk(f"http://127.0.0.1:{port}", url)
+        _runs_as_the_apps_role(env["DATABASE_URL"], url)
         assert re.search(r"Task reports\.run_report\[[^]]+\] succeeded", processes.log("worker")), processes.log("worker")
         # Beat sends the outbox's sweep once a minute from the database's schedule; the
         # worker runs it.
@@ -202,6 +217,23 @@ def _walk(base_url, url):
     with psycopg.connect(url) as connection:
         assert connection.execute("SELECT status, progress FROM reports_reportrequest WHERE shift_id = %s",
                                   [shift_id]).fetchall() == [("done", 100)]
+
+
+def _runs_as_the_apps_role(app_url, owner_url):
+    """Web, worker and beat are connected as the app's role, which owns nothing and is
+    refused a raw rewrite of the money."""
+    role = urllib.parse.urlsplit(app_url).username
+    with psycopg.connect(owner_url) as connection:
+        users = {user for (user,) in connection.execute(
+            "SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()")}
+        assert users and users <= {role}, users
+        assert connection.execute("SELECT count(*) FROM pg_tables WHERE tableowner = %s", [role]).fetchone() == (0,)
+    with psycopg.connect(app_url, autocommit=True) as app:
+        for attack in ("DELETE FROM tables_handevent", "UPDATE ledger_entry SET amount = 0",
+                       "SET session_replication_role = replica", "ALTER TABLE ledger_entry DISABLE TRIGGER ALL"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                app.execute(attack)
 
 
 def _page(browser, base_url):
