@@ -18,6 +18,7 @@ large. Nothing is written when an error is answered.
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import DataError
 from django.http import Http404
 from django.utils.translation import gettext as _
 from rest_framework import exceptions, serializers, status
@@ -150,6 +151,12 @@ def api_exception_handler(exc, context):
             field = next(iter(exc.error_dict), None)
         return _response(status.HTTP_400_BAD_REQUEST, message=" ".join(exc.messages),
                          rule=getattr(exc, "code", None) or "invalid", field=field)
+    if isinstance(exc, DataError):
+        # A value, or a balance it adds to, past what its column holds (numeric(14,2): below
+        # a trillion euros; a timestamp's years): the service's transaction rolled back.
+        return _response(status.HTTP_400_BAD_REQUEST, rule="out_of_range", field=default_field,
+                         message=_("a value is past what the database can hold (amounts: below "
+                                   "1,000,000,000,000.00); nothing was written"))
     if isinstance(exc, RequestDataTooBig):
         return _response(status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, message=_("the request body is too large"),
                          rule="too_large")

@@ -24,3 +24,26 @@ class TableLanguageMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Language", language)
         return response
+
+
+class OutOfRangeMiddleware:
+    """A page whose write hit a value past what its column holds (PostgreSQL's
+    ``numeric_value_out_of_range``, a timestamp's year: Django's ``DataError``) answers
+    400 with a page saying nothing was written, not a 500: the service's transaction was
+    rolled back. Forms check each amount against its column; this is for what they add up
+    to (a balance). The API answers its own JSON (``api.errors``)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        """The 400 page for a ``DataError``; None (Django's handling) for anything else."""
+        from django.db import DataError
+        from django.shortcuts import render
+
+        if not isinstance(exception, DataError):
+            return None
+        return render(request, "400.html", {"out_of_range": True}, status=400)

@@ -110,7 +110,7 @@ class RecordRefused(TableError):
 
     code = "record"
 
-    def __init__(self, message, *, params=None, event=0, rule="record"):
-        super().__init__(message, params=params)
+    def __init__(self, message, *, params=None, event=0, rule="record", field=None):
+        super().__init__(message, params=params, field=field)
         self.event = event
         self.rule = rule

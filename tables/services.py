@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import NamedTuple
 
@@ -434,6 +434,25 @@ def hand_void(*, hand: Hand, reason: str, voided_by) -> Hand:
         return hand
 
 
+#: The earliest moment a hand record may say it started (the back-office keeps no older hand).
+EARLIEST_HAND = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def _started_at(text):
+    """A record's ``started_at`` (ISO 8601 with its offset, checked by the engine) as an
+    aware datetime, if it lies from ``EARLIEST_HAND`` to a day from now.
+
+    Raises:
+        RecordRefused: (field ``started_at``) for a moment outside that span: a hand from
+        the year 9999 would be shown, counted in gaming days and reported as if real.
+    """
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if not EARLIEST_HAND <= moment <= timezone.now() + timedelta(days=1):
+        raise RecordRefused(_("started_at %(value)s is not when a hand was played: it must lie from 2000 to now"),
+                            params={"value": text}, field="started_at")
+    return moment
+
+
 def hand_import_record(*, record: dict, imported_by=None, create_tables: bool = False) -> Hand:
     """Record and settle one hand record: ``hand_import_records`` of that record alone.
 
@@ -547,8 +566,7 @@ class _ImportBatch:
         started = record.get("started_at")
         hand, state = _open_locked(
             opening, seats=record["seats"], opened_by=by, shift=None, require_shift=False, imported=True,
-            write=False, players=players,
-            opened_at=datetime.fromisoformat(started.replace("Z", "+00:00")) if started else None)
+            write=False, players=players, opened_at=_started_at(started) if started else None)
         entries = []
         for number, event in enumerate(record["events"], 1):
             try:

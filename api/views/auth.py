@@ -7,11 +7,11 @@ from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from api.errors import ErrorSerializer, Refusal, api_exception_handler
+from api.parsers import SafeJSONParser
 from api.schema import ApiAutoSchema
 from api.serializers.auth import TokenSerializer
 from api.throttles import TokenAddressThrottle, TokenUsernameThrottle
@@ -35,7 +35,7 @@ class TokenView(ObtainAuthToken):
     password for ``AXES_COOLOFF_MINUTES`` (429, rule ``locked_out``).
     """
 
-    parser_classes = [JSONParser]
+    parser_classes = [SafeJSONParser]
     permission_classes = [AllowAny]
     throttle_classes = [TokenAddressThrottle, TokenUsernameThrottle]
     schema = ApiAutoSchema()

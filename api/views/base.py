@@ -3,9 +3,9 @@ pagination, and the role permissions chosen per action."""
 
 from django.utils.translation import gettext as _
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.parsers import JSONParser
 
 from api.errors import Refusal, api_exception_handler
+from api.parsers import SafeJSONParser
 from api.schema import ApiAutoSchema
 
 
@@ -25,7 +25,7 @@ class ApiViewMixin:
     a service's refusal is about when the refusal names none.
     """
 
-    parser_classes = [JSONParser]
+    parser_classes = [SafeJSONParser]
     pagination_class = ApiPagination
     schema = ApiAutoSchema()
     action_permissions: dict = {}

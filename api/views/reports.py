@@ -2,10 +2,12 @@
 download it as CSV or PDF. Auditors only, as the pages (starting a report is the one
 POST an auditor makes; an admin reads them too)."""
 
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotAcceptable
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 
@@ -103,6 +105,19 @@ class PDFRenderer(FileRenderer):
     format = "pdf"
 
 
+def _refuse_other_formats(request, renderer):
+    """Refuse (406 ``not_acceptable``) a file's address asked for another format
+    (``?format=json``, ``Accept: application/json``): the file is only a file; JSON is
+    kept for the error answers.
+
+    Raises:
+        NotAcceptable: when the negotiated renderer is not ``renderer``.
+    """
+    if not isinstance(request.accepted_renderer, renderer):
+        raise NotAcceptable(_("this address answers only %(media_type)s: ask it without format=json")
+                            % {"media_type": renderer.media_type})
+
+
 def _filename(report, extension):
     table = "".join(c if c.isalnum() else "-" for c in report.table.name).strip("-").lower()
     subject = f"shift-{report.shift_id}" if report.kind == ReportKind.SHIFT else f"{report.date_from}_{report.date_to}"
@@ -162,6 +177,7 @@ class ReportViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
     def csv(self, request, pk=None):
         """The stored report as a CSV file (a block per section)."""
         report = self.get_object()
+        _refuse_other_formats(request, CSVRenderer)
         response = Response(report_csv(report), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{_filename(report, "csv")}"'
         return response
@@ -172,6 +188,7 @@ class ReportViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
     def pdf(self, request, pk=None):
         """The stored report as a PDF file, with the bank's chart."""
         report = self.get_object()
+        _refuse_other_formats(request, PDFRenderer)
         response = Response(report_pdf(report), content_type="application/pdf")
         response["Content-Disposition"] = f'attachment; filename="{_filename(report, "pdf")}"'
         return response

@@ -127,7 +127,7 @@ class TableViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(summary="Draw for the bank: the table's first tenure (pit supervisor)", tags=["bank"],
                    request=BankChangeInputSerializer, responses={201: TenureSerializer})
-    @action(detail=True, methods=["post"], url_path="bank/draw")
+    @action(detail=True, methods=["post"], url_path="bank/draw", refusal_field="capital")
     @idempotent
     def bank_draw(self, request, pk=None):
         """The bank drawn for at the start of a session: holder, capital, syndicate."""
@@ -135,7 +135,7 @@ class TableViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(summary="Sell the bank between hands (pit supervisor)", tags=["bank"],
                    request=BankChangeInputSerializer, responses={201: TenureSerializer})
-    @action(detail=True, methods=["post"], url_path="bank/sell")
+    @action(detail=True, methods=["post"], url_path="bank/sell", refusal_field="capital")
     @idempotent
     def bank_sell(self, request, pk=None):
         """The buyer pays the price to the old syndicate and opens his tenure."""
@@ -143,7 +143,7 @@ class TableViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(summary="Transfer the bank between hands, without a price (pit supervisor)", tags=["bank"],
                    request=BankChangeInputSerializer, responses={201: TenureSerializer})
-    @action(detail=True, methods=["post"], url_path="bank/transfer")
+    @action(detail=True, methods=["post"], url_path="bank/transfer", refusal_field="capital")
     @idempotent
     def bank_transfer(self, request, pk=None):
         """The old tenure closes (its balance back to its syndicate); the new one opens."""

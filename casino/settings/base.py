@@ -48,6 +48,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A value past its column (a balance past numeric(14,2)): a 400 page, not a 500.
+    "casino.middleware.OutOfRangeMiddleware",
     # Last: turns a locked-out login into the lock-out page (django-axes).
     "axes.middleware.AxesMiddleware",
 ]

@@ -5,7 +5,7 @@
 record that ends before the hand is over).
 """
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from tables.engine.errors import IllegalEvent, InvalidRules, gettext_noop, show
 from tables.engine.hand import HandState, parse_amount, valid_player_id
@@ -99,7 +99,12 @@ def _check_started_at(value):
         except ValueError:
             moment = None
         if moment is not None and moment.tzinfo is not None:
-            return
+            try:  # a moment every time zone can show (not past year 9999 nor before year 1 in UTC ±14 h)
+                (moment - timedelta(days=1)).astimezone(UTC)
+                (moment + timedelta(days=1)).astimezone(UTC)
+                return
+            except OverflowError:
+                pass
     raise IllegalEvent(0, "started_at", gettext_noop("started_at must be an ISO 8601 time with its offset, not {value}"),
                        value=show(value))
 

@@ -1,0 +1,77 @@
+"""Bad input in the pages' forms never answers 500 (issue 14): amounts past the column
+(``numeric(14,2)``) and NUL characters are form errors naming the field, a write whose
+sum overflows a balance is a 400 page in Spanish saying nothing was written."""
+
+import pytest
+from django.db import DataError
+from django.test import Client
+from django.urls import reverse
+
+from ledger.models import BankTenure, Transaction
+from ledger.selectors import ledger_faults
+from tests.factories import TableFactory, UserFactory
+from tests.tables.conftest import mesa  # noqa: F401
+
+pytestmark = pytest.mark.django_db
+
+
+def as_user(user):
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize("amount", ["1000000000000", "99999999999999999", "1e400", "NaN", "12345678901,345"])
+def test_an_amount_past_the_column_in_the_cage_form_is_a_form_error(mesa, amount):  # noqa: F811
+    before = Transaction.objects.count()
+    response = as_user(mesa.cashier).post(reverse("ledger:buy_in"), {"player": "luis", "amount": amount,
+                                                                    "token": "t-1"})
+    assert response.status_code == 200
+    assert "amount" in response.context["form"].errors
+    assert Transaction.objects.count() == before
+
+
+@pytest.mark.parametrize("capital", ["1000000000000", "1e400", "Infinity"])
+def test_an_amount_past_the_column_in_the_bank_form_is_a_form_error(mesa, capital):  # noqa: F811
+    mesa2 = TableFactory(name="Mesa 2")
+    response = as_user(mesa.supervisor).post(reverse("tables:bank_draw", args=[mesa2.pk]),
+                                             {"holder": "pepe", "capital": capital, "confirm": "yes"})
+    assert response.status_code == 200 and "capital" in response.context["form"].errors
+    assert not BankTenure.objects.filter(table=mesa2).exists()
+
+
+def test_a_nul_character_in_a_form_field_is_a_form_error(mesa):  # noqa: F811
+    response = as_user(mesa.cashier).post(reverse("ledger:buy_in"), {"player": "lu\x00is", "amount": "5",
+                                                                    "token": "t-2"})
+    assert response.status_code == 200 and "player" in response.context["form"].errors
+
+
+def test_a_nul_or_a_broken_character_at_login_is_the_form_again(db):
+    UserFactory(username="dealer1", roles=["dealer"])
+    for username in ("dealer\x00", "dealer\ufffd"):
+        response = Client().post("/accounts/login/", {"username": username, "password": "x\x00"})
+        assert response.status_code == 200
+    # Percent-encoded bytes that are no UTF-8 (a lone surrogate's encoding, a NUL).
+    encoded = Client().post("/accounts/login/", "username=%ED%A0%80&password=%00",
+                            content_type="application/x-www-form-urlencoded")
+    assert encoded.status_code == 200
+
+
+def test_a_balance_that_would_overflow_is_a_400_page_not_a_500(mesa, monkeypatch):  # noqa: F811
+    """What the forms cannot see (the cage's balance past numeric(14,2)): PostgreSQL
+    refuses it, the service's transaction rolls back and the page says so."""
+    from ledger import services
+
+    def overflowing(**kwargs):
+        raise DataError("numeric field overflow")
+
+    monkeypatch.setattr(services, "cashier_buy_in", overflowing)
+    before = Transaction.objects.count()
+    client = as_user(mesa.cashier)
+    client.raise_request_exception = False
+    response = client.post(reverse("ledger:buy_in"), {"player": "luis", "amount": "5", "token": "t-3"})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "No se ha aceptado esta entrada" in page and "No se ha cambiado nada" in page
+    assert "Traceback" not in page and "DataError" not in page
+    assert Transaction.objects.count() == before and ledger_faults() == []
