@@ -3,7 +3,6 @@ open a shift, change the bank, open a hand, enter, undo or void.
 """
 
 from django.contrib.auth import get_user_model
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -35,19 +34,19 @@ class TableSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "rules", "min_bet", "max_bet", "bank_cover", "bank_capital", "last_hand_number",
                   "bank_holder", "open_shift", "open_hand", "created_at"]
 
-    @extend_schema_field(OpenApiTypes.STR)
+    @extend_schema_field(serializers.CharField(allow_null=True))
     def get_bank_holder(self, table):
         holder = pending_bank_holder(table)
         return None if holder is None else holder.code
 
-    @extend_schema_field(OpenApiTypes.INT)
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_open_shift(self, table):
         shifts = getattr(table, "open_shifts", None)  # prefetched by the view
         if shifts is None:
             shifts = table.shifts.filter(closed_at__isnull=True)
         return next((s.pk for s in shifts), None)
 
-    @extend_schema_field(OpenApiTypes.INT)
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_open_hand(self, table):
         hands = getattr(table, "open_hands", None)  # prefetched by the view
         if hands is None:

@@ -5,7 +5,8 @@ one the schema documents (status code, content type, body).
 The requests are made as a superuser (every role) who is also the dealer on shift at
 Mesa 1, with its bank and players ready, so that generated writes reach the services and
 the rules engine, not only the permission checks. A few examples per operation keep the
-suite fast (``API_FUZZ_EXAMPLES`` for more).
+suite fast (``API_FUZZ_EXAMPLES`` for more): every operation of the schema (43), 10
+examples each, ran in about 2 minutes on a shared 2-core machine (2026-11-24).
 """
 
 import itertools
@@ -27,11 +28,11 @@ from schemathesis.specs.openapi.checks import (
 
 from ledger.models import Account, CashierSlip
 from tables import services
-from tests.factories import UserFactory
+from tests.factories import TableFactory, UserFactory
 
 #: Examples per operation; the same ones on every run (derandomized) so that the suite
 #: does not flake. ``API_FUZZ_EXAMPLES=200 API_FUZZ_RANDOM=1`` explores further.
-MAX_EXAMPLES = int(os.environ.get("API_FUZZ_EXAMPLES", "20"))
+MAX_EXAMPLES = int(os.environ.get("API_FUZZ_EXAMPLES", "10"))
 DERANDOMIZE = not os.environ.get("API_FUZZ_RANDOM")
 COUNTER = itertools.count()
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
@@ -50,7 +51,10 @@ def in_process():
 
 @pytest.fixture
 def root_token(mesa, in_process):
-    """A superuser's token; he is the dealer of Mesa 1's open shift, with a hand open."""
+    """A superuser's token; he is the dealer of Mesa 1's open shift, with a hand open.
+    Mesa 2 is quiet (no shift, no hand, no bank): its nulls are checked against the
+    schema in every list of tables."""
+    TableFactory(name="Mesa 2")
     root = UserFactory(username="root", is_superuser=True, is_staff=True)
     services.shift_close(shift=mesa.table.shifts.get(), closed_by=mesa.supervisor)
     services.shift_open(table=mesa.table, dealer=root, opened_by=mesa.supervisor)
