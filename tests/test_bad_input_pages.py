@@ -75,3 +75,22 @@ def test_a_balance_that_would_overflow_is_a_400_page_not_a_500(mesa, monkeypatch
     assert "No se ha aceptado esta entrada" in page and "No se ha cambiado nada" in page
     assert "Traceback" not in page and "DataError" not in page
     assert Transaction.objects.count() == before and ledger_faults() == []
+
+
+@pytest.mark.parametrize("amount", ["1e400", "NaN", "Infinity", "9999999999999999", "-0", "1\x00"])
+def test_a_stake_past_any_column_at_the_console_is_refused_naming_the_field(mesa, amount):  # noqa: F811
+    from tables.models import Hand, HandEvent
+    from tests.tables.test_console_views import Console, refusal_of
+
+    client = as_user(mesa.dealer)
+    screen = Console(client, mesa.table)
+    screen.load()
+    assert screen.send("form-open", seats="luis marta").status_code == 302
+    for line in ("luis deal 5O", "marta deal 3C", "bank deal 2E"):
+        screen.enter(line)
+    hand = Hand.objects.get(table=mesa.table, status=Hand.Status.OPEN)
+    events = HandEvent.objects.filter(hand=hand).count()
+    response = screen.send("form-bet", "bet", amount=amount)
+    assert response.status_code == 200, response.status_code
+    assert (refusal_of(response) or "").startswith("No anotado: Apuesta (€): ")  # the field named
+    assert HandEvent.objects.filter(hand=hand).count() == events
