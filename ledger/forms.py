@@ -1,7 +1,6 @@
 """The cashier's forms: they check the shape of what was typed and name the field at
 fault; the services do the posting (and check again under the row locks)."""
 
-import uuid
 from decimal import Decimal
 
 from django import forms
@@ -30,22 +29,14 @@ class PlayerCodeField(forms.CharField):
 
 
 class CashierForm(forms.Form):
-    """A buy-in or a cash-out: player, amount (Decimal euros, two decimals, above zero),
-    and a one-time token so that the same form sent twice posts once."""
+    """A buy-in or a cash-out: player and amount (Decimal euros, two decimals, above
+    zero). Its one-time token is in the form's address (``ledger.slip_forms``), so that
+    the same form sent twice books one slip."""
 
-    player = PlayerCodeField()
+    player = PlayerCodeField(widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "off"}))
     amount = forms.DecimalField(label=_("Amount (€)"), max_digits=12, decimal_places=2,
-                                min_value=Decimal("0.01"), localize=True)
-    token = forms.CharField(widget=forms.HiddenInput, max_length=64)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if not self.is_bound:
-            self.initial.setdefault("token", uuid.uuid4().hex)
-
-    @property
-    def idempotency_key(self):
-        return f"form:{self.cleaned_data['token']}"
+                                min_value=Decimal("0.01"), localize=True,
+                                widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}))
 
 
 class CashOutForm(CashierForm):

@@ -8,7 +8,9 @@ app_name = "ledger"
 
 urlpatterns = [
     path("buy-in/", views.buy_in, name="buy_in"),
+    path("buy-in/<str:token>/", views.buy_in_form, name="buy_in_form"),
     path("cash-out/", views.cash_out, name="cash_out"),
+    path("cash-out/<str:token>/", views.cash_out_form, name="cash_out_form"),
     path("slips/<int:number>/", views.slip, name="slip"),
     path("players/", views.players, name="players"),
     path("players/<str:code>/", views.player_statement_page, name="player_statement"),

@@ -5,10 +5,13 @@ from django.contrib import messages
 from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
 from django.utils.translation import gettext as _
 
 from casino.roles import CASHIER, role_required
-from ledger import services
+from ledger import services, slip_forms
 from ledger.errors import AlreadyPosted, LedgerError
 from ledger.forms import CashierForm, CashOutForm, PlayerSearchForm
 from ledger.models import BankTenure, CashierSlip, Transaction
@@ -16,24 +19,29 @@ from ledger.selectors import ZERO, player_balance, player_statement, tenure_stat
 from tables.models import Player
 
 
-def _slip_of_repeat(error):
-    """The slip a repeated form already produced, if any."""
-    return CashierSlip.objects.filter(transaction_id=error.transaction_id).first()
+def _slip_booked_with(key):
+    """The slip a form's key already booked, if any."""
+    return CashierSlip.objects.filter(transaction__idempotency_key=key).first()
 
 
-def _post_slip(request, form, service):
+def _show_booked(request, slip):
+    messages.warning(request, _("This form's slip is already booked: slip %(number)s. No other slip was "
+                                "booked.") % {"number": f"{slip.number:06d}"})
+    return redirect("ledger:slip", number=slip.number)
+
+
+def _post_slip(request, form, service, key):
     """Call a cashier service with a valid form; a redirect to the slip, or None with the
     refusal added to the form."""
     try:
         slip = service(player=form.cleaned_data["player"], amount=form.cleaned_data["amount"],
-                       posted_by=request.user, idempotency_key=form.idempotency_key)
+                       posted_by=request.user, idempotency_key=key)
     except AlreadyPosted as error:
-        slip = _slip_of_repeat(error)
+        slip = _slip_booked_with(key) or CashierSlip.objects.filter(transaction_id=error.transaction_id).first()
         if slip is None:
             form.add_error(None, error)
             return None
-        messages.warning(request, _("This form was already sent: here is its slip."))
-        return redirect("ledger:slip", number=slip.number)
+        return _show_booked(request, slip)
     except LedgerError as error:
         form.add_error(error.field if error.field in form.fields else None, error)
         return None
@@ -41,25 +49,77 @@ def _post_slip(request, form, service):
     return redirect("ledger:slip", number=slip.number)
 
 
+def _draw(request, kind, name):
+    """A fresh slip form: a redirect to the address of its own token (the query, e.g.
+    ``?player=luis``, kept)."""
+    url = reverse(name, args=[slip_forms.draw_token(kind=kind, user=request.user)])
+    query = request.GET.urlencode()
+    return redirect(f"{url}?{query}" if query else url)
+
+
+def _form_key(request, token, kind, name):
+    """``(idempotency key, None)`` for a token drawn for this kind and cashier, else
+    ``(None, response)``: a response showing the slip it booked, or a fresh form."""
+    form_id = slip_forms.form_id(token=token, kind=kind, user=request.user)
+    if form_id is None:
+        messages.warning(request, _("That form was drawn for another cashier or another kind of slip: "
+                                    "here is a new one."))
+        return None, redirect(name)
+    key = slip_forms.idempotency_key(form_id)
+    booked = _slip_booked_with(key)
+    if booked is not None:
+        return None, _show_booked(request, booked)
+    return key, None
+
+
+def _initial(request):
+    return {"player": request.GET.get("player", "")[:64]}
+
+
+@never_cache
 @role_required(CASHIER)
+@require_GET
 def buy_in(request):
-    """Buy-in: cash in at the cage, chips to the player; one step."""
-    form = CashierForm(request.POST or None)
+    """Draw a buy-in form: a redirect to its own address (``ledger.slip_forms``)."""
+    return _draw(request, CashierSlip.Kind.BUY_IN, "ledger:buy_in_form")
+
+
+@never_cache
+@role_required(CASHIER)
+def buy_in_form(request, token):
+    """Buy-in: cash in at the cage, chips to the player; one step. A form books one slip:
+    sent again (Back, a resend, a double tap, a second tab), it shows the slip booked."""
+    key, response = _form_key(request, token, CashierSlip.Kind.BUY_IN, "ledger:buy_in")
+    if response is not None:
+        return response
+    form = CashierForm(request.POST or None, initial=_initial(request))
     if request.method == "POST" and form.is_valid():
-        response = _post_slip(request, form, services.cashier_buy_in)
+        response = _post_slip(request, form, services.cashier_buy_in, key)
         if response is not None:
             return response
     return render(request, "ledger/buy_in.html", {"form": form})
 
 
+@never_cache
 @role_required(CASHIER)
+@require_GET
 def cash_out(request):
+    """Draw a cash-out form: a redirect to its own address."""
+    return _draw(request, CashierSlip.Kind.CASH_OUT, "ledger:cash_out_form")
+
+
+@never_cache
+@role_required(CASHIER)
+def cash_out_form(request, token):
     """Cash-out in two steps: the form, then a confirmation showing the balance before
-    and after; only the confirmation posts."""
-    form = CashOutForm(request.POST or None)
+    and after; only the confirmation posts, once per form."""
+    key, response = _form_key(request, token, CashierSlip.Kind.CASH_OUT, "ledger:cash_out")
+    if response is not None:
+        return response
+    form = CashOutForm(request.POST or None, initial=_initial(request))
     if request.method == "POST" and form.is_valid():
         if request.POST.get("confirm") == "yes":
-            response = _post_slip(request, form, services.cashier_cash_out)
+            response = _post_slip(request, form, services.cashier_cash_out, key)
             if response is not None:
                 return response
         else:
