@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ledger.money import show
 from ledger.selectors import player_balance
+from ledger.services.cage import slip_maximum
 from tables.models import Player
 
 
@@ -37,6 +38,14 @@ class CashierForm(forms.Form):
     amount = forms.DecimalField(label=_("Amount (€)"), max_digits=12, decimal_places=2,
                                 min_value=Decimal("0.01"), localize=True,
                                 widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}))
+
+    def clean_amount(self):
+        """The amount, refused above the cage's maximum per slip (``slip_maximum``)."""
+        amount = self.cleaned_data["amount"]
+        if amount > slip_maximum():
+            raise forms.ValidationError(_("At most %(maximum)s per slip (the cage's limit)."), code="max_value",
+                                        params={"maximum": show(slip_maximum())})
+        return amount
 
 
 class CashOutForm(CashierForm):

@@ -118,4 +118,14 @@ class CashierInputSerializer(serializers.Serializer):
     """A buy-in or a cash-out: the player's id and the amount in euros."""
 
     player = PlayerCodeField()
-    amount = AmountField()
+    amount = AmountField(help_text="euros above zero, at most the cage's maximum per slip "
+                                   "(settings.CAGE_SLIP_MAXIMUM, 100000.00 by default)")
+
+    def validate_amount(self, amount):
+        """Refused above the cage's maximum per slip, as the forms and the services do."""
+        from ledger.services.cage import slip_maximum
+
+        if amount > slip_maximum():
+            raise serializers.ValidationError(f"at most {slip_maximum():.2f} per slip (the cage's maximum)",
+                                              code="max_value")
+        return amount

@@ -4,6 +4,7 @@ Each environment module (``local``, ``test``, ``production``) sets the defaults 
 needs before importing this one, through ``environ.Env`` defaults, never hard-coding
 production secrets.
 """
+from decimal import Decimal
 from pathlib import Path
 
 import environ
@@ -151,3 +152,7 @@ SPECTACULAR_SETTINGS = {
 
 # Django's ModelBackend, with the user's groups (his roles) read with him.
 AUTHENTICATION_BACKENDS = ["casino.auth.RoleAwareBackend"]
+
+# The cage: the most one cashier's slip (a buy-in or a cash-out) may be for, Decimal euros
+# (every form, the API and the booking service refuse above it, naming it).
+CAGE_SLIP_MAXIMUM = Decimal(env("CAGE_SLIP_MAXIMUM", default="100000.00"))

@@ -6,11 +6,12 @@ bought back the other way, in one transaction each (``ledger.services``' rules).
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import transaction as db
 from django.db.models import Max
 from django.utils.translation import gettext as _
 
-from ledger.errors import InsufficientChips
+from ledger.errors import InsufficientChips, InvalidAmount
 from ledger.models import Account, CashierSlip
 from ledger.money import cents, euros, show
 from ledger.services.posting import (
@@ -27,8 +28,29 @@ from ledger.services.posting import (
 from tables.models import Player
 
 
-def _cashier(*, kind, player, amount, posted_by, idempotency_key):
+def slip_maximum() -> Decimal:
+    """The most one slip may be for: ``settings.CAGE_SLIP_MAXIMUM``, ``Decimal`` euros
+    (default 100,000.00), the same for the forms, the API and the services."""
+    return Decimal(settings.CAGE_SLIP_MAXIMUM).quantize(Decimal("0.01"))
+
+
+def check_slip_amount(amount: Decimal) -> int:
+    """``amount`` (``Decimal`` euros) as integer cents if a slip may be for it.
+
+    Raises:
+        InvalidAmount (field ``amount``): not euros above zero with at most two decimals,
+        or above the cage's maximum per slip (the message names the maximum).
+    """
     amount_cents = _amount_cents(amount)
+    if amount_cents > cents(slip_maximum()):
+        raise InvalidAmount(_("%(amount)s is above the cage's maximum per slip, %(maximum)s"),
+                            params={"amount": show(euros(amount_cents)), "maximum": show(slip_maximum())},
+                            field="amount")
+    return amount_cents
+
+
+def _cashier(*, kind, player, amount, posted_by, idempotency_key):
+    amount_cents = check_slip_amount(amount)
     if posted_by is None or not getattr(posted_by, "is_authenticated", False):
         raise TypeError("a cashier slip needs the cashier's user as posted_by")
     if not isinstance(player, Player) or player.pk is None:
@@ -67,7 +89,8 @@ def cashier_buy_in(*, player: Player, amount: Decimal, posted_by, idempotency_ke
     Returns:
         CashierSlip of kind ``buy_in``; its ``transaction`` is the posting.
     Raises:
-        InvalidAmount, AlreadyPosted (the key was used).
+        InvalidAmount (not above zero, more than two decimals, or above
+        ``slip_maximum()``), AlreadyPosted (the key was used).
     """
     return _cashier(kind=CashierSlip.Kind.BUY_IN, player=player, amount=amount, posted_by=posted_by,
                     idempotency_key=idempotency_key)
