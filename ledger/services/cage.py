@@ -75,7 +75,8 @@ def _cashier(*, kind, player, amount, posted_by, idempotency_key):
         txn = _post(locked=locked, kind=kind, legs=legs, idempotency_key=idempotency_key or reference,
                     reference=reference, posted_by=posted_by, source="cashier")
         return CashierSlip.objects.create(number=number, kind=kind, player=player, amount=euros(amount_cents),
-                                          transaction=txn, issued_at=txn.posted_at, issued_by=posted_by)
+                                          balance_after=locked[chips].balance, transaction=txn,
+                                          issued_at=txn.posted_at, issued_by=posted_by)
 
 
 def cashier_buy_in(*, player: Player, amount: Decimal, posted_by, idempotency_key: str = "") -> CashierSlip:
