@@ -65,6 +65,31 @@ class CashOutForm(CashierForm):
 
 
 class PlayerSearchForm(forms.Form):
-    """Find a player by id or name."""
+    """Find a player by id or name (or, at the cage's home, by document or card number)."""
 
     q = forms.CharField(label=_("Player id or name"), max_length=200, required=False)
+
+
+class CageSearchForm(forms.Form):
+    """The cage's search: a player by name, player id, document number or card number."""
+
+    q = forms.CharField(label=_("Name, player id, document or card number"), max_length=200, required=False,
+                        widget=forms.TextInput(attrs={"autofocus": True, "type": "search", "autocomplete": "off"}))
+
+
+class PlayerForm(forms.ModelForm):
+    """A player's record at the cage: his identity (``ledger.services.patrons``). The
+    player id is typed at registration only."""
+
+    class Meta:
+        model = Player
+        fields = ["code", "name", "document_type", "document_number", "nationality", "date_of_birth", "card_number"]
+        widgets = {"date_of_birth": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+                   "code": forms.TextInput(attrs={"autofocus": True, "autocomplete": "off"})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            del self.fields["code"]
+            self.fields["name"].widget.attrs["autofocus"] = True
+        self.fields["name"].required = True

@@ -1,22 +1,32 @@
-"""The cashier's pages. Thin: a form checks the input, a service posts, a selector reads.
-Cashier role only (a superuser has every role)."""
+"""The cage's pages. Thin: a form checks the input, a service posts, a selector reads.
+The cashier books; the cage supervisor and the auditor read (``READERS``); a superuser
+has every role."""
+
+from datetime import datetime, time
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
-from django.utils.translation import gettext as _
 
-from casino.roles import CASHIER, role_required
+from casino.roles import AUDITOR, CAGE_SUPERVISOR, CASHIER, has_role, role_required
 from ledger import services, slip_forms
 from ledger.errors import AlreadyPosted, LedgerError
-from ledger.forms import CashierForm, CashOutForm, PlayerSearchForm
-from ledger.models import BankTenure, CashierSlip, Transaction
+from ledger.forms import CageSearchForm, CashierForm, CashOutForm, PlayerForm, PlayerSearchForm
+from ledger.models import BankTenure, CashierSlip, PlayerChange, Transaction
 from ledger.selectors import ZERO, player_balance, player_statement, tenure_statement
+from ledger.services.patrons import IDENTITY_FIELDS, player_register, player_update
 from tables.models import Player
+
+#: Who reads the cage's pages without booking: the cage supervisor and the auditor (who
+#: reads every statement on the web as through the API).
+READERS = (CAGE_SUPERVISOR, AUDITOR)
 
 
 def _slip_booked_with(key):
@@ -131,7 +141,7 @@ def cash_out_form(request, token):
     return render(request, "ledger/cash_out.html", {"form": form})
 
 
-@role_required(CASHIER)
+@role_required(CASHIER, read_roles=READERS)
 def slip(request, number):
     """One cashier slip, printable."""
     cashier_slip = get_object_or_404(CashierSlip.objects.select_related("player", "transaction", "issued_by"),
@@ -140,7 +150,7 @@ def slip(request, number):
                                                 "balance": player_balance(player=cashier_slip.player)})
 
 
-@role_required(CASHIER)
+@role_required(CASHIER, read_roles=READERS)
 def players(request):
     """Find a player to open his statement."""
     form = PlayerSearchForm(request.GET or None)
@@ -152,7 +162,7 @@ def players(request):
     return render(request, "ledger/players.html", {"form": form, "players": found})
 
 
-@role_required(CASHIER)
+@role_required(CASHIER, read_roles=READERS)
 def player_statement_page(request, code):
     """A player's chips statement, newest first, with running balance; ``?page=``."""
     player = get_object_or_404(Player, code=code)
@@ -160,7 +170,7 @@ def player_statement_page(request, code):
     return render(request, "ledger/player_statement.html", {"player": player, "statement": statement})
 
 
-@role_required(CASHIER)
+@role_required(CASHIER, read_roles=READERS)
 def tenures(request):
     """Bank tenures, open ones first."""
     rows = (BankTenure.objects.select_related("table", "holder", "account")
@@ -168,7 +178,7 @@ def tenures(request):
     return render(request, "ledger/tenures.html", {"tenures": rows})
 
 
-@role_required(CASHIER)
+@role_required(CASHIER, read_roles=READERS)
 def tenure_statement_page(request, pk):
     """A bank tenure: its syndicate's shares, capital, distribution, and its entries."""
     tenure = get_object_or_404(BankTenure.objects.select_related("table", "holder", "seller", "previous"), pk=pk)
@@ -176,3 +186,96 @@ def tenure_statement_page(request, pk):
     return render(request, "ledger/tenure_statement.html", {
         "tenure": tenure, "view": view, "statement": view.statement,
         "capital_in": Transaction.objects.filter(tenure=tenure, kind=Transaction.Kind.CAPITAL_IN).first()})
+
+
+def find_players(q, *, limit=50):
+    """Players whose name or player id contains ``q``, or whose document or card number
+    is ``q`` (spaces and case ignored), with their ``balance``; by player id."""
+    q = q.strip()
+    number = "".join(q.split()).upper()
+    found = Player.objects.filter(Q(code__icontains=q) | Q(name__icontains=q) | Q(document_number=number)
+                                  | Q(card_number=number))
+    return found.annotate(balance=Coalesce("account__balance", Value(ZERO))).order_by("code")[:limit]
+
+
+def open_drawer(request):
+    """The cashier's open drawer for the cage's home, or None. (The drawer's own code
+    replaces this hook: ``templates/ledger/_home_drawer.html`` shows what it returns.)"""
+    return None
+
+
+def days_slips(*, day=None):
+    """The slips issued on ``day`` (a date in the casino's time zone; today by default),
+    newest first, with their player, cashier and void."""
+    day = day or timezone.localdate()
+    start = timezone.make_aware(datetime.combine(day, time.min))
+    end = timezone.make_aware(datetime.combine(day, time.max))
+    return (CashierSlip.objects.filter(issued_at__range=(start, end))
+            .select_related("player", "issued_by", "void").order_by("-number"))
+
+
+@role_required(CASHIER, read_roles=READERS)
+def home(request):
+    """The cage's home: find a player (name, player id, document or card number) and
+    act for him; register one; the day's slips; the open drawer."""
+    form = CageSearchForm(request.GET or None)
+    found = None
+    if form.is_valid() and form.cleaned_data["q"].strip():
+        found = find_players(form.cleaned_data["q"])
+    slips = days_slips()
+    return render(request, "ledger/home.html", {
+        "form": form, "players": found, "slips": slips, "today": timezone.localdate(),
+        "drawer": open_drawer(request), "is_cashier": has_role(request.user, CASHIER)})
+
+
+def _identity(form):
+    return {name: form.cleaned_data[name] for name in IDENTITY_FIELDS if name in form.cleaned_data}
+
+
+def _add_errors(form, error):
+    for field, messages_ in error.message_dict.items() if hasattr(error, "error_dict") else [(None, error.messages)]:
+        form.add_error(field if field in form.fields else None, messages_)
+
+
+@never_cache
+@role_required(CASHIER)
+def player_register_page(request):
+    """Register a player: his player id, name and identity."""
+    form = PlayerForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            player = player_register(code=form.cleaned_data["code"], by=request.user, **_identity(form))
+        except ValidationError as error:
+            _add_errors(form, error)
+        else:
+            messages.success(request, _("%(player)s is registered.") % {"player": player.code})
+            return redirect("ledger:player", code=player.code)
+    return render(request, "ledger/player_form.html", {"form": form, "player": None, "is_cashier": True})
+
+
+@never_cache
+@role_required(CASHIER, read_roles=READERS)
+def player_page(request, code):
+    """A player's record: his identity, its changes (who, when, what), and a form to
+    change it (the cashier)."""
+    player = get_object_or_404(Player, code=code)
+    form = PlayerForm(request.POST or None, instance=Player.objects.get(pk=player.pk))
+    if request.method == "POST" and form.is_valid():
+        try:
+            change = player_update(player=player, by=request.user, **_identity(form))
+        except ValidationError as error:
+            _add_errors(form, error)
+        else:
+            if change is None:
+                messages.info(request, _("Nothing was changed."))
+            else:
+                messages.success(request, _("The record of %(player)s is changed.") % {"player": player.code})
+            return redirect("ledger:player", code=player.code)
+    changes = PlayerChange.objects.filter(player=player).select_related("changed_by")
+    labels = {name: Player._meta.get_field(name).verbose_name for name in ("code", *IDENTITY_FIELDS)}
+    history = [{"change": change, "fields": [(labels.get(name, name), before, after)
+                                             for name, (before, after) in change.changes.items()]}
+               for change in changes]
+    return render(request, "ledger/player_form.html", {
+        "form": form, "player": player, "history": history, "balance": player_balance(player=player),
+        "is_cashier": has_role(request.user, CASHIER)})
