@@ -93,3 +93,10 @@ class PlayerForm(forms.ModelForm):
             del self.fields["code"]
             self.fields["name"].widget.attrs["autofocus"] = True
         self.fields["name"].required = True
+
+
+class SlipVoidForm(forms.Form):
+    """A slip's void: its reason, in words."""
+
+    reason = forms.CharField(label=_("Reason for the void"), max_length=500,
+                             widget=forms.Textarea(attrs={"rows": 3, "autofocus": True}))

@@ -14,6 +14,7 @@ urlpatterns = [
     path("cash-out/", views.cash_out, name="cash_out"),
     path("cash-out/<str:token>/", views.cash_out_form, name="cash_out_form"),
     path("slips/<int:number>/", views.slip, name="slip"),
+    path("slips/<int:number>/void/", views.slip_void, name="slip_void"),
     path("players/", views.players, name="players"),
     path("players/<str:code>/", views.player_statement_page, name="player_statement"),
     path("players/<str:code>/record/", views.player_page, name="player"),

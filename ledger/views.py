@@ -4,6 +4,7 @@ has every role."""
 
 from datetime import datetime, time
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Q, Value
@@ -18,7 +19,14 @@ from django.views.decorators.http import require_GET
 from casino.roles import AUDITOR, CAGE_SUPERVISOR, CASHIER, has_role, role_required
 from ledger import services, slip_forms
 from ledger.errors import AlreadyPosted, LedgerError
-from ledger.forms import CageSearchForm, CashierForm, CashOutForm, PlayerForm, PlayerSearchForm
+from ledger.forms import (
+    CageSearchForm,
+    CashierForm,
+    CashOutForm,
+    PlayerForm,
+    PlayerSearchForm,
+    SlipVoidForm,
+)
 from ledger.models import BankTenure, CashierSlip, PlayerChange, Transaction
 from ledger.selectors import ZERO, player_balance, player_statement, tenure_statement
 from ledger.services.patrons import IDENTITY_FIELDS, player_register, player_update
@@ -143,11 +151,17 @@ def cash_out_form(request, token):
 
 @role_required(CASHIER, read_roles=READERS)
 def slip(request, number):
-    """One cashier slip, printable."""
-    cashier_slip = get_object_or_404(CashierSlip.objects.select_related("player", "transaction", "issued_by"),
-                                     number=number)
-    return render(request, "ledger/slip.html", {"slip": cashier_slip,
-                                                "balance": player_balance(player=cashier_slip.player)})
+    """One cashier slip as the cage prints it: ``?layout=receipt`` (an 80 mm printer, the
+    default) or ``?layout=a4``; the balance after it as it was at issue; VOID and its
+    reversal once voided."""
+    cashier_slip = get_object_or_404(
+        CashierSlip.objects.select_related("player", "transaction", "issued_by", "void__voided_by"), number=number)
+    void = getattr(cashier_slip, "void", None)
+    return render(request, "ledger/slip.html", {
+        "slip": cashier_slip, "void": void, "layout": "a4" if request.GET.get("layout") == "a4" else "receipt",
+        "house": settings.CAGE_HOUSE_NAME, "is_cashier": has_role(request.user, CASHIER),
+        "can_void": void is None and has_role(request.user, CAGE_SUPERVISOR)
+        and cashier_slip.issued_by_id != request.user.pk})
 
 
 @role_required(CASHIER, read_roles=READERS)
@@ -279,3 +293,27 @@ def player_page(request, code):
     return render(request, "ledger/player_form.html", {
         "form": form, "player": player, "history": history, "balance": player_balance(player=player),
         "is_cashier": has_role(request.user, CASHIER)})
+
+
+@never_cache
+@role_required(CAGE_SUPERVISOR)
+def slip_void(request, number):
+    """A cage supervisor voids a slip he did not issue, with a reason: the slip's posting
+    is reversed (``services.cashier_slip_void``); asked for confirmation first."""
+    cashier_slip = get_object_or_404(CashierSlip.objects.select_related("player", "issued_by"), number=number)
+    if hasattr(cashier_slip, "void"):
+        messages.warning(request, _("Slip %(number)s is already void.") % {"number": str(cashier_slip)})
+        return redirect("ledger:slip", number=number)
+    form = SlipVoidForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.cashier_slip_void(slip=cashier_slip, reason=form.cleaned_data["reason"],
+                                       voided_by=request.user)
+        except LedgerError as error:
+            form.add_error(error.field if error.field in form.fields else None, error)
+        else:
+            messages.success(request, _("Slip %(number)s is void: its posting is reversed.")
+                             % {"number": str(cashier_slip)})
+            return redirect("ledger:slip", number=number)
+    return render(request, "ledger/slip_void.html", {
+        "slip": cashier_slip, "form": form, "own": cashier_slip.issued_by_id == request.user.pk})

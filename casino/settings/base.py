@@ -157,3 +157,5 @@ AUTHENTICATION_BACKENDS = ["casino.auth.RoleAwareBackend"]
 # The cage: the most one cashier's slip (a buy-in or a cash-out) may be for, Decimal euros
 # (every form, the API and the booking service refuse above it, naming it).
 CAGE_SLIP_MAXIMUM = Decimal(env("CAGE_SLIP_MAXIMUM", default="100000.00"))
+# The house's name at the head of a printed slip.
+CAGE_HOUSE_NAME = env("CAGE_HOUSE_NAME", default="Casino · Siete y media")
