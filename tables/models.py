@@ -29,6 +29,23 @@ def validate_player_code(value):
             params={"value": value})
 
 
+ADULT_AGE = 18
+
+
+def validate_date_of_birth(value, today=None):
+    """A patron's date of birth: not in the future, and 18 years ago or earlier (Spain's
+    gaming law forbids minors in casinos: Ley 13/2011 art. 6.2.a)."""
+    if value is None:
+        return
+    today = today or timezone.localdate()
+    if value > today:
+        raise ValidationError(_("The date of birth is in the future."), code="future")
+    day = 28 if (value.month, value.day) == (2, 29) else value.day
+    if value.replace(year=value.year + ADULT_AGE, day=day) > today:
+        raise ValidationError(_("Under %(age)s years of age: minors may not play."), code="minor",
+                              params={"age": ADULT_AGE})
+
+
 def validate_rules(value):
     """A table's ``rules``: a profile name or ``{"profile": ..., option: value}``."""
     try:
@@ -80,6 +97,13 @@ class Player(models.Model):
 
     def __str__(self):
         return self.name or self.code
+
+    def clean(self):
+        super().clean()
+        try:
+            validate_date_of_birth(self.date_of_birth)
+        except ValidationError as error:
+            raise ValidationError({"date_of_birth": error}) from None
 
     @property
     def has_identity(self) -> bool:

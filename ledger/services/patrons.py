@@ -4,24 +4,19 @@ before and after); nothing is deleted.
 
 Identity as the cage records it for customer due diligence (EU Directive 2015/849 art.
 13; Spain, Ley 10/2010 art. 3–4 and RD 304/2014 art. 6: an official document with a
-photograph; nationality and date of birth). Patrons are of age: Spain's gaming law
-forbids minors in casinos (Ley 13/2011 art. 6.2.a), so a date of birth under 18 years
-ago is refused.
+photograph; nationality and date of birth). Patrons are of age
+(``tables.models.validate_date_of_birth``, checked by ``Player.clean``).
 """
 
 from datetime import date
 
-from django.core.exceptions import ValidationError
 from django.db import transaction as db
-from django.utils import timezone
-from django.utils.translation import gettext as _
 
 from ledger.models import PlayerChange
 from tables.models import Player
 
 #: The fields of a player's record the cage keeps (the code is fixed once registered).
 IDENTITY_FIELDS = ("name", "document_type", "document_number", "nationality", "date_of_birth", "card_number")
-ADULT_AGE = 18
 
 
 def _normalized(values):
@@ -38,19 +33,6 @@ def _normalized(values):
         else:
             clean[name] = str(value or "").strip()
     return clean
-
-
-def _check_age(date_of_birth, today=None):
-    if date_of_birth is None:
-        return
-    today = today or timezone.localdate()
-    if date_of_birth > today:
-        raise ValidationError({"date_of_birth": _("The date of birth is in the future.")})
-    adult_since = date(date_of_birth.year + ADULT_AGE, date_of_birth.month,
-                       28 if (date_of_birth.month, date_of_birth.day) == (2, 29) else date_of_birth.day)
-    if adult_since > today:
-        raise ValidationError({"date_of_birth": _("Under %(age)s years of age: minors may not play.")
-                               % {"age": ADULT_AGE}})
 
 
 def _as_text(value):
@@ -74,7 +56,6 @@ def player_register(*, code: str, by, **identity) -> Player:
         without its number (or the reverse), an unknown country, a minor.
     """
     values = _normalized(identity)
-    _check_age(values.get("date_of_birth"))
     player = Player(code=(code or "").strip(), **values)
     with db.atomic():
         player.full_clean(exclude=["created_at"])
@@ -98,7 +79,6 @@ def player_update(*, player: Player, by, **identity) -> PlayerChange | None:
         ValidationError naming the field, as ``player_register``.
     """
     values = _normalized(identity)
-    _check_age(values.get("date_of_birth"))
     with db.atomic():
         locked = Player.objects.select_for_update().get(pk=player.pk)
         changes = {name: [_as_text(getattr(locked, name)), _as_text(value)] for name, value in values.items()
