@@ -3,6 +3,7 @@
 - ``dealer``: enters hands, only at the table of his open shift.
 - ``pit_supervisor``: opens and closes shifts, changes the bank, voids hands.
 - ``cashier``: buy-ins, cash-outs, statements, bank capital.
+- ``cage_supervisor``: the cage's supervisor: voids a cashier's slip (never his own).
 - ``auditor``: reads everything, changes nothing; starts reports.
 - ``admin``: configuration (Django admin); a superuser has every role.
 """
@@ -17,12 +18,13 @@ from django.utils.translation import gettext_lazy as _
 DEALER = "dealer"
 PIT_SUPERVISOR = "pit_supervisor"
 CASHIER = "cashier"
+CAGE_SUPERVISOR = "cage_supervisor"
 AUDITOR = "auditor"
 ADMIN = "admin"
-ROLES = (DEALER, PIT_SUPERVISOR, CASHIER, AUDITOR, ADMIN)
+ROLES = (DEALER, PIT_SUPERVISOR, CASHIER, CAGE_SUPERVISOR, AUDITOR, ADMIN)
 #: Each role as its holders call it, in the reader's language.
 ROLE_LABELS = {DEALER: _("dealer"), PIT_SUPERVISOR: _("pit supervisor"), CASHIER: _("cashier"),
-               AUDITOR: _("auditor"), ADMIN: _("administrator")}
+               CAGE_SUPERVISOR: _("cage supervisor"), AUDITOR: _("auditor"), ADMIN: _("administrator")}
 
 
 def _labels(roles):

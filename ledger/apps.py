@@ -8,9 +8,10 @@ class LedgerConfig(AppConfig):
 
     def ready(self):
         from casino.navigation import register
-        from casino.roles import CASHIER
+        from casino.roles import AUDITOR, CAGE_SUPERVISOR, CASHIER
 
+        register("ledger:home", _("Cage"), CASHIER, CAGE_SUPERVISOR, AUDITOR)
         register("ledger:buy_in", _("Buy-in"), CASHIER)
         register("ledger:cash_out", _("Cash-out"), CASHIER)
-        register("ledger:players", _("Player statements"), CASHIER)
-        register("ledger:tenures", _("Bank tenures"), CASHIER)
+        register("ledger:players", _("Player statements"), CASHIER, CAGE_SUPERVISOR, AUDITOR)
+        register("ledger:tenures", _("Bank tenures"), CASHIER, CAGE_SUPERVISOR, AUDITOR)

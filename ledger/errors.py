@@ -89,3 +89,10 @@ class InvalidSyndicate(LedgerError):
     """Syndicate shares that are not distinct players with percentages summing to 100."""
 
     code = "invalid_syndicate"
+
+
+class VoidRefused(LedgerError):
+    """A slip's void that the cage's rules refuse: not a cage supervisor, the cashier who
+    issued the slip, no reason given."""
+
+    code = "void_refused"

@@ -1,7 +1,6 @@
 """The cashier's forms: they check the shape of what was typed and name the field at
 fault; the services do the posting (and check again under the row locks)."""
 
-import uuid
 from decimal import Decimal
 
 from django import forms
@@ -9,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ledger.money import show
 from ledger.selectors import player_balance
+from ledger.services.cage import slip_maximum
 from tables.models import Player
 
 
@@ -30,22 +30,22 @@ class PlayerCodeField(forms.CharField):
 
 
 class CashierForm(forms.Form):
-    """A buy-in or a cash-out: player, amount (Decimal euros, two decimals, above zero),
-    and a one-time token so that the same form sent twice posts once."""
+    """A buy-in or a cash-out: player and amount (Decimal euros, two decimals, above
+    zero). Its one-time token is in the form's address (``ledger.slip_forms``), so that
+    the same form sent twice books one slip."""
 
-    player = PlayerCodeField()
+    player = PlayerCodeField(widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "off"}))
     amount = forms.DecimalField(label=_("Amount (€)"), max_digits=12, decimal_places=2,
-                                min_value=Decimal("0.01"), localize=True)
-    token = forms.CharField(widget=forms.HiddenInput, max_length=64)
+                                min_value=Decimal("0.01"), localize=True,
+                                widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}))
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if not self.is_bound:
-            self.initial.setdefault("token", uuid.uuid4().hex)
-
-    @property
-    def idempotency_key(self):
-        return f"form:{self.cleaned_data['token']}"
+    def clean_amount(self):
+        """The amount, refused above the cage's maximum per slip (``slip_maximum``)."""
+        amount = self.cleaned_data["amount"]
+        if amount > slip_maximum():
+            raise forms.ValidationError(_("At most %(maximum)s per slip (the cage's limit)."), code="max_value",
+                                        params={"maximum": show(slip_maximum())})
+        return amount
 
 
 class CashOutForm(CashierForm):
@@ -65,6 +65,38 @@ class CashOutForm(CashierForm):
 
 
 class PlayerSearchForm(forms.Form):
-    """Find a player by id or name."""
+    """Find a player by id or name (or, at the cage's home, by document or card number)."""
 
     q = forms.CharField(label=_("Player id or name"), max_length=200, required=False)
+
+
+class CageSearchForm(forms.Form):
+    """The cage's search: a player by name, player id, document number or card number."""
+
+    q = forms.CharField(label=_("Name, player id, document or card number"), max_length=200, required=False,
+                        widget=forms.TextInput(attrs={"autofocus": True, "type": "search", "autocomplete": "off"}))
+
+
+class PlayerForm(forms.ModelForm):
+    """A player's record at the cage: his identity (``ledger.services.patrons``). The
+    player id is typed at registration only."""
+
+    class Meta:
+        model = Player
+        fields = ["code", "name", "document_type", "document_number", "nationality", "date_of_birth", "card_number"]
+        widgets = {"date_of_birth": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+                   "code": forms.TextInput(attrs={"autofocus": True, "autocomplete": "off"})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            del self.fields["code"]
+            self.fields["name"].widget.attrs["autofocus"] = True
+        self.fields["name"].required = True
+
+
+class SlipVoidForm(forms.Form):
+    """A slip's void: its reason, in words."""
+
+    reason = forms.CharField(label=_("Reason for the void"), max_length=500,
+                             widget=forms.Textarea(attrs={"rows": 3, "autofocus": True}))

@@ -256,7 +256,10 @@ class Entry(models.Model):
 class CashierSlip(models.Model):
     """A numbered cashier's slip: a buy-in (cash in, chips out) or a cash-out (chips in,
     cash out). ``number`` is sequential without gaps (taken under the cage account's row
-    lock); ``amount`` is Decimal euros above zero."""
+    lock); ``amount`` is Decimal euros above zero; ``balance_after`` is the player's chips
+    just after the slip, as they were at issue (Decimal euros, stored at booking under the
+    account's row lock; migration 0004 filled it in for the slips booked before). A slip
+    is never changed: a void is a ``SlipVoid`` with its reversal."""
 
     class Kind(models.TextChoices):
         BUY_IN = "buy_in", _("buy-in")
@@ -266,6 +269,7 @@ class CashierSlip(models.Model):
     kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices)
     player = models.ForeignKey(Player, models.PROTECT, related_name="cashier_slips", verbose_name=_("player"))
     amount = models.DecimalField(_("amount"), **MONEY)
+    balance_after = models.DecimalField(_("balance after the slip"), **MONEY)
     transaction = models.OneToOneField(Transaction, models.PROTECT, related_name="slip",
                                        verbose_name=_("transaction"))
     issued_at = models.DateTimeField(_("issued at"), default=timezone.now)
@@ -287,3 +291,52 @@ class CashierSlip(models.Model):
     def reference(self):
         """``slip 000123``: how the slip's transaction names it."""
         return f"slip {self.number:06d}"
+
+
+class SlipVoid(models.Model):
+    """A cashier slip voided by a cage supervisor, never by the cashier who issued it:
+    ``reason`` (not empty), who and when, and ``reversal``, the ledger transaction that
+    reverses the slip's posting. One per slip; never changed or deleted (PostgreSQL
+    triggers, migration 0004)."""
+
+    slip = models.OneToOneField(CashierSlip, models.PROTECT, related_name="void", verbose_name=_("slip"))
+    reason = models.TextField(_("reason"))
+    voided_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="slip_voids",
+                                  verbose_name=_("voided by"))
+    voided_at = models.DateTimeField(_("voided at"), default=timezone.now)
+    reversal = models.OneToOneField(Transaction, models.PROTECT, related_name="slip_void",
+                                    verbose_name=_("reversal"))
+
+    class Meta:
+        ordering = ["-voided_at"]
+        verbose_name = _("slip void")
+        verbose_name_plural = _("slip voids")
+        constraints = [models.CheckConstraint(condition=~Q(reason=""), name="ledger_slipvoid_has_reason")]
+
+    def __str__(self):
+        return f"{self.slip} void"
+
+
+class PlayerChange(models.Model):
+    """Who registered a player or changed his record at the cage, when, and what:
+    ``changes`` is ``{field: [before, after]}`` (strings; dates ISO). Never changed or
+    deleted (PostgreSQL triggers, migration 0004). Written by ``ledger.services.patrons``."""
+
+    class Action(models.TextChoices):
+        REGISTERED = "registered", _("registered")
+        CHANGED = "changed", _("changed")
+
+    player = models.ForeignKey(Player, models.PROTECT, related_name="changes", verbose_name=_("player"))
+    action = models.CharField(_("action"), max_length=16, choices=Action.choices)
+    changes = models.JSONField(_("changes"), default=dict)
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="player_changes",
+                                   verbose_name=_("changed by"))
+    changed_at = models.DateTimeField(_("changed at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+        verbose_name = _("player record change")
+        verbose_name_plural = _("player record changes")
+
+    def __str__(self):
+        return f"{self.player} {self.action} {self.changed_at:%Y-%m-%d %H:%M}"

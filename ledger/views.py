@@ -1,39 +1,65 @@
-"""The cashier's pages. Thin: a form checks the input, a service posts, a selector reads.
-Cashier role only (a superuser has every role)."""
+"""The cage's pages. Thin: a form checks the input, a service posts, a selector reads.
+The cashier books; the cage supervisor and the auditor read (``READERS``); a superuser
+has every role."""
 
+from datetime import datetime, time
+
+from django.conf import settings
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
 
-from casino.roles import CASHIER, role_required
-from ledger import services
+from casino.roles import AUDITOR, CAGE_SUPERVISOR, CASHIER, has_role, role_required
+from ledger import services, slip_forms
 from ledger.errors import AlreadyPosted, LedgerError
-from ledger.forms import CashierForm, CashOutForm, PlayerSearchForm
-from ledger.models import BankTenure, CashierSlip, Transaction
+from ledger.forms import (
+    CageSearchForm,
+    CashierForm,
+    CashOutForm,
+    PlayerForm,
+    PlayerSearchForm,
+    SlipVoidForm,
+)
+from ledger.models import BankTenure, CashierSlip, PlayerChange, Transaction
 from ledger.selectors import ZERO, player_balance, player_statement, tenure_statement
+from ledger.services.patrons import IDENTITY_FIELDS, player_register, player_update
 from tables.models import Player
 
+#: Who reads the cage's pages without booking: the cage supervisor and the auditor (who
+#: reads every statement on the web as through the API).
+READERS = (CAGE_SUPERVISOR, AUDITOR)
 
-def _slip_of_repeat(error):
-    """The slip a repeated form already produced, if any."""
-    return CashierSlip.objects.filter(transaction_id=error.transaction_id).first()
+
+def _slip_booked_with(key):
+    """The slip a form's key already booked, if any."""
+    return CashierSlip.objects.filter(transaction__idempotency_key=key).first()
 
 
-def _post_slip(request, form, service):
+def _show_booked(request, slip):
+    messages.warning(request, _("This form's slip is already booked: slip %(number)s. No other slip was "
+                                "booked.") % {"number": f"{slip.number:06d}"})
+    return redirect("ledger:slip", number=slip.number)
+
+
+def _post_slip(request, form, service, key):
     """Call a cashier service with a valid form; a redirect to the slip, or None with the
     refusal added to the form."""
     try:
         slip = service(player=form.cleaned_data["player"], amount=form.cleaned_data["amount"],
-                       posted_by=request.user, idempotency_key=form.idempotency_key)
+                       posted_by=request.user, idempotency_key=key)
     except AlreadyPosted as error:
-        slip = _slip_of_repeat(error)
+        slip = _slip_booked_with(key) or CashierSlip.objects.filter(transaction_id=error.transaction_id).first()
         if slip is None:
             form.add_error(None, error)
             return None
-        messages.warning(request, _("This form was already sent: here is its slip."))
-        return redirect("ledger:slip", number=slip.number)
+        return _show_booked(request, slip)
     except LedgerError as error:
         form.add_error(error.field if error.field in form.fields else None, error)
         return None
@@ -41,25 +67,77 @@ def _post_slip(request, form, service):
     return redirect("ledger:slip", number=slip.number)
 
 
+def _draw(request, kind, name):
+    """A fresh slip form: a redirect to the address of its own token (the query, e.g.
+    ``?player=luis``, kept)."""
+    url = reverse(name, args=[slip_forms.draw_token(kind=kind, user=request.user)])
+    query = request.GET.urlencode()
+    return redirect(f"{url}?{query}" if query else url)
+
+
+def _form_key(request, token, kind, name):
+    """``(idempotency key, None)`` for a token drawn for this kind and cashier, else
+    ``(None, response)``: a response showing the slip it booked, or a fresh form."""
+    form_id = slip_forms.form_id(token=token, kind=kind, user=request.user)
+    if form_id is None:
+        messages.warning(request, _("That form was drawn for another cashier or another kind of slip: "
+                                    "here is a new one."))
+        return None, redirect(name)
+    key = slip_forms.idempotency_key(form_id)
+    booked = _slip_booked_with(key)
+    if booked is not None:
+        return None, _show_booked(request, booked)
+    return key, None
+
+
+def _initial(request):
+    return {"player": request.GET.get("player", "")[:64]}
+
+
+@never_cache
 @role_required(CASHIER)
+@require_GET
 def buy_in(request):
-    """Buy-in: cash in at the cage, chips to the player; one step."""
-    form = CashierForm(request.POST or None)
+    """Draw a buy-in form: a redirect to its own address (``ledger.slip_forms``)."""
+    return _draw(request, CashierSlip.Kind.BUY_IN, "ledger:buy_in_form")
+
+
+@never_cache
+@role_required(CASHIER)
+def buy_in_form(request, token):
+    """Buy-in: cash in at the cage, chips to the player; one step. A form books one slip:
+    sent again (Back, a resend, a double tap, a second tab), it shows the slip booked."""
+    key, response = _form_key(request, token, CashierSlip.Kind.BUY_IN, "ledger:buy_in")
+    if response is not None:
+        return response
+    form = CashierForm(request.POST or None, initial=_initial(request))
     if request.method == "POST" and form.is_valid():
-        response = _post_slip(request, form, services.cashier_buy_in)
+        response = _post_slip(request, form, services.cashier_buy_in, key)
         if response is not None:
             return response
     return render(request, "ledger/buy_in.html", {"form": form})
 
 
+@never_cache
 @role_required(CASHIER)
+@require_GET
 def cash_out(request):
+    """Draw a cash-out form: a redirect to its own address."""
+    return _draw(request, CashierSlip.Kind.CASH_OUT, "ledger:cash_out_form")
+
+
+@never_cache
+@role_required(CASHIER)
+def cash_out_form(request, token):
     """Cash-out in two steps: the form, then a confirmation showing the balance before
-    and after; only the confirmation posts."""
-    form = CashOutForm(request.POST or None)
+    and after; only the confirmation posts, once per form."""
+    key, response = _form_key(request, token, CashierSlip.Kind.CASH_OUT, "ledger:cash_out")
+    if response is not None:
+        return response
+    form = CashOutForm(request.POST or None, initial=_initial(request))
     if request.method == "POST" and form.is_valid():
         if request.POST.get("confirm") == "yes":
-            response = _post_slip(request, form, services.cashier_cash_out)
+            response = _post_slip(request, form, services.cashier_cash_out, key)
             if response is not None:
                 return response
         else:
@@ -71,16 +149,22 @@ def cash_out(request):
     return render(request, "ledger/cash_out.html", {"form": form})
 
 
-@role_required(CASHIER)
+@role_required(CASHIER, read_roles=READERS)
 def slip(request, number):
-    """One cashier slip, printable."""
-    cashier_slip = get_object_or_404(CashierSlip.objects.select_related("player", "transaction", "issued_by"),
-                                     number=number)
-    return render(request, "ledger/slip.html", {"slip": cashier_slip,
-                                                "balance": player_balance(player=cashier_slip.player)})
+    """One cashier slip as the cage prints it: ``?layout=receipt`` (an 80 mm printer, the
+    default) or ``?layout=a4``; the balance after it as it was at issue; VOID and its
+    reversal once voided."""
+    cashier_slip = get_object_or_404(
+        CashierSlip.objects.select_related("player", "transaction", "issued_by", "void__voided_by"), number=number)
+    void = getattr(cashier_slip, "void", None)
+    return render(request, "ledger/slip.html", {
+        "slip": cashier_slip, "void": void, "layout": "a4" if request.GET.get("layout") == "a4" else "receipt",
+        "house": settings.CAGE_HOUSE_NAME, "is_cashier": has_role(request.user, CASHIER),
+        "can_void": void is None and has_role(request.user, CAGE_SUPERVISOR)
+        and cashier_slip.issued_by_id != request.user.pk})
 
 
-@role_required(CASHIER)
+@role_required(CASHIER, read_roles=READERS)
 def players(request):
     """Find a player to open his statement."""
     form = PlayerSearchForm(request.GET or None)
@@ -92,7 +176,7 @@ def players(request):
     return render(request, "ledger/players.html", {"form": form, "players": found})
 
 
-@role_required(CASHIER)
+@role_required(CASHIER, read_roles=READERS)
 def player_statement_page(request, code):
     """A player's chips statement, newest first, with running balance; ``?page=``."""
     player = get_object_or_404(Player, code=code)
@@ -100,7 +184,7 @@ def player_statement_page(request, code):
     return render(request, "ledger/player_statement.html", {"player": player, "statement": statement})
 
 
-@role_required(CASHIER)
+@role_required(CASHIER, read_roles=READERS)
 def tenures(request):
     """Bank tenures, open ones first."""
     rows = (BankTenure.objects.select_related("table", "holder", "account")
@@ -108,7 +192,7 @@ def tenures(request):
     return render(request, "ledger/tenures.html", {"tenures": rows})
 
 
-@role_required(CASHIER)
+@role_required(CASHIER, read_roles=READERS)
 def tenure_statement_page(request, pk):
     """A bank tenure: its syndicate's shares, capital, distribution, and its entries."""
     tenure = get_object_or_404(BankTenure.objects.select_related("table", "holder", "seller", "previous"), pk=pk)
@@ -116,3 +200,120 @@ def tenure_statement_page(request, pk):
     return render(request, "ledger/tenure_statement.html", {
         "tenure": tenure, "view": view, "statement": view.statement,
         "capital_in": Transaction.objects.filter(tenure=tenure, kind=Transaction.Kind.CAPITAL_IN).first()})
+
+
+def find_players(q, *, limit=50):
+    """Players whose name or player id contains ``q``, or whose document or card number
+    is ``q`` (spaces and case ignored), with their ``balance``; by player id."""
+    q = q.strip()
+    number = "".join(q.split()).upper()
+    found = Player.objects.filter(Q(code__icontains=q) | Q(name__icontains=q) | Q(document_number=number)
+                                  | Q(card_number=number))
+    return found.annotate(balance=Coalesce("account__balance", Value(ZERO))).order_by("code")[:limit]
+
+
+def open_drawer(request):
+    """The cashier's open drawer for the cage's home, or None. (The drawer's own code
+    replaces this hook: ``templates/ledger/_home_drawer.html`` shows what it returns.)"""
+    return None
+
+
+def days_slips(*, day=None):
+    """The slips issued on ``day`` (a date in the casino's time zone; today by default),
+    newest first, with their player, cashier and void."""
+    day = day or timezone.localdate()
+    start = timezone.make_aware(datetime.combine(day, time.min))
+    end = timezone.make_aware(datetime.combine(day, time.max))
+    return (CashierSlip.objects.filter(issued_at__range=(start, end))
+            .select_related("player", "issued_by", "void").order_by("-number"))
+
+
+@role_required(CASHIER, read_roles=READERS)
+def home(request):
+    """The cage's home: find a player (name, player id, document or card number) and
+    act for him; register one; the day's slips; the open drawer."""
+    form = CageSearchForm(request.GET or None)
+    found = None
+    if form.is_valid() and form.cleaned_data["q"].strip():
+        found = find_players(form.cleaned_data["q"])
+    slips = days_slips()
+    return render(request, "ledger/home.html", {
+        "form": form, "players": found, "slips": slips, "today": timezone.localdate(),
+        "drawer": open_drawer(request), "is_cashier": has_role(request.user, CASHIER)})
+
+
+def _identity(form):
+    return {name: form.cleaned_data[name] for name in IDENTITY_FIELDS if name in form.cleaned_data}
+
+
+def _add_errors(form, error):
+    for field, messages_ in error.message_dict.items() if hasattr(error, "error_dict") else [(None, error.messages)]:
+        form.add_error(field if field in form.fields else None, messages_)
+
+
+@never_cache
+@role_required(CASHIER)
+def player_register_page(request):
+    """Register a player: his player id, name and identity."""
+    form = PlayerForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            player = player_register(code=form.cleaned_data["code"], by=request.user, **_identity(form))
+        except ValidationError as error:
+            _add_errors(form, error)
+        else:
+            messages.success(request, _("%(player)s is registered.") % {"player": player.code})
+            return redirect("ledger:player", code=player.code)
+    return render(request, "ledger/player_form.html", {"form": form, "player": None, "is_cashier": True})
+
+
+@never_cache
+@role_required(CASHIER, read_roles=READERS)
+def player_page(request, code):
+    """A player's record: his identity, its changes (who, when, what), and a form to
+    change it (the cashier)."""
+    player = get_object_or_404(Player, code=code)
+    form = PlayerForm(request.POST or None, instance=Player.objects.get(pk=player.pk))
+    if request.method == "POST" and form.is_valid():
+        try:
+            change = player_update(player=player, by=request.user, **_identity(form))
+        except ValidationError as error:
+            _add_errors(form, error)
+        else:
+            if change is None:
+                messages.info(request, _("Nothing was changed."))
+            else:
+                messages.success(request, _("The record of %(player)s is changed.") % {"player": player.code})
+            return redirect("ledger:player", code=player.code)
+    changes = PlayerChange.objects.filter(player=player).select_related("changed_by")
+    labels = {name: Player._meta.get_field(name).verbose_name for name in ("code", *IDENTITY_FIELDS)}
+    history = [{"change": change, "fields": [(labels.get(name, name), before, after)
+                                             for name, (before, after) in change.changes.items()]}
+               for change in changes]
+    return render(request, "ledger/player_form.html", {
+        "form": form, "player": player, "history": history, "balance": player_balance(player=player),
+        "is_cashier": has_role(request.user, CASHIER)})
+
+
+@never_cache
+@role_required(CAGE_SUPERVISOR)
+def slip_void(request, number):
+    """A cage supervisor voids a slip he did not issue, with a reason: the slip's posting
+    is reversed (``services.cashier_slip_void``); asked for confirmation first."""
+    cashier_slip = get_object_or_404(CashierSlip.objects.select_related("player", "issued_by"), number=number)
+    if hasattr(cashier_slip, "void"):
+        messages.warning(request, _("Slip %(number)s is already void.") % {"number": str(cashier_slip)})
+        return redirect("ledger:slip", number=number)
+    form = SlipVoidForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.cashier_slip_void(slip=cashier_slip, reason=form.cleaned_data["reason"],
+                                       voided_by=request.user)
+        except LedgerError as error:
+            form.add_error(error.field if error.field in form.fields else None, error)
+        else:
+            messages.success(request, _("Slip %(number)s is void: its posting is reversed.")
+                             % {"number": str(cashier_slip)})
+            return redirect("ledger:slip", number=number)
+    return render(request, "ledger/slip_void.html", {
+        "slip": cashier_slip, "form": form, "own": cashier_slip.issued_by_id == request.user.pk})

@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django_countries.fields import CountryField
 
 from tables.engine import InvalidRules, Profile, valid_player_id
 
@@ -28,6 +29,23 @@ def validate_player_code(value):
             params={"value": value})
 
 
+ADULT_AGE = 18
+
+
+def validate_date_of_birth(value, today=None):
+    """A patron's date of birth: not in the future, and 18 years ago or earlier (Spain's
+    gaming law forbids minors in casinos: Ley 13/2011 art. 6.2.a)."""
+    if value is None:
+        return
+    today = today or timezone.localdate()
+    if value > today:
+        raise ValidationError(_("The date of birth is in the future."), code="future")
+    day = 28 if (value.month, value.day) == (2, 29) else value.day
+    if value.replace(year=value.year + ADULT_AGE, day=day) > today:
+        raise ValidationError(_("Under %(age)s years of age: minors may not play."), code="minor",
+                              params={"age": ADULT_AGE})
+
+
 def validate_rules(value):
     """A table's ``rules``: a profile name or ``{"profile": ..., option: value}``."""
     try:
@@ -39,20 +57,59 @@ def validate_rules(value):
 class Player(models.Model):
     """A patron who plays at the tables, holds chips, and may hold the bank.
 
-    ``code`` is the player id used in hand records and in the console.
+    ``code`` is the player id used in hand records and in the console. His identity as
+    the cage records it (Ley 10/2010 art. 4, RD 304/2014 art. 6: a document with a
+    photograph, nationality, date of birth): ``document_type`` and ``document_number``
+    (both or neither; one player per document), ``nationality`` (ISO 3166-1 alpha-2),
+    ``date_of_birth``; ``card_number`` is his player card's (unique when given). Changes
+    are made by ``ledger.services.patrons`` and kept in ``ledger.PlayerChange``.
     """
+
+    class DocumentType(models.TextChoices):
+        DNI = "dni", _("DNI")
+        NIE = "nie", _("NIE")
+        PASSPORT = "passport", _("passport")
+        EU_ID = "eu_id", _("EU identity card")
+        OTHER = "other", _("other official document with photograph")
 
     code = models.CharField(_("player id"), max_length=64, unique=True, validators=[validate_player_code])
     name = models.CharField(_("name"), max_length=200, blank=True)
+    document_type = models.CharField(_("document type"), max_length=16, choices=DocumentType.choices, blank=True)
+    document_number = models.CharField(_("document number"), max_length=32, blank=True)
+    nationality = CountryField(_("nationality"), blank=True)
+    date_of_birth = models.DateField(_("date of birth"), null=True, blank=True)
+    card_number = models.CharField(_("card number"), max_length=32, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["code"]
         verbose_name = _("player")
         verbose_name_plural = _("players")
+        constraints = [
+            models.UniqueConstraint(fields=["document_type", "document_number"], condition=~Q(document_number=""),
+                                    name="tables_player_one_per_document"),
+            models.UniqueConstraint(fields=["card_number"], condition=~Q(card_number=""),
+                                    name="tables_player_one_per_card"),
+            models.CheckConstraint(condition=Q(document_type="", document_number="")
+                                   | (~Q(document_type="") & ~Q(document_number="")),
+                                   name="tables_player_document_type_and_number"),
+        ]
 
     def __str__(self):
         return self.name or self.code
+
+    def clean(self):
+        super().clean()
+        try:
+            validate_date_of_birth(self.date_of_birth)
+        except ValidationError as error:
+            raise ValidationError({"date_of_birth": error}) from None
+
+    @property
+    def has_identity(self) -> bool:
+        """True if his identity is on file: name, document, nationality, date of birth."""
+        return bool(self.name and self.document_type and self.document_number and self.nationality
+                    and self.date_of_birth)
 
 
 class Table(models.Model):

@@ -6,7 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.fields import AmountField, PlayerCodeField
-from ledger.models import Account, BankTenure, CashierSlip
+from ledger.models import Account, BankTenure, CashierSlip, SlipVoid
 from tables.models import Player
 
 
@@ -94,6 +94,16 @@ class TenureStatementSerializer(serializers.Serializer):
     statement = StatementSerializer()
 
 
+class SlipVoidSerializer(serializers.ModelSerializer):
+    """A slip's void: who (a cage supervisor), when, why, and the reversing transaction."""
+
+    voided_by = serializers.CharField(source="voided_by.username", read_only=True)
+
+    class Meta:
+        model = SlipVoid
+        fields = ["reason", "voided_by", "voided_at", "reversal"]
+
+
 class SlipSerializer(serializers.ModelSerializer):
     """A numbered cashier's slip (buy-in or cash-out) and its ledger transaction."""
 
@@ -101,11 +111,15 @@ class SlipSerializer(serializers.ModelSerializer):
     issued_by = serializers.CharField(source="issued_by.username", read_only=True)
     reference = serializers.CharField(read_only=True)
     balance = serializers.SerializerMethodField(help_text="the player's chips now (euros)")
+    balance_after = serializers.DecimalField(max_digits=14, decimal_places=2, read_only=True,
+                                             help_text="the player's chips just after the slip, as at issue (euros)")
+    void = SlipVoidSerializer(read_only=True, allow_null=True, default=None,
+                              help_text="the void by a cage supervisor and its reversal, or null")
 
     class Meta:
         model = CashierSlip
         fields = ["number", "reference", "kind", "player", "amount", "transaction", "issued_at", "issued_by",
-                  "balance"]
+                  "balance", "balance_after", "void"]
 
     @extend_schema_field({"type": "string", "format": "decimal", "pattern": r"^-?\d+\.\d{2}$"})
     def get_balance(self, slip):
@@ -118,4 +132,14 @@ class CashierInputSerializer(serializers.Serializer):
     """A buy-in or a cash-out: the player's id and the amount in euros."""
 
     player = PlayerCodeField()
-    amount = AmountField()
+    amount = AmountField(help_text="euros above zero, at most the cage's maximum per slip "
+                                   "(settings.CAGE_SLIP_MAXIMUM, 100000.00 by default)")
+
+    def validate_amount(self, amount):
+        """Refused above the cage's maximum per slip, as the forms and the services do."""
+        from ledger.services.cage import slip_maximum
+
+        if amount > slip_maximum():
+            raise serializers.ValidationError(f"at most {slip_maximum():.2f} per slip (the cage's maximum)",
+                                              code="max_value")
+        return amount

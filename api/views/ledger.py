@@ -152,7 +152,7 @@ class TenureViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
 class SlipViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
     """Numbered cashier slips (buy-ins and cash-outs)."""
 
-    queryset = CashierSlip.objects.select_related("player", "issued_by").order_by("-number")
+    queryset = CashierSlip.objects.select_related("player", "issued_by", "void__voided_by").order_by("-number")
     serializer_class = SlipSerializer
     filterset_class = SlipFilter
     lookup_field = "number"

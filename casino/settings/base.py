@@ -5,6 +5,7 @@ needs before importing this one, through ``environ.Env`` defaults, never hard-co
 production secrets.
 """
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import environ
@@ -33,6 +34,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "axes",
     "casino",  # its commands: migrate as the owner, app_role (casino/dbroles.py)
+    "django_countries",
     "tables",
     "ledger",
     "reports",
@@ -192,3 +194,8 @@ AXES_PERMALOCK_MESSAGE = AXES_COOLOFF_MESSAGE
 AXES_IPWARE_PROXY_COUNT = env.int("AXES_IPWARE_PROXY_COUNT", default=None)
 if AXES_IPWARE_PROXY_COUNT:
     AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+# The cage: the most one cashier's slip (a buy-in or a cash-out) may be for, Decimal euros
+# (every form, the API and the booking service refuse above it, naming it).
+CAGE_SLIP_MAXIMUM = Decimal(env("CAGE_SLIP_MAXIMUM", default="100000.00"))
+# The house's name at the head of a printed slip.
+CAGE_HOUSE_NAME = env("CAGE_HOUSE_NAME", default="Casino · Siete y media")

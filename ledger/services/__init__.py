@@ -18,12 +18,13 @@ the owner holds; see ``ledger.models``).
 - ``posting``: the posting core (checks, locks, the one-statement write, idempotency
   keys); a hand's settlement (``ledger_post_settlement``) and a reversal
   (``ledger_reverse``).
-- ``cage``: the cashier's slips (``cashier_buy_in``, ``cashier_cash_out``).
+- ``cage``: the cashier's slips (``cashier_buy_in``, ``cashier_cash_out``, one function per
+  kind; ``cashier_slip_void`` by a cage supervisor); ``patrons``: the players' register.
 - ``tenures``: the bank's tenures (``tenure_open``, ``tenure_close``, ``bank_sell``,
   ``bank_transfer``, ``tenure_check_cover``).
 """
 
-from ledger.services.cage import cashier_buy_in, cashier_cash_out
+from ledger.services.cage import cashier_buy_in, cashier_cash_out, cashier_slip_void
 from ledger.services.posting import ledger_post_settlement, ledger_reverse
 from ledger.services.tenures import (
     bank_sell,
@@ -34,6 +35,6 @@ from ledger.services.tenures import (
 )
 
 __all__ = [
-    "bank_sell", "bank_transfer", "cashier_buy_in", "cashier_cash_out", "ledger_post_settlement",
+    "bank_sell", "bank_transfer", "cashier_buy_in", "cashier_cash_out", "cashier_slip_void", "ledger_post_settlement",
     "ledger_reverse", "tenure_check_cover", "tenure_close", "tenure_open",
 ]

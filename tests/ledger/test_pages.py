@@ -22,8 +22,11 @@ def as_cashier(client, cashier):
     return client
 
 
-def token_of(response):
-    return re.search(r'name="token" value="([0-9a-f]+)"', response.content.decode()).group(1)
+def draw(client, name):
+    """Draw a slip form (``ledger:buy_in``, ``ledger:cash_out``): the address of its own."""
+    response = client.get(reverse(name))
+    assert response.status_code == 302
+    return response["Location"]
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -40,7 +43,9 @@ def test_other_roles_are_refused(client, other_user, name):
 
 def test_a_dealer_cannot_post_a_buy_in(client, other_user, players):
     client.force_login(other_user)
-    response = client.post(reverse("ledger:buy_in"), {"player": "luis", "amount": "50", "token": "t" * 32})
+    response = client.post(reverse("ledger:buy_in"), {"player": "luis", "amount": "50"})
+    assert response.status_code == 403
+    response = client.post(reverse("ledger:buy_in_form", args=["t" * 32]), {"player": "luis", "amount": "50"})
     assert response.status_code == 403
     assert not CashierSlip.objects.exists()
 
@@ -52,10 +57,10 @@ def test_the_cashier_sees_the_ledger_pages_in_the_navigation(as_cashier):
 
 
 def test_the_cashier_posts_a_buy_in_and_gets_the_slip(as_cashier, players):
-    form = as_cashier.get(reverse("ledger:buy_in"))
-    assert form.status_code == 200
-    response = as_cashier.post(reverse("ledger:buy_in"), {"player": "luis", "amount": "150,50",
-                                                          "token": token_of(form)}, follow=True)
+    url = draw(as_cashier, "ledger:buy_in")
+    form = as_cashier.get(url)
+    assert form.status_code == 200 and "no-store" in form["Cache-Control"]
+    response = as_cashier.post(url, {"player": "luis", "amount": "150,50"}, follow=True)
     slip = CashierSlip.objects.get()
     assert response.redirect_chain[-1][0] == reverse("ledger:slip", args=[slip.number])
     assert (slip.kind, slip.amount, slip.player.code) == ("buy_in", Decimal("150.50"), "luis")
@@ -64,12 +69,39 @@ def test_the_cashier_posts_a_buy_in_and_gets_the_slip(as_cashier, players):
 
 
 def test_the_same_buy_in_form_sent_twice_posts_once(as_cashier, players):
-    data = {"player": "luis", "amount": "20", "token": token_of(as_cashier.get(reverse("ledger:buy_in")))}
-    as_cashier.post(reverse("ledger:buy_in"), data)
-    again = as_cashier.post(reverse("ledger:buy_in"), data)
+    url = draw(as_cashier, "ledger:buy_in")
+    as_cashier.post(url, {"player": "luis", "amount": "20"})
+    again = as_cashier.post(url, {"player": "luis", "amount": "20"})
     assert again.status_code == 302 and again["Location"] == reverse("ledger:slip", args=[1])
+    # Back to the form (drawn again by the browser): the slip it booked, not an empty form.
+    back = as_cashier.get(url, follow=True)
+    assert back.redirect_chain[-1][0] == reverse("ledger:slip", args=[1])
+    assert "ya está asentado" in back.content.decode()
+    # Even with other figures typed in (a resend of that form means that slip).
+    as_cashier.post(url, {"player": "luis", "amount": "35"})
     assert CashierSlip.objects.count() == 1
     assert player_balance(player=players["luis"]) == Decimal("20.00")
+
+
+def test_a_token_of_another_kind_or_cashier_or_forged_draws_a_new_form(as_cashier, client, players, django_user_model):
+    buy_in_url = draw(as_cashier, "ledger:buy_in")
+    token = buy_in_url.rstrip("/").rsplit("/", 1)[1]
+    for url in (reverse("ledger:cash_out_form", args=[token]), reverse("ledger:buy_in_form", args=["a" * 32]),
+                buy_in_url.replace(token, token[:-1] + ("x" if token[-1] != "x" else "y"))):
+        response = as_cashier.post(url, {"player": "luis", "amount": "10", "confirm": "yes"})
+        assert response.status_code == 302 and response["Location"] in (reverse("ledger:buy_in"),
+                                                                         reverse("ledger:cash_out"))
+    colleague = django_user_model.objects.create_user("caja2")
+    colleague.groups.add(*as_cashier.get(reverse("home")).wsgi_request.user.groups.all())
+    client.force_login(colleague)
+    assert client.post(buy_in_url, {"player": "luis", "amount": "10"})["Location"] == reverse("ledger:buy_in")
+    assert not CashierSlip.objects.exists()
+
+
+def test_the_form_drawn_from_a_player_has_him_typed_in(as_cashier, players):
+    url = draw_with = as_cashier.get(reverse("ledger:buy_in"), {"player": "luis"})["Location"]
+    assert "?player=luis" in draw_with
+    assert 'value="luis"' in as_cashier.get(url).content.decode()
 
 
 @pytest.mark.parametrize(("data", "field", "message"), [
@@ -79,7 +111,7 @@ def test_the_same_buy_in_form_sent_twice_posts_once(as_cashier, players):
     ({"player": "", "amount": "10"}, "player", ""),
 ])
 def test_a_bad_buy_in_names_the_field(as_cashier, players, data, field, message):
-    response = as_cashier.post(reverse("ledger:buy_in"), {**data, "token": "a" * 32})
+    response = as_cashier.post(draw(as_cashier, "ledger:buy_in"), data)
     assert response.status_code == 200
     errors = response.context["form"].errors
     assert list(errors) == [field] and message in " ".join(errors[field])
@@ -88,14 +120,13 @@ def test_a_bad_buy_in_names_the_field(as_cashier, players, data, field, message)
 
 def test_a_cash_out_is_confirmed_before_it_posts(as_cashier, players, fund):
     fund(players["luis"], "100.00")
-    token = token_of(as_cashier.get(reverse("ledger:cash_out")))
-    step_one = as_cashier.post(reverse("ledger:cash_out"), {"player": "luis", "amount": "60", "token": token})
+    url = draw(as_cashier, "ledger:cash_out")
+    step_one = as_cashier.post(url, {"player": "luis", "amount": "60"})
     page = step_one.content.decode()
     assert step_one.status_code == 200 and 'name="confirm" value="yes"' in page
     assert "100,00 €" in page and "40,00 €" in page  # balance now and after
     assert CashierSlip.objects.count() == 1  # nothing posted yet
-    confirmed = as_cashier.post(reverse("ledger:cash_out"), {"player": "luis", "amount": "60", "token": token,
-                                                             "confirm": "yes"})
+    confirmed = as_cashier.post(url, {"player": "luis", "amount": "60", "confirm": "yes"})
     slip = CashierSlip.objects.get(kind="cash_out")
     assert confirmed["Location"] == reverse("ledger:slip", args=[slip.number])
     assert player_balance(player=players["luis"]) == Decimal("40.00")
@@ -103,8 +134,8 @@ def test_a_cash_out_is_confirmed_before_it_posts(as_cashier, players, fund):
 
 def test_a_cash_out_above_the_balance_is_refused_on_the_amount_with_the_balance(as_cashier, players, fund):
     fund(players["luis"], "25.00")
-    response = as_cashier.post(reverse("ledger:cash_out"), {"player": "luis", "amount": "30", "token": "b" * 32,
-                                                            "confirm": "yes"})
+    response = as_cashier.post(draw(as_cashier, "ledger:cash_out"), {"player": "luis", "amount": "30",
+                                                                     "confirm": "yes"})
     assert response.status_code == 200
     assert "25,00 €" in " ".join(response.context["form"].errors["amount"])
     assert player_balance(player=players["luis"]) == Decimal("25.00")
@@ -114,8 +145,8 @@ def test_the_service_refusal_reaches_the_form_when_the_balance_changed_meanwhile
                                                                                  monkeypatch):
     fund(players["luis"], "25.00")
     monkeypatch.setattr("ledger.forms.player_balance", lambda player: Decimal("1000.00"))  # a stale read
-    response = as_cashier.post(reverse("ledger:cash_out"), {"player": "luis", "amount": "30", "token": "c" * 32,
-                                                            "confirm": "yes"})
+    response = as_cashier.post(draw(as_cashier, "ledger:cash_out"), {"player": "luis", "amount": "30",
+                                                                     "confirm": "yes"})
     assert response.status_code == 200
     assert "25,00 €" in " ".join(response.context["form"].errors["amount"])
     assert CashierSlip.objects.filter(kind="cash_out").count() == 0

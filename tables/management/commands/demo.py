@@ -15,7 +15,15 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from casino.roles import ADMIN, AUDITOR, CASHIER, DEALER, PIT_SUPERVISOR, ensure_role_groups
+from casino.roles import (
+    ADMIN,
+    AUDITOR,
+    CAGE_SUPERVISOR,
+    CASHIER,
+    DEALER,
+    PIT_SUPERVISOR,
+    ensure_role_groups,
+)
 from ledger.errors import AlreadyPosted
 from ledger.money import cents
 from ledger.services import cashier_buy_in
@@ -30,6 +38,7 @@ DEMO_STAFF = [
     ("dealer", "demo-dealer", [DEALER], False),
     ("dealer2", "demo-dealer", [DEALER], False),
     ("cashier", "demo-cashier", [CASHIER], False),
+    ("cage", "demo-cage", [CAGE_SUPERVISOR], False),
     ("auditor", "demo-auditor", [AUDITOR], False),
 ]
 DEMO_PLAYERS = [("ana", "Ana Ruiz"), ("luis", "Luis Gómez"), ("marta", "Marta Sanz"),
