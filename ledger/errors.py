@@ -89,3 +89,9 @@ class InvalidSyndicate(LedgerError):
     """Syndicate shares that are not distinct players with percentages summing to 100."""
 
     code = "invalid_syndicate"
+
+
+class InvalidTransfer(LedgerError):
+    """A chip transfer between the same player, or without a reason."""
+
+    code = "invalid_transfer"

@@ -20,13 +20,13 @@ the owner holds; see ``ledger.models``).
   (``ledger_reverse``).
 - ``cage``: the cashier's slips (``cashier_buy_in``, ``cashier_cash_out``).
 - ``chips``: chips away from the cage and the tables (``chips_opening``: a migration's
-  opening chips).
+  opening chips; ``chips_transfer``: from one player to another, recorded by the pit).
 - ``tenures``: the bank's tenures (``tenure_open``, ``tenure_close``, ``bank_sell``,
   ``bank_transfer``, ``tenure_check_cover``).
 """
 
 from ledger.services.cage import cashier_buy_in, cashier_cash_out
-from ledger.services.chips import chips_opening
+from ledger.services.chips import chips_opening, chips_transfer
 from ledger.services.posting import ledger_post_settlement, ledger_reverse
 from ledger.services.tenures import (
     bank_sell,
@@ -37,6 +37,7 @@ from ledger.services.tenures import (
 )
 
 __all__ = [
-    "bank_sell", "bank_transfer", "cashier_buy_in", "cashier_cash_out", "chips_opening", "ledger_post_settlement",
+    "bank_sell", "bank_transfer", "cashier_buy_in", "cashier_cash_out", "chips_opening", "chips_transfer",
+    "ledger_post_settlement",
     "ledger_reverse", "tenure_check_cover", "tenure_close", "tenure_open",
 ]
