@@ -167,7 +167,7 @@ class ChipTransferForm(forms.Form):
     amount = forms.DecimalField(label=_("Amount (€)"), max_digits=12, decimal_places=2,
                                 min_value=Decimal("0.01"), localize=True)
     reason = forms.CharField(label=_("Reason"), max_length=500, strip=True,
-                             widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+                             widget=forms.Textarea(attrs={"rows": 2, "cols": 30}),  # fits a phone
                              error_messages={"required": _("Say why the chips change hands.")})
     token = forms.CharField(widget=forms.HiddenInput, max_length=64)
 
