@@ -602,7 +602,7 @@ class _ImportBatch:
         holder = pending_bank_holder(table, opening.tenure, last=opening.last_hand)
         if holder is None:
             bank = players[record["bank"]]
-            capital = min(table.bank_capital, max(player_balance(player=bank), Decimal("0")))
+            capital = min(table.bank_capital, _free_chips(bank))
             opening = opening._replace(tenure=tenure_open(
                 table=table, holder=bank, capital=capital, began=BankTenure.Began.DRAW, posted_by=by,
                 source="system:import" if by is None else "import"))
@@ -818,13 +818,20 @@ def _take_over_if_due(*, table, tenure, by, last):
     holder = pending_bank_holder(table, tenure, last=last)
     if holder.pk == tenure.holder_id:
         return tenure
-    capital = min(table.bank_capital, max(player_balance(player=holder), Decimal("0")))
+    capital = min(table.bank_capital, _free_chips(holder))
     try:
         return bank_transfer(tenure=tenure, holder=holder, capital=capital, posted_by=by,
                              cause=BankTenure.Began.NATURAL, source="console" if by else "system:import")
     except InsufficientChips as error:
         raise BankNotReady(_("%(player)s takes the bank with 7½ but cannot put in its capital: %(why)s"),
                            params={"player": holder.code, "why": str(error)}) from None
+
+
+def _free_chips(player):
+    """What ``player`` may put into a bank: his chips less what he has at risk in open
+    hands (``tables.stakes``), ``Decimal`` euros, at least zero."""
+    risk = open_hands_at_risk(codes=[player.code]).get(player.code, 0)
+    return max(player_balance(player=player) - euros(risk), Decimal("0"))
 
 
 def _seat_players(codes, *, bank, field="seats", seated=True, known=None):

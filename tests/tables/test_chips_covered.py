@@ -33,6 +33,13 @@ pytestmark = pytest.mark.django_db
 DEAL = ["luis deal 5O", "marta deal 3C", "bank deal 2E"]
 
 
+@pytest.fixture(autouse=True)
+def language_back():
+    """A page asked for in English leaves English active in this thread: back to the default."""
+    yield
+    translation.deactivate()
+
+
 def cash_out_all(mesa, code):
     cashier_cash_out(player=mesa.players[code], amount=player_balance(player=mesa.players[code]),
                      posted_by=mesa.cashier)
@@ -228,3 +235,20 @@ def test_no_sequence_of_buy_ins_cash_outs_and_hands_leaves_a_player_s_balance_ne
                 _play_two_tables(tables, staff, step[1])
             _no_negative_player_balance()
         transaction.set_rollback(True)
+
+
+def test_a_void_that_would_take_back_winnings_already_cashed_out_is_refused(mesa):
+    """A settled hand's reversal takes back what it paid: not below the winner's chips."""
+    hand = mesa.play(mesa.open("luis", "marta"), *DEAL, "luis bet 10", "luis card 2B", "luis stand",
+                     "marta bet 20", "marta card 1O", "marta stand", "bank card 4E", "bank stand")
+    assert hand.settlement["players"]["luis"] == "10.00"
+    cashier_cash_out(player=mesa.players["luis"], amount=Decimal("505.00"), posted_by=mesa.cashier)  # 5.00 left
+    with translation.override("en"), pytest.raises(InsufficientChips) as caught:
+        services.hand_void(hand=hand, reason="wrong deck", voided_by=mesa.supervisor)
+    assert (f"the reversal of transaction #{hand.transaction_id} takes back 10.00 € from luis, who holds 5.00 € in "
+            "chips, 0.00 € of them at risk in open hands: his chips would go below zero") == str(caught.value)
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.SETTLED
+    cashier_buy_in(player=mesa.players["luis"], amount=Decimal("5.00"), posted_by=mesa.cashier)
+    services.hand_void(hand=hand, reason="wrong deck", voided_by=mesa.supervisor)
+    assert player_balance(player=mesa.players["luis"]) == Decimal("0.00")
