@@ -19,6 +19,7 @@ router.register("accounts", ledger.AccountViewSet, basename="account")
 router.register("tenures", ledger.TenureViewSet, basename="tenure")
 router.register("slips", ledger.SlipViewSet, basename="slip")
 router.register("cashier", ledger.CashierViewSet, basename="cashier")
+router.register("chips", ledger.ChipTransferViewSet, basename="chips")
 router.register("reports/requests", reports.ReportRequestViewSet, basename="report-request")
 router.register("reports", reports.ReportViewSet, basename="report")
 

@@ -11,7 +11,9 @@ the end:
    (``tables.engine.simulate``) chained at one table as a night's hands are: numbered
    1, 2, 3..., each banked by the holder the hand before left (a 7½ takes the bank), the
    players drawn from ``simulate.NAMES``; written as JSON Lines in two files.
-2. Each file through the real command, ``manage.py import_hands --create-tables FILE``,
+2. Each file through the real command, ``manage.py import_hands --create-tables
+   --opening-chips 1000000 FILE`` (its players are new: without opening chips their bets
+   are not covered),
    in a process of its own run with the production settings
    (``casino.settings.production``: the connection options as shipped), its wall time
    measured from start to exit (Django's start-up included). pgbench runs between the
@@ -71,9 +73,10 @@ def command_env(name):
 
 
 def import_file(path, env):
-    """``manage.py import_hands --create-tables path``; (seconds, its output)."""
+    """``manage.py import_hands --create-tables --opening-chips 1000000 path``; (seconds, its output)."""
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, str(ROOT / "manage.py"), "import_hands", "--create-tables", str(path)],
+    done = subprocess.run([sys.executable, str(ROOT / "manage.py"), "import_hands", "--create-tables",
+                           "--opening-chips", "1000000", str(path)],
                           env=env, capture_output=True, text=True, cwd=ROOT)
     elapsed = time.perf_counter() - started
     if done.returncode != 0:

@@ -96,3 +96,9 @@ class VoidRefused(LedgerError):
     issued the slip, no reason given."""
 
     code = "void_refused"
+
+
+class InvalidTransfer(LedgerError):
+    """A chip transfer between the same player, or without a reason."""
+
+    code = "invalid_transfer"

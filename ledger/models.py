@@ -184,6 +184,8 @@ class Transaction(models.Model):
         DISTRIBUTION = "distribution", _("bank distribution")
         BANK_SALE = "bank_sale", _("bank sale")
         REVERSAL = "reversal", _("reversal")
+        OPENING = "opening", _("opening chips (migration)")
+        TRANSFER = "transfer", _("chip transfer")
 
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     reference = models.CharField(_("reference"), max_length=200)

@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.db import connection
 from django.db.models import Case, Count, F, Q, Sum, When
 from django.db.models.functions import Coalesce
 
@@ -196,14 +197,67 @@ def _reversal_faults():
     return faults
 
 
-def ledger_faults() -> list[str]:
+def _negative_chips_faults():
+    """No player holds fewer than zero chips: a bet is covered at entry, a cash-out or a
+    transfer only spends what he holds. [issue 14 "Chips"]"""
+    return [f"account #{account_id} (player:{code}) holds {balance}: a player's chips never go below zero"
+            for account_id, code, balance in (Account.objects.filter(kind=Account.Kind.PLAYER, balance__lt=0)
+                                              .order_by("id").values_list("id", "player__code", "balance"))]
+
+
+def _slip_amount_faults():
+    """Every cashier slip's transaction is exactly its two legs: the cage's cash and the
+    slip's player's chips, each of the slip's amount (a buy-in debits the cage and credits
+    the chips; a cash-out the other way). [issue 14 "Sealed postings"]"""
+    slips = {tx_id: (number, kind, player_id, amount) for tx_id, number, kind, player_id, amount in
+             CashierSlip.objects.values_list("transaction_id", "number", "kind", "player_id", "amount")}
+    accounts = {account_id: (kind, player_id) for account_id, kind, player_id in
+                Account.objects.filter(kind__in=[Account.Kind.PLAYER, Account.Kind.CAGE])
+                .values_list("id", "kind", "player_id")}
+    legs = defaultdict(Counter)
+    for tx_id, account_id, side, amount in (Entry.objects.filter(transaction_id__in=list(slips))
+                                            .values_list("transaction_id", "account_id", "side", "amount")):
+        legs[tx_id][(accounts.get(account_id, ("other", None)), side, amount)] += 1
+    faults = []
+    for tx_id, (number, kind, player_id, amount) in sorted(slips.items(), key=lambda item: item[1][0]):
+        cash, chips = (("cage", None), ("player", player_id))
+        if kind == CashierSlip.Kind.BUY_IN:
+            expected = Counter({(cash, Entry.Side.DEBIT, amount): 1, (chips, Entry.Side.CREDIT, amount): 1})
+        else:
+            expected = Counter({(chips, Entry.Side.DEBIT, amount): 1, (cash, Entry.Side.CREDIT, amount): 1})
+        if legs[tx_id] != expected:
+            moved = sum(a * n for (_account, side, a), n in legs[tx_id].items() if side == Entry.Side.DEBIT)
+            faults.append(f"cashier slip {number:06d} reads {amount} but its transaction #{tx_id} moves {moved} "
+                          f"in {sum(legs[tx_id].values())} entries: not the slip's two legs")
+    return faults
+
+
+def _late_entry_faults():
+    """Every entry was written by the database transaction that wrote its transaction
+    (PostgreSQL's ``xmin``): an entry added later to a posted transaction, with the
+    triggers off, is found. [issue 14 "Sealed postings"]"""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT t.id, count(*) FROM ledger_transaction t JOIN ledger_entry e ON e.transaction_id = t.id"
+                       " WHERE NOT (e.xmin = t.xmin) GROUP BY t.id ORDER BY t.id")
+        return [f"transaction #{tx_id} has {count} entr{'y' if count == 1 else 'ies'} written after it was posted "
+                "(by another database transaction)" for tx_id, count in cursor.fetchall()]
+
+
+def ledger_faults(*, chips: bool = True) -> list[str]:
     """Audit the whole ledger from its entries; an empty list means it is sound.
+
+    Args:
+        chips: also report players' chips below zero (the tables' rule: a bet is covered
+            at entry). False only where hands are posted straight to the ledger with no
+            chips bought (the ledger's own tests of its arithmetic).
 
     Checks: every account's ``balance`` equals credits − debits of its entries; a closed
     (tenure) account holds nothing; every transaction has at least two entries and
     balances; all balances sum to zero; every
     reversal mirrors its original exactly; cashier slips are numbered 1..n without gaps
-    and each matches its transaction; every tenure's shares sum to 100.
+    and each matches its transaction's kind and is exactly its two legs of the slip's
+    amount; no player's chips are below zero; every entry was written with its
+    transaction (``xmin``); every tenure's shares sum to 100.
     Returns:
         list of messages (English, for operators), one per fault.
     """
@@ -243,6 +297,10 @@ def ledger_faults() -> list[str]:
                    .values_list("number", flat=True))
     for number in slip_faults:
         faults.append(f"cashier slip {number:06d} does not match its transaction's kind")
+    faults += _slip_amount_faults()
+    if chips:
+        faults += _negative_chips_faults()
+    faults += _late_entry_faults()
     for tenure_id, percent in (BankTenure.objects.annotate(total=Sum("shares__percent"))
                                .exclude(total=100).values_list("id", "total")):
         faults.append(f"bank tenure #{tenure_id}: its shares sum to {percent} percent, not 100")

@@ -114,3 +114,23 @@ class RecordRefused(TableError):
         super().__init__(message, params=params, field=field)
         self.event = event
         self.rule = rule
+
+
+class ChipsNotCovered(TableError):
+    """A bet over what the player holds on record, less what he has at risk in open hands
+    (this one and any other): refused at entry, naming his holding. [issue 14 "Chips"]
+
+    Attributes:
+        player: the bettor's id; holding, at_risk, needed: ``Decimal`` euros (his chips on
+        record, what he had at risk in open hands before the bet, what he would have with it).
+    """
+
+    code = "chips"
+
+    def __init__(self, *, player, holding, at_risk, needed, field="amount"):
+        super().__init__(
+            gettext("%(player)s holds %(holding)s in chips, %(at_risk)s of them at risk in open hands: they do not "
+                    "cover this bet, which would put %(needed)s at risk"),
+            params={"player": player, "holding": show(holding), "at_risk": show(at_risk), "needed": show(needed)},
+            field=field)
+        self.player, self.holding, self.at_risk, self.needed = player, holding, at_risk, needed

@@ -32,6 +32,7 @@ from ledger.selectors import player_balance
 from ledger.services import (
     bank_sell,
     bank_transfer,
+    chips_opening,
     ledger_post_settlement,
     ledger_reverse,
     tenure_check_cover,
@@ -40,10 +41,11 @@ from ledger.services import (
 from tables.engine import HandState, IllegalEvent, parse_amount
 from tables.engine.cards import CARD_NAME
 from tables.engine.console import EVENT, UNDO, VOID, effective_events
-from tables.engine.payouts import settle
+from tables.engine.payouts import at_risk, settle
 from tables.engine.record import play_record, profile_for
 from tables.errors import (
     BankNotReady,
+    ChipsNotCovered,
     HandNotOpen,
     NoShift,
     NotTheDealer,
@@ -63,6 +65,7 @@ from tables.hand_lock import (
     open_tenure,
 )
 from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
+from tables.stakes import lock_chips, open_hands_at_risk
 
 #: Sent on commit when a shift closes (the reports queue the shift's report).
 shift_closed = Signal()
@@ -352,20 +355,26 @@ def _record_locked(locked: LockedHand, *, event, entered_by, expected_version, f
     return AtTable(hand, entries, state)
 
 
-def _enter(hand, state, *, event, by, form_token, players=None):
+def _enter(hand, state, *, event, by, form_token, players=None, covered=True):
     """Check ``event`` on the open ``hand`` and make its entry (not written yet).
 
     ``state`` is the engine's state of the hand before this event; the event is applied
     to it, and the hand's version and its table's chain advance in memory (``_entry``).
     The hand's table is locked by the caller. Shared by an entry at the console and by
-    an import. ``players``: as for ``_seat_players``.
+    an import. ``players``: as for ``_seat_players``. ``covered``: check that a bet's
+    player covers it (``_check_covered``); an import checks each record's stakes once,
+    at its end (``_check_record_covered``).
 
     Returns:
         the HandEvent, unsaved.
     Raises:
         RuleBroken: the engine refused the event. CoverExceeded (``bank_cover``),
-        TableError (a bettor who is not a registered player).
+        TableError (a bettor who is not a registered player), ChipsNotCovered.
     """
+    staking = covered and type(event) is dict and event.get("do") in ("bet", "muerto")
+    if staking:
+        bettor = event.get("player") or event.get("seat")
+        before = at_risk(state).get(bettor, 0)
     try:
         state.apply(event)
     except IllegalEvent as error:
@@ -374,7 +383,33 @@ def _enter(hand, state, *, event, by, form_token, players=None):
         tenure_check_cover(tenure=hand.tenure, stakes=euros(_stakes(state)))
     if event.get("do") == "bet" and event.get("player") is not None:
         _seat_players([event["player"]], bank=hand.bank, field="player", seated=False, known=players)
+    if staking:
+        _check_covered(hand, state, bettor, before)
     return _entry(table=hand.table, hand=hand, kind=EVENT, event=event, by=by, form_token=form_token)
+
+
+def _check_covered(hand, state, code, before):
+    """Refuse the bet just applied to ``state`` unless ``code``'s chips on record cover
+    what he has at risk in this hand with it and in every other open hand (``before``:
+    cents he had at risk in this hand before the bet, for the message).
+
+    His chips account's row is locked (``lock_chips``), so that two tables, a cash-out
+    or a transfer cannot spend the same chips at once; the other open hands are read after
+    the lock. [issue 14 "Chips"]
+
+    Raises:
+        ChipsNotCovered: naming his holding, what he had at risk, and what the bet would
+        put at risk (``Decimal`` euros in the message, in the reader's locale).
+    """
+    here = at_risk(state).get(code, 0)
+    holding = lock_chips([code]).get(code, 0)
+    if here <= holding:  # over his chips in this hand alone: the others need not be read
+        elsewhere = open_hands_at_risk(codes=[code], exclude_hand_id=hand.pk).get(code, 0)
+    else:
+        elsewhere = 0
+    if here + elsewhere > holding:
+        raise ChipsNotCovered(player=code, holding=euros(holding), at_risk=euros(before + elsewhere),
+                              needed=euros(here + elsewhere))
 
 
 def _finished(state):
@@ -463,7 +498,8 @@ def hand_import_record(*, record: dict, imported_by=None, create_tables: bool = 
     Returns:
         the settled Hand.
     Raises:
-        RecordRefused: with ``event`` (0 outside the events): an invalid record, a
+        RecordRefused: with ``event`` (0 outside the events): an invalid record, a bet
+        its player's chips do not cover (the message names him and his holding), a
         missing table, rules or limits that differ from the table's, a bank that is not
         the table's holder, a number that is not the table's next; and the ledger's
         refusals. Nothing is written.
@@ -472,7 +508,8 @@ def hand_import_record(*, record: dict, imported_by=None, create_tables: bool = 
     return hand
 
 
-def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tables: bool = False) -> list[Hand]:
+def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tables: bool = False,
+                        opening_chips: Decimal | None = None) -> list[Hand]:
     """Record and settle hand records, in order, in ONE database transaction, each record
     all or nothing. [issue 4 "Around the hand"; issue 18 "The import crawls"]
 
@@ -483,7 +520,8 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     table's takeover capital at most his chips), the players the record names registered
     (code only) if new, the hand opened (a 7½ takeover due passes the bank first) and
     every event entered through the same code as the console's entries
-    (``_open_locked``, ``_enter``), and the finished hand settled and posted to the
+    (``_open_locked``, ``_enter``), each bet checked against its player's chips
+    (``_RecordCover``: a record whose stakes a player cannot cover is refused), and the finished hand settled and posted to the
     ledger (``_settle``, ``ledger_post_settlement``). Everything that can refuse a
     record runs inside its savepoint. The hands, their entries and their bets are then
     inserted in bulk, all the batch's at once, and each table's head (its last hand
@@ -499,6 +537,9 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
         records: decoded hand records, each naming its ``table``.
         imported_by: the user running the import (None for the system).
         create_tables: create a missing table from the record's rules and limits.
+        opening_chips: ``Decimal`` euros, or None: for a migration, each player the import
+            creates gets this much as his opening chips (``ledger.services.chips_opening``,
+            a marked buy-in), before his first bet is checked.
     Returns:
         the settled Hands, one per record, in order.
     Raises:
@@ -507,7 +548,7 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
         ``imported`` (the Hands of the records before it, committed).
     """
     refused = None
-    batch = _ImportBatch(imported_by=imported_by, create_tables=create_tables)
+    batch = _ImportBatch(imported_by=imported_by, create_tables=create_tables, opening_chips=opening_chips)
     with db.atomic():
         for index, record in enumerate(records):
             try:
@@ -524,6 +565,29 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     return batch.hands
 
 
+class _RecordCover:
+    """An imported record's bets checked against its players' chips, event by event: his
+    chips on record (read and row-locked once per record, after the records before it
+    were posted) less what he has at risk in the open hands at other tables. The same
+    rule as an entry's (``_check_covered``), without a read per bet."""
+
+    def __init__(self, codes):
+        self.holding = lock_chips(codes)
+        self.elsewhere = open_hands_at_risk(codes=codes)
+
+    def check(self, state, event):
+        """Raise ``ChipsNotCovered`` if ``event`` (just applied to ``state``) is a bet
+        its player cannot cover."""
+        if event.get("do") not in ("bet", "muerto"):
+            return
+        code = event.get("player") or event.get("seat")
+        risk = at_risk(state)
+        holding, elsewhere = self.holding.get(code, 0), self.elsewhere.get(code, 0)
+        if risk.get(code, 0) + elsewhere > holding:
+            raise ChipsNotCovered(player=code, holding=euros(holding), at_risk=euros(elsewhere),
+                                  needed=euros(risk.get(code, 0) + elsewhere))
+
+
 class _ImportBatch:
     """What an import's transaction has locked and read, and what it will write.
 
@@ -532,8 +596,9 @@ class _ImportBatch:
     (``players``), and the hands, entries and bets of the records accepted so far,
     written by ``write``."""
 
-    def __init__(self, *, imported_by, create_tables):
+    def __init__(self, *, imported_by, create_tables, opening_chips=None):
         self.imported_by, self.create_tables = imported_by, create_tables
+        self.opening_chips = opening_chips  # Decimal euros booked for each player created, or None
         self.openings = {}  # table name -> Opening as lock_table_for_opening read it, kept up to date
         self.players = {}  # code -> Player registered
         self.hands, self.entries, self.bets = [], [], []  # of the records accepted, not written yet
@@ -556,7 +621,7 @@ class _ImportBatch:
         holder = pending_bank_holder(table, opening.tenure, last=opening.last_hand)
         if holder is None:
             bank = players[record["bank"]]
-            capital = min(table.bank_capital, max(player_balance(player=bank), Decimal("0")))
+            capital = min(table.bank_capital, _free_chips(bank))
             opening = opening._replace(tenure=tenure_open(
                 table=table, holder=bank, capital=capital, began=BankTenure.Began.DRAW, posted_by=by,
                 source="system:import" if by is None else "import"))
@@ -568,9 +633,12 @@ class _ImportBatch:
             opening, seats=record["seats"], opened_by=by, shift=None, require_shift=False, imported=True,
             write=False, players=players, opened_at=_started_at(started) if started else None)
         entries = []
+        cover = _RecordCover(codes)
         for number, event in enumerate(record["events"], 1):
             try:
-                entries.append(_enter(hand, state, event=event, by=by, form_token=None, players=players))
+                entries.append(_enter(hand, state, event=event, by=by, form_token=None, players=players,
+                                      covered=False))
+                cover.check(state, event)
             except ValidationError as error:  # the engine's, the table's or the ledger's (bank_cover)
                 raise RecordRefused(str(error), event=number, rule=getattr(error, "rule", "record")) from None
         bets = []
@@ -614,7 +682,11 @@ class _ImportBatch:
             missing = sorted(new - self.players.keys())
             if missing:
                 Player.objects.bulk_create([Player(code=code) for code in missing], ignore_conflicts=True)
-                self.players.update((p.code, p) for p in Player.objects.filter(code__in=missing))
+                created = list(Player.objects.filter(code__in=missing))
+                self.players.update((p.code, p) for p in created)
+                if self.opening_chips is not None:
+                    for player in created:
+                        chips_opening(player=player, amount=self.opening_chips, posted_by=self.imported_by)
         return self.players
 
     def write(self):
@@ -764,13 +836,20 @@ def _take_over_if_due(*, table, tenure, by, last):
     holder = pending_bank_holder(table, tenure, last=last)
     if holder.pk == tenure.holder_id:
         return tenure
-    capital = min(table.bank_capital, max(player_balance(player=holder), Decimal("0")))
+    capital = min(table.bank_capital, _free_chips(holder))
     try:
         return bank_transfer(tenure=tenure, holder=holder, capital=capital, posted_by=by,
                              cause=BankTenure.Began.NATURAL, source="console" if by else "system:import")
     except InsufficientChips as error:
         raise BankNotReady(_("%(player)s takes the bank with 7½ but cannot put in its capital: %(why)s"),
                            params={"player": holder.code, "why": str(error)}) from None
+
+
+def _free_chips(player):
+    """What ``player`` may put into a bank: his chips less what he has at risk in open
+    hands (``tables.stakes``), ``Decimal`` euros, at least zero."""
+    risk = open_hands_at_risk(codes=[player.code]).get(player.code, 0)
+    return max(player_balance(player=player) - euros(risk), Decimal("0"))
 
 
 def _seat_players(codes, *, bank, field="seats", seated=True, known=None):

@@ -143,3 +143,31 @@ class CashierInputSerializer(serializers.Serializer):
             raise serializers.ValidationError(f"at most {slip_maximum():.2f} per slip (the cage's maximum)",
                                               code="max_value")
         return amount
+
+
+class ChipTransferInputSerializer(serializers.Serializer):
+    """A chip transfer recorded by the pit: both players' ids, the amount in euros, why."""
+
+    giver = PlayerCodeField(help_text="the player id who gives the chips")
+    receiver = PlayerCodeField(help_text="the player id who receives them")
+    amount = AmountField()
+    reason = serializers.CharField(max_length=500, help_text="why the chips change hands")
+
+
+class ChipTransferSerializer(serializers.Serializer):
+    """A recorded chip transfer: its ledger transaction and both players' chips now."""
+
+    transaction = serializers.IntegerField(source="pk", help_text="the ledger transaction's id")
+    giver = serializers.CharField(source="detail.giver")
+    receiver = serializers.CharField(source="detail.receiver")
+    amount = serializers.CharField(source="detail.amount", help_text="euros, two decimals")
+    reason = serializers.CharField(source="memo")
+    posted_at = serializers.DateTimeField()
+    posted_by = serializers.CharField(source="posted_by.username")
+    balances = serializers.SerializerMethodField(help_text="each player's chips now (euros)")
+
+    @extend_schema_field({"type": "object", "additionalProperties": {
+        "type": "string", "format": "decimal", "pattern": r"^-?\d+\.\d{2}$"}})
+    def get_balances(self, txn):
+        return {entry.account.player.code: f"{entry.account.balance:.2f}"
+                for entry in txn.entries.select_related("account__player").order_by("id")}

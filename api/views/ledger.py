@@ -1,5 +1,6 @@
 """The ledger: players and their chips, accounts, statements with running balances, bank
-tenures and their syndicates, cashier slips; buy-ins and cash-outs (cashier).
+tenures and their syndicates, cashier slips; buy-ins and cash-outs (cashier); chip
+transfers between players (pit supervisor).
 
 Reads: players by any role (the console seats them); accounts, statements, tenures and
 slips by the cashier, the auditor and the admin. Writes: the cashier, through
@@ -19,10 +20,12 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from api.filters import AccountFilter, PlayerFilter, SlipFilter, TenureFilter
 from api.idempotency import idempotent
-from api.permissions import IsAdmin, IsAuditor, IsCashier, IsStaff
+from api.permissions import IsAdmin, IsAuditor, IsCashier, IsPitSupervisor, IsStaff
 from api.serializers.ledger import (
     AccountSerializer,
     CashierInputSerializer,
+    ChipTransferInputSerializer,
+    ChipTransferSerializer,
     PlayerSerializer,
     SlipSerializer,
     StatementSerializer,
@@ -187,3 +190,24 @@ class CashierViewSet(ApiViewMixin, viewsets.GenericViewSet):
     def cash_out(self, request):
         """Post a cash-out (refused above the player's chips) and issue its slip."""
         return self._slip(request, services.cashier_cash_out)
+
+
+class ChipTransferViewSet(ApiViewMixin, viewsets.GenericViewSet):
+    """Chips handed from one player to another, recorded by the pit supervisor
+    (``ledger.services.chips_transfer``). [issue 14 "Chips"]"""
+
+    permission = IsPitSupervisor
+    serializer_class = ChipTransferInputSerializer
+
+    @extend_schema(summary="Chip transfer between two players (pit supervisor)", tags=["pit"],
+                   request=ChipTransferInputSerializer, responses={201: ChipTransferSerializer})
+    @action(detail=False, methods=["post"], url_path="transfer", refusal_field="amount")
+    @idempotent
+    def transfer(self, request):
+        """Post the transfer: refused above what the giver holds less what he has at risk
+        in open hands, or between the same player."""
+        data = validated(ChipTransferInputSerializer, request)
+        txn = services.chips_transfer(giver=data["giver"], receiver=data["receiver"], amount=data["amount"],
+                                      reason=data["reason"], posted_by=request.user,
+                                      idempotency_key=ledger_key(request))
+        return Response(ChipTransferSerializer(txn).data, status=status.HTTP_201_CREATED)

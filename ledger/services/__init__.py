@@ -20,11 +20,14 @@ the owner holds; see ``ledger.models``).
   (``ledger_reverse``).
 - ``cage``: the cashier's slips (``cashier_buy_in``, ``cashier_cash_out``, one function per
   kind; ``cashier_slip_void`` by a cage supervisor); ``patrons``: the players' register.
+- ``chips``: chips away from the cage and the tables (``chips_opening``: a migration's
+  opening chips; ``chips_transfer``: from one player to another, recorded by the pit).
 - ``tenures``: the bank's tenures (``tenure_open``, ``tenure_close``, ``bank_sell``,
   ``bank_transfer``, ``tenure_check_cover``).
 """
 
 from ledger.services.cage import cashier_buy_in, cashier_cash_out, cashier_slip_void
+from ledger.services.chips import chips_opening, chips_transfer
 from ledger.services.posting import ledger_post_settlement, ledger_reverse
 from ledger.services.tenures import (
     bank_sell,
@@ -35,6 +38,7 @@ from ledger.services.tenures import (
 )
 
 __all__ = [
-    "bank_sell", "bank_transfer", "cashier_buy_in", "cashier_cash_out", "cashier_slip_void", "ledger_post_settlement",
+    "bank_sell", "bank_transfer", "cashier_buy_in", "cashier_cash_out", "cashier_slip_void", "chips_opening",
+    "chips_transfer", "ledger_post_settlement",
     "ledger_reverse", "tenure_check_cover", "tenure_close", "tenure_open",
 ]

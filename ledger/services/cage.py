@@ -29,6 +29,7 @@ from ledger.services.posting import (
     _singleton_account,
 )
 from tables.models import Player
+from tables.stakes import open_hands_at_risk
 
 
 def slip_maximum() -> Decimal:
@@ -64,11 +65,15 @@ def _cashier(*, kind, player, amount, posted_by, idempotency_key):
         chips = _ensure_player_accounts([player.pk])[player.pk]
         cage = _singleton_account(Account.Kind.CAGE)
         locked = _lock([chips, cage])  # the cage's lock also serializes the slip numbers
-        if kind == CashierSlip.Kind.CASH_OUT and cents(locked[chips].balance) < amount_cents:
-            raise InsufficientChips(
-                _("the cash-out of %(amount)s is above %(player)s's balance of %(balance)s"),
-                params={"amount": show(euros(amount_cents)), "player": player.code,
-                        "balance": show(locked[chips].balance)}, field="amount")
+        if kind == CashierSlip.Kind.CASH_OUT:
+            in_play = open_hands_at_risk(codes=[player.code]).get(player.code, 0)
+            if cents(locked[chips].balance) - in_play < amount_cents:
+                raise InsufficientChips(
+                    _("the cash-out of %(amount)s is above %(player)s's balance of %(balance)s, less "
+                      "%(in_play)s at risk in open hands"),
+                    params={"amount": show(euros(amount_cents)), "player": player.code,
+                            "balance": show(locked[chips].balance), "in_play": show(euros(in_play))},
+                    field="amount")
         number = (CashierSlip.objects.aggregate(last=Max("number"))["last"] or 0) + 1
         reference = f"slip {number:06d}"
         if kind == CashierSlip.Kind.BUY_IN:
@@ -107,8 +112,9 @@ def cashier_cash_out(*, player: Player, amount: Decimal, posted_by, idempotency_
     Returns:
         CashierSlip of kind ``cash_out``.
     Raises:
-        InsufficientChips: ``amount`` is above the player's balance (the message says the
-        balance; checked under the account's row lock).
+        InsufficientChips: ``amount`` is above the player's balance less what he has at
+        risk in open hands (``tables.stakes``; the message says both; checked under the
+        account's row lock, which a bet's check takes too).
         InvalidAmount, AlreadyPosted.
     """
     return _cashier(kind=CashierSlip.Kind.CASH_OUT, player=player, amount=amount, posted_by=posted_by,

@@ -20,14 +20,16 @@ from django.utils.translation import gettext as _
 from ledger.errors import (
     AlreadyPosted,
     AlreadyReversed,
+    InsufficientChips,
     InvalidAmount,
     NotReversible,
     TenureError,
     UnknownPlayer,
 )
 from ledger.models import Account, BankTenure, Entry, Transaction
-from ledger.money import cents, euros
+from ledger.money import cents, euros, show
 from tables.models import Player
+from tables.stakes import open_hands_at_risk
 
 DEBIT, CREDIT = Entry.Side.DEBIT, Entry.Side.CREDIT
 KIND = Transaction.Kind
@@ -379,6 +381,34 @@ def _lock_settlement_accounts(*, codes, tenure_id, holder_id, house, idempotency
 # Reversal
 
 
+def _refuse_chips_below_zero(original, locked, legs):
+    """Refuse a reversal that would take from a player more chips than he holds, less what
+    he has at risk in open hands (a hand's winnings cashed out since): his chips never go
+    below zero. [issue 14 "Chips"]
+
+    Raises:
+        InsufficientChips: naming the first such player, his chips and what is taken back.
+    """
+    taken = defaultdict(int)
+    for account_id, side, amount in legs:
+        taken[account_id] += amount if side == DEBIT else -amount
+    taken = {account_id: amount for account_id, amount in taken.items() if amount > 0}
+    players = dict(Account.objects.filter(id__in=list(taken), kind=Account.Kind.PLAYER)
+                   .values_list("id", "player__code"))
+    if not players:
+        return
+    in_play = open_hands_at_risk(codes=players.values())
+    for account_id, code in sorted(players.items(), key=lambda item: item[1]):
+        balance = cents(locked[account_id].balance)
+        risk = in_play.get(code, 0)
+        if balance - risk < taken[account_id]:
+            raise InsufficientChips(
+                _("the reversal of transaction #%(id)s takes back %(amount)s from %(player)s, who holds %(balance)s "
+                  "in chips, %(in_play)s of them at risk in open hands: his chips would go below zero"),
+                params={"id": original.pk, "amount": show(euros(taken[account_id])), "player": code,
+                        "balance": show(euros(balance)), "in_play": show(euros(risk))}, field="reason")
+
+
 def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: str = "") -> Transaction:
     """Correct a mistake: post the mirror of ``transaction`` (every debit a credit and
     back), linked both ways (``reversal.reverses == transaction``,
@@ -394,6 +424,8 @@ def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: 
         AlreadyReversed: it was reversed already (once only, also backed by a unique key).
         NotReversible: it is itself a reversal, or it touches a closed tenure (whose
         balance was already distributed).
+        InsufficientChips: it would take back from a player more chips than he holds, less
+        what he has at risk in open hands (winnings cashed out since).
         ValueError: an empty reason.
     [TigerBeetle's rule: a posted transfer is never changed; a correction is a new one]
     """
@@ -420,6 +452,7 @@ def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: 
             if closed:
                 raise NotReversible(_("transaction #%(id)s touches a closed bank tenure: its balance was "
                                       "already distributed"), params={"id": original.pk})
+            _refuse_chips_below_zero(original, locked, legs)
             return _post(locked=locked, kind=KIND.REVERSAL, legs=legs, idempotency_key=key,
                          reference=f"reversal of #{original.pk}: {original.reference}",
                          posted_by=posted_by, source=source, memo=reason, reverses=original,

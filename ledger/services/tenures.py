@@ -30,6 +30,7 @@ from ledger.services.posting import (
 )
 from ledger.shares import InvalidShares, check_percents, split_by_shares
 from tables.models import Player
+from tables.stakes import open_hands_at_risk
 
 
 def _syndicate(holder, shares):
@@ -56,17 +57,27 @@ def _check_choice(value, choices, field):
 
 
 def _require_chips(locked, debits, players, field="amount"):
-    """Refuse if any player account in ``debits`` ({account id: cents}) holds less,
-    naming every player short of chips with his balance.
+    """Refuse if any player account in ``debits`` ({account id: cents}) holds less, once
+    what the player has at risk in open hands is set aside (``tables.stakes``), naming
+    every player short of chips with his balance.
 
     ``players`` maps account id -> Player, for the message; ``field`` names the form
     field the refusal is about.
     """
-    short = [_("%(player)s holds %(balance)s in chips; %(needed)s are needed") % {
-                 "player": players[account_id].code, "balance": show(locked[account_id].balance),
-                 "needed": show(euros(needed))}
-             for account_id, needed in sorted(debits.items(), key=lambda item: players[item[0]].code)
-             if cents(locked[account_id].balance) < needed]
+    in_play = open_hands_at_risk(codes=[players[account_id].code for account_id in debits])
+    short = []
+    for account_id, needed in sorted(debits.items(), key=lambda item: players[item[0]].code):
+        code, balance = players[account_id].code, locked[account_id].balance
+        risk = in_play.get(code, 0)
+        if cents(balance) - risk >= needed:
+            continue
+        if risk:
+            short.append(_("%(player)s holds %(balance)s in chips, %(in_play)s of them at risk in open hands; "
+                           "%(needed)s are needed") % {"player": code, "balance": show(balance),
+                                                       "in_play": show(euros(risk)), "needed": show(euros(needed))})
+        else:
+            short.append(_("%(player)s holds %(balance)s in chips; %(needed)s are needed") % {
+                "player": code, "balance": show(balance), "needed": show(euros(needed))})
     if short:
         raise InsufficientChips("; ".join(short), field=field)
 

@@ -162,3 +162,39 @@ def settle(state):
         commission = int((Decimal(bank_result) * rate).to_integral_value(rounding=ROUND_FLOOR))
     return Settlement(tuple(bets), players, state.bank_player, bank_points, bank_result,
                       commission, bank_result - commission, next_bank)
+
+
+def loss_multiplier(profile):
+    """The most a cent staked can lose at a table of ``profile``: 1, or more where the
+    bank's 7½ collects more than the stake (``bank_natural_collects``,
+    ``bank_natural_vs_natural``). [rules.md "Settlement of one bet"]
+
+    Returns:
+        int, at least 1.
+    """
+    return max(1, profile.bank_natural_collects, profile.bank_natural_vs_natural)
+
+
+def at_risk(state):
+    """What each player may lose at most on the hand as it stands: every cent he staked
+    (his seat's hands, muerto's two bets, his side bets on other seats, his bets on la
+    loca) times the table's ``loss_multiplier``. A bet is covered when the player's chips
+    on record, less what he has at risk in every open hand, pay for it. [issue 14
+    "Chips"]
+
+    Args:
+        state: a ``HandState`` (finished or not).
+    Returns:
+        ``{player id: cents}`` of every player with a stake (the bank's holder is not one).
+    """
+    staked = {}
+    for seat in state.seats:
+        own = sum(hand.stake for hand in seat.hands)
+        if own:
+            staked[seat.player] = staked.get(seat.player, 0) + own
+        for bettor, stake in seat.side_bets.items():
+            staked[bettor] = staked.get(bettor, 0) + stake
+    for bettor, (_first, stake) in state.loca_bets.items():
+        staked[bettor] = staked.get(bettor, 0) + stake
+    k = loss_multiplier(state.profile)
+    return {player: k * cents for player, cents in staked.items()}

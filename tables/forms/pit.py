@@ -6,6 +6,7 @@ Amounts are ``Decimal`` euros with two places (a Spanish ``150,50`` is accepted)
 """
 
 import re
+import uuid
 from decimal import Decimal
 
 from django import forms
@@ -154,3 +155,38 @@ class HandVoidForm(forms.Form):
 def shares_text(shares):
     """``[(Player, Decimal)]`` written back as the form reads it (``ana 60\\nluis 40``)."""
     return "\n".join(f"{player.code} {percent}" for player, percent in shares or ())
+
+
+class ChipTransferForm(forms.Form):
+    """Chips handed from one player to another at the pit's sight: both players' ids, the
+    amount (Decimal euros, two decimals, above zero), the reason, and a one-time token so
+    that the confirmation sent twice posts once. [issue 14 "Chips"]"""
+
+    giver = PlayerCodeField(label=_("From (player id)"))
+    receiver = PlayerCodeField(label=_("To (player id)"))
+    amount = forms.DecimalField(label=_("Amount (€)"), max_digits=12, decimal_places=2,
+                                min_value=Decimal("0.01"), localize=True)
+    reason = forms.CharField(label=_("Reason"), max_length=500, strip=True,
+                             widget=forms.Textarea(attrs={"rows": 2, "cols": 30}),  # fits a phone
+                             error_messages={"required": _("Say why the chips change hands.")})
+    token = forms.CharField(widget=forms.HiddenInput, max_length=64)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.is_bound:
+            self.initial.setdefault("token", uuid.uuid4().hex)
+        self.fields["giver"].widget.attrs.update(autofocus=True, autocomplete="off")
+        self.fields["receiver"].widget.attrs.update(autocomplete="off")
+
+    def clean(self):
+        cleaned = super().clean()
+        giver, receiver = cleaned.get("giver"), cleaned.get("receiver")
+        if giver is not None and receiver is not None and giver.pk == receiver.pk:
+            self.add_error("receiver", forms.ValidationError(
+                _("%(player)s cannot transfer chips to himself: name another player."), code="same_player",
+                params={"player": giver.code}))
+        return cleaned
+
+    @property
+    def idempotency_key(self):
+        return f"form:{self.cleaned_data['token']}"

@@ -1,4 +1,5 @@
-"""The pit supervisor's pages, under /tables/pit/: shifts, the bank between hands, voids.
+"""The pit supervisor's pages, under /tables/pit/: shifts, the bank between hands, voids,
+chip transfers between players.
 
 Thin: a form checks what was typed, a service of ``tables.services`` writes (and refuses
 with a message naming the field), a redirect shows the result. Every change that cannot
@@ -22,6 +23,8 @@ from django.urls import path
 from django.utils.translation import gettext as _
 
 from casino.roles import AUDITOR, PIT_SUPERVISOR, has_role, role_required
+from ledger import services as ledger_services
+from ledger.errors import AlreadyPosted
 from ledger.models import Account, BankTenure
 from ledger.money import cents, euros, show
 from ledger.selectors import player_balance
@@ -31,6 +34,7 @@ from tables.forms.pit import (
     BankDrawForm,
     BankSellForm,
     BankTransferForm,
+    ChipTransferForm,
     HandVoidForm,
     ShiftOpenForm,
 )
@@ -341,6 +345,41 @@ def _nets(hand):
     return [(who, net, -net) for who, net in nets]
 
 
+# ---------------------------------------------------------------------------------------
+# Chip transfers
+
+
+@pit_page
+def chip_transfer(request):
+    """Record chips handed from one player to another: the form, then a confirmation
+    naming both players, the amount and what the giver holds; only the confirmation posts
+    (``ledger.services.chips_transfer``). [issue 14 "Chips"]"""
+    form = ChipTransferForm(request.POST or None)
+    context = {"form": form, "can_change": _can_change(request)}
+    if request.method == "POST" and form.is_valid():
+        giver = form.cleaned_data["giver"]
+        if request.POST.get("confirm") == "yes":
+            try:
+                txn = ledger_services.chips_transfer(
+                    giver=giver, receiver=form.cleaned_data["receiver"], amount=form.cleaned_data["amount"],
+                    reason=form.cleaned_data["reason"], posted_by=request.user,
+                    idempotency_key=form.idempotency_key)
+            except AlreadyPosted:
+                messages.info(request, _("This transfer was already recorded."))
+                return redirect("tables:chip_transfer")
+            except ValidationError as error:
+                _refuse(form, error)
+            else:
+                messages.success(request, _("Transfer #%(id)s recorded: %(amount)s from %(giver)s to %(receiver)s.")
+                                 % {"id": txn.pk, "amount": show(form.cleaned_data["amount"]), "giver": giver.code,
+                                    "receiver": form.cleaned_data["receiver"].code})
+                return redirect("tables:chip_transfer")
+        else:
+            context["holding"] = player_balance(player=giver)
+            return render(request, "tables/pit/chip_transfer_confirm.html", context)
+    return render(request, "tables/pit/chip_transfer.html", context)
+
+
 urlpatterns = [
     path("pit/", pit, name="pit"),
     path("pit/tables/<int:table_id>/", pit_table, name="pit_table"),
@@ -350,4 +389,5 @@ urlpatterns = [
     path("pit/tables/<int:table_id>/bank/sell/", bank_sell, name="bank_sell"),
     path("pit/tables/<int:table_id>/bank/transfer/", bank_transfer, name="bank_transfer"),
     path("pit/tables/<int:table_id>/hands/<int:number>/void/", hand_void, name="hand_void"),
+    path("pit/chips/transfer/", chip_transfer, name="chip_transfer"),
 ]

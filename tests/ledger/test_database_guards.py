@@ -63,7 +63,8 @@ class TestBalanceIsCheckedAtCommit:
     def test_an_entry_added_later_to_a_posted_transaction_is_refused(self, accounts):
         cage, luis = accounts
         buy_in = CashierSlip.objects.get().transaction_id
-        with pytest.raises(IntegrityError, match=f"ledger transaction {buy_in} does not balance"):
+        # Sealed (ledger 0005): refused at once, before the balance check at commit.
+        with pytest.raises(IntegrityError, match=f"ledger transaction {buy_in} is posted and sealed"):
             with transaction.atomic():
                 new_entry(buy_in, luis, "C", "50.00")
         assert Entry.objects.filter(transaction_id=buy_in).count() == 2

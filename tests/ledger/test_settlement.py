@@ -32,7 +32,7 @@ def test_natural_pays_double_luis_and_marta_are_paid_by_the_bank(players, ana_ba
     assert player_balance(player=players["luis"]) == Decimal("20.00")
     assert player_balance(player=players["marta"]) == Decimal("10.00")
     assert account_balance(account=ana_bank.account) == Decimal("470.00")
-    assert ledger_faults() == []
+    assert ledger_faults(chips=False) == []  # hands posted straight to the ledger: no chips bought
 
 
 def test_the_bank_collects_and_the_house_takes_its_commission(players, ana_bank, other_user):
@@ -50,7 +50,7 @@ def test_the_bank_collects_and_the_house_takes_its_commission(players, ana_bank,
     assert account_balance(account=ana_bank.account) == Decimal("509.50")
     assert Account.objects.get(kind="house").balance == Decimal("0.50")
     assert player_balance(player=players["marta"]) == Decimal("-20.00")
-    assert ledger_faults() == []
+    assert ledger_faults(chips=False) == []  # hands posted straight to the ledger: no chips bought
 
 
 def test_the_same_hand_posted_twice_is_refused_and_nothing_changes(players, ana_bank):
@@ -130,7 +130,7 @@ def test_every_conformance_hand_posts_its_exact_nets(players, ana_bank, prefix):
     for code, net in settlement.players.items():
         assert player_balance(player=players[code]) - before[code] == Decimal(net) / 100
     assert account_balance(account=ana_bank.account) == Decimal("500.00") + Decimal(settlement.bank_net) / 100
-    assert ledger_faults() == []
+    assert ledger_faults(chips=False) == []  # hands posted straight to the ledger: no chips bought
 
 
 def test_a_hand_with_commission_posts_once_and_its_key_again_is_refused(players, ana_bank):
@@ -143,7 +143,7 @@ def test_a_hand_with_commission_posts_once_and_its_key_again_is_refused(players,
     assert len(entries_of(posted)) == len(posted.entries.all()) >= 4
     assert player_balance(player=players["marta"]) == Decimal("-20.00")
     assert account_balance(account=ana_bank.account) == Decimal("509.50")
-    assert ledger_faults() == []
+    assert ledger_faults(chips=False) == []  # hands posted straight to the ledger: no chips bought
 
 
 def test_refusals_speak_the_active_language(players, ana_bank):

@@ -293,7 +293,7 @@ def test_an_import_creates_a_missing_table_only_when_asked(db):
     rec = record(*P01, seats=["luis", "marta"], table="Mesa 9", rules="reglamento", min_bet="5", max_bet="100")
     with pytest.raises(RecordRefused):
         services.hand_import_record(record=rec)
-    hand = services.hand_import_record(record=rec, create_tables=True)
+    hand = services.hand_import_records(records=[rec], create_tables=True, opening_chips=Decimal("100"))[0]
     assert hand.table.name == "Mesa 9" and hand.tenure.holder.code == "ana"
     with pytest.raises(RecordRefused) as caught:
         services.hand_import_record(record={**rec, "rules": {"profile": "reglamento", "side_bets": True}})

@@ -127,19 +127,20 @@ def test_a_missing_table_is_refused_without_create_tables(mesa, tmp_path):
 
 
 def test_create_tables_creates_the_table_from_the_record_with_a_holder_without_chips(db, tmp_path):
-    # "banca" has never bought chips: his bank opens with no capital.
+    # "banca" has never bought chips: his bank opens with no capital (the table's
+    # takeover capital is 0); the players get their opening chips.
     records = [record(*P01, seats=["luis", "marta"], bank="banca", table="Mesa 9", rules="americana",
                       min_bet="5", max_bet="50"),
                record(*P01, seats=["luis", "marta"], bank="banca", table="Mesa 9", rules="americana",
                       min_bet="5", max_bet="50")]
-    out = run("--create-tables", write(tmp_path / "h.jsonl", *records))
+    out = run("--create-tables", "--opening-chips", "100", write(tmp_path / "h.jsonl", *records))
     assert "Mesa 9: 2" in out
     table = Table.objects.get(name="Mesa 9")
     assert (table.rules, table.min_bet, table.max_bet) == ("americana", Decimal("5.00"), Decimal("50.00"))
     assert list(table.hands.values_list("status", flat=True)) == ["settled", "settled"]
     tenure = BankTenure.objects.get(table=table)
     assert tenure.holder.code == "banca" and tenure.capital == Decimal("0.00")
-    assert player_balance(player=Player.objects.get(code="luis")) == Decimal("20.00")
+    assert player_balance(player=Player.objects.get(code="luis")) == Decimal("120.00")
 
 
 def test_entries_are_attributed_to_the_user_named(mesa, tmp_path, staff):
@@ -227,7 +228,48 @@ def test_a_newcomer_on_la_loca_at_its_turn_stops_the_import_naming_the_rule(db, 
                   **loca)
     newcomer = record("bank deal 5O", "luis deal 2C", "loca deal 12O", "loca bet 10 by pepe", "luis bet 5",
                       "luis stand", "loca bet 5 by rosa", "loca stand", "bank stand", **loca)
-    message, _out = refused("--create-tables", write(tmp_path / "h.jsonl", good, newcomer))
+    message, _out = refused("--create-tables", "--opening-chips", "100", write(tmp_path / "h.jsonl", good, newcomer))
     assert "line 2, event 7:" in message and "va la loca" in message and "rosa" in message
     (settled,) = Hand.objects.filter(table__name="Mesa L")
     assert settled.settlement["players"]["pepe"] == "40.00"
+
+
+def test_a_record_whose_stakes_a_player_cannot_cover_is_refused_naming_him_and_his_holding(mesa, tmp_path):
+    """issue 14 "Chips": the import checks every bet as the console does."""
+    from ledger.services import cashier_cash_out
+
+    luis = Player.objects.get(code="luis")
+    cashier_cash_out(player=luis, amount=Decimal("490.00"), posted_by=mesa.cashier)  # 10.00 left
+    bigger = [line.replace("luis bet 10", "luis bet 25") for line in P01]
+    path = write(tmp_path / "h.jsonl", hand(*P01), hand(*bigger))  # luis wins 10.00 in the first
+    message, out = refused(path)
+    assert ("line 2, event 4: luis holds 20.00 € in chips, 0.00 € of them at risk in open hands: they do not "
+            "cover this bet, which would put 25.00 € at risk") in message
+    assert "1 hand(s) imported" in out
+
+
+def test_a_newcomer_holds_no_chips_unless_the_import_books_his_opening_chips(mesa, tmp_path):
+    lines = [line.replace("marta", "nuevo") for line in P01]
+    path = write(tmp_path / "h.json", hand(*lines, seats=("luis", "nuevo")))
+    message, _out = refused(path)
+    assert "event 7: nuevo holds 0.00 € in chips" in message
+    assert not Player.objects.filter(code="nuevo").exists()  # nothing of the record was written
+    out = run("--opening-chips", "50", path)
+    assert "1 hand(s) imported" in out
+    nuevo = Player.objects.get(code="nuevo")
+    opening = Transaction.objects.get(kind="opening")
+    assert opening.detail == {"opening": True, "player": "nuevo"} and opening.source == "system:import"
+    assert [(e.account.kind, e.side, e.amount) for e in opening.entries.order_by("id")] == [
+        ("cage", "D", Decimal("50.00")), ("player", "C", Decimal("50.00"))]
+    assert player_balance(player=nuevo) == Decimal("30.00")  # 50.00 opening, 20.00 lost
+    assert player_balance(player=luis_of()) == Decimal("510.00")  # an existing player gets none
+
+
+def luis_of():
+    return Player.objects.get(code="luis")
+
+
+def test_opening_chips_must_be_an_amount(mesa, tmp_path):
+    path = write(tmp_path / "h.json", hand(*P01))
+    with pytest.raises(CommandError):
+        call_command("import_hands", "--opening-chips", "-5", path)

@@ -2,8 +2,10 @@
 
 Recomputes every account's balance from its entries, checks that a closed tenure's
 account holds nothing, that every transaction has two entries or more and balances, that all balances sum to zero, that every reversal
-mirrors its original, that cashier slips have no gaps and that syndicate shares sum to
-100 (``ledger.selectors.ledger_faults``).
+mirrors its original, that cashier slips have no gaps and each is exactly its
+transaction's two legs of the slip's amount, that no player's chips are below zero,
+that no entry was added to a transaction after it was posted, and that syndicate shares
+sum to 100 (``ledger.selectors.ledger_faults``).
 """
 
 import sys

@@ -12,16 +12,24 @@ status 1. The records before it stay imported (those of its batch too: they are
 committed before the command stops); nothing of the refused one is written. A file that
 cannot be read stops it the same way, after the records before it. At the end it prints
 how many hands were imported per table.
+
+Every bet is checked against its player's chips on record (a record whose stakes a
+player cannot cover is refused, naming him and his holding); a player the import creates
+holds nothing unless ``--opening-chips AMOUNT`` books him that much, for a migration, as
+marked opening chips (``ledger.services.chips_opening``).
 [issue 4 "Around the hand"; issue 18; hand-record.md]
 """
 
+import argparse
 from collections import Counter
+from decimal import Decimal, InvalidOperation
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
+from ledger.money import CENT
 from tables.engine.recordfiles import UnreadableRecord, read_record_files
 from tables.services import hand_import_records
 
@@ -30,6 +38,19 @@ from tables.services import hand_import_records
 #: in one transaction PostgreSQL looks their ids up in pg_subtrans and every statement
 #: slows down (measured: 20 records per batch imported 10-15% faster than 250).
 BATCH = 25
+
+
+def _amount(value):
+    """``--opening-chips``: euros above zero with at most two decimals, as a ``Decimal``."""
+    try:
+        amount = Decimal(value)
+        valid = amount.is_finite() and amount > 0 and amount == amount.quantize(CENT) and amount < 10**12
+    except InvalidOperation:
+        valid = False
+    if not valid:
+        raise argparse.ArgumentTypeError(_("%(value)s is not an amount of euros above zero with at most two "
+                                           "decimals") % {"value": value})
+    return amount
 
 
 class Command(BaseCommand):
@@ -44,11 +65,15 @@ class Command(BaseCommand):
                                  "rules and limits")
         parser.add_argument("--user", metavar="USERNAME",
                             help="the user the entries and postings are attributed to (default: the system)")
+        parser.add_argument("--opening-chips", type=_amount, default=None, metavar="AMOUNT",
+                            help="for a migration: book AMOUNT euros of opening chips (a marked buy-in) for each "
+                                 "player the import creates; without it a new player holds no chips and his "
+                                 "bets are refused")
         parser.add_argument("--batch", type=int, default=BATCH, metavar="N",
                             help=f"records per database transaction (default {BATCH}); the tables they name "
                                  "are locked until it commits")
 
-    def handle(self, *args, paths, create_tables=False, user=None, batch=BATCH, **options):
+    def handle(self, *args, paths, create_tables=False, user=None, batch=BATCH, opening_chips=None, **options):
         """Import every record under ``paths``; see the module's docstring.
 
         Raises:
@@ -66,7 +91,8 @@ class Command(BaseCommand):
                 return
             try:
                 hands = hand_import_records(records=[record for _source, record in pending],
-                                            imported_by=imported_by, create_tables=create_tables)
+                                            imported_by=imported_by, create_tables=create_tables,
+                                            opening_chips=opening_chips)
             except ValidationError as error:  # RecordRefused, and the ledger's refusals
                 imported.update(hand.table.name for hand in error.imported)
                 self._stop(imported, pending[error.index][0], getattr(error, "event", 0), " ".join(error.messages))
