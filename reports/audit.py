@@ -1,4 +1,4 @@
-"""The audit of a shift: the chi-square of the dealt cards, the SHA-256 chain of its
+"""The audit of a shift: the chi-square of the dealt cards, the keyed chain of its
 entries (with its undos), gaps in the hand numbers, hands left open.
 
 Findings are exceptions as ``reports.figures`` describes them. [issue 5 "Audit exceptions"]
@@ -14,12 +14,14 @@ from django.db.models.expressions import Window
 from django.db.models.functions import Lag
 
 from reports.figures import _iso, money
+from tables.chain import GENESIS, entry_fault
 from tables.engine.cards import CARD_NAME, DECKS
 from tables.models import Hand, HandEvent
-from tables.services import GENESIS, entry_hash
 
 #: Card frequencies whose p-value is below this are an audit exception.
 CHI_SQUARE_ALPHA = 0.001
+#: The audit exception of each of ``tables.chain.entry_fault``'s answers.
+CHAIN_CODES = {"changed": "chain_changed", "unkeyed": "chain_unkeyed", "unknown_key": "chain_unknown_key"}
 #: Lists longer than this (gaps, chain faults) are cut, with their full count kept.
 LIST_LIMIT = 1000
 
@@ -107,7 +109,7 @@ def _card_tests(shift, decks):
 
 
 def _chain(table, shift_id, hands, count):
-    """Recompute the SHA-256 chain over the table's entries from the first entry of the
+    """Recompute the keyed chain (``tables.chain``) over the table's entries from the first entry of the
     shift's first hand to the last entry of its last hand, and collect the undos.
 
     Returns ({"entries", "first", "last", "faults"}, undos)."""
@@ -129,19 +131,21 @@ def _chain(table, shift_id, hands, count):
                 .values_list("hash", flat=True).first()) or GENESIS
     rows = (HandEvent.objects.filter(table=table, id__gte=first_id, id__lte=last_id).order_by("id")
             .values_list("hand_id", "hand__number", "sequence", "kind", "event", "entered_by_id", "entered_at",
-                         "previous_hash", "hash", "hand__shift_id"))
+                         "previous_hash", "hash", "hand__shift_id", "id", "key_id"))
     faults = result["faults"]
     undo_rows, events = [], {}
     entries = 0
     last_hash = previous
-    for hand_id, number, sequence, kind, event, by, at, stored_previous, stored, row_shift in rows.iterator(2000):
+    for (hand_id, number, sequence, kind, event, by, at, stored_previous, stored, row_shift, pk,
+         key_id) in rows.iterator(2000):
         entries += 1
         if stored_previous != last_hash:
             faults.append({"code": "chain_link", "hand": number, "sequence": sequence})
-        digest = entry_hash(previous=stored_previous, table_id=table.pk, hand_number=number, sequence=sequence,
-                            kind=kind, event=event, entered_by_id=by, entered_at=at)
-        if digest != stored:
-            faults.append({"code": "chain_changed", "hand": number, "sequence": sequence})
+        fault = entry_fault(entry_id=pk, key_id=key_id, stored=stored, previous=stored_previous,
+                            table_id=table.pk, hand_number=number, sequence=sequence, kind=kind, event=event,
+                            entered_by_id=by, entered_at=at)
+        if fault:
+            faults.append({"code": CHAIN_CODES[fault], "hand": number, "sequence": sequence})
         last_hash = stored
         if row_shift == shift_id:
             if kind == "undo":

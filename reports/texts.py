@@ -77,6 +77,10 @@ def exception_text(item: dict) -> str:
         return _("entry %(sequence)s of hand #%(hand)s does not follow the entry before it") % p
     if code == "chain_changed":
         return _("entry %(sequence)s of hand #%(hand)s was changed after it was entered") % p
+    if code == "chain_unkeyed":
+        return _("entry %(sequence)s of hand #%(hand)s is not signed with the audit trail's key") % p
+    if code == "chain_unknown_key":
+        return _("entry %(sequence)s of hand #%(hand)s is signed with a key this server does not hold") % p
     if code == "chain_last":
         return _("the table's last entry is missing from the chain")
     if code == "chain_more":
