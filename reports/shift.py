@@ -30,6 +30,11 @@ from reports.figures import (
 )
 from tables.engine.profiles import Profile
 from tables.models import Hand, HandBet, Player
+from tables.replay import hand_faults, postings_without_hand
+
+#: The replay's faults the shift report shows (it finds unposted hands and unreversed
+#: voids itself: ``_reconcile_shift``, ``_voids``).
+REPLAY_CODES = {"hand_replay", "hand_unplayable", "void_without_entry", "posting_without_hand"}
 
 #: At most this many points in the chart of the bank's running balance.
 CHART_POINTS = 240
@@ -84,6 +89,8 @@ def shift_report(shift, progress=None) -> dict:
     cards = _card_tests(shift, decks)
     progress(75, "chain")
     chain, undos = _chain(table, shift.pk, hands, count)
+    progress(85, "replay")
+    replayed = _replay(table, shift, hands)
     progress(90, "checks")
 
     summary.update(bets["summary"])
@@ -102,6 +109,7 @@ def shift_report(shift, progress=None) -> dict:
     if reconciliation["differs"]:
         reconciliation["hands"] = _hand_differences(hands)
     _audit(table, hands, count, lo, hi, summary, cards, chain, exceptions)
+    exceptions += replayed
     for row in bets["players"]:
         del row["player_id"]
     progress(100, "done")
@@ -125,10 +133,21 @@ def shift_report(shift, progress=None) -> dict:
         "reconciliation": reconciliation,
         "cards": cards,
         "chain": {"entries": chain["entries"], "first": chain["first"], "last": chain["last"]},
+        "replay": {"hands": summary["settled"] + summary["voided"], "faults": len(replayed)},
         "chart": chart,
         "exceptions": exceptions,
         "computed_at": timezone.now().isoformat(),
     }
+
+
+def _replay(table, shift, hands):
+    """The shift's hands worked out again from their entries (``tables.replay``), and the
+    hand postings of the table's tenures during the shift that no hand points at."""
+    faults = [fault for fault in hand_faults(hands) if fault["code"] in REPLAY_CODES]
+    during = Transaction.objects.filter(tenure__table=table, posted_at__gte=shift.opened_at)
+    if shift.closed_at:
+        during = during.filter(posted_at__lte=shift.closed_at)
+    return faults + postings_without_hand(during)
 
 
 #: Per hand, read from its ``settlement`` JSON once (jsonb_to_record, in a subquery fenced

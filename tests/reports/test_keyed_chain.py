@@ -80,7 +80,8 @@ def test_the_chain_cannot_be_downgraded_to_the_unkeyed_hash(mesa):
     rewrite_chain(mesa.table, change=marta_bet(mesa.table), hasher=unkeyed_hash, key_id=UNKEYED)
     faults = chain_faults(mesa.table)
     assert faults and all("not signed with the audit trail's key" in fault for fault in faults)
-    assert {item["code"] for item in shift_report(shift)["exceptions"]} == {"chain_unkeyed"}
+    # (and the changed bet no longer replays to the stored bets)
+    assert {item["code"] for item in shift_report(shift)["exceptions"]} == {"chain_unkeyed", "hand_replay"}
 
 
 def test_unkeyed_entries_written_before_the_key_are_accepted_up_to_their_bound(mesa, settings):
