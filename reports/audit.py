@@ -113,7 +113,7 @@ def _chain(table, shift_id, hands, count):
     shift's first hand to the last entry of its last hand, and collect the undos.
 
     Returns ({"entries", "first", "last", "faults"}, undos)."""
-    result = {"entries": 0, "first": None, "last": None, "faults": []}
+    result = {"entries": 0, "first": None, "last": None, "head": None, "key_id": None, "faults": []}
     if not count:
         return result, []
     # The first entry of the shift's first hand (by the hand's index); the table's latest
@@ -132,6 +132,7 @@ def _chain(table, shift_id, hands, count):
     rows = (HandEvent.objects.filter(table=table, id__gte=first_id, id__lte=last_id).order_by("id")
             .values_list("hand_id", "hand__number", "sequence", "kind", "event", "entered_by_id", "entered_at",
                          "previous_hash", "hash", "hand__shift_id", "id", "key_id"))
+    last_key = None
     faults = result["faults"]
     undo_rows, events = [], {}
     entries = 0
@@ -146,7 +147,7 @@ def _chain(table, shift_id, hands, count):
                             entered_by_id=by, entered_at=at)
         if fault:
             faults.append({"code": CHAIN_CODES[fault], "hand": number, "sequence": sequence})
-        last_hash = stored
+        last_hash, last_key = stored, key_id
         if row_shift == shift_id:
             if kind == "undo":
                 undo_rows.append((hand_id, number, sequence, event, by, at))
@@ -156,13 +157,38 @@ def _chain(table, shift_id, hands, count):
         table.refresh_from_db(fields=["last_event_hash"])
         if (table.last_event_hash or GENESIS) != last_hash:
             faults.append({"code": "chain_last"})
-    result.update(entries=entries, first=first_id, last=last_id)
+    result.update(entries=entries, first=first_id, last=last_id, head=last_hash, key_id=last_key)
     users = _usernames({row[4] for row in undo_rows})
     undos = [{"hand": number, "sequence": sequence,
               "undone": events.get((hand_id, (event or {}).get("undo"))),
               "reason": (event or {}).get("reason", ""), "entered_by": users.get(by), "entered_at": _iso(at)}
              for hand_id, number, sequence, event, by, at in undo_rows]
     return result, undos
+
+
+def seal_faults(table) -> list[dict]:
+    """The chain heads sealed into the table's stored shift reports, against the chain now.
+
+    Each stored shift report seals the hash of its shift's last entry (``result["seal"]``;
+    the version ``at_close`` at the shift's close). An entry at or before a sealed head
+    rewritten later, even by someone holding the chain's key who recomputed every hash
+    after it, changes that head's hash: the stored report no longer matches.
+    Returns:
+        ``{"code": "seal_broken", "shift", "version", "at_close", "entry", "sealed",
+        "now"}`` per stored version whose sealed head differs (``now`` None: the entry is
+        gone).
+    """
+    from reports.models import Report, ReportKind
+
+    seals = [(shift_id, version, at_close, seal) for shift_id, version, at_close, seal in
+             Report.objects.filter(table=table, kind=ReportKind.SHIFT).order_by("shift_id", "version")
+             .values_list("shift_id", "version", "at_close", "result__seal")
+             if isinstance(seal, dict) and seal.get("entry")]
+    now = dict(HandEvent.objects.filter(table=table, pk__in={seal["entry"] for *_rest, seal in seals})
+               .values_list("pk", "hash"))
+    return [{"code": "seal_broken", "shift": shift_id, "version": version, "at_close": at_close,
+             "entry": seal["entry"], "sealed": seal["hash"], "now": now.get(seal["entry"])}
+            for shift_id, version, at_close, seal in seals if now.get(seal["entry"]) != seal["hash"]]
 
 
 def _usernames(ids):

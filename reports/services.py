@@ -5,8 +5,8 @@ sends it to Celery once that commits; if the broker cannot be reached the row st
 ``pending`` and ``report_dispatch_pending`` (beat task ``reports.dispatch_pending`` and
 ``manage.py dispatch_reports``) sends it later. ``report_run`` is the task's body: it
 computes the report on a consistent snapshot of the database and stores it in one
-transaction, updating the subject's single ``Report`` row (idempotent: a second run
-leaves one report with the same figures). A worker killed mid-way has written nothing
+transaction as a new version of the subject's report (``report_store``: the versions
+before it stay as they were). A worker killed mid-way has written nothing
 but the request's progress; the broker gives the task again (``acks_late``).
 [issue 5 "Running them"]
 """
@@ -261,30 +261,29 @@ def report_compute(*, kind: str, table: Table, shift: Shift | None = None, date_
 
 def report_store(*, kind: str, table: Table, shift: Shift | None = None, date_from: date | None = None,
                  date_to: date | None = None, result: dict, seconds: Decimal = Decimal(0)) -> Report:
-    """Store a computed report as its subject's one ``Report`` row, in one transaction:
-    created the first time, replaced in place (``runs`` + 1) after.
+    """Store a computed report as a new version of its subject's report, in one
+    transaction: version 1 the first time, then 2, 3… beside the old ones, which stay as
+    they were (a trigger refuses their update). A shift report is the one ``at_close`` if
+    it was computed once the shift had closed and no earlier version is.
 
+    Concurrent stores of one subject take turns (a transaction-scoped advisory lock on
+    the key), so versions are numbered without gaps or twins.
     Returns:
-        Report.
+        the new Report.
     """
     key = report_key(kind=kind, table_id=table.pk, shift_id=shift.pk if shift else None,
                      date_from=date_from, date_to=date_to)
-    values = {"result": result, "exceptions": len(result.get("exceptions", [])), "computed_at": timezone.now(),
-              "seconds": Decimal(seconds).quantize(Decimal("0.001"))}
     with db.atomic():
-        report = Report.objects.select_for_update().filter(key=key).first()
-        if report is None:
-            try:
-                with db.atomic():
-                    return Report.objects.create(kind=kind, key=key, table=table, shift=shift, date_from=date_from,
-                                                 date_to=date_to, **values)
-            except IntegrityError:  # a concurrent run stored it first: replace it
-                report = Report.objects.select_for_update().get(key=key)
-        for name, value in values.items():
-            setattr(report, name, value)
-        report.runs += 1
-        report.save(update_fields=[*values, "runs"])
-        return report
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"reports.Report:{key}"])
+        versions = Report.objects.filter(key=key)
+        last = versions.order_by("-version").values_list("version", flat=True).first() or 0
+        at_close = (kind == ReportKind.SHIFT and not result.get("shift", {}).get("open", True)
+                    and not versions.filter(at_close=True).exists())
+        return Report.objects.create(kind=kind, key=key, version=last + 1, at_close=at_close, table=table,
+                                     shift=shift, date_from=date_from, date_to=date_to, result=result,
+                                     exceptions=len(result.get("exceptions", [])), computed_at=timezone.now(),
+                                     seconds=Decimal(seconds).quantize(Decimal("0.001")))
 
 
 def report_run(*, request_id: int) -> ReportRequest:

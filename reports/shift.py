@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from ledger.models import Account, BankTenure, Entry, Transaction
 from ledger.money import euros
-from reports.audit import _audit, _card_tests, _chain
+from reports.audit import _audit, _card_tests, _chain, seal_faults
 from reports.figures import (
     CENT,
     FORMAT,
@@ -66,7 +66,10 @@ def shift_report(shift, progress=None) -> dict:
         takings per tenure), ``players`` (each player's result, with the ledger's),
         ``voids`` and ``undos`` (who, when, why), ``reconciliation`` (report against
         ledger), ``cards`` (chi-square per deck), ``chain`` (entries checked),
-        ``chart`` (the bank's running balance) and ``exceptions``.
+        ``chart`` (the bank's running balance), ``replay`` (hands worked out again),
+        ``seal`` (the chain head: ``entry`` id, ``hash``, ``key_id``, ``entries``) and
+        ``exceptions`` (with ``seal_broken``: a head sealed in a stored report that the
+        chain no longer has).
     Only settled hands count in the figures; voided hands are listed with their void,
     open hands are an exception. [issue 5 "Shift report"]
     """
@@ -110,6 +113,7 @@ def shift_report(shift, progress=None) -> dict:
         reconciliation["hands"] = _hand_differences(hands)
     _audit(table, hands, count, lo, hi, summary, cards, chain, exceptions)
     exceptions += replayed
+    exceptions += seal_faults(table)
     for row in bets["players"]:
         del row["player_id"]
     progress(100, "done")
@@ -134,6 +138,11 @@ def shift_report(shift, progress=None) -> dict:
         "cards": cards,
         "chain": {"entries": chain["entries"], "first": chain["first"], "last": chain["last"]},
         "replay": {"hands": summary["settled"] + summary["voided"], "faults": len(replayed)},
+        # The head of the shift's chain: the last entry of its hands, checked above. Stored
+        # with the report (the version at the shift's close seals it), shown on the page
+        # and in the PDF; later reports compare the chain with it (``seal_faults``).
+        "seal": {"entry": chain["last"], "hash": chain["head"], "key_id": chain["key_id"],
+                 "entries": chain["entries"]},
         "chart": chart,
         "exceptions": exceptions,
         "computed_at": timezone.now().isoformat(),

@@ -99,6 +99,10 @@ def exception_text(item: dict) -> str:
         return _("hand #%(hand)s is voided but no void was entered at the table") % p
     if code == "posting_without_hand":
         return _("transaction #%(transaction)s (%(reference)s) is a hand posting no hand points at") % p
+    if code == "seal_broken":
+        return _("the chain head sealed in the report of shift #%(shift)s (version %(version)s) is no longer "
+                 "the chain's: entry #%(entry)s was %(sealed)s, now %(now)s") % {
+            **p, "sealed": p["sealed"][:16], "now": (p["now"] or _("missing"))[:16]}
     if code == "open_hands":
         return _("hands left open: %(numbers)s") % {"numbers": _numbers(p["numbers"])}
     if code == "cards_outside_deck":

@@ -57,14 +57,15 @@ class ReportRequestInputSerializer(serializers.Serializer):
 
 
 class ReportSerializer(serializers.ModelSerializer):
-    """A stored report (one per subject; computing it again updates it)."""
+    """A stored report's version (computing it again adds a version; ``at_close``: the
+    shift report stored at the shift's close, which seals its chain head)."""
 
     table_name = serializers.CharField(source="table.name", read_only=True)
 
     class Meta:
         model = Report
-        fields = ["id", "kind", "key", "table", "table_name", "shift", "date_from", "date_to", "exceptions", "runs",
-                  "computed_at", "seconds"]
+        fields = ["id", "kind", "key", "table", "table_name", "shift", "date_from", "date_to", "exceptions", "version",
+                  "at_close", "computed_at", "seconds"]
 
 
 class ReportDetailSerializer(ReportSerializer):
