@@ -31,10 +31,20 @@ from tables.models import Hand, Shift, Table
 
 logger = logging.getLogger(__name__)
 
-#: A pending request sent this long ago and never started is sent again (a lost message).
-RESEND_AFTER = timedelta(minutes=30)
-#: A running request with no end after this long is marked failed (its worker is gone).
+#: A pending request sent this long ago and never started is sent again (a message the
+#: broker lost; a duplicate is harmless: ``report_run`` runs a request once).
+RESEND_AFTER = timedelta(minutes=3)
+#: A running request whose run holds no lock (its worker died) this long after it started
+#: is sent again by the sweep (beat, every minute): a dead run is retried within minutes.
+RUNNING_GRACE = timedelta(minutes=1)
+#: A run still alive (holding its lock) this long is marked failed (a hung worker).
 RUNNING_TIMEOUT = timedelta(hours=3)
+#: A request whose worker died this many times is marked failed, not sent again.
+MAX_ATTEMPTS = 5
+#: The first key of the session-level advisory lock a run holds while it computes
+#: (``pg_try_advisory_lock(RUN_LOCK, request id)``): released when the run ends or its
+#: connection closes (a killed worker), which is how the sweep knows a run is dead.
+RUN_LOCK = 0x7E1A
 #: Closed shifts this recent with no report and no request get one queued by the sweep.
 SWEEP_SHIFTS_SINCE = timedelta(days=7)
 #: PostgreSQL's ``work_mem`` inside a report's snapshot transaction.
@@ -95,7 +105,9 @@ def report_request(*, kind: str, table: Table, shift: Shift | None = None, date_
         requested_by: the staff user, or None for the system (shift close, schedules).
     Returns:
         ReportRequest (status ``pending``; once the transaction commits its task is sent
-        to the broker, or stays unsent if the broker is unreachable).
+        to the broker, or stays unsent if the broker is unreachable). Called outside a
+        transaction, it is read again after the send: ``dispatched_at`` says truly
+        whether the broker took it (inside one, see ``report_request_queued``).
     Raises:
         ReportError: a kind, table, shift or period that does not make a report.
     """
@@ -115,7 +127,15 @@ def report_request(*, kind: str, table: Table, shift: Shift | None = None, date_
             return ReportRequest.objects.get(key=key, status__in=_ACTIVE)
         request_id = request.pk
         db.on_commit(lambda: report_send(request_id=request_id), robust=True)
-        return request
+    if not connection.in_atomic_block:  # committed and sent (or not): the truth, from the row
+        request.refresh_from_db()
+    return request
+
+
+def report_request_queued(request_id: int) -> bool:
+    """Whether the broker has taken the request's task (``dispatched_at`` set), read now.
+    For an answer built inside a transaction: call it on commit, after the send."""
+    return ReportRequest.objects.filter(pk=request_id, dispatched_at__isnull=False).exists()
 
 
 _ACTIVE = (ReportRequest.Status.PENDING, ReportRequest.Status.RUNNING)
@@ -153,10 +173,12 @@ def report_dispatch_pending(*, limit: int = 200) -> int:
     """The outbox's sweep: send what was not sent, and catch what was missed.
 
     Sends (1) pending requests never sent (the broker was down), (2) pending requests
-    sent over ``RESEND_AFTER`` ago that never started (a lost message); marks running
-    requests older than ``RUNNING_TIMEOUT`` failed; and asks for the report of any shift
-    closed in the last ``SWEEP_SHIFTS_SINCE`` that has neither a report nor a request
-    (a process that stopped between the shift's close and its request).
+    sent over ``RESEND_AFTER`` ago that never started (a message the broker lost),
+    (3) running requests started over ``RUNNING_GRACE`` ago whose run holds no lock (its
+    worker died: ``report_requeue_dead``); marks running requests older than
+    ``RUNNING_TIMEOUT`` failed; and asks for the report of any shift closed in the last
+    ``SWEEP_SHIFTS_SINCE`` that has neither a report nor a request (a process that stopped
+    between the shift's close and its request).
 
     Returns:
         int, how many requests the broker took.
@@ -165,6 +187,7 @@ def report_dispatch_pending(*, limit: int = 200) -> int:
     stale = ReportRequest.objects.filter(status=ReportRequest.Status.RUNNING, started_at__lt=now - RUNNING_TIMEOUT)
     for request in stale:
         report_request_fail(request_id=request.pk, error=_("the worker stopped answering; ask for it again"))
+    report_requeue_dead(now=now)
     missed = (Shift.objects.filter(closed_at__gte=now - SWEEP_SHIFTS_SINCE, report_requests__isnull=True,
                                    reports__isnull=True).select_related("table"))
     for shift in missed:
@@ -178,6 +201,52 @@ def report_dispatch_pending(*, limit: int = 200) -> int:
         else:
             break  # the broker is still down: the rest wait for the next sweep
     return sent
+
+
+def _run_lock(request_id: int, *, take: bool) -> bool:
+    """Take (``take``) or release the run's session-level advisory lock on the default
+    connection; True if taken (or released)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)" if take else "SELECT pg_advisory_unlock(%s, %s)",
+                       [RUN_LOCK, request_id])
+        return bool(cursor.fetchone()[0])
+
+
+def report_run_alive(request_id: int) -> bool:
+    """Whether a run of the request holds its lock now (its worker is alive)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = %s"
+                       " AND objid = %s AND objsubid = 2 AND granted)", [RUN_LOCK, request_id])
+        return cursor.fetchone()[0]
+
+
+def report_requeue_dead(*, now=None) -> list[int]:
+    """Running requests whose run died (started over ``RUNNING_GRACE`` ago, no run holding
+    its lock): back to pending and unsent, for the sweep to send at once; failed after
+    ``MAX_ATTEMPTS`` attempts.
+
+    Returns:
+        the ids put back to pending.
+    """
+    now = now or timezone.now()
+    requeued = []
+    running = (ReportRequest.objects.filter(status=ReportRequest.Status.RUNNING, started_at__lt=now - RUNNING_GRACE)
+               .values_list("pk", "attempts", "started_at"))
+    for request_id, attempts, started_at in list(running):
+        if report_run_alive(request_id):
+            continue
+        if attempts >= MAX_ATTEMPTS:
+            report_request_fail(request_id=request_id, error=_("the report's worker stopped %(n)s times; ask for it "
+                                                               "again") % {"n": attempts})
+            continue
+        # Unless a run started meanwhile (a redelivered message: it set ``started_at``).
+        updated = (ReportRequest.objects.filter(pk=request_id, status=ReportRequest.Status.RUNNING,
+                                                started_at=started_at)
+                   .update(status=ReportRequest.Status.PENDING, dispatched_at=None, progress=0, stage=""))
+        if updated:
+            logger.warning("report request #%s: its worker died (attempt %s); sent again", request_id, attempts)
+            requeued.append(request_id)
+    return requeued
 
 
 def _unsent(now):
@@ -290,14 +359,26 @@ def report_run(*, request_id: int) -> ReportRequest:
     """Run a request: compute its report and store it with the request done.
 
     Idempotent: a request already done is left as it is; a request found running (its
-    worker was killed, and the broker gave the task again) is run again from the start.
-    The report and the request's ``done`` are written in one transaction.
+    worker was killed, and the broker gave the task again) is run again from the start;
+    a request another run is computing now (it holds the run's advisory lock: the broker
+    gave a message twice) is left to it. The report and the request's ``done`` are written
+    in one transaction, only if the request is still running then: one request stores at
+    most one version.
 
     Returns:
         the ReportRequest (``done`` with its ``report``, or ``failed`` with ``error``).
     Raises:
         django.db.OperationalError: the database is unreachable (the task retries).
     """
+    if not _run_lock(request_id, take=True):  # another run computes it now
+        return ReportRequest.objects.get(pk=request_id)
+    try:
+        return _run_locked(request_id)
+    finally:
+        _run_lock(request_id, take=False)
+
+
+def _run_locked(request_id):
     with db.atomic():
         request = (ReportRequest.objects.select_for_update(of=("self",)).select_related("table", "shift")
                    .get(pk=request_id))
@@ -325,9 +406,12 @@ def report_run(*, request_id: int) -> ReportRequest:
         progress.close()
     seconds = Decimal(str(round(time.perf_counter() - started, 3)))
     with db.atomic():
-        report = report_store(**subject, result=result, seconds=seconds)
-        ReportRequest.objects.filter(pk=request_id).update(
-            status=ReportRequest.Status.DONE, progress=100, stage="done", report=report, finished_at=timezone.now())
+        if ReportRequest.objects.select_for_update().filter(pk=request_id,
+                                                            status=ReportRequest.Status.RUNNING).exists():
+            report = report_store(**subject, result=result, seconds=seconds)
+            ReportRequest.objects.filter(pk=request_id).update(
+                status=ReportRequest.Status.DONE, progress=100, stage="done", report=report,
+                finished_at=timezone.now())
     request.refresh_from_db()
     return request
 
