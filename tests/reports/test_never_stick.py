@@ -90,7 +90,7 @@ def test_a_request_whose_worker_keeps_dying_fails_with_the_reason(played):
     died_running(request, ago=timedelta(minutes=2), attempts=MAX_ATTEMPTS)
     report_dispatch_pending()
     request.refresh_from_db()
-    assert request.status == "failed" and f"stopped {MAX_ATTEMPTS} times" in request.error
+    assert request.status == "failed" and f"se detuvo {MAX_ATTEMPTS} veces" in request.error  # the site speaks Spanish
 
 
 def test_a_message_the_broker_lost_is_resent_after_minutes(played):
