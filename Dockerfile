@@ -1,6 +1,6 @@
 # The back-office's image: web (gunicorn), Celery worker and beat all run from it.
 # docker-compose.yml sets the environment (casino.settings.production needs
-# DJANGO_SECRET_KEY, DATABASE_URL, CELERY_BROKER_URL, CACHE_URL, DJANGO_ALLOWED_HOSTS).
+# DJANGO_SECRET_KEY, DATABASE_URL, CELERY_BROKER_URL, CACHE_URL, DJANGO_ALLOWED_HOSTS, CHAIN_KEY).
 # tests/test_shipped.py installs and runs exactly what the COPY lines copy, and checks
 # that they copy every directory the settings need.
 FROM python:3.11-slim
@@ -29,7 +29,7 @@ COPY manage.py ./
 # collectstatic needs the production settings' variables, not their values.
 RUN pip install -e . \
     && DJANGO_SECRET_KEY=build DATABASE_URL=postgres://build/build CELERY_BROKER_URL=redis://build \
-       CACHE_URL=locmemcache:// DJANGO_ALLOWED_HOSTS=build python manage.py collectstatic --noinput \
+       CACHE_URL=locmemcache:// DJANGO_ALLOWED_HOSTS=build CHAIN_KEY=build-only-not-a-key-000000000000000 python manage.py collectstatic --noinput \
     && useradd --system --uid 1000 --home /app casino \
     && chown -R casino /app
 

@@ -642,7 +642,7 @@ def main():
     # connections, sessions cached in Redis, plain HTTP on loopback.
     redis = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
     env = dict(os.environ, DATABASE_URL=database_url(name), DJANGO_SETTINGS_MODULE="casino.settings.production",
-               DJANGO_SECRET_KEY="bench-only-not-a-secret", DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+               DJANGO_SECRET_KEY="bench-only-not-a-secret", CHAIN_KEY="bench-only-chain-key-not-a-secret-0000", DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
                CELERY_BROKER_URL=redis, CACHE_URL=os.environ.get("CACHE_URL", redis), DJANGO_HTTPS="false",
                CELERY_TASK_ALWAYS_EAGER="true", DJANGO_STATIC_ROOT=static_root)
     os.environ.update(env)

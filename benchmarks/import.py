@@ -67,7 +67,7 @@ def command_env(name):
     """The environment of ``manage.py`` as deployed: production settings."""
     env = dict(os.environ)
     env.update({"DJANGO_SETTINGS_MODULE": "casino.settings.production", "DATABASE_URL": database_url(name),
-                "DJANGO_SECRET_KEY": "import-benchmark-not-a-secret", "DJANGO_ALLOWED_HOSTS": "localhost",
+                "DJANGO_SECRET_KEY": "import-benchmark-not-a-secret", "CHAIN_KEY": "import-benchmark-chain-key-not-a-secret", "DJANGO_ALLOWED_HOSTS": "localhost",
                 "CELERY_BROKER_URL": os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")})
     return env
 

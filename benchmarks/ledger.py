@@ -174,7 +174,7 @@ def main():
     # The shipped settings (production's: no query log, statements prepared as configured).
     redis = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
     os.environ.update(DATABASE_URL=database_url(name), DJANGO_SETTINGS_MODULE="casino.settings.production",
-                      DJANGO_SECRET_KEY="bench-only-not-a-secret", DJANGO_ALLOWED_HOSTS="127.0.0.1",
+                      DJANGO_SECRET_KEY="bench-only-not-a-secret", CHAIN_KEY="bench-only-chain-key-not-a-secret-0000", DJANGO_ALLOWED_HOSTS="127.0.0.1",
                       CELERY_BROKER_URL=redis, CACHE_URL=os.environ.get("CACHE_URL", redis))
     try:
         import django

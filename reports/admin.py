@@ -28,7 +28,7 @@ class ReportRequestAdmin(ReadOnly):
 
 @admin.register(Report)
 class ReportAdmin(ReadOnly):
-    list_display = ("id", "kind", "key", "table", "exceptions", "runs", "computed_at", "seconds")
+    list_display = ("id", "kind", "key", "version", "at_close", "table", "exceptions", "computed_at", "seconds")
     list_filter = ("kind", "table")
     search_fields = ("key",)
     exclude = ("result",)

@@ -1,4 +1,4 @@
-"""The audit of a shift: the chi-square of the dealt cards, the SHA-256 chain of its
+"""The audit of a shift: the chi-square of the dealt cards, the keyed chain of its
 entries (with its undos), gaps in the hand numbers, hands left open.
 
 Findings are exceptions as ``reports.figures`` describes them. [issue 5 "Audit exceptions"]
@@ -14,12 +14,14 @@ from django.db.models.expressions import Window
 from django.db.models.functions import Lag
 
 from reports.figures import _iso, money
+from tables.chain import GENESIS, entry_fault
 from tables.engine.cards import CARD_NAME, DECKS
 from tables.models import Hand, HandEvent
-from tables.services import GENESIS, entry_hash
 
 #: Card frequencies whose p-value is below this are an audit exception.
 CHI_SQUARE_ALPHA = 0.001
+#: The audit exception of each of ``tables.chain.entry_fault``'s answers.
+CHAIN_CODES = {"changed": "chain_changed", "unkeyed": "chain_unkeyed", "unknown_key": "chain_unknown_key"}
 #: Lists longer than this (gaps, chain faults) are cut, with their full count kept.
 LIST_LIMIT = 1000
 
@@ -107,11 +109,11 @@ def _card_tests(shift, decks):
 
 
 def _chain(table, shift_id, hands, count):
-    """Recompute the SHA-256 chain over the table's entries from the first entry of the
+    """Recompute the keyed chain (``tables.chain``) over the table's entries from the first entry of the
     shift's first hand to the last entry of its last hand, and collect the undos.
 
     Returns ({"entries", "first", "last", "faults"}, undos)."""
-    result = {"entries": 0, "first": None, "last": None, "faults": []}
+    result = {"entries": 0, "first": None, "last": None, "head": None, "key_id": None, "faults": []}
     if not count:
         return result, []
     # The first entry of the shift's first hand (by the hand's index); the table's latest
@@ -129,20 +131,23 @@ def _chain(table, shift_id, hands, count):
                 .values_list("hash", flat=True).first()) or GENESIS
     rows = (HandEvent.objects.filter(table=table, id__gte=first_id, id__lte=last_id).order_by("id")
             .values_list("hand_id", "hand__number", "sequence", "kind", "event", "entered_by_id", "entered_at",
-                         "previous_hash", "hash", "hand__shift_id"))
+                         "previous_hash", "hash", "hand__shift_id", "id", "key_id"))
+    last_key = None
     faults = result["faults"]
     undo_rows, events = [], {}
     entries = 0
     last_hash = previous
-    for hand_id, number, sequence, kind, event, by, at, stored_previous, stored, row_shift in rows.iterator(2000):
+    for (hand_id, number, sequence, kind, event, by, at, stored_previous, stored, row_shift, pk,
+         key_id) in rows.iterator(2000):
         entries += 1
         if stored_previous != last_hash:
             faults.append({"code": "chain_link", "hand": number, "sequence": sequence})
-        digest = entry_hash(previous=stored_previous, table_id=table.pk, hand_number=number, sequence=sequence,
-                            kind=kind, event=event, entered_by_id=by, entered_at=at)
-        if digest != stored:
-            faults.append({"code": "chain_changed", "hand": number, "sequence": sequence})
-        last_hash = stored
+        fault = entry_fault(entry_id=pk, key_id=key_id, stored=stored, previous=stored_previous,
+                            table_id=table.pk, hand_number=number, sequence=sequence, kind=kind, event=event,
+                            entered_by_id=by, entered_at=at)
+        if fault:
+            faults.append({"code": CHAIN_CODES[fault], "hand": number, "sequence": sequence})
+        last_hash, last_key = stored, key_id
         if row_shift == shift_id:
             if kind == "undo":
                 undo_rows.append((hand_id, number, sequence, event, by, at))
@@ -152,13 +157,38 @@ def _chain(table, shift_id, hands, count):
         table.refresh_from_db(fields=["last_event_hash"])
         if (table.last_event_hash or GENESIS) != last_hash:
             faults.append({"code": "chain_last"})
-    result.update(entries=entries, first=first_id, last=last_id)
+    result.update(entries=entries, first=first_id, last=last_id, head=last_hash, key_id=last_key)
     users = _usernames({row[4] for row in undo_rows})
     undos = [{"hand": number, "sequence": sequence,
               "undone": events.get((hand_id, (event or {}).get("undo"))),
               "reason": (event or {}).get("reason", ""), "entered_by": users.get(by), "entered_at": _iso(at)}
              for hand_id, number, sequence, event, by, at in undo_rows]
     return result, undos
+
+
+def seal_faults(table) -> list[dict]:
+    """The chain heads sealed into the table's stored shift reports, against the chain now.
+
+    Each stored shift report seals the hash of its shift's last entry (``result["seal"]``;
+    the version ``at_close`` at the shift's close). An entry at or before a sealed head
+    rewritten later, even by someone holding the chain's key who recomputed every hash
+    after it, changes that head's hash: the stored report no longer matches.
+    Returns:
+        ``{"code": "seal_broken", "shift", "version", "at_close", "entry", "sealed",
+        "now"}`` per stored version whose sealed head differs (``now`` None: the entry is
+        gone).
+    """
+    from reports.models import Report, ReportKind
+
+    seals = [(shift_id, version, at_close, seal) for shift_id, version, at_close, seal in
+             Report.objects.filter(table=table, kind=ReportKind.SHIFT).order_by("shift_id", "version")
+             .values_list("shift_id", "version", "at_close", "result__seal")
+             if isinstance(seal, dict) and seal.get("entry")]
+    now = dict(HandEvent.objects.filter(table=table, pk__in={seal["entry"] for *_rest, seal in seals})
+               .values_list("pk", "hash"))
+    return [{"code": "seal_broken", "shift": shift_id, "version": version, "at_close": at_close,
+             "entry": seal["entry"], "sealed": seal["hash"], "now": now.get(seal["entry"])}
+            for shift_id, version, at_close, seal in seals if now.get(seal["entry"]) != seal["hash"]]
 
 
 def _usernames(ids):

@@ -68,6 +68,15 @@ def _heading_rows(report, human=False):
     else:
         rows += [(_("from"), result["period"]["from"]), (_("to"), result["period"]["to"])]
     rows += [(_("computed at"), _when(result["computed_at"], human)), (_("exceptions"), len(result["exceptions"]))]
+    if report.pk:
+        rows.append((_("version"), report.version))
+        if report.kind == "shift":
+            rows.append((_("stored at the shift's close"), _("yes") if report.at_close else _("no")))
+    seal = result.get("seal") or {}
+    if seal.get("entry"):
+        label = _("chain head sealed at the close") if report.at_close else _("chain head")
+        rows += [(label, _("entry #%(entry)s") % {"entry": seal["entry"]}),
+                 (_("its hash"), seal["hash"][:32]), ("", seal["hash"][32:])]
     return rows
 
 

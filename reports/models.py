@@ -1,10 +1,13 @@
-"""The auditors' reports: each stored once per subject, and the requests that compute them.
+"""The auditors' reports: stored as versions per subject, and the requests that compute them.
 
-A ``Report`` is unique per subject (its ``key``: ``shift:<shift id>`` or
-``banks:<table id>:<from>:<to>``): running a report again updates the same row, in one
-database transaction, never adds a second one. Its ``result`` is the JSON of
+A ``Report`` is one version of a subject's report (its ``key``: ``shift:<shift id>`` or
+``banks:<table id>:<from>:<to>``; ``version`` 1, 2, 3…): running a report again adds a
+new version beside the old ones, never overwrites one (a PostgreSQL trigger refuses any
+update or delete of a stored report, migration ``0003_report_versions``). The first shift
+report computed after its shift closed is the one ``at_close``: it seals the chain head
+of the shift's entries (``result["seal"]``). Its ``result`` is the JSON of
 ``reports.shift.shift_report`` or ``reports.banks.bank_rotation_report``
-(amounts as strings of euros with two decimals).
+(amounts as strings of euros with two decimals). [issue 14 "Stored reports are versions"]
 
 A ``ReportRequest`` is the outbox of the Celery queue: it is written in the transaction
 that asks for the report and sent to the broker once that commits. If the broker is down
@@ -47,15 +50,19 @@ def report_key(*, kind, table_id, shift_id=None, date_from=None, date_to=None) -
 
 
 class Report(models.Model):
-    """One stored report of a shift or of a table's banks over a period.
+    """One stored version of the report of a shift or of a table's banks over a period.
 
     ``result`` is the computation's JSON; ``exceptions`` how many audit and
-    reconciliation exceptions it holds (for the list); ``runs`` how many times it was
-    computed (the row is updated in place on every run).
+    reconciliation exceptions it holds (for the list); ``version`` counts the subject's
+    computations from 1 (each run adds one); ``at_close``: the shift report stored at the
+    shift's close (the first computed once it was closed; at most one per shift), whose
+    sealed chain head later reports check. Never updated nor deleted.
     """
 
     kind = models.CharField(_("kind"), max_length=8, choices=ReportKind.choices)
-    key = models.CharField(_("key"), max_length=80, unique=True)
+    key = models.CharField(_("key"), max_length=80, db_index=True)
+    version = models.PositiveIntegerField(_("version"), default=1)
+    at_close = models.BooleanField(_("stored at the shift's close"), default=False)
     table = models.ForeignKey(Table, models.PROTECT, related_name="reports", verbose_name=_("table"))
     shift = models.ForeignKey(Shift, models.PROTECT, null=True, blank=True, related_name="reports",
                               verbose_name=_("shift"))
@@ -63,7 +70,6 @@ class Report(models.Model):
     date_to = models.DateField(_("to"), null=True, blank=True)
     result = models.JSONField(_("result"))
     exceptions = models.PositiveIntegerField(_("exceptions"), default=0)
-    runs = models.PositiveIntegerField(_("runs"), default=1)
     computed_at = models.DateTimeField(_("computed at"), default=timezone.now)
     seconds = models.DecimalField(_("seconds to compute"), max_digits=9, decimal_places=3, default=0)
 
@@ -75,10 +81,13 @@ class Report(models.Model):
             models.CheckConstraint(condition=(Q(kind="shift", shift__isnull=False)
                                               | Q(kind="banks", date_from__isnull=False, date_to__isnull=False)),
                                    name="reports_report_subject"),
+            models.UniqueConstraint(fields=["key", "version"], name="reports_report_key_version"),
+            models.UniqueConstraint(fields=["key"], condition=Q(at_close=True), name="reports_report_one_at_close"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="reports_report_version_from_one"),
         ]
 
     def __str__(self):
-        return f"{self.get_kind_display()} · {self.key}"
+        return f"{self.get_kind_display()} · {self.key} · v{self.version}"
 
 
 class ReportRequest(models.Model):

@@ -12,11 +12,11 @@ PER_PAGE = 25
 
 
 def shifts_page(*, page=1, per_page: int = PER_PAGE):
-    """A page of shifts, newest first, each with ``report_id`` (its stored report or
-    None) and ``request_status`` (its latest request's status or None)."""
+    """A page of shifts, newest first, each with ``report_id`` (its latest stored
+    report version or None) and ``request_status`` (its latest request's status or None)."""
     latest = ReportRequest.objects.filter(shift=OuterRef("pk")).order_by("-created_at", "-id")
     shifts = (Shift.objects.select_related("table", "dealer")
-              .annotate(report_id=Subquery(Report.objects.filter(shift=OuterRef("pk")).values("id")[:1]),
+              .annotate(report_id=Subquery(Report.objects.filter(shift=OuterRef("pk")).order_by("-version").values("id")[:1]),
                         request_id=Subquery(latest.values("id")[:1]),
                         request_status=Subquery(latest.values("status")[:1]))
               .order_by("-opened_at", "-id"))
@@ -27,6 +27,11 @@ def reports_page(*, page=1, per_page: int = PER_PAGE):
     """A page of stored reports, newest first (without their JSON)."""
     reports = (Report.objects.select_related("table", "shift").defer("result").order_by("-computed_at", "-id"))
     return Paginator(reports, per_page).get_page(page)
+
+
+def report_versions(report: Report) -> list[Report]:
+    """Every stored version of ``report``'s subject, oldest first (without their JSON)."""
+    return list(Report.objects.filter(key=report.key).defer("result").order_by("version"))
 
 
 def requests_page(*, page=1, per_page: int = PER_PAGE):

@@ -5,8 +5,8 @@ sends it to Celery once that commits; if the broker cannot be reached the row st
 ``pending`` and ``report_dispatch_pending`` (beat task ``reports.dispatch_pending`` and
 ``manage.py dispatch_reports``) sends it later. ``report_run`` is the task's body: it
 computes the report on a consistent snapshot of the database and stores it in one
-transaction, updating the subject's single ``Report`` row (idempotent: a second run
-leaves one report with the same figures). A worker killed mid-way has written nothing
+transaction as a new version of the subject's report (``report_store``: the versions
+before it stay as they were). A worker killed mid-way has written nothing
 but the request's progress; the broker gives the task again (``acks_late``).
 [issue 5 "Running them"]
 """
@@ -31,10 +31,20 @@ from tables.models import Hand, Shift, Table
 
 logger = logging.getLogger(__name__)
 
-#: A pending request sent this long ago and never started is sent again (a lost message).
-RESEND_AFTER = timedelta(minutes=30)
-#: A running request with no end after this long is marked failed (its worker is gone).
+#: A pending request sent this long ago and never started is sent again (a message the
+#: broker lost; a duplicate is harmless: ``report_run`` runs a request once).
+RESEND_AFTER = timedelta(minutes=3)
+#: A running request whose run holds no lock (its worker died) this long after it started
+#: is sent again by the sweep (beat, every minute): a dead run is retried within minutes.
+RUNNING_GRACE = timedelta(minutes=1)
+#: A run still alive (holding its lock) this long is marked failed (a hung worker).
 RUNNING_TIMEOUT = timedelta(hours=3)
+#: A request whose worker died this many times is marked failed, not sent again.
+MAX_ATTEMPTS = 5
+#: The first key of the session-level advisory lock a run holds while it computes
+#: (``pg_try_advisory_lock(RUN_LOCK, request id)``): released when the run ends or its
+#: connection closes (a killed worker), which is how the sweep knows a run is dead.
+RUN_LOCK = 0x7E1A
 #: Closed shifts this recent with no report and no request get one queued by the sweep.
 SWEEP_SHIFTS_SINCE = timedelta(days=7)
 #: PostgreSQL's ``work_mem`` inside a report's snapshot transaction.
@@ -95,7 +105,9 @@ def report_request(*, kind: str, table: Table, shift: Shift | None = None, date_
         requested_by: the staff user, or None for the system (shift close, schedules).
     Returns:
         ReportRequest (status ``pending``; once the transaction commits its task is sent
-        to the broker, or stays unsent if the broker is unreachable).
+        to the broker, or stays unsent if the broker is unreachable). Called outside a
+        transaction, it is read again after the send: ``dispatched_at`` says truly
+        whether the broker took it (inside one, see ``report_request_queued``).
     Raises:
         ReportError: a kind, table, shift or period that does not make a report.
     """
@@ -115,7 +127,15 @@ def report_request(*, kind: str, table: Table, shift: Shift | None = None, date_
             return ReportRequest.objects.get(key=key, status__in=_ACTIVE)
         request_id = request.pk
         db.on_commit(lambda: report_send(request_id=request_id), robust=True)
-        return request
+    if not connection.in_atomic_block:  # committed and sent (or not): the truth, from the row
+        request.refresh_from_db()
+    return request
+
+
+def report_request_queued(request_id: int) -> bool:
+    """Whether the broker has taken the request's task (``dispatched_at`` set), read now.
+    For an answer built inside a transaction: call it on commit, after the send."""
+    return ReportRequest.objects.filter(pk=request_id, dispatched_at__isnull=False).exists()
 
 
 _ACTIVE = (ReportRequest.Status.PENDING, ReportRequest.Status.RUNNING)
@@ -153,10 +173,12 @@ def report_dispatch_pending(*, limit: int = 200) -> int:
     """The outbox's sweep: send what was not sent, and catch what was missed.
 
     Sends (1) pending requests never sent (the broker was down), (2) pending requests
-    sent over ``RESEND_AFTER`` ago that never started (a lost message); marks running
-    requests older than ``RUNNING_TIMEOUT`` failed; and asks for the report of any shift
-    closed in the last ``SWEEP_SHIFTS_SINCE`` that has neither a report nor a request
-    (a process that stopped between the shift's close and its request).
+    sent over ``RESEND_AFTER`` ago that never started (a message the broker lost),
+    (3) running requests started over ``RUNNING_GRACE`` ago whose run holds no lock (its
+    worker died: ``report_requeue_dead``); marks running requests older than
+    ``RUNNING_TIMEOUT`` failed; and asks for the report of any shift closed in the last
+    ``SWEEP_SHIFTS_SINCE`` that has neither a report nor a request (a process that stopped
+    between the shift's close and its request).
 
     Returns:
         int, how many requests the broker took.
@@ -165,6 +187,7 @@ def report_dispatch_pending(*, limit: int = 200) -> int:
     stale = ReportRequest.objects.filter(status=ReportRequest.Status.RUNNING, started_at__lt=now - RUNNING_TIMEOUT)
     for request in stale:
         report_request_fail(request_id=request.pk, error=_("the worker stopped answering; ask for it again"))
+    report_requeue_dead(now=now)
     missed = (Shift.objects.filter(closed_at__gte=now - SWEEP_SHIFTS_SINCE, report_requests__isnull=True,
                                    reports__isnull=True).select_related("table"))
     for shift in missed:
@@ -178,6 +201,63 @@ def report_dispatch_pending(*, limit: int = 200) -> int:
         else:
             break  # the broker is still down: the rest wait for the next sweep
     return sent
+
+
+#: While a run holds its lock, PostgreSQL checks this often that the worker is still
+#: connected, even in the middle of a statement: a killed worker's lock goes within
+#: seconds, not when its last statement ends (PostgreSQL 14+, Linux).
+CONNECTION_CHECK = "5s"
+
+
+def _run_lock(request_id: int, *, take: bool) -> bool:
+    """Take (``take``) or release the run's session-level advisory lock on the default
+    connection; True if taken (or released). While it is held the session checks its
+    client every ``CONNECTION_CHECK``."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)" if take else "SELECT pg_advisory_unlock(%s, %s)",
+                       [RUN_LOCK, request_id])
+        done = bool(cursor.fetchone()[0])
+        if connection.pg_version >= 140000:
+            cursor.execute("SELECT set_config('client_connection_check_interval', %s, false)",
+                           [CONNECTION_CHECK if take and done else "0"])
+        return done
+
+
+def report_run_alive(request_id: int) -> bool:
+    """Whether a run of the request holds its lock now (its worker is alive)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = %s"
+                       " AND objid = %s AND objsubid = 2 AND granted)", [RUN_LOCK, request_id])
+        return cursor.fetchone()[0]
+
+
+def report_requeue_dead(*, now=None) -> list[int]:
+    """Running requests whose run died (started over ``RUNNING_GRACE`` ago, no run holding
+    its lock): back to pending and unsent, for the sweep to send at once; failed after
+    ``MAX_ATTEMPTS`` attempts.
+
+    Returns:
+        the ids put back to pending.
+    """
+    now = now or timezone.now()
+    requeued = []
+    running = (ReportRequest.objects.filter(status=ReportRequest.Status.RUNNING, started_at__lt=now - RUNNING_GRACE)
+               .values_list("pk", "attempts", "started_at"))
+    for request_id, attempts, started_at in list(running):
+        if report_run_alive(request_id):
+            continue
+        if attempts >= MAX_ATTEMPTS:
+            report_request_fail(request_id=request_id, error=_("the report's worker stopped %(n)s times; ask for it "
+                                                               "again") % {"n": attempts})
+            continue
+        # Unless a run started meanwhile (a redelivered message: it set ``started_at``).
+        updated = (ReportRequest.objects.filter(pk=request_id, status=ReportRequest.Status.RUNNING,
+                                                started_at=started_at)
+                   .update(status=ReportRequest.Status.PENDING, dispatched_at=None, progress=0, stage=""))
+        if updated:
+            logger.warning("report request #%s: its worker died (attempt %s); sent again", request_id, attempts)
+            requeued.append(request_id)
+    return requeued
 
 
 def _unsent(now):
@@ -261,44 +341,55 @@ def report_compute(*, kind: str, table: Table, shift: Shift | None = None, date_
 
 def report_store(*, kind: str, table: Table, shift: Shift | None = None, date_from: date | None = None,
                  date_to: date | None = None, result: dict, seconds: Decimal = Decimal(0)) -> Report:
-    """Store a computed report as its subject's one ``Report`` row, in one transaction:
-    created the first time, replaced in place (``runs`` + 1) after.
+    """Store a computed report as a new version of its subject's report, in one
+    transaction: version 1 the first time, then 2, 3… beside the old ones, which stay as
+    they were (a trigger refuses their update). A shift report is the one ``at_close`` if
+    it was computed once the shift had closed and no earlier version is.
 
+    Concurrent stores of one subject take turns (a transaction-scoped advisory lock on
+    the key), so versions are numbered without gaps or twins.
     Returns:
-        Report.
+        the new Report.
     """
     key = report_key(kind=kind, table_id=table.pk, shift_id=shift.pk if shift else None,
                      date_from=date_from, date_to=date_to)
-    values = {"result": result, "exceptions": len(result.get("exceptions", [])), "computed_at": timezone.now(),
-              "seconds": Decimal(seconds).quantize(Decimal("0.001"))}
     with db.atomic():
-        report = Report.objects.select_for_update().filter(key=key).first()
-        if report is None:
-            try:
-                with db.atomic():
-                    return Report.objects.create(kind=kind, key=key, table=table, shift=shift, date_from=date_from,
-                                                 date_to=date_to, **values)
-            except IntegrityError:  # a concurrent run stored it first: replace it
-                report = Report.objects.select_for_update().get(key=key)
-        for name, value in values.items():
-            setattr(report, name, value)
-        report.runs += 1
-        report.save(update_fields=[*values, "runs"])
-        return report
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"reports.Report:{key}"])
+        versions = Report.objects.filter(key=key)
+        last = versions.order_by("-version").values_list("version", flat=True).first() or 0
+        at_close = (kind == ReportKind.SHIFT and not result.get("shift", {}).get("open", True)
+                    and not versions.filter(at_close=True).exists())
+        return Report.objects.create(kind=kind, key=key, version=last + 1, at_close=at_close, table=table,
+                                     shift=shift, date_from=date_from, date_to=date_to, result=result,
+                                     exceptions=len(result.get("exceptions", [])), computed_at=timezone.now(),
+                                     seconds=Decimal(seconds).quantize(Decimal("0.001")))
 
 
 def report_run(*, request_id: int) -> ReportRequest:
     """Run a request: compute its report and store it with the request done.
 
     Idempotent: a request already done is left as it is; a request found running (its
-    worker was killed, and the broker gave the task again) is run again from the start.
-    The report and the request's ``done`` are written in one transaction.
+    worker was killed, and the broker gave the task again) is run again from the start;
+    a request another run is computing now (it holds the run's advisory lock: the broker
+    gave a message twice) is left to it. The report and the request's ``done`` are written
+    in one transaction, only if the request is still running then: one request stores at
+    most one version.
 
     Returns:
         the ReportRequest (``done`` with its ``report``, or ``failed`` with ``error``).
     Raises:
         django.db.OperationalError: the database is unreachable (the task retries).
     """
+    if not _run_lock(request_id, take=True):  # another run computes it now
+        return ReportRequest.objects.get(pk=request_id)
+    try:
+        return _run_locked(request_id)
+    finally:
+        _run_lock(request_id, take=False)
+
+
+def _run_locked(request_id):
     with db.atomic():
         request = (ReportRequest.objects.select_for_update(of=("self",)).select_related("table", "shift")
                    .get(pk=request_id))
@@ -326,9 +417,12 @@ def report_run(*, request_id: int) -> ReportRequest:
         progress.close()
     seconds = Decimal(str(round(time.perf_counter() - started, 3)))
     with db.atomic():
-        report = report_store(**subject, result=result, seconds=seconds)
-        ReportRequest.objects.filter(pk=request_id).update(
-            status=ReportRequest.Status.DONE, progress=100, stage="done", report=report, finished_at=timezone.now())
+        if ReportRequest.objects.select_for_update().filter(pk=request_id,
+                                                            status=ReportRequest.Status.RUNNING).exists():
+            report = report_store(**subject, result=result, seconds=seconds)
+            ReportRequest.objects.filter(pk=request_id).update(
+                status=ReportRequest.Status.DONE, progress=100, stage="done", report=report,
+                finished_at=timezone.now())
     request.refresh_from_db()
     return request
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from ledger.models import Account, BankTenure, Entry, Transaction
 from ledger.money import euros
-from reports.audit import _audit, _card_tests, _chain
+from reports.audit import _audit, _card_tests, _chain, seal_faults
 from reports.figures import (
     CENT,
     FORMAT,
@@ -30,6 +30,11 @@ from reports.figures import (
 )
 from tables.engine.profiles import Profile
 from tables.models import Hand, HandBet, Player
+from tables.replay import hand_faults, postings_without_hand
+
+#: The replay's faults the shift report shows (it finds unposted hands and unreversed
+#: voids itself: ``_reconcile_shift``, ``_voids``).
+REPLAY_CODES = {"hand_replay", "hand_unplayable", "void_without_entry", "posting_without_hand"}
 
 #: At most this many points in the chart of the bank's running balance.
 CHART_POINTS = 240
@@ -61,7 +66,10 @@ def shift_report(shift, progress=None) -> dict:
         takings per tenure), ``players`` (each player's result, with the ledger's),
         ``voids`` and ``undos`` (who, when, why), ``reconciliation`` (report against
         ledger), ``cards`` (chi-square per deck), ``chain`` (entries checked),
-        ``chart`` (the bank's running balance) and ``exceptions``.
+        ``chart`` (the bank's running balance), ``replay`` (hands worked out again),
+        ``seal`` (the chain head: ``entry`` id, ``hash``, ``key_id``, ``entries``) and
+        ``exceptions`` (with ``seal_broken``: a head sealed in a stored report that the
+        chain no longer has).
     Only settled hands count in the figures; voided hands are listed with their void,
     open hands are an exception. [issue 5 "Shift report"]
     """
@@ -84,6 +92,8 @@ def shift_report(shift, progress=None) -> dict:
     cards = _card_tests(shift, decks)
     progress(75, "chain")
     chain, undos = _chain(table, shift.pk, hands, count)
+    progress(85, "replay")
+    replayed = _replay(table, shift, hands)
     progress(90, "checks")
 
     summary.update(bets["summary"])
@@ -102,6 +112,8 @@ def shift_report(shift, progress=None) -> dict:
     if reconciliation["differs"]:
         reconciliation["hands"] = _hand_differences(hands)
     _audit(table, hands, count, lo, hi, summary, cards, chain, exceptions)
+    exceptions += replayed
+    exceptions += seal_faults(table)
     for row in bets["players"]:
         del row["player_id"]
     progress(100, "done")
@@ -125,10 +137,26 @@ def shift_report(shift, progress=None) -> dict:
         "reconciliation": reconciliation,
         "cards": cards,
         "chain": {"entries": chain["entries"], "first": chain["first"], "last": chain["last"]},
+        "replay": {"hands": summary["settled"] + summary["voided"], "faults": len(replayed)},
+        # The head of the shift's chain: the last entry of its hands, checked above. Stored
+        # with the report (the version at the shift's close seals it), shown on the page
+        # and in the PDF; later reports compare the chain with it (``seal_faults``).
+        "seal": {"entry": chain["last"], "hash": chain["head"], "key_id": chain["key_id"],
+                 "entries": chain["entries"]},
         "chart": chart,
         "exceptions": exceptions,
         "computed_at": timezone.now().isoformat(),
     }
+
+
+def _replay(table, shift, hands):
+    """The shift's hands worked out again from their entries (``tables.replay``), and the
+    hand postings of the table's tenures during the shift that no hand points at."""
+    faults = [fault for fault in hand_faults(hands) if fault["code"] in REPLAY_CODES]
+    during = Transaction.objects.filter(tenure__table=table, posted_at__gte=shift.opened_at)
+    if shift.closed_at:
+        during = during.filter(posted_at__lte=shift.closed_at)
+    return faults + postings_without_hand(during)
 
 
 #: Per hand, read from its ``settlement`` JSON once (jsonb_to_record, in a subquery fenced

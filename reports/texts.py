@@ -16,12 +16,17 @@ STAGES = {
     "voids": gettext_lazy("voids and reversals"),
     "cards": gettext_lazy("testing the dealt cards"),
     "chain": gettext_lazy("checking the chain of entries"),
+    "replay": gettext_lazy("working every hand out again"),
     "checks": gettext_lazy("audit checks"),
     "tenures": gettext_lazy("reading the bank tenures"),
     "postings": gettext_lazy("capital, sales and distributions"),
     "done": gettext_lazy("done"),
 }
 
+#: What a hand's replay compares (``tables.replay``).
+REPLAYED = {"stakes": gettext_lazy("stakes"), "results": gettext_lazy("results"), "nets": gettext_lazy("nets"),
+            "commission": gettext_lazy("commission"), "next_bank": gettext_lazy("next bank"),
+            "settlement": gettext_lazy("settlement"), "posting": gettext_lazy("ledger posting")}
 RESULTS = {"win": gettext_lazy("win"), "natural": gettext_lazy("natural 7½"), "lose": gettext_lazy("lose"),
            "bust": gettext_lazy("bust")}
 BET_KINDS = {"seat": gettext_lazy("seats' own bets"), "side": gettext_lazy("side bets"),
@@ -77,10 +82,27 @@ def exception_text(item: dict) -> str:
         return _("entry %(sequence)s of hand #%(hand)s does not follow the entry before it") % p
     if code == "chain_changed":
         return _("entry %(sequence)s of hand #%(hand)s was changed after it was entered") % p
+    if code == "chain_unkeyed":
+        return _("entry %(sequence)s of hand #%(hand)s is not signed with the audit trail's key") % p
+    if code == "chain_unknown_key":
+        return _("entry %(sequence)s of hand #%(hand)s is signed with a key this server does not hold") % p
     if code == "chain_last":
         return _("the table's last entry is missing from the chain")
     if code == "chain_more":
         return _("and %(count)s more breaks of the chain") % p
+    if code == "hand_replay":
+        return _("hand #%(hand)s: a replay of its entries disagrees with its %(what)s") % {
+            "hand": p["hand"], "what": REPLAYED.get(p["what"], p["what"])}
+    if code == "hand_unplayable":
+        return _("hand #%(hand)s: its entries do not replay to a settled hand (%(reason)s)") % p
+    if code == "void_without_entry":
+        return _("hand #%(hand)s is voided but no void was entered at the table") % p
+    if code == "posting_without_hand":
+        return _("transaction #%(transaction)s (%(reference)s) is a hand posting no hand points at") % p
+    if code == "seal_broken":
+        return _("the chain head sealed in the report of shift #%(shift)s (version %(version)s) is no longer "
+                 "the chain's: entry #%(entry)s was %(sealed)s, now %(now)s") % {
+            **p, "sealed": p["sealed"][:16], "now": (p["now"] or _("missing"))[:16]}
     if code == "open_hands":
         return _("hands left open: %(numbers)s") % {"numbers": _numbers(p["numbers"])}
     if code == "cards_outside_deck":

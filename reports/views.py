@@ -107,6 +107,7 @@ def report_page(request, pk):
         "exceptions": [exception_text(item) for item in result["exceptions"]],
         "chart": mark_safe(chart_svg(report)),  # numbers and translated labels we wrote
         "began": BEGAN, "ended": ENDED,
+        "versions": selectors.report_versions(report),
     }
     if report.kind == ReportKind.SHIFT:
         context.update(

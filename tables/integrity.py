@@ -1,31 +1,40 @@
 """Checks an auditor runs on a table's records: the hash chain, the hand numbers."""
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
+from tables.chain import GENESIS, entry_fault
 from tables.models import HandEvent, Table
-from tables.services import GENESIS, entry_hash
+
+#: What each of ``tables.chain.entry_fault``'s answers says of an entry.
+FAULT_WORDS = {
+    "changed": gettext_lazy("entry %(seq)s of hand #%(hand)s was changed after it was entered"),
+    "unkeyed": gettext_lazy("entry %(seq)s of hand #%(hand)s is not signed with the audit trail's key"),
+    "unknown_key": gettext_lazy("entry %(seq)s of hand #%(hand)s is signed with a key this server does not hold"),
+}
 
 
 def chain_faults(table: Table) -> list[str]:
-    """Every break in the table's SHA-256 chain of entries, in words; empty if intact.
+    """Every break in the table's keyed chain of entries, in words; empty if intact.
 
-    Each entry's hash is recomputed from its content and the previous entry's hash; a
-    changed entry, a removed one or a reordered one breaks the chain from there.
+    Each entry's HMAC is recomputed with the key (``tables.chain``) from its content and
+    the previous entry's hash; a changed entry, a removed one or a reordered one breaks the
+    chain from there, and so does one rehashed without the key.
     """
     faults = []
     previous = GENESIS
     rows = (HandEvent.objects.filter(table=table).order_by("id")
             .values_list("hand__number", "sequence", "kind", "event", "entered_by_id", "entered_at",
-                         "previous_hash", "hash"))
-    for number, sequence, kind, event, by, at, stored_previous, stored in rows.iterator():
+                         "previous_hash", "hash", "id", "key_id"))
+    for number, sequence, kind, event, by, at, stored_previous, stored, pk, key_id in rows.iterator():
         if stored_previous != previous:
             faults.append(_("entry %(seq)s of hand #%(hand)s does not follow the entry before it")
                           % {"seq": sequence, "hand": number})
-        digest = entry_hash(previous=stored_previous, table_id=table.pk, hand_number=number, sequence=sequence,
-                            kind=kind, event=event, entered_by_id=by, entered_at=at)
-        if digest != stored:
-            faults.append(_("entry %(seq)s of hand #%(hand)s was changed after it was entered")
-                          % {"seq": sequence, "hand": number})
+        fault = entry_fault(entry_id=pk, key_id=key_id, stored=stored, previous=stored_previous,
+                            table_id=table.pk, hand_number=number, sequence=sequence, kind=kind, event=event,
+                            entered_by_id=by, entered_at=at)
+        if fault:
+            faults.append(str(FAULT_WORDS[fault]) % {"seq": sequence, "hand": number})
         previous = stored
     table.refresh_from_db(fields=["last_event_hash"])
     if (table.last_event_hash or GENESIS) != previous:

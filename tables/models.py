@@ -2,8 +2,8 @@
 dealers' shifts, the hands and every entry made at the table.
 
 HandEvent rows are never updated or deleted (PostgreSQL triggers, migration 0004): a
-mistake is corrected by an undo entry, and each entry's SHA-256 chains to the table's
-previous one.
+mistake is corrected by an undo entry, and each entry's HMAC (a key from the environment,
+``tables.chain``) chains to the table's previous one.
 """
 
 from decimal import Decimal
@@ -300,8 +300,11 @@ class HandEvent(models.Model):
 
     ``event`` is the event as in ``hand-record.md`` (a face-down card may be None until
     ``identify`` names it); for an undo it is ``{"undo": sequence, "reason": text}``.
-    ``hash`` is SHA-256 over the entry and the table's previous entry's hash, so that any
-    later change to any entry of the table breaks the chain (``tables.integrity``).
+    ``hash`` is HMAC-SHA256, under the key ``key_id`` names (the key itself is in the
+    environment, never here), over the entry and the table's previous entry's hash, so that
+    any later change to any entry of the table breaks the chain (``tables.chain``,
+    ``tables.integrity``); ``key_id`` ``""``: an entry hashed with plain SHA-256 before the
+    chain was keyed.
     """
 
     class Kind(models.TextChoices):
@@ -320,6 +323,8 @@ class HandEvent(models.Model):
     form_token = models.UUIDField(_("form token"), null=True, blank=True, unique=True)
     previous_hash = models.CharField(_("previous hash"), max_length=64)
     hash = models.CharField(_("hash"), max_length=64, unique=True)
+    key_id = models.CharField(_("key id"), max_length=16, blank=True, default="",
+                              help_text=_("the id of the key that signed the entry; empty: unkeyed SHA-256"))
 
     class Meta:
         ordering = ["hand", "sequence"]

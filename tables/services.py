@@ -10,7 +10,6 @@ A hand that finishes is settled and posted to the ledger in the same transaction
 last entry. [issue 4; rules.md for the rules; hand-record.md for the events]
 """
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Sequence
@@ -38,6 +37,7 @@ from ledger.services import (
     tenure_check_cover,
     tenure_open,
 )
+from tables.chain import GENESIS, current_key_id, entry_hash
 from tables.engine import HandState, IllegalEvent, parse_amount
 from tables.engine.cards import CARD_NAME
 from tables.engine.console import EVENT, UNDO, VOID, effective_events
@@ -70,7 +70,6 @@ from tables.stakes import lock_chips, open_hands_at_risk
 #: Sent on commit when a shift closes (the reports queue the shift's report).
 shift_closed = Signal()
 
-GENESIS = "0" * 64
 
 
 class AtTable(NamedTuple):
@@ -109,14 +108,6 @@ def hand_state(hand, entries=None):
     for event in effective_events(hand_entries(hand) if entries is None else entries):
         state.apply(event)
     return state
-
-
-def entry_hash(*, previous, table_id, hand_number, sequence, kind, event, entered_by_id, entered_at):
-    """SHA-256 (hex) of one entry chained to the table's previous entry's hash."""
-    body = json.dumps({"table": table_id, "hand": hand_number, "sequence": sequence, "kind": kind,
-                       "event": event, "by": entered_by_id, "at": entered_at.isoformat()},
-                      sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256((previous + body).encode()).hexdigest()
 
 
 # ---------------------------------------------------------------------------------------
@@ -911,12 +902,14 @@ def _entry(*, table, hand, kind, event, by, form_token):
     entered_at = timezone.now()
     previous = table.last_event_hash or GENESIS
     by_id = by.pk if by else None
-    digest = entry_hash(previous=previous, table_id=table.pk, hand_number=hand.number, sequence=sequence,
-                        kind=kind, event=event, entered_by_id=by_id, entered_at=entered_at)
+    key_id = current_key_id()
+    digest = entry_hash(previous=previous, key_id=key_id, table_id=table.pk, hand_number=hand.number,
+                        sequence=sequence, kind=kind, event=event, entered_by_id=by_id, entered_at=entered_at)
     hand.version = sequence
     table.last_event_hash = digest
     return HandEvent(table=table, hand=hand, sequence=sequence, kind=kind, event=event, entered_by_id=by_id,
-                     entered_at=entered_at, form_token=form_token, previous_hash=previous, hash=digest)
+                     entered_at=entered_at, form_token=form_token, previous_hash=previous, hash=digest,
+                     key_id=key_id)
 
 
 def _write_entry(entry):
@@ -929,12 +922,13 @@ def _write_entry(entry):
     with connection.cursor() as cursor:
         cursor.execute(
             "WITH e AS (INSERT INTO tables_handevent (table_id, hand_id, sequence, kind, event, entered_by_id,"
-            " entered_at, form_token, previous_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)),"
+            " entered_at, form_token, previous_hash, hash, key_id)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)),"
             " h AS (UPDATE tables_hand SET version = %s WHERE id = %s)"
             " UPDATE tables_table SET last_event_hash = %s WHERE id = %s",
             [entry.table_id, entry.hand_id, entry.sequence, entry.kind, prep(entry.event, connection),
              entry.entered_by_id, entry.entered_at, entry.form_token, entry.previous_hash, entry.hash,
-             entry.sequence, entry.hand_id, entry.hash, entry.table_id])
+             entry.key_id, entry.sequence, entry.hand_id, entry.hash, entry.table_id])
 
 
 def _settle(*, hand, state, events, by, source, write=True, players=None):

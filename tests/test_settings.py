@@ -18,7 +18,8 @@ SHOW = ("import django, json; django.setup(); from django.conf import settings; 
 URL = "postgres://postgres@127.0.0.1:5432/casino"
 PRODUCTION = {"DJANGO_SETTINGS_MODULE": "casino.settings.production", "DJANGO_SECRET_KEY": "test-only-7yJ2kQ9vXw4pL8mN3bR6tZ1cF5hD0gS-aE7uY2iO9",
               "DATABASE_URL": URL, "CELERY_BROKER_URL": "redis://127.0.0.1:6379/1", "CACHE_URL": "locmemcache://",
-              "DJANGO_ALLOWED_HOSTS": "casino.example"}
+              "DJANGO_ALLOWED_HOSTS": "casino.example",
+              "CHAIN_KEY": "test-only-chain-key-3fK8sW1qZ6xV9bN2mL5pR7tY0uE4hJ"}
 
 
 def database(**env):

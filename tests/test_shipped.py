@@ -134,7 +134,8 @@ def shipped(tmp_path):
            "DJANGO_SETTINGS_MODULE": "casino.settings.production",
            "DJANGO_SECRET_KEY": "shipped-test-only-5mQ8rT2wK9xZ4vB7nL1pD6gH3jF0sA-cE8yU",
            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "DATABASE_URL": _as_role(url, app_role, "shipped-app-1"),
-           "CELERY_BROKER_URL": redis, "CACHE_URL": redis, "DJANGO_STATIC_ROOT": str(tmp_path / "staticfiles")}
+           "CELERY_BROKER_URL": redis, "CACHE_URL": redis, "CHAIN_KEY": "shipped-test-only-chain-key-8dQ2wE5rT7yU1iO4pA",
+           "DJANGO_STATIC_ROOT": str(tmp_path / "staticfiles")}
     try:
         yield app, env, url
     finally:

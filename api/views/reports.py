@@ -2,6 +2,7 @@
 download it as CSV or PDF. Auditors only, as the pages (starting a report is the one
 POST an auditor makes; an admin reads them too)."""
 
+from django.db import transaction
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
@@ -12,7 +13,8 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 
 from api.filters import ReportFilter, ReportRequestFilter
-from api.idempotency import idempotent
+from api.idempotency import _as_json, idempotent, request_key
+from api.models import IdempotencyKey
 from api.permissions import IsAdmin, IsAuditor, StartsReports
 from api.views.base import ApiViewMixin, validated
 from reports import services
@@ -59,14 +61,15 @@ class ReportRequestInputSerializer(serializers.Serializer):
 
 
 class ReportSerializer(serializers.ModelSerializer):
-    """A stored report (one per subject; computing it again updates it)."""
+    """A stored report's version (computing it again adds a version; ``at_close``: the
+    shift report stored at the shift's close, which seals its chain head)."""
 
     table_name = serializers.CharField(source="table.name", read_only=True)
 
     class Meta:
         model = Report
-        fields = ["id", "kind", "key", "table", "table_name", "shift", "date_from", "date_to", "exceptions", "runs",
-                  "computed_at", "seconds"]
+        fields = ["id", "kind", "key", "table", "table_name", "shift", "date_from", "date_to", "exceptions", "version",
+                  "at_close", "computed_at", "seconds"]
 
 
 class ReportDetailSerializer(ReportSerializer):
@@ -118,6 +121,14 @@ def _refuse_other_formats(request, renderer):
                             % {"media_type": renderer.media_type})
 
 
+def _answer_queued(request, response, request_id):
+    """On commit, after the task's send was tried: ``queued`` in the answer, and in the
+    answer stored for the Idempotency-Key, says whether the broker took it."""
+    response.data["queued"] = services.report_request_queued(request_id)
+    IdempotencyKey.objects.filter(user=request.user, key=request_key(request)).update(
+        response=_as_json(response.data))
+
+
 def _filename(report, extension):
     table = "".join(c if c.isalnum() else "-" for c in report.table.name).strip("-").lower()
     subject = f"shift-{report.shift_id}" if report.kind == ReportKind.SHIFT else f"{report.date_from}_{report.date_to}"
@@ -149,7 +160,13 @@ class ReportRequestViewSet(ApiViewMixin, mixins.ListModelMixin, mixins.RetrieveM
         queued = services.report_request(kind=data["kind"], table=data["table"], shift=data.get("shift"),
                                          date_from=data.get("date_from"), date_to=data.get("date_to"),
                                          requested_by=request.user)
-        return Response(ReportRequestSerializer(queued).data, status=status.HTTP_202_ACCEPTED)
+        response = Response(ReportRequestSerializer(queued).data, status=status.HTTP_202_ACCEPTED)
+        # The answer is built inside the Idempotency-Key's transaction, before the task is
+        # sent (on commit): ``queued`` is set once the send was tried, here and in the
+        # stored answer a retry with the same key replays.
+        if transaction.get_connection().in_atomic_block:
+            transaction.on_commit(lambda: _answer_queued(request, response, queued.pk))
+        return response
 
 
 @extend_schema_view(

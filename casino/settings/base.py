@@ -132,12 +132,26 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
+# The tables' audit trail: each entry's HMAC key (tables/chain.py). CHAIN_KEY is a secret of
+# the environment, never stored in the database; ``production`` refuses to start without
+# one. CHAIN_KEY_ID names it on every entry; CHAIN_OLD_KEYS ("id=key,id=key") keeps
+# replaced keys for checking; CHAIN_UNKEYED_UNTIL: the last entry id hashed before the
+# chain was keyed (0: none).
+CHAIN_KEY = env("CHAIN_KEY", default="")
+CHAIN_KEY_ID = env("CHAIN_KEY_ID", default="1")
+CHAIN_OLD_KEYS = env.dict("CHAIN_OLD_KEYS", default={})
+CHAIN_UNKEYED_UNTIL = env.int("CHAIN_UNKEYED_UNTIL", default=0)
+
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="redis://127.0.0.1:6379/0")
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Redis gives an unacknowledged task (acks late: its worker died) to another worker after
+# this many seconds (Celery's default is an hour). A run longer than this may be given
+# twice: the second waits on the first's lock and stores nothing (reports/services.py).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=300)}
 CELERY_TIMEZONE = TIME_ZONE
 
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"

@@ -10,6 +10,7 @@ from casino.localdb import database_url
 environ.Env.read_env(Path(__file__).resolve().parent.parent.parent / ".env", overwrite=False)
 os.environ.setdefault("DJANGO_DEBUG", "true")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "true")
+os.environ.setdefault("CHAIN_KEY", "local-only-chain-key-not-a-secret")
 database_url()
 
 from casino.settings.base import *  # noqa: E402,F403

@@ -1,7 +1,8 @@
 """Production: every secret and address comes from the environment, with no default.
 
 Required: DJANGO_SECRET_KEY, DATABASE_URL, CELERY_BROKER_URL, CACHE_URL (Redis: the
-sessions' cache), DJANGO_ALLOWED_HOSTS.
+sessions' cache), DJANGO_ALLOWED_HOSTS, CHAIN_KEY (the audit trail's HMAC key, at least
+32 characters: ``tables/chain.py``).
 Optional: DJANGO_HTTPS (default true: served over HTTPS only; docker-compose.yml turns it
 off for http://localhost), DJANGO_HSTS_SECONDS (default one year), DATABASE_CONN_MAX_AGE
 (default 600), DATABASE_PREPARE_THRESHOLD (``base``); the lock-out of failed logins
@@ -13,11 +14,14 @@ from X-Forwarded-For); the token endpoint's throttles API_TOKEN_RATE_PER_ADDRESS
 """
 import os
 
-for required in ("DJANGO_SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL", "DJANGO_ALLOWED_HOSTS"):
-    if not os.environ.get(required):
-        from django.core.exceptions import ImproperlyConfigured
+from django.core.exceptions import ImproperlyConfigured  # noqa: E402
 
+for required in ("DJANGO_SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL", "DJANGO_ALLOWED_HOSTS",
+                 "CHAIN_KEY"):
+    if not os.environ.get(required):
         raise ImproperlyConfigured(f"{required} must be set in the environment for production")
+if len(os.environ["CHAIN_KEY"]) < 32:
+    raise ImproperlyConfigured("CHAIN_KEY must be at least 32 characters (e.g. `openssl rand -hex 32`)")
 
 from casino.settings.base import *  # noqa: E402,F403
 from casino.settings.base import DATABASES, MIDDLEWARE, env  # noqa: E402

@@ -16,6 +16,9 @@ from casino.settings.base import *  # noqa: E402,F403
 from casino.settings.base import env  # noqa: E402
 
 SECRET_KEY = env("DJANGO_SECRET_KEY", default="test-only-not-a-secret")
+# A fixed key for the audit trail's HMAC (tables/chain.py), whatever the environment says.
+CHAIN_KEY = "test-only-chain-key-not-a-secret"
+CHAIN_KEY_ID = "1"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DEBUG = False
 # pytest-django's test database is migrated as DATABASE_URL's role, whatever .env says.

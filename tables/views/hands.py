@@ -24,6 +24,7 @@ from django.views.decorators.http import require_safe
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
 from ledger.models import Transaction
 from ledger.money import euros, show
+from tables.chain import entry_fault
 from tables.engine import IllegalEvent
 from tables.engine.cards import CARD_NAME, parse_card
 from tables.engine.hand import parse_amount
@@ -31,7 +32,6 @@ from tables.errors import engine_message
 from tables.integrity import chain_faults, number_gaps
 from tables.models import Hand, HandEvent, Shift, Table
 from tables.selectors import hand_record
-from tables.services import entry_hash
 
 PER_PAGE = 50
 
@@ -198,9 +198,9 @@ def entry_lines(hand):
             undone[in_force.pop()] = entry.sequence
     lines = []
     for entry in entries:
-        ok = entry.hash == entry_hash(previous=entry.previous_hash, table_id=hand.table_id, hand_number=hand.number,
-                                      sequence=entry.sequence, kind=entry.kind, event=entry.event,
-                                      entered_by_id=entry.entered_by_id, entered_at=entry.entered_at)
+        ok = entry_fault(entry_id=entry.pk, key_id=entry.key_id, stored=entry.hash, previous=entry.previous_hash,
+                         table_id=hand.table_id, hand_number=hand.number, sequence=entry.sequence, kind=entry.kind,
+                         event=entry.event, entered_by_id=entry.entered_by_id, entered_at=entry.entered_at) is None
         if entry.kind == HandEvent.Kind.EVENT:
             seat, action, detail = _describe(entry.event)
             reason = ""

@@ -59,7 +59,8 @@ def test_json_lines_and_directories(files, tmp_path):
 def test_it_needs_no_database_server(files):
     env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "casino.settings.production",
            "DJANGO_SECRET_KEY": "x", "DJANGO_ALLOWED_HOSTS": "x", "CELERY_BROKER_URL": "redis://127.0.0.1:1/0",
-           "DATABASE_URL": "postgres://nobody@127.0.0.1:1/nothing", "CACHE_URL": "redis://127.0.0.1:1/0"}
+           "DATABASE_URL": "postgres://nobody@127.0.0.1:1/nothing", "CACHE_URL": "redis://127.0.0.1:1/0",
+           "CHAIN_KEY": "x" * 32}
     status, lines, err = settle(str(files / "a.json"), env=env)
     assert status == 0, err
     assert lines[0]["players"] == {"luis": "20.00"}

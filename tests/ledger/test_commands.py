@@ -9,6 +9,7 @@ from django.db import connection, transaction
 
 from ledger import services
 from ledger.models import Account
+from tables.services import hand_import_record
 from tests.ledger.conftest import conformance_record, settlement_of
 
 pytestmark = pytest.mark.django_db
@@ -16,8 +17,10 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def ledger(players, ana_bank, fund):
-    services.ledger_post_settlement(tenure=ana_bank, settlement=settlement_of(conformance_record("p03")),
-                                    idempotency_key="h", reference="hand Mesa 1 #3")
+    """The p03 hand imported at Mesa 1 under ana's bank (its posting has its hand: a hand
+    posting no hand points at is a fault, ``tables.replay``), then a buy-in of luis's."""
+    hand = hand_import_record(record={**conformance_record("p03"), "table": "Mesa 1"})
+    assert hand.transaction.detail == settlement_of(conformance_record("p03")).as_dict()
     fund(players["luis"], "40.00")
     return ana_bank
 
@@ -111,4 +114,5 @@ def test_a_closed_tenure_that_still_holds_money_is_a_fault(ledger, cashier):
     code, _out, err = run("ledger_check")
     assert code == 1
     assert f"account #{bank.id} (tenure:{ledger.pk}) is closed but holds 3.00" in err
-    assert "1 fault(s)" in err
+    assert f"transaction #{forged} (forged) is a hand posting no hand points at" in err
+    assert "2 fault(s)" in err

@@ -40,7 +40,7 @@ def test_store_csv_and_pdf(played, tmp_path):
     shift = played.close()
     out, err = run("shift", "--table", "Mesa 1", "--shift", str(shift.pk), "--format", "csv", "--store")
     assert "80.00" in out and "stored as report #" in err
-    assert Report.objects.get().runs == 1
+    assert Report.objects.get().version == 1
     target = tmp_path / "shift.pdf"
     run("shift", "--table", "Mesa 1", "--shift", str(shift.pk), "--format", "pdf", "--output", str(target))
     assert target.read_bytes().startswith(b"%PDF")

@@ -28,26 +28,29 @@ def test_a_request_runs_on_commit_and_stores_the_report(played, django_capture_o
     assert (request.status, request.progress, request.stage) == ("done", 100, "done")
     assert request.dispatched_at is not None and request.attempts == 1
     report = request.report
-    assert (report.kind, report.key, report.shift_id, report.runs) == ("shift", f"shift:{shift.pk}", shift.pk, 1)
+    assert (report.kind, report.key, report.shift_id, report.version, report.at_close) == (
+        "shift", f"shift:{shift.pk}", shift.pk, 1, True)
     assert report.result["summary"]["handle"] == "80.00" and report.exceptions == 0
 
 
-def test_running_twice_stores_one_report_with_the_same_figures(played, django_capture_on_commit_callbacks):
+def test_running_twice_adds_a_version_beside_the_first(played, django_capture_on_commit_callbacks):
     shift = played.close()
     with django_capture_on_commit_callbacks(execute=True):
         first = ask_shift(played, shift)
-    first_result = Report.objects.get().result
+    stored = Report.objects.get()
     with django_capture_on_commit_callbacks(execute=True):
         second = ask_shift(played, shift)
     assert first.pk != second.pk
-    report = Report.objects.get()  # one row, never two
-    assert report.runs == 2
+    old, new = Report.objects.order_by("version")  # two versions, the first untouched
+    assert (old.pk, old.version, old.at_close, old.result, old.computed_at) == (
+        stored.pk, 1, True, stored.result, stored.computed_at)
+    assert (new.version, new.at_close, new.key) == (2, False, old.key)
     drop = {"computed_at"}
-    assert {k: v for k, v in report.result.items() if k not in drop} == {
-        k: v for k, v in first_result.items() if k not in drop}
-    # the task given twice (acks_late redelivery) changes nothing
+    assert {k: v for k, v in new.result.items() if k not in drop} == {
+        k: v for k, v in old.result.items() if k not in drop}
+    # the task given twice (acks_late redelivery) adds nothing
     assert report_run(request_id=second.pk).status == "done"
-    assert Report.objects.get().runs == 2
+    assert Report.objects.count() == 2
 
 
 def test_asking_twice_while_pending_gives_the_same_request(played):
@@ -131,14 +134,15 @@ def test_a_worker_killed_while_storing_leaves_no_half_report(played, monkeypatch
     with pytest.raises(SystemExit):
         report_run(request_id=again.pk)
     after = Report.objects.get()
-    assert (after.runs, after.result) == (before.runs, before.result)  # the old report, whole
+    assert (after.version, after.result) == (before.version, before.result)  # the old report, whole
     again.refresh_from_db()
     assert again.status == "running" and again.report is None
     # the broker gives the task again (acks_late): this time it finishes
     monkeypatch.setattr(services, "report_store", real_store)
     assert report_run(request_id=again.pk).status == "done"
-    after = Report.objects.get()
-    assert after.runs == 2 and after.result["summary"]["voided"] == 2
+    old, after = Report.objects.order_by("version")
+    assert old.result == before.result and old.at_close
+    assert after.version == 2 and after.result["summary"]["voided"] == 2
     again.refresh_from_db()
     assert again.attempts == 2
 
