@@ -18,3 +18,5 @@ from casino.settings.base import env  # noqa: E402
 SECRET_KEY = env("DJANGO_SECRET_KEY", default="test-only-not-a-secret")
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DEBUG = False
+#: A small simulation when a test's review needs an edge no test stored (seconds, not minutes).
+EDGE_HANDS = env.int("EDGE_HANDS", default=2000)
