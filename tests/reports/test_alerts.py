@@ -53,16 +53,16 @@ def test_the_same_finding_twice_is_one_alert_with_its_opening_attributed_to_the_
 
 def test_an_auditor_acknowledges_with_a_note_and_it_is_attributed(staff):
     alert, _created = alert_raise(finding=finding())
-    with pytest.raises(AlertError, match="at least 5"):
+    with pytest.raises(AlertError, match="al menos 5"):
         alert_acknowledge(alert_id=alert.pk, note="  ok ", by=staff["auditor"])
-    with pytest.raises(AlertError, match="Only an auditor"):
+    with pytest.raises(AlertError, match="Solo un auditor"):
         alert_acknowledge(alert_id=alert.pk, note="checked the cameras", by=staff["dealer"])
     assert Alert.objects.get().status == "open" and AlertChange.objects.count() == 1
     done = alert_acknowledge(alert_id=alert.pk, note="checked the cameras: a regular high roller", by=staff["auditor"])
     assert done.status == "acknowledged"
     change = done.changes.get(action="acknowledged")
     assert change.by == staff["auditor"] and change.note == "checked the cameras: a regular high roller"
-    with pytest.raises(AlertError, match="already acknowledged by audit1"):
+    with pytest.raises(AlertError, match="ya la reconoció audit1"):
         alert_acknowledge(alert_id=alert.pk, note="second look at it", by=staff["auditor"])
     # Found again: still the one, acknowledged alert.
     again, created = alert_raise(finding=finding())
