@@ -67,3 +67,35 @@ def test_the_alert_pages_fit_a_phone(chromium, live_server, staff, raised):
         width, viewport = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         assert width <= viewport, url
     context.close()
+
+
+def test_an_auditor_reviews_a_table_and_reads_its_funnel_on_a_phone(chromium, live_server, staff):
+    """The review page in Chromium: the form is filled and sent, the figures, the funnel
+    and the pairs appear; at 390 px nothing scrolls sideways."""
+    from django.utils import timezone
+
+    from reports.detection import edge_store
+    from tests.reports.sessions import RULES, SEATS, play_shift, records, simulated_table
+
+    edge_store(rules=RULES, seats=SEATS, hands=500_000, seed=17,
+               result={"mean_per_unit": 0.06, "sd_per_unit_hand": 0.8, "sd_per_unit_bet": 1.1,
+                       "within_hand_correlation": 0.28, "bank_wins_bet": 0.52, "seats": SEATS, "hands": 500_000,
+                       "seed": 17, "strategy_text": "—"})
+    table = simulated_table("Mesa V", staff)
+    play_shift(table, staff["dealer"], staff["supervisor"], records(7, 35))
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, locale="es-ES", base_url=live_server.url)
+    page = context.new_page()
+    log_in(page, "audit1", "/reports/review/")
+    page.select_option("select[name=table]", label="Mesa V")
+    today = timezone.localdate().isoformat()
+    page.fill("input[name=date_from]", today)
+    page.fill("input[name=date_to]", today)
+    page.select_option("select[name=funnel]", "dealer")
+    page.click("form.review button[type=submit]")
+    page.wait_for_selector("svg.funnel circle")
+    assert "35 manos" in page.inner_text("#summary")
+    assert page.locator("#pairs tbody tr").count() >= 1
+    assert "la banca" in page.inner_text("#cards")
+    width, viewport = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width <= viewport
+    context.close()
