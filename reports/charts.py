@@ -30,7 +30,8 @@ def funnel_svg(data, labels=None, width=720, height=300) -> str:
     labels = labels or {}
     pad_left, pad_right, pad_top, bottom = 64, 16, 12, 36
     xs = data["limits"]["x"]
-    x_max = max(xs[-1], max(p["effective_hands"] for p in points), 2.0)
+    # Room to the right of the largest group, for its label.
+    x_max = max(xs[-1], max(p["effective_hands"] for p in points), 2.0) ** 1.08
     outer = [b for b in data["limits"]["bands"] if b["k"] == max(band["k"] for band in data["limits"]["bands"])][0]
     values = [p["per_unit"] for p in points] + [data["mean"]]
     # The limits at 1 hand are very wide: the scale follows the groups, with the limits clipped.
@@ -66,14 +67,17 @@ def funnel_svg(data, labels=None, width=720, height=300) -> str:
         if x <= x_max:
             parts.append(f'<text x="{px(x):.1f}" y="{height - bottom + 14}" text-anchor="middle" font-size="11">'
                          f'{escape(number(x, 0))}</text>')
+    axis = escape(_("hands played"))
     parts.append(f'<text x="{(pad_left + width - pad_right) / 2:.1f}" y="{height - 4}" text-anchor="middle" '
-                 f'font-size="11">{escape(_("hands played"))}</text>')
+                 f'font-size="11">{axis}</text>')
     for point in points:
         colour = "#b00020" if point["beyond"] and point["beyond"] >= 3 else "#c77700" if point["beyond"] else "#0b6e4f"
         x, y = px(point["effective_hands"]), py(point["per_unit"])
         label = escape(str(labels.get(point["id"], point["id"])))
         parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}"><title>{label}: '
                      f'{escape(number(100 * point["per_unit"], 2))} % · {point["hands"]}</title></circle>')
-        parts.append(f'<text x="{x + 6:.1f}" y="{y - 5:.1f}" font-size="10">{label}</text>')
+        anchor = "end" if x > width - pad_right - 80 else "start"
+        parts.append(f'<text x="{x + (-6 if anchor == "end" else 6):.1f}" y="{y - 6:.1f}" font-size="10" '
+                     f'text-anchor="{anchor}">{label}</text>')
     parts.append("</svg>")
     return "".join(parts)
