@@ -106,6 +106,10 @@ def exception_text(item: dict) -> str:
         return _("bank tenure #%(tenure)s began by %(began)s but the tenure before it ended by %(previous_ended)s") % {
             "tenure": p["tenure"], "began": BEGAN.get(p["began"], p["began"]),
             "previous_ended": ENDED.get(p["previous_ended"], p["previous_ended"] or "—")}
+    if code == "commission_recomputed":
+        return _("the house's commission recomputed from the rate is %(recomputed)s €, the posted one %(posted)s € "
+                 "(difference %(difference)s €) in %(count)s hand(s): %(numbers)s") % {
+            **p, "numbers": _numbers(p["numbers"], p["count"])}
     details = ", ".join(f"{key}={value}" for key, value in p.items() if key != "code")
     return f"{code}: {details}"
 
