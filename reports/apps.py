@@ -33,3 +33,5 @@ class ReportsConfig(AppConfig):
 
         shift_closed.connect(queue_shift_report, dispatch_uid="reports.queue_shift_report")
         register("reports:index", _("Reports"), AUDITOR)
+        register("reports:alerts", _("Alerts"), AUDITOR)
+        register("reports:review", _("Review"), AUDITOR)

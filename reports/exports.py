@@ -87,6 +87,20 @@ def sections(report, human=False):
     out = [(_("Report"), None, _heading_rows(report, human)), (_("Summary"), None, _summary_rows(report))]
     exceptions = [(exception_text(item),) for item in result["exceptions"]]
     out.append((_("Exceptions"), (_("exception"),), exceptions or [(_("none"),)]))
+    if result["kind"] == "shift" and result.get("house"):
+        house = result["house"]
+        out += [
+            (_("House figures"), None,
+             [(_("house commission posted €"), house["commission"]["posted"]),
+              (_("house commission recomputed from the rate €"), house["commission"]["recomputed"]),
+              (_("hands whose commission differs"), house["commission"]["differ"]),
+              (_("house hold % (commission / handle)"), house["house_hold_percent"] or "—")]),
+            (_("The bank's float per tenure"),
+             (_("tenure"), _("holder"), _("float at the shift's open €"), _("float at the shift's close €"),
+              _("sale price received €")),
+             [(f"#{row['id']}", row["holder"], row["float_open"], row["float_close"], row["sale_price"] or "—")
+              for row in house["tenures"]]),
+        ]
     if result["kind"] == "shift":
         out += [
             (_("Payouts by multiplier"),

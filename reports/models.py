@@ -143,3 +143,111 @@ class ReportRequest(models.Model):
     @property
     def is_active(self):
         return self.status in (self.Status.PENDING, self.Status.RUNNING)
+
+
+class EdgeFigure(models.Model):
+    """A stored simulation of the bank's edge under one rule set and seat count: what the
+    auditor's statistics expect of a bank (``tables.engine.edge.bank_edge``).
+
+    ``key`` is ``<rules as sorted JSON>|<seats>``; ``result`` is ``EdgeResult.as_dict()``
+    (``mean_per_unit``, ``sd_per_unit_hand``, ``sd_per_unit_bet``,
+    ``within_hand_correlation``, ``bank_wins_bet``, the strategy in words, the seed, how
+    it was obtained). One row per key: computing it again replaces it. [issue 17]
+    """
+
+    key = models.CharField(_("key"), max_length=400, unique=True)
+    rules = models.JSONField(_("rules"))
+    seats = models.PositiveSmallIntegerField(_("seats"))
+    hands = models.PositiveIntegerField(_("hands simulated"))
+    seed = models.BigIntegerField(_("seed"))
+    result = models.JSONField(_("result"))
+    computed_at = models.DateTimeField(_("computed at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["key"]
+        verbose_name = _("bank's edge")
+        verbose_name_plural = _("bank's edges")
+
+    def __str__(self):
+        return self.key
+
+
+class AlertKind(models.TextChoices):
+    """What raised an alert. [issue 17 "Alerts"]"""
+
+    EXCEPTION = "exception", _("report exception")
+    LARGE_BET = "large_bet", _("large bet")
+    EXPECTED = "expected", _("result against the expected")
+    PAIR = "pair", _("improbable pair")
+    CARDS = "cards", _("card test")
+    BANK_CHANGES = "bank_changes", _("bank changes")
+    LARGE_LOSSES = "large_losses", _("large stakes lost to one bank")
+
+
+class Alert(models.Model):
+    """A finding an auditor must look at: open until an auditor acknowledges it with a note.
+
+    Raised by ``reports.alerts.alert_raise`` (the task ``reports.raise_alerts`` after a
+    report is stored). ``fingerprint`` identifies the finding (SHA-256 of its kind, subject
+    and identity): the same finding raised twice is one alert. ``evidence`` is structured
+    data (ids of hands, bets, bank tenures; figures as numbers) put into words at display
+    time. Rows are never deleted, and only ``status`` ever changes, open → acknowledged,
+    with an ``AlertChange`` row saying who, when and why (PostgreSQL triggers, migration
+    ``0003_exceptions_alerts``). [issue 17 "Alerts"]
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        ACKNOWLEDGED = "acknowledged", _("acknowledged")
+
+    kind = models.CharField(_("kind"), max_length=16, choices=AlertKind.choices)
+    code = models.CharField(_("code"), max_length=64)
+    subject = models.CharField(_("subject"), max_length=120)
+    fingerprint = models.CharField(_("fingerprint"), max_length=64, unique=True)
+    table = models.ForeignKey(Table, models.PROTECT, null=True, blank=True, related_name="alerts",
+                              verbose_name=_("table"))
+    shift = models.ForeignKey(Shift, models.PROTECT, null=True, blank=True, related_name="alerts",
+                              verbose_name=_("shift"))
+    report = models.ForeignKey(Report, models.PROTECT, null=True, blank=True, related_name="alerts",
+                               verbose_name=_("report"))
+    evidence = models.JSONField(_("evidence"), default=dict)
+    opened_at = models.DateTimeField(_("opened at"), default=timezone.now)
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.OPEN)
+
+    class Meta:
+        ordering = ["-opened_at", "-id"]
+        verbose_name = _("alert")
+        verbose_name_plural = _("alerts")
+        indexes = [models.Index(fields=["status", "opened_at"], name="reports_alert_open")]
+
+    def __str__(self):
+        return f"#{self.pk} {self.kind}:{self.code} · {self.subject} · {self.status}"
+
+
+class AlertChange(models.Model):
+    """One change of an alert, attributed: its opening (by the system) and its
+    acknowledgement (by an auditor, with his note). Insert only. [issue 17 "Alerts"]"""
+
+    class Action(models.TextChoices):
+        OPENED = "opened", _("opened")
+        ACKNOWLEDGED = "acknowledged", _("acknowledged")
+
+    alert = models.ForeignKey(Alert, models.PROTECT, related_name="changes", verbose_name=_("alert"))
+    action = models.CharField(_("action"), max_length=16, choices=Action.choices)
+    note = models.TextField(_("note"), blank=True)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                           related_name="alert_changes", verbose_name=_("by"))
+    at = models.DateTimeField(_("at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["alert", "at", "id"]
+        verbose_name = _("alert change")
+        verbose_name_plural = _("alert changes")
+        constraints = [
+            models.CheckConstraint(condition=Q(action="opened") | (Q(by__isnull=False) & ~Q(note="")),
+                                   name="reports_alert_ack_has_auditor_and_note"),
+            models.UniqueConstraint(fields=["alert", "action"], name="reports_alert_change_once"),
+        ]
+
+    def __str__(self):
+        return f"{self.alert_id} · {self.action} · {self.at:%Y-%m-%d %H:%M}"

@@ -423,8 +423,27 @@ def _run_locked(request_id):
             ReportRequest.objects.filter(pk=request_id).update(
                 status=ReportRequest.Status.DONE, progress=100, stage="done", report=report,
                 finished_at=timezone.now())
+            report_id = report.pk
+            db.on_commit(lambda: alerts_send(report_id=report_id), robust=True)
     request.refresh_from_db()
     return request
+
+
+def alerts_send(*, report_id: int) -> bool:
+    """Queue ``reports.raise_alerts`` for a stored report (after it commits; no retry: the
+    next run of the report raises them, and a finding raised twice is one alert).
+
+    Returns:
+        True if the broker took the task (with eager Celery, the task has run).
+    """
+    from reports.tasks import raise_alerts
+
+    try:
+        raise_alerts.apply_async(args=[report_id], retry=False)
+    except Exception as error:  # the broker is down: the report stays; its alerts come with its next run
+        logger.warning("alerts of report #%s not queued (%s)", report_id, error)
+        return False
+    return True
 
 
 def report_request_nightly_banks(*, day: date | None = None) -> list[ReportRequest]:

@@ -15,6 +15,7 @@ from django.utils import timezone
 from ledger.models import Account, BankTenure, Entry, Transaction
 from ledger.money import euros
 from reports.audit import _audit, _card_tests, _chain, seal_faults
+from reports.house import house_figures
 from reports.figures import (
     CENT,
     FORMAT,
@@ -67,9 +68,9 @@ def shift_report(shift, progress=None) -> dict:
         ``voids`` and ``undos`` (who, when, why), ``reconciliation`` (report against
         ledger), ``cards`` (chi-square per deck), ``chain`` (entries checked),
         ``chart`` (the bank's running balance), ``replay`` (hands worked out again),
-        ``seal`` (the chain head: ``entry`` id, ``hash``, ``key_id``, ``entries``) and
-        ``exceptions`` (with ``seal_broken``: a head sealed in a stored report that the
-        chain no longer has).
+        ``seal`` (the chain head: ``entry`` id, ``hash``, ``key_id``, ``entries``), ``house``
+        (the house's figures: ``reports.house.house_figures``) and ``exceptions`` (with
+        ``seal_broken``: a head sealed in a stored report that the chain no longer has).
     Only settled hands count in the figures; voided hands are listed with their void,
     open hands are an exception. [issue 5 "Shift report"]
     """
@@ -114,6 +115,7 @@ def shift_report(shift, progress=None) -> dict:
     _audit(table, hands, count, lo, hi, summary, cards, chain, exceptions)
     exceptions += replayed
     exceptions += seal_faults(table)
+    house = house_figures(shift, summary["handle"], exceptions)
     for row in bets["players"]:
         del row["player_id"]
     progress(100, "done")
@@ -144,6 +146,7 @@ def shift_report(shift, progress=None) -> dict:
         "seal": {"entry": chain["last"], "hash": chain["head"], "key_id": chain["key_id"],
                  "entries": chain["entries"]},
         "chart": chart,
+        "house": house,
         "exceptions": exceptions,
         "computed_at": timezone.now().isoformat(),
     }

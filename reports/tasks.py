@@ -44,3 +44,23 @@ def nightly_bank_reports(day: str | None = None) -> int:
         how many reports were asked for.
     """
     return len(services.report_request_nightly_banks(day=date.fromisoformat(day) if day else None))
+
+
+@shared_task(name="reports.raise_alerts", acks_late=True, reject_on_worker_lost=True,
+             autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300, max_retries=6)
+def raise_alerts(report_id: int) -> int:
+    """Raise the alerts of stored ``Report`` ``report_id``: its exceptions, large bets and
+    the statistical review of its hands (``reports.detection.report_findings``).
+    Idempotent: a finding already raised is not raised again.
+
+    Returns:
+        how many alerts were opened now.
+    """
+    from reports.alerts import alerts_raise
+    from reports.detection import report_findings
+    from reports.models import Report
+
+    report = Report.objects.select_related("table", "shift").filter(pk=report_id).first()
+    if report is None:
+        return 0
+    return len(alerts_raise(findings=report_findings(report)))

@@ -128,6 +128,10 @@ def exception_text(item: dict) -> str:
         return _("bank tenure #%(tenure)s began by %(began)s but the tenure before it ended by %(previous_ended)s") % {
             "tenure": p["tenure"], "began": BEGAN.get(p["began"], p["began"]),
             "previous_ended": ENDED.get(p["previous_ended"], p["previous_ended"] or "—")}
+    if code == "commission_recomputed":
+        return _("the house's commission recomputed from the rate is %(recomputed)s €, the posted one %(posted)s € "
+                 "(difference %(difference)s €) in %(count)s hand(s): %(numbers)s") % {
+            **p, "numbers": _numbers(p["numbers"], p["count"])}
     details = ", ".join(f"{key}={value}" for key, value in p.items() if key != "code")
     return f"{code}: {details}"
 
@@ -143,3 +147,90 @@ def event_text(event) -> str:
     if event.get("player"):
         words.append(_("by %(player)s") % {"player": event["player"]})
     return " ".join(word for word in words if word)
+
+
+# ---------------------------------------------------------------------------------------
+# Alerts [issue 17 "Alerts"]
+
+PAIR_KINDS = {"dealer×bank": gettext_lazy("dealer × bank holder"), "dealer×player": gettext_lazy("dealer × player"),
+              "bank×player": gettext_lazy("bank holder × player")}
+CARD_TESTS = {"first": gettext_lazy("first cards"), "draws": gettext_lazy("drawn cards")}
+GROUPS = {"all": gettext_lazy("all the hands"), "tenure": gettext_lazy("bank tenure"), "dealer": gettext_lazy("dealer")}
+
+
+def number(value, places=2):
+    """A float in the reader's locale with ``places`` decimals (``1.234,56`` in Spanish)."""
+    from django.utils.formats import number_format
+
+    if value is None:
+        return "—"
+    return number_format(round(float(value), places), decimal_pos=places, use_l10n=True, force_grouping=True)
+
+
+def probability(value):
+    """A p-value or q-value in the reader's locale, three significant digits (``0,0123``, ``4,1e-05``)."""
+    from django.utils.formats import get_format
+
+    if value is None:
+        return "—"
+    text = f"{float(value):.3g}"
+    return text.replace(".", get_format("DECIMAL_SEPARATOR"))
+
+
+def _who(who):
+    if who == "bank":
+        return str(gettext_lazy("the bank"))
+    if who == "seats":
+        return str(gettext_lazy("the seats"))
+    if who == "loca":
+        return str(gettext_lazy("la loca"))
+    return _("seat %(seat)s") % {"seat": who}
+
+
+def alert_text(kind: str, code: str, evidence: dict) -> str:
+    """An alert's finding in one sentence, in the reader's language, from its kind, code
+    and evidence (``reports.detection``). Unknown kinds show their code and data."""
+    e = evidence
+    if kind == "exception":
+        return exception_text(e)
+    if kind == "large_bet":
+        return _("hand %(hand)s: %(player)s staked %(stake)s €, at or above the table's large bet of "
+                 "%(threshold)s €") % {"hand": f"#{e['number']}", "player": e["player"],
+                                        "stake": number(e["stake"]), "threshold": number(e["threshold"])}
+    if kind == "expected":
+        group = GROUPS.get(code, code)
+        name = "" if code == "all" else f" {e.get('group')}"
+        return _("%(group)s%(name)s: the bank won %(actual)s € where %(expected)s € were expected "
+                 "(band ±%(k)sσ: %(low)s € to %(high)s €; z = %(z)s, p = %(p)s, q = %(q)s)") % {
+            "group": str(group).capitalize(), "name": name, "actual": number(e["actual"]),
+            "expected": number(e["expected"]), "k": number(e["k"], 0), "low": number(e["band"][0]),
+            "high": number(e["band"][1]), "z": number(e["z"]), "p": probability(e["p_value"]),
+            "q": probability(e.get("combined_q"))}
+    if kind == "pair":
+        return _("%(pair)s %(a)s × %(b)s: %(hands)s hands, the bank won %(actual)s € where %(expected)s € were "
+                 "expected (z = %(z)s, p = %(p)s, q = %(q)s)") % {
+            "pair": str(PAIR_KINDS.get(code, code)).capitalize(), "a": e["a"], "b": e["b"], "hands": e["hands"],
+            "actual": number(e["actual"]), "expected": number(e["expected"]), "z": number(e["z"]),
+            "p": probability(e["p_value"]), "q": probability(e.get("combined_q"))}
+    if kind == "cards":
+        return _("%(test)s of %(who)s (%(deck)s, %(cards)s cards): the %(rank)s comes too often "
+                 "(chi-square %(statistic)s, %(df)s degrees of freedom, p = %(p)s, q = %(q)s)") % {
+            "test": str(CARD_TESTS.get(e.get("test"), e.get("test"))).capitalize(), "who": _who(e.get("who")),
+            "deck": e.get("deck"), "cards": e.get("cards"), "rank": e.get("rank"),
+            "statistic": number(e.get("statistic")), "df": e.get("df"), "p": probability(e.get("p_value")),
+            "q": probability(e.get("combined_q"))}
+    if kind == "large_losses":
+        return _("%(player)s lost %(lost)s of his %(bets)s large stakes (at least %(large)s €) to the bank of "
+                 "%(bank)s, %(amount)s € (p = %(p)s, q = %(q)s)") % {
+            "player": e["player"], "lost": e["lost"], "bets": e["large_bets"], "large": number(e["large_stake"]),
+            "bank": e["bank"], "amount": number(e["amount_lost"]), "p": probability(e["p_value"]),
+            "q": probability(e.get("combined_q"))}
+    if kind == "bank_changes" and code == "repeated_changes":
+        return _("the bank changed hands %(count)s times between %(a)s and %(b)s (%(reversals)s times straight "
+                 "back)") % {"count": e["count"], "a": e["players"][0], "b": e["players"][1],
+                             "reversals": e["reversals"]}
+    if kind == "bank_changes" and code == "price_far_from_balance":
+        return _("bank sold by %(seller)s to %(buyer)s for %(price)s € while it held %(balance)s €") % {
+            "seller": e["from"], "buyer": e["to"], "price": number(e["price"]), "balance": number(e["balance"])}
+    details = ", ".join(f"{key}={value}" for key, value in e.items())
+    return f"{kind}/{code}: {details}"

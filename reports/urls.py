@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from reports import views
+from reports import alert_views, review_views, views
 
 app_name = "reports"
 urlpatterns = [
@@ -11,6 +11,9 @@ urlpatterns = [
     path("banks/", views.request_banks, name="request_banks"),
     path("requests/<int:pk>/", views.request_page, name="request"),
     path("requests/<int:pk>/status.json", views.request_status, name="request_status"),
+    path("review/", review_views.review_page, name="review"),
+    path("alerts/", alert_views.alert_list, name="alerts"),
+    path("alerts/<int:pk>/", alert_views.alert_detail, name="alert"),
     path("<int:pk>/", views.report_page, name="report"),
     path("<int:pk>/report.csv", views.report_csv_download, name="report_csv"),
     path("<int:pk>/report.pdf", views.report_pdf_download, name="report_pdf"),

@@ -67,7 +67,7 @@ class TableAdmin(RoleAdmin):
     editable = True
     list_display = ("name", "profile_name", "min_bet", "max_bet", "bank_cover", "bank_capital", "last_hand_number")
     search_fields = ("name",)
-    fields = ("name", "rules", "min_bet", "max_bet", "bank_cover", "bank_capital", "last_hand_number",
+    fields = ("name", "rules", "min_bet", "max_bet", "bank_cover", "bank_capital", "large_bet", "last_hand_number",
               "last_event_hash", "created_at")
     readonly_fields = ("last_hand_number", "last_event_hash", "created_at")
 

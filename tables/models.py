@@ -117,7 +117,8 @@ class Table(models.Model):
 
     ``rules`` is the hand record's ``rules`` value; ``min_bet`` and ``max_bet`` are
     ``Decimal`` euros with two places. ``bank_cover`` ("banca limitada") caps a hand's
-    stakes at what the bank tenure holds.
+    stakes at what the bank tenure holds. ``large_bet``: a stake at or above it raises an
+    alert for the auditors (None: no such alert). [issue 17 "Alerts"]
     """
 
     name = models.CharField(_("name"), max_length=64, unique=True)
@@ -131,6 +132,10 @@ class Table(models.Model):
         _("takeover capital"), max_digits=12, decimal_places=2, default=Decimal("0"),
         validators=[MinValueValidator(Decimal("0"))],
         help_text=_("what a player who takes the bank with 7½ puts in, at most his chips"))
+    large_bet = models.DecimalField(
+        _("large bet"), max_digits=12, decimal_places=2, null=True, blank=True,
+        validators=[MinValueValidator(Decimal("0.01"))],
+        help_text=_("a stake at or above this raises an alert for the auditors; empty: none"))
     last_hand_number = models.PositiveIntegerField(_("last hand number"), default=0)
     last_event_hash = models.CharField(_("last entry's hash"), max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -154,6 +154,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=300)}
 CELERY_TIMEZONE = TIME_ZONE
 
+# The stored simulation of the bank's edge the auditors' alerts compare with (reports.detection):
+# hands simulated per rule set and seat count when first needed, and its seed. [issue 17]
+EDGE_HANDS = env.int("EDGE_HANDS", default=100_000)
+EDGE_SEED = env.int("EDGE_SEED", default=17)
+
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 
 REST_FRAMEWORK = {

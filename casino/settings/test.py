@@ -23,3 +23,5 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DEBUG = False
 # pytest-django's test database is migrated as DATABASE_URL's role, whatever .env says.
 MIGRATE_DATABASE_URL = ""
+#: A small simulation when a test's review needs an edge no test stored (seconds, not minutes).
+EDGE_HANDS = env.int("EDGE_HANDS", default=2000)

@@ -39,3 +39,19 @@ def significant(value, digits=3):
         return f"{float(value):.{int(digits)}g}"
     except (TypeError, ValueError):
         return value
+
+
+@register.filter
+def probability(value):
+    """A p-value or q-value in the reader's locale, three significant digits (``0,0123``)."""
+    from reports.texts import probability as text
+
+    return text(value)
+
+
+@register.filter
+def seat_label(value):
+    """Who a card test is about, in words: the bank, the seats, la loca, seat 2."""
+    from reports.texts import _who
+
+    return _who(value)

@@ -49,3 +49,19 @@ def test_text_says_it_in_a_line_and_the_strategy():
 def test_bad_arguments_are_named(args, message):
     with pytest.raises(CommandError, match=message):
         run(*args)
+
+
+@pytest.mark.django_db
+def test_store_keeps_each_seat_count_as_the_theory_the_alerts_use():
+    from reports.detection import edge_figure, edge_key
+    from reports.models import EdgeFigure
+
+    run("--profile", "americana", "--seats", "1", "2", "--hands", "400", "--seed", "5", "--store")
+    assert EdgeFigure.objects.count() == 2
+    stored = EdgeFigure.objects.get(key=edge_key("americana", 2))
+    assert (stored.hands, stored.seed, stored.seats) == (400, 5, 2)
+    assert edge_figure({"profile": "americana"}, 2) == bank_edge("americana", seats=2, hands=400, seed=5).as_dict()
+    run("--profile", "americana", "--seats", "2", "--hands", "500", "--seed", "5", "--store")
+    assert EdgeFigure.objects.count() == 2 and EdgeFigure.objects.get(key=edge_key("americana", 2)).hands == 500
+    with pytest.raises(CommandError, match="default strategy"):
+        run("--profile", "americana", "--hands", "400", "--stand-at", "5", "--store")

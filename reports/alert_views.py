@@ -1,0 +1,93 @@
+"""The auditors' alerts: the open ones (also on the auditor's home), one alert with its
+evidence and history, its acknowledgement with a note. Thin: ``reports.alerts`` writes.
+[issue 17 "Alerts"]"""
+
+from django import forms
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_http_methods
+
+from casino.roles import AUDITOR, role_required
+from reports.alerts import NOTE_MIN, AlertError, alert_acknowledge
+from reports.models import Alert
+from reports.texts import alert_text
+from tables.models import Hand
+
+PER_PAGE = 50
+#: Hands shown as links in an alert's evidence (the rest are counted).
+HANDS_SHOWN = 200
+
+
+class AcknowledgeForm(forms.Form):
+    """The auditor's note: what he checked and what he found."""
+
+    note = forms.CharField(label=gettext_lazy("Note"), min_length=NOTE_MIN, max_length=4000,
+                           widget=forms.Textarea(attrs={"rows": 4, "autofocus": True}),
+                           help_text=gettext_lazy("What you checked and what you found (kept with the alert)."))
+
+
+def open_alerts(limit=None):
+    """The open alerts, latest first, each with ``text`` (its finding in words)."""
+    rows = Alert.objects.filter(status=Alert.Status.OPEN).select_related("table").order_by("-opened_at", "-id")
+    if limit is not None:
+        rows = rows[:limit]
+    alerts = list(rows)
+    for alert in alerts:
+        alert.text = alert_text(alert.kind, alert.code, alert.evidence)
+    return alerts
+
+
+@require_GET
+@role_required(AUDITOR)
+def alert_list(request):
+    """Alerts, open ones by default (``?status=acknowledged`` or ``all`` for the others)."""
+    status = request.GET.get("status", "open")
+    rows = Alert.objects.select_related("table").order_by("-opened_at", "-id")
+    if status in (Alert.Status.OPEN, Alert.Status.ACKNOWLEDGED):
+        rows = rows.filter(status=status)
+    else:
+        status = "all"
+    page = Paginator(rows, PER_PAGE).get_page(request.GET.get("page"))
+    for alert in page:
+        alert.text = alert_text(alert.kind, alert.code, alert.evidence)
+    return render(request, "reports/alerts.html", {"page": page, "status": status,
+                                                   "open_count": Alert.objects.filter(status="open").count()})
+
+
+def _evidence_hands(alert):
+    """The hands an alert's evidence names, as ``[(table id, number)]`` for links, and their count."""
+    evidence = alert.evidence or {}
+    ids = list(evidence.get("hand_ids") or [])
+    if "hand" in evidence and isinstance(evidence["hand"], int):
+        ids.append(evidence["hand"])
+    total = evidence.get("hand_total", len(ids))
+    shown = ids[:HANDS_SHOWN]
+    hands = dict((pk, (table, number)) for pk, table, number
+                 in Hand.objects.filter(pk__in=shown).values_list("pk", "table_id", "number"))
+    return [hands[pk] for pk in shown if pk in hands], total
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@role_required(AUDITOR)
+def alert_detail(request, pk):
+    """One alert: its finding, its evidence (figures and hands), its history; an open one
+    is acknowledged here with a note (POST)."""
+    alert = get_object_or_404(Alert.objects.select_related("table", "shift", "report"), pk=pk)
+    form = AcknowledgeForm(request.POST or None)
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                alert_acknowledge(alert_id=alert.pk, note=form.cleaned_data["note"], by=request.user)
+            except AlertError as error:
+                form.add_error("note" if error.field == "note" else None, str(error))
+            else:
+                messages.success(request, _("Alert #%(id)s acknowledged.") % {"id": alert.pk})
+                return redirect("reports:alerts")
+    hands, total = _evidence_hands(alert)
+    context = {"alert": alert, "text": alert_text(alert.kind, alert.code, alert.evidence), "form": form,
+               "changes": alert.changes.select_related("by").order_by("at", "id"), "hands": hands,
+               "hand_total": total, "categories": (alert.evidence or {}).get("categories")}
+    return render(request, "reports/alert.html", context, status=400 if request.method == "POST" else 200)

@@ -1,0 +1,152 @@
+"""Alerts: raising them (idempotent: a finding is one alert however often it is found) and
+an auditor's acknowledgement with his note. One transaction each. [issue 17 "Alerts"]
+
+Any finding can become an alert: a report's exception (a reconciliation difference, a
+gap, a broken chain, any code ``reports.audit`` or another module appends to a report's
+``exceptions``), a large bet, or a statistical finding of ``reports.detection``. A
+finding is a ``Finding``: its kind, its code, its subject (what it is about: ``shift:12``,
+``hand:345``, ``table:3:2026-11-01:2026-11-30``), its identity (what makes two findings
+the same: the subject and the code, plus e.g. the pair's people) and its evidence
+(structured data: ids and numbers).
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError
+from django.db import transaction as db
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from casino.roles import AUDITOR, has_role
+from reports.models import Alert, AlertChange, AlertKind
+
+#: An acknowledgement's note: at least this many characters (a word or two is not a note).
+NOTE_MIN = 5
+
+
+class AlertError(ValidationError):
+    """An acknowledgement refused: the message says why; ``field`` names the form field."""
+
+    def __init__(self, message, *, params=None, field=None):
+        super().__init__(message, code="alert", params=params)
+        self.field = field
+
+    def __str__(self):
+        return " ".join(self.messages)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A finding that raises an alert.
+
+    Attributes:
+        kind: an ``AlertKind`` value.
+        code: what was found, within the kind (``"gaps"``, ``"dealer×bank"``, ``"first:bank"``).
+        subject: what it is about, e.g. ``"shift:12"`` or ``"hand:345"`` (at most 120 characters).
+        identity: what, besides kind, code and subject, tells this finding from another of the
+            same subject (e.g. the pair's two people); JSON-serialisable.
+        evidence: the finding's data (JSON: ids of hands, bets, tenures; numbers).
+        table_id, shift_id, report_id: where it was found (optional).
+    """
+
+    kind: str
+    code: str
+    subject: str
+    identity: object = None
+    evidence: dict = field(default_factory=dict)
+    table_id: int | None = None
+    shift_id: int | None = None
+    report_id: int | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 (hex) of kind, code, subject and identity as sorted JSON."""
+        text = json.dumps([self.kind, self.code, self.subject, self.identity], sort_keys=True, default=str,
+                          ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def alert_raise(*, finding: Finding) -> tuple[Alert, bool]:
+    """Open an alert for a finding, unless that finding already has one (open or
+    acknowledged): idempotent, safe under concurrent raises (unique fingerprint).
+
+    Args:
+        finding: the ``Finding``.
+    Returns:
+        ``(alert, created)``: the alert of this finding; created False if it existed.
+    Raises:
+        ValueError: an unknown kind.
+    """
+    if finding.kind not in AlertKind.values:
+        raise ValueError(f"unknown alert kind {finding.kind!r}")
+    fingerprint = finding.fingerprint
+    with db.atomic():
+        existing = Alert.objects.filter(fingerprint=fingerprint).first()
+        if existing is not None:
+            return existing, False
+        try:
+            with db.atomic():
+                now = timezone.now()
+                alert = Alert.objects.create(
+                    kind=finding.kind, code=finding.code[:64], subject=finding.subject[:120], fingerprint=fingerprint,
+                    table_id=finding.table_id, shift_id=finding.shift_id, report_id=finding.report_id,
+                    evidence=finding.evidence, opened_at=now)
+                AlertChange.objects.create(alert=alert, action=AlertChange.Action.OPENED, by=None, at=now)
+        except IntegrityError:  # a concurrent raise of the same finding committed first
+            return Alert.objects.get(fingerprint=fingerprint), False
+        return alert, True
+
+
+def alerts_raise(*, findings) -> list[Alert]:
+    """Raise each finding (``alert_raise``) in one transaction.
+
+    Returns:
+        the alerts opened now (findings that already had one are left out).
+    """
+    opened = []
+    with db.atomic():
+        for finding in findings:
+            alert, created = alert_raise(finding=finding)
+            if created:
+                opened.append(alert)
+    return opened
+
+
+def alert_acknowledge(*, alert_id: int, note: str, by) -> Alert:
+    """An auditor acknowledges an open alert with his note: the alert is closed, and an
+    ``AlertChange`` row records who, when and why. Nothing else changes.
+
+    Args:
+        alert_id: the Alert's id.
+        note: why it is acknowledged (what was checked, what was found); at least
+            ``NOTE_MIN`` characters once trimmed.
+        by: the auditor (a user holding the auditor role).
+    Returns:
+        the Alert, acknowledged.
+    Raises:
+        AlertError: no such alert, the note is too short, the user is not an auditor, or
+            the alert was already acknowledged (by whom, when).
+    """
+    note = (note or "").strip()
+    if by is None or not has_role(by, AUDITOR):
+        raise AlertError(_("Only an auditor can acknowledge an alert."), field=None)
+    if len(note) < NOTE_MIN:
+        raise AlertError(_("Write a note of at least %(n)s characters: what you checked and what you found."),
+                         params={"n": NOTE_MIN}, field="note")
+    with db.atomic():
+        alert = Alert.objects.select_for_update().filter(pk=alert_id).first()
+        if alert is None:
+            raise AlertError(_("Alert #%(id)s does not exist."), params={"id": alert_id}, field=None)
+        if alert.status != Alert.Status.OPEN:
+            change = alert.changes.filter(action=AlertChange.Action.ACKNOWLEDGED).select_related("by").first()
+            raise AlertError(_("Alert #%(id)s was already acknowledged by %(user)s."),
+                             params={"id": alert.pk, "user": change.by.get_username() if change else "?"},
+                             field=None)
+        AlertChange.objects.create(alert=alert, action=AlertChange.Action.ACKNOWLEDGED, note=note, by=by,
+                                   at=timezone.now())
+        alert.status = Alert.Status.ACKNOWLEDGED
+        alert.save(update_fields=["status"])
+        return alert

@@ -1,0 +1,142 @@
+"""The auditor's review page: for a table, a shift, a bank tenure, a dealer or a period,
+the bank's actual result against the expected with its band, the funnel chart, the pairs
+and the card tests, each with its p-value and its hands as evidence. Computed on request
+(``reports.detection.review``), read only. [issue 17 "Expected against actual", "Pairs",
+"Card tests with power"]"""
+
+from collections import defaultdict
+from datetime import timedelta
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_GET
+
+from casino.roles import AUDITOR, role_required
+from reports import statistics
+from reports.banks import period_bounds
+from reports.charts import funnel_svg
+from reports.detection import Theory, bet_rows, review
+from reports.texts import CARD_TESTS, GROUPS, PAIR_KINDS
+from tables.models import Hand, Table
+
+#: The longest period reviewed on a page.
+MAX_DAYS = 92
+#: Card tests on a page read at most this many hands' entries (the latest).
+PAGE_CARD_HANDS = 3000
+#: Hands listed as evidence per line (the rest counted).
+EVIDENCE_SHOWN = 60
+
+
+class ReviewForm(forms.Form):
+    """What to review: a table and a period (days in the casino's time zone, both
+    included), optionally one shift, one bank tenure or one dealer; the funnel's groups."""
+
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("name"), label=_("Table"),
+                                   empty_label=_("choose a table"))
+    date_from = forms.DateField(label=_("From"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
+    date_to = forms.DateField(label=_("To"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
+    shift = forms.IntegerField(label=_("Shift"), required=False, min_value=1)
+    tenure = forms.IntegerField(label=_("Bank tenure"), required=False, min_value=1)
+    dealer = forms.ModelChoiceField(queryset=get_user_model().objects.filter(dealt_shifts__isnull=False).distinct()
+                                    .order_by("username"), label=_("Dealer"), required=False,
+                                    to_field_name="username", empty_label=_("every dealer"))
+    funnel = forms.ChoiceField(label=_("Funnel by"), initial="tenure",
+                               choices=[("tenure", _("bank tenure")), ("dealer", _("dealer")), ("shift", _("shift"))])
+
+    def clean(self):
+        cleaned = super().clean()
+        start, end = cleaned.get("date_from"), cleaned.get("date_to")
+        if start and end:
+            if end < start:
+                self.add_error("date_to", forms.ValidationError(_("The period ends before it begins."),
+                                                                code="backwards"))
+            elif (end - start).days >= MAX_DAYS:
+                self.add_error("date_to", forms.ValidationError(_("A period is at most %(days)s days."),
+                                                                code="too_long", params={"days": MAX_DAYS}))
+        return cleaned
+
+
+def _hands(data):
+    start, end = period_bounds(data["date_from"], data["date_to"])
+    hands = Hand.objects.filter(table=data["table"], opened_at__gte=start, opened_at__lt=end)
+    if data.get("shift"):
+        hands = hands.filter(shift_id=data["shift"])
+    if data.get("tenure"):
+        hands = hands.filter(tenure_id=data["tenure"])
+    if data.get("dealer"):
+        hands = hands.filter(shift__dealer=data["dealer"])
+    return hands
+
+
+def _links(ids_lists):
+    """``{hand id: (table id, number)}`` for every id in the lists (one query)."""
+    wanted = {pk for ids in ids_lists for pk in ids[:EVIDENCE_SHOWN]}
+    return {pk: (table, number) for pk, table, number
+            in Hand.objects.filter(pk__in=wanted).values_list("pk", "table_id", "number")}
+
+
+def _with_hands(test, links):
+    ids = test.get("hand_ids") or []
+    return {**test, "hand_links": [links[pk] for pk in ids[:EVIDENCE_SHOWN] if pk in links],
+            "hand_count": test.get("hand_total", len(ids))}
+
+
+@require_GET
+@role_required(AUDITOR)
+def review_page(request):
+    """The review of the chosen hands (GET form: nothing is written)."""
+    if "table" not in request.GET:
+        today = timezone.localdate()
+        form = ReviewForm(initial={"date_from": today - timedelta(days=6), "date_to": today, "funnel": "tenure"})
+        return render(request, "reports/review.html", {"form": form})
+    form = ReviewForm(request.GET)
+    if not form.is_valid():
+        return render(request, "reports/review.html", {"form": form}, status=400)
+    data = form.cleaned_data
+    hands = _hands(data)
+    theory = Theory()
+    rows = bet_rows(hands)
+    from reports.detection import hand_card_observations
+
+    result = review(hands, subject="page", theory=theory,
+                    card_observations=hand_card_observations(hands, limit=PAGE_CARD_HANDS))
+    tests = result["tests"]
+    links = _links([t.get("hand_ids") or [] for t in tests])
+    expected = [_with_hands(t, links) for t in tests if t["kind"] == "expected"]
+    expected.sort(key=lambda t: (t["code"] != "all", t["code"], str(t["group"])))
+    for test in expected:
+        test["label"] = GROUPS.get(test["code"], test["code"])
+    pairs = [_with_hands({**t, "label": PAIR_KINDS.get(t["code"], t["code"])}, links)
+             for t in tests if t["kind"] == "pair"]
+    cards = [_with_hands({**t, "label": CARD_TESTS.get(t["test"], t["test"])}, links)
+             for t in tests if t["kind"] == "cards"]
+    losses = [_with_hands(t, links) for t in tests if t["kind"] == "large_losses"]
+    chart = ""
+    if rows:
+        edge = theory(rows[0]["rules"], rows[0]["seats"])
+        groups = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
+        key = {"tenure": "tenure", "dealer": "dealer", "shift": "shift"}[data["funnel"]]
+        shifts = dict(hands.values_list("pk", "shift_id")) if key == "shift" else {}
+        for row in rows:
+            group = shifts.get(row["hand"]) if key == "shift" else row[key]
+            totals = groups[group][row["hand"]]
+            totals[0] += float(row["stake"])
+            totals[1] += float(row["bank_result"])
+        funnel = statistics.funnel({g: ([v[0] for v in h.values()], [v[1] for v in h.values()])
+                                    for g, h in groups.items()},
+                                   mean=edge["mean_per_unit"], sd=edge["sd_per_unit_hand"])
+        prefix = {"tenure": "#", "shift": "#", "dealer": ""}[key]
+        chart = mark_safe(funnel_svg(funnel, {g: f"{prefix}{g}" for g in groups}))  # our numbers, escaped labels
+        edge_shown = edge
+    else:
+        edge_shown = None
+    return render(request, "reports/review.html", {
+        "form": form, "reviewed": True, "hand_count": hands.count(), "bet_count": len(rows),
+        "expected": expected, "pairs": pairs, "cards": cards, "losses": losses, "chart": chart,
+        "edge": edge_shown, "card_limit": PAGE_CARD_HANDS, "alpha": statistics.ALPHA,
+        "alerts": sum(1 for t in tests if t["combined_alert"]),
+    })

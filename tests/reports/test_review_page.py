@@ -1,0 +1,73 @@
+"""The auditor's review page (issue 17): for a table and a period, optionally a shift, a
+bank tenure or a dealer — expected against actual with its band, the funnel chart, the
+pairs and the card tests with p- and q-values and their hands; in Spanish; bad input is
+a clear 400."""
+
+import re
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from reports.detection import edge_store
+from tables.models import HandBet
+from tests.factories import UserFactory
+from tests.reports.sessions import RULES, SEATS, play_shift, records, simulated_table
+
+EDGE = {"mean_per_unit": 0.06, "sd_per_unit_hand": 0.8, "sd_per_unit_bet": 1.1, "within_hand_correlation": 0.28,
+        "bank_wins_bet": 0.52, "seats": SEATS, "hands": 500_000, "seed": 17, "strategy_text": "…"}
+
+
+@pytest.fixture
+def session(staff):
+    edge_store(rules=RULES, seats=SEATS, hands=500_000, seed=17, result=EDGE)
+    table = simulated_table("Mesa R", staff)
+    first = play_shift(table, staff["dealer"], staff["supervisor"], records(5, 40))
+    second = play_shift(table, UserFactory(username="dealer2", roles=["dealer"]), staff["supervisor"], records(6, 40))
+    return table, first, second
+
+
+def test_the_review_of_a_period_shows_each_part_with_its_evidence(client, staff, session):
+    table, first, second = session
+    client.force_login(staff["auditor"])
+    today = timezone.localdate().isoformat()
+    page = client.get(reverse("reports:review"), {"table": table.pk, "date_from": today, "date_to": today,
+                                                  "funnel": "dealer"})
+    assert page.status_code == 200
+    html = page.content.decode()
+    bets = HandBet.objects.filter(hand__table=table).count()
+    assert f"80 manos, {bets} apuestas liquidadas." in html
+    expected = html.split('id="expected"')[1].split("</table>")[0]
+    assert "Todas las manos" in expected and "Crupier dealer1" in expected and "Crupier dealer2" in expected
+    funnel = html.split('class="chart funnel"')[1].split("</svg>")[0]
+    assert len(re.findall("<circle", funnel)) == 2 and "dealer2" in funnel
+    pairs = html.split('id="pairs"')[1].split("</table>")[0]
+    assert "Crupier × banquero" in pairs and "dealer1 × banca" in pairs and "dealer2 × banca" in pairs
+    cards = html.split('id="cards"')[1].split("</table>")[0]
+    assert "Primeras cartas · la banca" in cards and "Cartas pedidas · los puestos" in cards
+    assert "Resultado esperado" in expected
+    dealer2_row = expected.split("Crupier dealer2")[1].split("</tr>")[0]
+    assert "40 manos" in dealer2_row and reverse("tables:hand_detail", args=[table.pk, 41]) in dealer2_row
+    assert reverse("tables:hand_detail", args=[table.pk, 40]) not in dealer2_row  # dealer1's last hand
+
+
+def test_one_shift_alone(client, staff, session):
+    table, first, second = session
+    client.force_login(staff["auditor"])
+    today = timezone.localdate().isoformat()
+    html = client.get(reverse("reports:review"), {"table": table.pk, "date_from": today, "date_to": today,
+                                                  "shift": second.pk, "funnel": "tenure"}).content.decode()
+    bets = HandBet.objects.filter(hand__shift=second).count()
+    assert f"40 manos, {bets} apuestas liquidadas." in html
+    assert "dealer1 × banca" not in html
+
+
+def test_bad_input_is_a_clear_400_and_the_page_is_for_auditors(client, staff, session):
+    table, _first, _second = session
+    client.force_login(staff["auditor"])
+    page = client.get(reverse("reports:review"), {"table": table.pk, "date_from": "2026-11-20",
+                                                  "date_to": "2026-11-01", "funnel": "tenure"})
+    assert page.status_code == 400 and "El periodo termina antes de empezar." in page.content.decode()
+    assert client.get(reverse("reports:review")).status_code == 200  # the empty form
+    client.force_login(staff["dealer"])
+    assert client.get(reverse("reports:review")).status_code == 403
