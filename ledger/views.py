@@ -169,10 +169,8 @@ def players(request):
     """Find a player to open his statement."""
     form = PlayerSearchForm(request.GET or None)
     found = Player.objects.none()
-    if form.is_valid() and form.cleaned_data["q"]:
-        q = form.cleaned_data["q"]
-        found = (Player.objects.filter(Q(code__icontains=q) | Q(name__icontains=q))
-                 .annotate(balance=Coalesce("account__balance", Value(ZERO)))[:50])
+    if form.is_valid() and form.cleaned_data["q"].strip():
+        found = find_players(form.cleaned_data["q"])
     return render(request, "ledger/players.html", {"form": form, "players": found})
 
 

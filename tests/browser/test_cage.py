@@ -51,6 +51,22 @@ def test_back_and_resend_books_one_slip(cashier_page):
     assert CashierSlip.objects.count() == 1
 
 
+def test_back_reload_and_resend_books_one_slip(cashier_page):
+    """The issue's case: Back, the form drawn again by the server (a reload), the fields
+    typed again, sent: a form drawn afresh used to carry a fresh token and booked twice."""
+    page = cashier_page
+    _fill_buy_in(page, "20,00")
+    page.get_by_role("button", name="Asentar la compra").click()
+    page.wait_for_url("**/ledger/slips/1/")
+    page.go_back()
+    page.reload()
+    if page.get_by_role("button", name="Asentar la compra").count():
+        _fill_buy_in(page, "20,00")
+        page.get_by_role("button", name="Asentar la compra").click()
+    page.wait_for_url("**/ledger/slips/1/")
+    assert CashierSlip.objects.count() == 1
+
+
 def test_a_second_tab_on_the_same_form_shows_the_slip_it_booked(cashier_page):
     page = cashier_page
     other = page.context.new_page()
