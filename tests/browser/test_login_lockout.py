@@ -34,3 +34,14 @@ def test_five_wrong_passwords_lock_the_login_with_a_spanish_page(browser_page, s
     assert page.get_by_role("heading", level=1).inner_text() == "Acceso bloqueado durante un tiempo"
     page.goto("/")
     assert "/accounts/login/" in page.url  # still not logged in
+
+
+def test_the_lock_out_page_fits_a_phone(browser_page, settings):
+    UserFactory(username="dealer1", roles=["dealer"])
+    page = browser_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    for _attempt in range(settings.AXES_FAILURE_LIMIT):
+        try_password(page, "dealer1", "adivina")
+    assert page.get_by_role("heading", level=1).inner_text() == "Acceso bloqueado durante un tiempo"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing scrolls sideways
+    assert page.get_by_role("link", name="Volver a la página de acceso").is_visible()
