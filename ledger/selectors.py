@@ -137,13 +137,44 @@ class ShareLine:
 
 @dataclass
 class TenureStatement:
-    """A bank tenure's statement: the tenure, its balance, its syndicate and entries."""
+    """A bank tenure's statement: the tenure, its balance, its syndicate and entries;
+    ``closing_balance`` and ``result`` as ``tenure_closings`` gives them."""
 
     tenure: BankTenure
     balance: Decimal
     shares: list[ShareLine]
     statement: Statement
     distribution: Transaction | None
+    closing_balance: Decimal = ZERO
+    result: Decimal = ZERO
+
+
+def tenure_closings(tenures) -> dict[int, tuple[Decimal, Decimal]]:
+    """``{tenure id: (closing balance, result)}`` (``Decimal`` euros) of ``tenures``
+    (BankTenure objects with their ``account`` loaded), in one query.
+
+    A closed tenure's account is empty (its balance went back to the syndicate), so its
+    balance says nothing: its *closing balance* is what it held when it closed, the
+    distribution taken out of its account (a tenure that closed on zero distributed
+    nothing); its *result* is that less the capital put in (the syndicate's gain or loss,
+    the sale price received included). An open tenure's are its balance now and that
+    less its capital. [issue 3 "Bank tenure"; issue 17 "closed banks show their real
+    closing balance and result"]
+    """
+    tenures = list(tenures)
+    closed = [tenure.pk for tenure in tenures if tenure.closed_at is not None]
+    distributed = dict(
+        Entry.objects.filter(account__tenure_id__in=closed, transaction__kind=Transaction.Kind.DISTRIBUTION)
+        .values("account__tenure_id").annotate(total=Sum(SIGNED)).values_list("account__tenure_id", "total")
+        .order_by()) if closed else {}
+    out = {}
+    for tenure in tenures:
+        if tenure.closed_at is None:
+            balance = tenure.account.balance if getattr(tenure, "account", None) is not None else ZERO
+        else:
+            balance = -distributed.get(tenure.pk, ZERO)
+        out[tenure.pk] = (balance, balance - tenure.capital)
+    return out
 
 
 def tenure_statement(*, tenure: BankTenure, page: int | str = 1, per_page: int = PER_PAGE) -> TenureStatement:
@@ -171,7 +202,9 @@ def tenure_statement(*, tenure: BankTenure, page: int | str = 1, per_page: int =
         parts = [got.get(share.player_id, ZERO) for share in shares]
     lines = [ShareLine(share.player, share.percent, euros(capital), part)
              for share, capital, part in zip(shares, capital_parts, parts, strict=True)]
-    return TenureStatement(tenure, statement.balance, lines, statement, distribution)
+    tenure.account = account
+    closing_balance, result = tenure_closings([tenure])[tenure.pk]
+    return TenureStatement(tenure, statement.balance, lines, statement, distribution, closing_balance, result)
 
 
 def all_balances() -> list[Account]:

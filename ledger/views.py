@@ -12,7 +12,7 @@ from ledger import services
 from ledger.errors import AlreadyPosted, LedgerError
 from ledger.forms import CashierForm, CashOutForm, PlayerSearchForm
 from ledger.models import BankTenure, CashierSlip, Transaction
-from ledger.selectors import ZERO, player_balance, player_statement, tenure_statement
+from ledger.selectors import ZERO, player_balance, player_statement, tenure_closings, tenure_statement
 from tables.models import Player
 
 
@@ -103,8 +103,11 @@ def player_statement_page(request, code):
 @role_required(CASHIER)
 def tenures(request):
     """Bank tenures, open ones first."""
-    rows = (BankTenure.objects.select_related("table", "holder", "account")
-            .order_by("closed_at", "-opened_at")[:200])
+    rows = list(BankTenure.objects.select_related("table", "holder", "account")
+                .order_by("closed_at", "-opened_at")[:200])
+    closings = tenure_closings(rows)
+    for tenure in rows:
+        tenure.closing_balance, tenure.result = closings[tenure.pk]
     return render(request, "ledger/tenures.html", {"tenures": rows})
 
 

@@ -5,7 +5,6 @@ Read only (GET). Pit supervisors and auditors read every table; a dealer reads t
 of his open shift only (403 elsewhere); other roles get 403. [issue 4 "Around the hand"]
 """
 
-import json
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -30,6 +29,7 @@ from tables.engine.hand import parse_amount
 from tables.errors import engine_message
 from tables.integrity import chain_faults, number_gaps
 from tables.models import Hand, HandEvent, Shift, Table
+from tables.rules_words import rules_words
 from tables.selectors import hand_record
 from tables.services import entry_hash
 
@@ -275,7 +275,7 @@ def hand_detail(request, table_id, number):
     hand = _hand(request, table_id, number)
     numbers = Hand.objects.filter(table_id=hand.table_id)
     return render(request, "tables/hands/detail.html", {
-        "hand": hand, "rules": json.dumps(hand.rules, ensure_ascii=False), "entries": entry_lines(hand), "settlement": _settlement(hand), "postings": _postings(hand),
+        "hand": hand, "rules": rules_words(hand.rules), "entries": entry_lines(hand), "settlement": _settlement(hand), "postings": _postings(hand),
         "can_void": has_role(request.user, PIT_SUPERVISOR) and hand.status != Hand.Status.VOIDED,
         "previous": numbers.filter(number__lt=hand.number).aggregate(n=Max("number"))["n"],
         "next": numbers.filter(number__gt=hand.number).order_by("number").values_list("number", flat=True).first()})
