@@ -112,10 +112,11 @@ def percent(value, places=2) -> str:
 def csv_dialect():
     """``(delimiter, description)`` of the CSV in the active language: where the decimal
     mark is a comma (es) fields are separated by semicolons, as spreadsheets there expect;
-    else by commas. The description names both, for the file's first line."""
+    else by commas. The description names both, for the file's first line (in words,
+    without the separator itself, so that the line is one plain field)."""
     if formats.get_format("DECIMAL_SEPARATOR") == ",":
-        return ";", _("Fields separated by semicolons (;), decimal comma, times in the casino's time zone")
-    return ",", _("Fields separated by commas (,), decimal point, times in the casino's time zone")
+        return ";", _("Fields separated by semicolons — decimal comma — times in the casino's time zone")
+    return ",", _("Fields separated by commas — decimal point — times in the casino's time zone")
 
 
 def csv_writer(buffer):

@@ -12,7 +12,13 @@ from ledger import services
 from ledger.errors import AlreadyPosted, LedgerError
 from ledger.forms import CashierForm, CashOutForm, PlayerSearchForm
 from ledger.models import BankTenure, CashierSlip, Transaction
-from ledger.selectors import ZERO, player_balance, player_statement, tenure_closings, tenure_statement
+from ledger.selectors import (
+    ZERO,
+    player_balance,
+    player_statement,
+    tenure_closings,
+    tenure_statement,
+)
 from tables.models import Player
 
 

@@ -111,13 +111,8 @@ def exception_text(item: dict) -> str:
 
 
 def event_text(event) -> str:
-    """An entry's event in table talk: ``luis card 2B``, ``bank stand``."""
-    if not event:
-        return "—"
-    words = [str(event.get("seat", "")), str(event.get("do", ""))]
-    for key in ("card", "amount", "hand"):
-        if event.get(key) is not None:
-            words.append(str(event[key]))
-    if event.get("player"):
-        words.append(_("by %(player)s") % {"player": event["player"]})
-    return " ".join(word for word in words if word)
+    """An entry's event in the reader's words: ``luis · carta · 1C``, ``banca · se planta``
+    (``tables.words``)."""
+    from tables.words import event_words
+
+    return event_words(event)

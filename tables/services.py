@@ -423,8 +423,8 @@ def hand_void(*, hand: Hand, reason: str, voided_by) -> Hand:
         if hand.status == Hand.Status.VOIDED:
             raise HandNotOpen(_("hand #%(number)s is already voided"), params={"number": hand.number})
         if hand.transaction is not None:
-            ledger_reverse(transaction=hand.transaction, reason=f"void of {hand.reference}: {reason}",
-                           posted_by=voided_by)
+            ledger_reverse(transaction=hand.transaction, reason=reason, posted_by=voided_by,
+                           void={"table": table.name, "table_id": table.pk, "number": hand.number})
         _append(table=table, hand=hand, kind=VOID, event={"reason": reason}, by=voided_by, form_token=None)
         hand.status = Hand.Status.VOIDED
         hand.voided_at = timezone.now()
@@ -853,7 +853,8 @@ def _settle(*, hand, state, events, by, source, write=True, players=None):
     settlement = settle(state)
     transaction = ledger_post_settlement(tenure=hand.tenure, settlement=settlement,
                                          idempotency_key=hand.idempotency_key, reference=hand.reference,
-                                         posted_by=by, source=source if by else f"system:{source}")
+                                         posted_by=by, source=source if by else f"system:{source}",
+                                         cause=hand.cause)
     plays = Counter(event.get("do") for event in events)
     hand.status = Hand.Status.SETTLED
     hand.settlement = settlement.as_dict()

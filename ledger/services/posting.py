@@ -109,7 +109,7 @@ def _lock(account_ids):
 
 
 def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, memo="",
-          reverses=None, tenure=None, detail=None):
+          reverses=None, tenure=None, detail=None, cause=None):
     """Insert one balanced transaction and apply it to the balances.
 
     Expects the row locks of every account in ``legs`` held (``locked`` from ``_lock``).
@@ -127,7 +127,7 @@ def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, 
         raise ValueError(f"unbalanced or empty legs: {legs}")
     txn = Transaction(kind=kind, reference=reference[:200], idempotency_key=idempotency_key, posted_by=posted_by,
                       source=source, memo=memo, reverses=reverses, tenure=tenure, detail=detail or {},
-                      posted_at=timezone.now())
+                      cause=cause or {}, posted_at=timezone.now())
     deltas = defaultdict(int)
     for account_id, side, amount in legs:
         deltas[account_id] += amount if side == CREDIT else -amount
@@ -141,9 +141,9 @@ def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, 
 _WRITE_SQL = """
 WITH txn AS (
     INSERT INTO ledger_transaction (kind, reference, idempotency_key, posted_by_id, source, posted_at,
-                                    reverses_id, memo, tenure_id, detail)
+                                    reverses_id, memo, tenure_id, detail, cause)
     VALUES (%(kind)s, %(reference)s, %(key)s, %(posted_by)s, %(source)s, %(posted_at)s,
-            %(reverses)s, %(memo)s, %(tenure)s, %(detail)s::jsonb)
+            %(reverses)s, %(memo)s, %(tenure)s, %(detail)s::jsonb, %(cause)s::jsonb)
     RETURNING id),
 entries AS (
     INSERT INTO ledger_entry (transaction_id, account_id, side, amount)
@@ -171,7 +171,7 @@ def _write(txn, legs, deltas):
             "kind": txn.kind, "reference": txn.reference, "key": txn.idempotency_key,
             "posted_by": txn.posted_by_id, "source": txn.source, "posted_at": txn.posted_at,
             "reverses": txn.reverses_id, "memo": txn.memo, "tenure": txn.tenure_id,
-            "detail": json.dumps(txn.detail, ensure_ascii=False),
+            "detail": json.dumps(txn.detail, ensure_ascii=False), "cause": json.dumps(txn.cause, ensure_ascii=False),
             "accounts": [account_id for account_id, _s, _a in legs], "sides": [str(side) for _i, side, _a in legs],
             "amounts": [euros(amount) for _i, _s, amount in legs],
             "delta_accounts": list(deltas), "deltas": [euros(delta) for delta in deltas.values()]})
@@ -218,7 +218,7 @@ def _check_new_key(idempotency_key):
 
 
 def ledger_post_settlement(*, tenure: BankTenure, settlement, idempotency_key: str, reference: str,
-                           posted_by=None, source: str = "") -> Transaction:
+                           posted_by=None, source: str = "", cause: dict | None = None) -> Transaction:
     """Post one finished hand's settlement: exactly one transaction per hand.
 
     Each player (seat, side bettor, loca bettor) gets a credit of what he won and a debit
@@ -232,7 +232,8 @@ def ledger_post_settlement(*, tenure: BankTenure, settlement, idempotency_key: s
         settlement: ``tables.engine.payouts.Settlement`` (integer cents).
         idempotency_key: unique per hand, e.g. ``"hand:Mesa 1:12"``; a second posting with
             it is refused.
-        reference: what a statement shows, e.g. ``"hand Mesa 1 #12"``.
+        reference: the posting's plain key, e.g. ``"hand Mesa 1 #12"``; cause: what a
+            statement shows, as data (``ledger.references``: ``{"kind": "hand", ...}``).
         posted_by: the dealer's user, or None for a system posting (``source`` then starts
             with ``system``).
     Returns:
@@ -301,7 +302,7 @@ def ledger_post_settlement(*, tenure: BankTenure, settlement, idempotency_key: s
             legs.append((house, CREDIT, settlement.commission))
         return _post(locked=locked, kind=KIND.HAND, legs=legs, idempotency_key=idempotency_key,
                      reference=reference, posted_by=posted_by, source=source, tenure=tenure,
-                     detail=settlement.as_dict())
+                     detail=settlement.as_dict(), cause=cause)
 
 
 class LockedAccount:
@@ -379,7 +380,8 @@ def _lock_settlement_accounts(*, codes, tenure_id, holder_id, house, idempotency
 # Reversal
 
 
-def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: str = "") -> Transaction:
+def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: str = "",
+                   void: dict | None = None) -> Transaction:
     """Correct a mistake: post the mirror of ``transaction`` (every debit a credit and
     back), linked both ways (``reversal.reverses == transaction``,
     ``transaction.reversal == reversal``).
@@ -388,6 +390,8 @@ def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: 
         transaction: the posted Transaction to reverse.
         reason: why, in words (kept as the reversal's memo); required.
         posted_by: the staff user (or None for the system).
+        void: ``{"table", "table_id", "number"}`` of the hand whose void this is, kept in
+            the reversal's ``cause`` (``ledger.references``).
     Returns:
         Transaction of kind ``reversal``.
     Raises:
@@ -423,7 +427,9 @@ def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: 
             return _post(locked=locked, kind=KIND.REVERSAL, legs=legs, idempotency_key=key,
                          reference=f"reversal of #{original.pk}: {original.reference}",
                          posted_by=posted_by, source=source, memo=reason, reverses=original,
-                         tenure=original.tenure)
+                         tenure=original.tenure,
+                         cause={"kind": "reversal", "of": original.pk, "original": original.cause or {},
+                                **({"void": void} if void else {})})
     except IntegrityError as error:
         constraint = _constraint_of(error)
         if IDEMPOTENCY_CONSTRAINT in constraint or "reverses" in constraint:

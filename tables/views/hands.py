@@ -22,26 +22,17 @@ from django.views.decorators.http import require_safe
 
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
 from ledger.models import Transaction
-from ledger.money import euros, show
 from tables.engine import IllegalEvent
-from tables.engine.cards import CARD_NAME, parse_card
-from tables.engine.hand import parse_amount
 from tables.errors import engine_message
 from tables.integrity import chain_faults, number_gaps
 from tables.models import Hand, HandEvent, Shift, Table
 from tables.rules_words import rules_words
 from tables.selectors import hand_record
 from tables.services import entry_hash
+from tables.words import describe, seat_words
 
 PER_PAGE = 50
 
-#: What each ``do`` is called on the page.
-ACTIONS = {
-    "deal": gettext_lazy("deal"), "bet": gettext_lazy("bet"), "card": gettext_lazy("card"),
-    "reveal": gettext_lazy("reveal"), "stand": gettext_lazy("stand"), "split": gettext_lazy("split"),
-    "exchange": gettext_lazy("exchange of a four"), "fusilar": gettext_lazy("fusilar"),
-    "muerto": gettext_lazy("muerto"), "shuffle": gettext_lazy("shuffle"), "identify": gettext_lazy("identify"),
-}
 RESULTS = {"win": gettext_lazy("win"), "natural": gettext_lazy("natural"), "lose": gettext_lazy("lose"),
            "bust": gettext_lazy("bust")}
 
@@ -154,39 +145,6 @@ class EntryLine:
     hash_ok: bool
 
 
-def _card(value):
-    if value is None:
-        return "?"
-    code = parse_card(value)
-    return CARD_NAME[code] if code is not None else str(value)
-
-
-def _amount(value):
-    amount = parse_amount(value)
-    return show(euros(amount)) if amount is not None else str(value)
-
-
-def _seat(seat):
-    return {"bank": _("bank"), "loca": _("la loca"), None: ""}.get(seat, seat)
-
-
-def _describe(event):
-    """``(seat, action, detail)`` of an engine event, in words."""
-    do = event.get("do")
-    details = []
-    if "card" in event:
-        details.append(_card(event["card"]) if event["card"] is not None else _("face down, unknown"))
-    if event.get("down"):
-        details.append(_("face down"))
-    if "amount" in event:
-        details.append(_amount(event["amount"]))
-    if event.get("player"):
-        details.append(_("by %(player)s") % {"player": event["player"]})
-    if "hand" in event:
-        details.append(_("hand %(number)s") % {"number": event["hand"]})
-    return _seat(event.get("seat")), str(ACTIONS.get(do, do)), " · ".join(details)
-
-
 def entry_lines(hand):
     """Every entry of the hand, in order, described (see ``EntryLine``)."""
     entries = list(hand.events.select_related("entered_by").order_by("sequence"))
@@ -202,7 +160,7 @@ def entry_lines(hand):
                                       sequence=entry.sequence, kind=entry.kind, event=entry.event,
                                       entered_by_id=entry.entered_by_id, entered_at=entry.entered_at)
         if entry.kind == HandEvent.Kind.EVENT:
-            seat, action, detail = _describe(entry.event)
+            seat, action, detail = describe(entry.event)
             reason = ""
         elif entry.kind == HandEvent.Kind.UNDO:
             seat, action = "", _("undo")
@@ -241,7 +199,7 @@ def _settlement(hand):
         return None
     done = hand.settlement
     return {
-        "bets": [BetLine(b["player"], _seat(b["seat"]), b["hand"], Decimal(b["stake"]), _points(b["points"]),
+        "bets": [BetLine(b["player"], seat_words(b["seat"]), b["hand"], Decimal(b["stake"]), _points(b["points"]),
                          str(RESULTS.get(b["result"], b["result"])), b["multiplier"], Decimal(b["net"]))
                  for b in done["bets"]],
         "players": [(code, Decimal(net)) for code, net in done["players"].items()],

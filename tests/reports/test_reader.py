@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from casino.formatting import instant, number, p_value
-from ledger.models import BankTenure
+from ledger.models import BankTenure, Transaction
 from ledger.selectors import tenure_closings
 from reports.banks import bank_rotation_report
 from reports.exports import _chart_drawing, card_rows, chart_svg, report_csv, report_pdf, sections
@@ -193,3 +193,27 @@ def test_the_period_is_a_day_in_words(banks_report):
         heading = dict(sections(banks_report)[0][2])
     day = date.fromisoformat(banks_report.result["period"]["from"])
     assert heading["desde"].startswith(f"{day.day} de ") and "-" not in heading["desde"]
+
+
+# ---------------------------------------------------------------------------------------
+# Words drawn from data at display time
+
+
+def test_postings_store_their_cause_and_pages_show_it_in_spanish(played, staff, client):
+    """A hand's posting, a slip, a bank's capital and a void's reversal: each transaction
+    has its cause; the hand's page and a statement show them in Spanish."""
+    voided = played.table.hands.get(status="voided")
+    reversal = Transaction.objects.get(reverses=voided.transaction)
+    assert voided.transaction.cause == {"kind": "hand", "table": "Mesa 1", "table_id": played.table.pk,
+                                        "number": voided.number}
+    assert reversal.cause["void"]["number"] == voided.number and reversal.memo == "dealt from the wrong shoe"
+    assert Transaction.objects.filter(kind="buy_in").first().cause["kind"] == "slip"
+    assert Transaction.objects.filter(kind="capital_in").first().cause["kind"] == "bank_capital"
+    client.force_login(staff["supervisor"])
+    html = client.get(reverse("tables:hand_detail", args=[played.table.pk, voided.number])).content.decode()
+    assert f"mano n.º {voided.number} de Mesa 1" in html and "anulación de la mano" in html
+    assert f"hand Mesa 1 #{voided.number}" not in html and "(console)" not in html and "void of" not in html
+    assert "consola de mesa" in html
+    client.force_login(staff["cashier"])
+    page = client.get(reverse("ledger:player_statement", args=["marta"])).content.decode()
+    assert "vale 0000" in page and "slip 0000" not in page and "hand Mesa" not in page
