@@ -213,17 +213,39 @@ def all_balances() -> list[Account]:
 
 
 def _reversal_faults():
-    """Every reversal's entries are its original's with debit and credit swapped."""
-    pairs = dict(Transaction.objects.filter(reverses__isnull=False).values_list("id", "reverses_id"))
+    """Every reversal's entries are its original's with debit and credit swapped; a
+    reversal posted through a closed tenure's distribution (``ledger_reverse(…,
+    through_distribution=True)``) has, in place of the tenure account's mirrored entries,
+    the syndicate's legs its ``cause`` records, and these add up to what the mirror would
+    have put on the tenure."""
+    pairs, moved = {}, {}
+    for tx_id, original_id, cause in Transaction.objects.filter(reverses__isnull=False).values_list(
+            "id", "reverses_id", "cause"):
+        pairs[tx_id] = original_id
+        if (cause or {}).get("through_distribution"):
+            moved[tx_id] = cause["through_distribution"]
     entries = defaultdict(Counter)
     for tx_id, account_id, side, amount in (Entry.objects.filter(transaction_id__in=[*pairs, *pairs.values()])
                                             .values_list("transaction_id", "account_id", "side", "amount")):
         entries[tx_id][(account_id, side, amount)] += 1
     faults = []
+    swap = {Entry.Side.DEBIT: Entry.Side.CREDIT, Entry.Side.CREDIT: Entry.Side.DEBIT}
     for reversal_id, original_id in sorted(pairs.items()):
-        swap = {Entry.Side.DEBIT: Entry.Side.CREDIT, Entry.Side.CREDIT: Entry.Side.DEBIT}
         mirrored = Counter({(account_id, swap[side], amount): n
                             for (account_id, side, amount), n in entries[original_id].items()})
+        for tenure in moved.get(reversal_id, []):
+            net = 0
+            for (account_id, side, amount), n in list(mirrored.items()):
+                if account_id == tenure["account"]:
+                    net += n * cents(amount) * (1 if side == Entry.Side.CREDIT else -1)
+                    del mirrored[(account_id, side, amount)]
+            shared = 0
+            for account_id, side, amount in tenure["legs"]:
+                mirrored[(account_id, side, euros(amount))] += 1
+                shared += amount if side == Entry.Side.CREDIT else -amount
+            if shared != net:
+                faults.append(f"reversal #{reversal_id} shares {euros(shared)} among the syndicate of tenure "
+                              f"#{tenure['tenure']}, not the {euros(net)} its mirror would post there")
         if mirrored != entries[reversal_id]:
             faults.append(f"reversal #{reversal_id} does not mirror transaction #{original_id}")
     return faults

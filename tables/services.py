@@ -411,6 +411,10 @@ def hand_undo(*, hand: Hand, reason: str, entered_by, expected_version: int | No
 def hand_void(*, hand: Hand, reason: str, voided_by) -> Hand:
     """Void a hand (pit supervisor): a settled hand's posting is reversed in the ledger.
 
+    A hand of a bank tenure closed since is voided all the same: what the reversal owes
+    or gives the bank is posted against the tenure's distribution, the holder's and the
+    syndicate's shares by largest remainder (``ledger_reverse(through_distribution=True)``).
+
     Raises:
         TableError: no reason. HandNotOpen: already voided.
     """
@@ -424,7 +428,8 @@ def hand_void(*, hand: Hand, reason: str, voided_by) -> Hand:
             raise HandNotOpen(_("hand #%(number)s is already voided"), params={"number": hand.number})
         if hand.transaction is not None:
             ledger_reverse(transaction=hand.transaction, reason=reason, posted_by=voided_by,
-                           void={"table": table.name, "table_id": table.pk, "number": hand.number})
+                           void={"table": table.name, "table_id": table.pk, "number": hand.number},
+                           through_distribution=True)
         _append(table=table, hand=hand, kind=VOID, event={"reason": reason}, by=voided_by, form_token=None)
         hand.status = Hand.Status.VOIDED
         hand.voided_at = timezone.now()

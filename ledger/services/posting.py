@@ -380,8 +380,48 @@ def _lock_settlement_accounts(*, codes, tenure_id, holder_id, house, idempotency
 # Reversal
 
 
+def _through_distribution(legs, closed_ids):
+    """The reversal's legs with those on closed tenure accounts (``closed_ids``) replaced
+    by legs on their syndicates' chips, by shares (largest remainder,
+    ``ledger.shares.split_by_shares``): a closed tenure's balance already went to its
+    syndicate, so what the reversal owes or gives the bank is taken from or given to the
+    syndicate as the distribution shared it. Returns ``(legs, player account ids,
+    [{"tenure", "account", "legs": [[account id, side, cents]], "shares": [[code,
+    percent, cents]]}])``."""
+    from ledger.models import SyndicateShare
+    from ledger.shares import split_by_shares
+
+    nets = defaultdict(int)
+    kept = []
+    for account_id, side, amount in legs:
+        if account_id in closed_ids:
+            nets[account_id] += amount if side == CREDIT else -amount
+        else:
+            kept.append((account_id, side, amount))
+    tenures = dict(Account.objects.filter(id__in=list(nets)).values_list("id", "tenure_id"))
+    shares = defaultdict(list)
+    for tenure_id, player_id, code, percent in (
+            SyndicateShare.objects.filter(tenure_id__in=list(tenures.values())).order_by("tenure_id", "id")
+            .values_list("tenure_id", "player_id", "player__code", "percent")):
+        shares[tenure_id].append((player_id, code, percent))
+    chips = dict(Account.objects.filter(kind=Account.Kind.PLAYER, player_id__in=[
+        player_id for rows in shares.values() for player_id, _c, _p in rows]).values_list("player_id", "id"))
+    moved = []
+    for account_id, net in sorted(nets.items()):
+        rows = shares[tenures[account_id]]
+        parts = split_by_shares(net, [percent for _pid, _code, percent in rows]) if net else [0] * len(rows)
+        share_legs = [(chips[player_id], CREDIT if part > 0 else DEBIT, abs(part))
+                      for (player_id, _code, _percent), part in zip(rows, parts, strict=True) if part]
+        kept += share_legs
+        moved.append({"tenure": tenures[account_id], "account": account_id,
+                      "legs": [[a, str(side), amount] for a, side, amount in share_legs],
+                      "shares": [[code, str(percent), part] for (_pid, code, percent), part
+                                 in zip(rows, parts, strict=True)]})
+    return kept, set(chips.values()), moved
+
+
 def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: str = "",
-                   void: dict | None = None) -> Transaction:
+                   void: dict | None = None, through_distribution: bool = False) -> Transaction:
     """Correct a mistake: post the mirror of ``transaction`` (every debit a credit and
     back), linked both ways (``reversal.reverses == transaction``,
     ``transaction.reversal == reversal``).
@@ -392,14 +432,24 @@ def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: 
         posted_by: the staff user (or None for the system).
         void: ``{"table", "table_id", "number"}`` of the hand whose void this is, kept in
             the reversal's ``cause`` (``ledger.references``).
+        through_distribution: when the transaction touches a bank tenure that has closed
+            since (its balance distributed to its syndicate), post what the mirror would
+            put on the tenure's account against the syndicate's chips instead, split by
+            shares to the cent by largest remainder (``ledger.shares``): the holder's and
+            each member's share of the bank's result is taken back (or given back). The
+            reversal's ``cause`` records it (``through_distribution``: the tenure, its
+            account, the legs and each share's part, in cents), which ``ledger_check``
+            reads to check the reversal against its original. Without it such a
+            transaction is refused.
     Returns:
         Transaction of kind ``reversal``.
     Raises:
         AlreadyReversed: it was reversed already (once only, also backed by a unique key).
         NotReversible: it is itself a reversal, or it touches a closed tenure (whose
-        balance was already distributed).
+        balance was already distributed) and ``through_distribution`` is false.
         ValueError: an empty reason.
-    [TigerBeetle's rule: a posted transfer is never changed; a correction is a new one]
+    [TigerBeetle's rule: a posted transfer is never changed; a correction is a new one;
+    issue 17: a hand of a closed bank tenure can still be corrected]
     """
     reason = (reason or "").strip()
     if not reason:
@@ -419,17 +469,26 @@ def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: 
             legs = [(account_id, CREDIT if side == DEBIT else DEBIT, cents(amount))
                     for account_id, side, amount in original.entries.order_by("id")
                     .values_list("account_id", "side", "amount")]
+            # A closed account never opens again: read before the locks, so that every
+            # account the reversal posts to is locked at once, in id order.
+            closed_ids = set(Account.objects.filter(id__in={a for a, _s, _m in legs}, is_open=False)
+                             .values_list("id", flat=True))
+            moved = []
+            if closed_ids:
+                if not through_distribution:
+                    raise NotReversible(_("transaction #%(id)s touches a closed bank tenure: its balance was "
+                                          "already distributed"), params={"id": original.pk})
+                legs, _members, moved = _through_distribution(legs, closed_ids)
             locked = _lock(account_id for account_id, _s, _a in legs)
-            closed = [account for account in locked.values() if not account.is_open]
-            if closed:
+            if any(not account.is_open for account in locked.values()):
                 raise NotReversible(_("transaction #%(id)s touches a closed bank tenure: its balance was "
                                       "already distributed"), params={"id": original.pk})
+            cause = {"kind": "reversal", "of": original.pk, "original": original.cause or {},
+                     **({"void": void} if void else {}), **({"through_distribution": moved} if moved else {})}
             return _post(locked=locked, kind=KIND.REVERSAL, legs=legs, idempotency_key=key,
                          reference=f"reversal of #{original.pk}: {original.reference}",
                          posted_by=posted_by, source=source, memo=reason, reverses=original,
-                         tenure=original.tenure,
-                         cause={"kind": "reversal", "of": original.pk, "original": original.cause or {},
-                                **({"void": void} if void else {})})
+                         tenure=original.tenure, cause=cause)
     except IntegrityError as error:
         constraint = _constraint_of(error)
         if IDEMPOTENCY_CONSTRAINT in constraint or "reverses" in constraint:
