@@ -10,7 +10,7 @@ from django.urls import reverse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger.models import Account, BankTenure, Transaction
+from ledger.models import Account, Transaction
 from ledger.selectors import ledger_faults, player_balance
 from ledger.services import ledger_reverse
 from ledger.shares import split_by_shares
@@ -104,3 +104,21 @@ def test_shares_of_a_reversal_add_up_to_the_banks_result(net, percents):
     assert sum(parts) == net
     assert all(abs(Decimal(part) - Decimal(net) * percent / 100) < 1 for part, percent in zip(parts, percents,
                                                                                               strict=True))
+
+
+def test_the_reports_reconcile_it(syndicate_hand, staff):
+    """The shift's report and the bank rotation see the void taken from the syndicate:
+    no difference with the ledger, no exception."""
+    from reports.banks import bank_rotation_report
+    from reports.shift import shift_report
+
+    mesa, hand, tenure = syndicate_hand
+    services.hand_void(hand=hand, reason="mazo equivocado", voided_by=staff["supervisor"])
+    shift = services.shift_close(shift=mesa.table.shifts.get(closed_at__isnull=True), closed_by=staff["supervisor"])
+    assert shift_report(shift)["exceptions"] == []
+    day = hand.opened_at.astimezone().date()
+    banks = bank_rotation_report(mesa.table, day, day)
+    assert banks["exceptions"] == []
+    row = next(row for row in banks["tenures"] if row["id"] == tenure.pk)
+    assert row["hands"] == 0 and row["voided"] == 1 and row["net_takings"] == "0.00"
+    assert row["ledger_takings"] == "0.00"  # the hand's +10.00 and its reversal through the syndicate
