@@ -217,3 +217,15 @@ def test_postings_store_their_cause_and_pages_show_it_in_spanish(played, staff, 
     client.force_login(staff["cashier"])
     page = client.get(reverse("ledger:player_statement", args=["marta"])).content.decode()
     assert "vale 0000" in page and "slip 0000" not in page and "hand Mesa" not in page
+
+
+def test_exceptions_in_words_carry_the_readers_figures():
+    from reports.texts import exception_text
+
+    with translation.override("es"):
+        text = exception_text({"code": "cards_not_uniform", "deck": "spanish-40", "chi_square": 81.5321, "df": 39,
+                               "p_value": 9.2e-05, "alpha": 0.001})
+        assert "81,53" in text and "p < 0,001" in text and "9.2e-05" not in text and "0,001)" in text
+        differs = exception_text({"code": "tenure_differs", "tenure": 3, "holder": "ana", "report": "1234.50",
+                                  "ledger": "1200.00", "difference": "34.50"})
+        assert "1\xa0234,50 €" in differs and "34,50 €" in differs and "1234.50" not in differs
