@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from casino.formatting import count, csv_writer, day, instant, number, p_value, percent
 from reports.texts import BEGAN, BET_KINDS, ENDED, RECONCILED, RESULTS, event_text, exception_text
 from tables.engine.cards import CARD_NAME, DECKS
-from tables.rules_words import rules_words
+from tables.rules_words import deck_words, rules_words
 
 # ---------------------------------------------------------------------------------------
 # What the report's JSON holds, in reading order (whatever order jsonb kept)
@@ -166,7 +166,7 @@ def sections(report, grouping=True):
                row["entered_by"] or "—", instant(row["entered_at"])) for row in result["undos"]]),
         ]
         for test in result["cards"]:
-            out.append((_("Dealt cards, %(deck)s deck") % {"deck": test["deck"]},
+            out.append((_("Dealt cards, %(deck)s deck") % {"deck": deck_words(test["deck"])},
                         (_("card"), _("dealt"), _("in the initial deal")),
                         [(card, whole(n), whole(first)) for card, n, first in card_rows(test)]
                         + [(_("cards of the initial deals"), "", whole(test["initial"])),

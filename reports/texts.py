@@ -8,6 +8,8 @@ English.
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from tables.rules_words import deck_words
+
 STAGES = {
     "start": gettext_lazy("starting"),
     "hands": gettext_lazy("counting the hands"),
@@ -109,11 +111,11 @@ def exception_text(item: dict) -> str:
         return _("hands left open: %(numbers)s") % {"numbers": _numbers(p["numbers"])}
     if code == "cards_outside_deck":
         cards = ", ".join(f"{card} ×{n}" for card, n in p["cards"].items())
-        return _("cards dealt that the %(deck)s deck does not hold: %(cards)s") % {"deck": p["deck"], "cards": cards}
+        return _("cards dealt that the %(deck)s deck does not hold: %(cards)s") % {"deck": deck_words(p["deck"]), "cards": cards}
     if code == "cards_not_uniform":
         return _("the dealt cards are unlikely from a uniform %(deck)s deck: chi-square %(chi)s with %(df)s degrees "
                  "of freedom, %(p)s (below %(alpha)s)") % {
-            "deck": p["deck"], "chi": p["chi_square"], "df": p["df"], "alpha": p["alpha"],
+            "deck": deck_words(p["deck"]), "chi": p["chi_square"], "df": p["df"], "alpha": p["alpha"],
             "p": f"p {p['p_value']}" if p["p_value"].startswith("<") else f"p = {p['p_value']}"}
     if code == "tenure_balance":
         return _("bank tenure #%(tenure)s (%(holder)s): its postings add up to %(movements)s € but its account "

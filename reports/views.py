@@ -25,6 +25,7 @@ from reports.exports import (
 from reports.forms import BankReportForm, ShiftReportForm
 from reports.models import Report, ReportKind, ReportRequest
 from reports.texts import BEGAN, BET_KINDS, ENDED, RECONCILED, RESULTS, event_text, exception_text
+from tables.rules_words import deck_words
 
 LIST_PER_PAGE = 50
 
@@ -122,7 +123,8 @@ def report_page(request, pk):
         context.update(
             results=[{**row, "label": RESULTS.get(row["result"], row["result"])} for row in result["results"]],
             kinds=[{**value, "label": BET_KINDS.get(kind, kind)} for kind, value in bet_kind_rows(result)],
-            cards=[{**test, "cells": card_rows(test)} for test in result["cards"]],
+            cards=[{**test, "cells": card_rows(test), "deck_words": deck_words(test["deck"])}
+                   for test in result["cards"]],
             reconciliation=[{**row, "label": RECONCILED.get(row["what"], row["what"])}
                             for row in result["reconciliation"]["lines"]],
             tenures=_page([{**row, "began_label": BEGAN.get(row["began"], row["began"])} for row in result["tenures"]],

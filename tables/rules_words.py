@@ -21,8 +21,16 @@ PROFILE_NAMES = {
 }
 DECKS = {"spanish-40": gettext_lazy("Spanish deck of 40 cards"),
          "spanish-36": gettext_lazy("Spanish deck of 36 cards (without sotas)")}
+#: A deck's name inside a phrase ("the {deck} deck"): never its code (``spanish-40``).
+DECK_SHORT = {"spanish-40": gettext_lazy("Spanish 40-card"), "spanish-36": gettext_lazy("Spanish 36-card")}
 EXCHANGES = {"off": gettext_lazy("no exchange of fours"), "optional": gettext_lazy("fours may be exchanged"),
              "mandatory": gettext_lazy("fours must be exchanged")}
+
+
+def deck_words(deck) -> str:
+    """A deck's code (``spanish-40``) as a phrase takes it: ``Spanish 40-card`` (es
+    ``española de 40 cartas``); an unknown code as it is."""
+    return str(DECK_SHORT.get(deck, deck))
 
 
 def _points(half_points):

@@ -229,3 +229,11 @@ def test_exceptions_in_words_carry_the_readers_figures():
         differs = exception_text({"code": "tenure_differs", "tenure": 3, "holder": "ana", "report": "1234.50",
                                   "ledger": "1200.00", "difference": "34.50"})
         assert "1\xa0234,50 €" in differs and "34,50 €" in differs and "1234.50" not in differs
+
+
+def test_the_deck_is_named_in_words(shift_report, auditor):
+    with translation.override("es"):
+        titles = [title for title, _header, _rows in sections(shift_report)]
+    assert "Cartas repartidas, baraja española de 40 cartas" in titles
+    html = auditor.get(reverse("reports:report", args=[shift_report.pk])).content.decode()
+    assert "Baraja española de 40 cartas:" in html and "spanish-40" not in html
