@@ -237,3 +237,33 @@ def test_the_deck_is_named_in_words(shift_report, auditor):
     assert "Cartas repartidas, baraja española de 40 cartas" in titles
     html = auditor.get(reverse("reports:report", args=[shift_report.pk])).content.decode()
     assert "Baraja española de 40 cartas:" in html and "spanish-40" not in html
+
+
+def test_the_migration_turns_old_english_references_into_causes(played):
+    """Rows written before causes were stored (English ``reference``, a void's memo
+    ``void of hand …: reason``) get their cause from ledger 0004's conversion."""
+    import importlib
+
+    from django.apps import apps
+    from django.db import connection
+
+    migration = importlib.import_module("ledger.migrations.0004_trust_transaction_cause")
+    voided = played.table.hands.get(status="voided")
+    reversal = Transaction.objects.get(reverses=voided.transaction)
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the deferred checks of the fixture's postings, now
+        cursor.execute("SET LOCAL session_replication_role = replica")  # write as the old code did
+        cursor.execute("UPDATE ledger_transaction SET cause = '{}'::jsonb")
+        cursor.execute("UPDATE ledger_transaction SET memo = %s WHERE id = %s",
+                       [f"void of hand Mesa 1 #{voided.number}: dealt from the wrong shoe", reversal.pk])
+        cursor.execute("SET LOCAL session_replication_role = origin")
+    with connection.schema_editor() as editor:
+        migration.fill_causes(apps, editor)
+    reversal.refresh_from_db()
+    assert reversal.cause["void"] == {"table": "Mesa 1", "number": voided.number, "reason": "dealt from the wrong shoe"}
+    assert reversal.memo_words == "dealt from the wrong shoe"
+    assert not Transaction.objects.filter(cause={}).exists()  # every text the services wrote was understood
+    with translation.override("es"):
+        assert reversal.reference_words.startswith(f"anulación de la mano n.º {voided.number} de Mesa 1")
+    with pytest.raises(Exception, match="append-only"):  # the trigger is back
+        Transaction.objects.filter(pk=reversal.pk).update(memo="x")
