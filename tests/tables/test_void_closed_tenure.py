@@ -90,6 +90,8 @@ def test_the_pit_voids_it_from_the_page(client, staff, syndicate_hand):
     assert response.status_code == 302
     hand.refresh_from_db()
     assert hand.status == Hand.Status.VOIDED
+    page = client.get(reverse("tables:hand_detail", args=[mesa.table.pk, hand.number])).content.decode()
+    assert 'class="through-distribution"' in page and "según las participaciones" in page
 
 
 @settings(max_examples=60, deadline=None)
