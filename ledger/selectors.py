@@ -167,13 +167,21 @@ def tenure_closings(tenures) -> dict[int, tuple[Decimal, Decimal]]:
         Entry.objects.filter(account__tenure_id__in=closed, transaction__kind=Transaction.Kind.DISTRIBUTION)
         .values("account__tenure_id").annotate(total=Sum(SIGNED)).values_list("account__tenure_id", "total")
         .order_by()) if closed else {}
+    # voids after the close, taken from (or given to) the syndicate (ledger_reverse(…,
+    # through_distribution=True)): part of the syndicate's result, not of the balance
+    later = defaultdict(lambda: ZERO)
+    for cause in (Transaction.objects.filter(tenure_id__in=closed, cause__has_key="through_distribution")
+                  .values_list("cause", flat=True) if closed else []):
+        for moved in cause["through_distribution"]:
+            later[moved["tenure"]] += euros(sum(amount if side == Entry.Side.CREDIT else -amount
+                                                for _account, side, amount in moved["legs"]))
     out = {}
     for tenure in tenures:
         if tenure.closed_at is None:
             balance = tenure.account.balance if getattr(tenure, "account", None) is not None else ZERO
         else:
             balance = -distributed.get(tenure.pk, ZERO)
-        out[tenure.pk] = (balance, balance - tenure.capital)
+        out[tenure.pk] = (balance, balance + later[tenure.pk] - tenure.capital)
     return out
 
 

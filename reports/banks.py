@@ -170,7 +170,8 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
                "commission": money(figures["commission"]), "net_takings": money(figures["bank_net"]),
                "ledger_takings": money(ledger_hands), "sale_price_in": money(moved.get("sale", ZERO)),
                "distributed": money(-distribution) if distribution is not None else None,
-               "balance": money(balance), "shares": share_rows, "open": tenure["closed_at"] is None}
+               "balance": money(balance), "shares": share_rows, "open": tenure["closed_at"] is None,
+               "after_close": money(shared[tid])}
         if figures["bank_net"] != ledger_hands:
             exceptions.append({"code": "tenure_differs", "tenure": tid, "holder": tenure["holder__code"],
                                "report": money(figures["bank_net"]), "ledger": money(ledger_hands),

@@ -100,7 +100,9 @@ def closing(row) -> tuple[str | None, str | None]:
     """``(closing balance, result)`` of a bank-rotation report's tenure row, as stored
     strings of euros: a closed tenure's balance is what it held when it closed (what it
     distributed to its syndicate; its account is then empty), its result that less the
-    capital put in; an open tenure's are its balance now and that less its capital.
+    capital put in (and plus what voids of its hands gave its syndicate after the close,
+    ``after_close``, negative when they took back); an open tenure's are its balance now
+    and that less its capital.
     ``(None, None)`` when the row does not say (a closed tenure of an old report without
     a distribution)."""
     capital = Decimal(row["capital"])
@@ -110,7 +112,7 @@ def closing(row) -> tuple[str | None, str | None]:
         balance = Decimal(row["distributed"])
     else:
         return None, None
-    return str(balance), str(balance - capital)
+    return str(balance), str(balance + Decimal(row.get("after_close") or "0") - capital)
 
 
 def sections(report, grouping=True):

@@ -124,3 +124,10 @@ def test_the_reports_reconcile_it(syndicate_hand, staff):
     row = next(row for row in banks["tenures"] if row["id"] == tenure.pk)
     assert row["hands"] == 0 and row["voided"] == 1 and row["net_takings"] == "0.00"
     assert row["ledger_takings"] == "0.00"  # the hand's +10.00 and its reversal through the syndicate
+    from ledger.selectors import tenure_closings
+    from reports.exports import closing
+
+    # it distributed 100.00 (90.00 + 10.00) but the void took 10.00 back: its result is 0
+    assert closing(row) == ("100.00", "0.00")
+    tenure.account = Account.objects.get(tenure=tenure)
+    assert tenure_closings([tenure])[tenure.pk] == (Decimal("100.00"), Decimal("0.00"))
