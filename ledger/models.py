@@ -200,6 +200,8 @@ class Transaction(models.Model):
     tenure = models.ForeignKey(BankTenure, models.PROTECT, null=True, blank=True, related_name="transactions",
                                verbose_name=_("tenure"))
     detail = models.JSONField(_("detail"), default=dict, blank=True)
+    #: What caused it, as data (``ledger.references``): put into words when shown.
+    cause = models.JSONField(_("cause"), default=dict, blank=True)
 
     class Meta:
         ordering = ["id"]
@@ -217,7 +219,28 @@ class Transaction(models.Model):
         ]
 
     def __str__(self):
-        return f"#{self.pk} {self.get_kind_display()} · {self.reference}"
+        return f"#{self.pk} {self.get_kind_display()} · {self.reference_words}"
+
+    @property
+    def reference_words(self):
+        """What caused it, in the reader's language (``ledger.references.reference_text``)."""
+        from ledger.references import reference_text
+
+        return reference_text(self)
+
+    @property
+    def memo_words(self):
+        """The memo as written by its author; a void's reversal converted from the English
+        text of old rows shows the void's reason alone."""
+        void = (self.cause or {}).get("void") or {}
+        return void.get("reason", self.memo)
+
+    @property
+    def source_words(self):
+        """The channel it came from, in words (``console`` → ``consola de mesa``)."""
+        from ledger.references import source_text
+
+        return source_text(self.source)
 
 
 class Entry(models.Model):

@@ -138,13 +138,52 @@ class ShareLine:
 
 @dataclass
 class TenureStatement:
-    """A bank tenure's statement: the tenure, its balance, its syndicate and entries."""
+    """A bank tenure's statement: the tenure, its balance, its syndicate and entries;
+    ``closing_balance`` and ``result`` as ``tenure_closings`` gives them."""
 
     tenure: BankTenure
     balance: Decimal
     shares: list[ShareLine]
     statement: Statement
     distribution: Transaction | None
+    closing_balance: Decimal = ZERO
+    result: Decimal = ZERO
+
+
+def tenure_closings(tenures) -> dict[int, tuple[Decimal, Decimal]]:
+    """``{tenure id: (closing balance, result)}`` (``Decimal`` euros) of ``tenures``
+    (BankTenure objects with their ``account`` loaded), in one query.
+
+    A closed tenure's account is empty (its balance went back to the syndicate), so its
+    balance says nothing: its *closing balance* is what it held when it closed, the
+    distribution taken out of its account (a tenure that closed on zero distributed
+    nothing); its *result* is that less the capital put in (the syndicate's gain or loss,
+    the sale price received included). An open tenure's are its balance now and that
+    less its capital. [issue 3 "Bank tenure"; issue 17 "closed banks show their real
+    closing balance and result"]
+    """
+    tenures = list(tenures)
+    closed = [tenure.pk for tenure in tenures if tenure.closed_at is not None]
+    distributed = dict(
+        Entry.objects.filter(account__tenure_id__in=closed, transaction__kind=Transaction.Kind.DISTRIBUTION)
+        .values("account__tenure_id").annotate(total=Sum(SIGNED)).values_list("account__tenure_id", "total")
+        .order_by()) if closed else {}
+    # voids after the close, taken from (or given to) the syndicate (ledger_reverse(…,
+    # through_distribution=True)): part of the syndicate's result, not of the balance
+    later = defaultdict(lambda: ZERO)
+    for cause in (Transaction.objects.filter(tenure_id__in=closed, cause__has_key="through_distribution")
+                  .values_list("cause", flat=True) if closed else []):
+        for moved in cause["through_distribution"]:
+            later[moved["tenure"]] += euros(sum(amount if side == Entry.Side.CREDIT else -amount
+                                                for _account, side, amount in moved["legs"]))
+    out = {}
+    for tenure in tenures:
+        if tenure.closed_at is None:
+            balance = tenure.account.balance if getattr(tenure, "account", None) is not None else ZERO
+        else:
+            balance = -distributed.get(tenure.pk, ZERO)
+        out[tenure.pk] = (balance, balance + later[tenure.pk] - tenure.capital)
+    return out
 
 
 def tenure_statement(*, tenure: BankTenure, page: int | str = 1, per_page: int = PER_PAGE) -> TenureStatement:
@@ -172,7 +211,9 @@ def tenure_statement(*, tenure: BankTenure, page: int | str = 1, per_page: int =
         parts = [got.get(share.player_id, ZERO) for share in shares]
     lines = [ShareLine(share.player, share.percent, euros(capital), part)
              for share, capital, part in zip(shares, capital_parts, parts, strict=True)]
-    return TenureStatement(tenure, statement.balance, lines, statement, distribution)
+    tenure.account = account
+    closing_balance, result = tenure_closings([tenure])[tenure.pk]
+    return TenureStatement(tenure, statement.balance, lines, statement, distribution, closing_balance, result)
 
 
 def all_balances() -> list[Account]:
@@ -181,17 +222,39 @@ def all_balances() -> list[Account]:
 
 
 def _reversal_faults():
-    """Every reversal's entries are its original's with debit and credit swapped."""
-    pairs = dict(Transaction.objects.filter(reverses__isnull=False).values_list("id", "reverses_id"))
+    """Every reversal's entries are its original's with debit and credit swapped; a
+    reversal posted through a closed tenure's distribution (``ledger_reverse(…,
+    through_distribution=True)``) has, in place of the tenure account's mirrored entries,
+    the syndicate's legs its ``cause`` records, and these add up to what the mirror would
+    have put on the tenure."""
+    pairs, moved = {}, {}
+    for tx_id, original_id, cause in Transaction.objects.filter(reverses__isnull=False).values_list(
+            "id", "reverses_id", "cause"):
+        pairs[tx_id] = original_id
+        if (cause or {}).get("through_distribution"):
+            moved[tx_id] = cause["through_distribution"]
     entries = defaultdict(Counter)
     for tx_id, account_id, side, amount in (Entry.objects.filter(transaction_id__in=[*pairs, *pairs.values()])
                                             .values_list("transaction_id", "account_id", "side", "amount")):
         entries[tx_id][(account_id, side, amount)] += 1
     faults = []
+    swap = {Entry.Side.DEBIT: Entry.Side.CREDIT, Entry.Side.CREDIT: Entry.Side.DEBIT}
     for reversal_id, original_id in sorted(pairs.items()):
-        swap = {Entry.Side.DEBIT: Entry.Side.CREDIT, Entry.Side.CREDIT: Entry.Side.DEBIT}
         mirrored = Counter({(account_id, swap[side], amount): n
                             for (account_id, side, amount), n in entries[original_id].items()})
+        for tenure in moved.get(reversal_id, []):
+            net = 0
+            for (account_id, side, amount), n in list(mirrored.items()):
+                if account_id == tenure["account"]:
+                    net += n * cents(amount) * (1 if side == Entry.Side.CREDIT else -1)
+                    del mirrored[(account_id, side, amount)]
+            shared = 0
+            for account_id, side, amount in tenure["legs"]:
+                mirrored[(account_id, side, euros(amount))] += 1
+                shared += amount if side == Entry.Side.CREDIT else -amount
+            if shared != net:
+                faults.append(f"reversal #{reversal_id} shares {euros(shared)} among the syndicate of tenure "
+                              f"#{tenure['tenure']}, not the {euros(net)} its mirror would post there")
         if mirrored != entries[reversal_id]:
             faults.append(f"reversal #{reversal_id} does not mirror transaction #{original_id}")
     return faults

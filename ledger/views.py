@@ -28,7 +28,13 @@ from ledger.forms import (
     SlipVoidForm,
 )
 from ledger.models import BankTenure, CashierSlip, PlayerChange, Transaction
-from ledger.selectors import ZERO, player_balance, player_statement, tenure_statement
+from ledger.selectors import (
+    ZERO,
+    player_balance,
+    player_statement,
+    tenure_closings,
+    tenure_statement,
+)
 from ledger.services.patrons import IDENTITY_FIELDS, player_register, player_update
 from tables.models import Player
 
@@ -185,8 +191,11 @@ def player_statement_page(request, code):
 @role_required(CASHIER, read_roles=READERS)
 def tenures(request):
     """Bank tenures, open ones first."""
-    rows = (BankTenure.objects.select_related("table", "holder", "account")
-            .order_by("closed_at", "-opened_at")[:200])
+    rows = list(BankTenure.objects.select_related("table", "holder", "account")
+                .order_by("closed_at", "-opened_at")[:200])
+    closings = tenure_closings(rows)
+    for tenure in rows:
+        tenure.closing_balance, tenure.result = closings[tenure.pk]
     return render(request, "ledger/tenures.html", {"tenures": rows})
 
 

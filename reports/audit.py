@@ -44,7 +44,9 @@ def card_test(dealt: dict, deck: str, initial: dict | None = None) -> dict:
         initial: ``{card name: times}`` of the initial deals (default: ``dealt``).
     Returns:
         dict: ``deck``, ``size`` (cards in the deck), ``dealt`` and ``counts`` (every
-        card, in deck order), ``initial`` and ``initial_counts`` (the tested cards),
+        card), ``initial`` and ``initial_counts`` (the tested cards), ``rows``
+        (``[card, dealt, in the initial deals]`` in the deck's order: a list, since
+        jsonb keeps an object's keys in its own order, not the deck's),
         ``expected`` (per card in the initial deal, a string with two places),
         ``outside`` (cards dealt that the deck does not hold), ``chi_square``, ``df``,
         ``p_value`` (floats; None when nothing was dealt) and ``small`` (True when fewer
@@ -62,6 +64,7 @@ def card_test(dealt: dict, deck: str, initial: dict | None = None) -> dict:
     test = {"deck": deck, "size": len(names), "dealt": sum(int(n) for n in dealt.values()),
             "counts": {name: int(dealt.get(name, 0)) for name in names},
             "initial": tested, "initial_counts": dict(zip(names, observed, strict=True)),
+            "rows": [[name, int(dealt.get(name, 0)), first] for name, first in zip(names, observed, strict=True)],
             "outside": {name: int(n) for name, n in sorted(dealt.items()) if name not in known and n},
             "df": len(names) - 1, "chi_square": None, "p_value": None,
             "expected": money(Decimal(tested) / len(names)) if tested else "0.00",

@@ -127,6 +127,15 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
                  .values("account_id").annotate(total=Sum(_signed())).order_by())
     for row in reversals:
         reversal_sums[accounts[row["account_id"]]] += row["total"]
+    # Voids of hands of a tenure closed since: their reversal took the bank's part from the
+    # syndicate's chips (ledger_reverse(through_distribution=True)), not from its account.
+    shared = defaultdict(lambda: ZERO)
+    for cause in Transaction.objects.filter(reverses__isnull=False, tenure__in=selected,
+                                            cause__has_key="through_distribution").values_list("cause", flat=True):
+        for moved in cause["through_distribution"]:
+            if moved["tenure"] in ids:
+                shared[moved["tenure"]] += euros(sum(amount if side == "C" else -amount
+                                                     for _account, side, amount in moved["legs"]))
     progress(85, "checks")
     rows = []
     total = {"hands": 0, "commission": ZERO, "bank_net": ZERO, "capital": ZERO}
@@ -149,7 +158,8 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
         share_rows = [{"player": share["player__code"], "percent": str(share["percent"]),
                        "capital": money(euros(part)), "received": money(got.get(share["player__code"], ZERO))}
                       for share, part in zip(shares[tid], capital_parts, strict=True)]
-        ledger_hands = hand_ledger[tid] + reversal_sums[tid]
+        on_account = hand_ledger[tid] + reversal_sums[tid]
+        ledger_hands = on_account + shared[tid]
         row = {"id": tid, "holder": tenure["holder__code"], "opened_at": _iso(tenure["opened_at"]),
                "closed_at": _iso(tenure["closed_at"]), "began": tenure["began"], "ended": tenure["ended"] or None,
                "price": money(tenure["price"]) if tenure["price"] is not None else None,
@@ -160,14 +170,15 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
                "commission": money(figures["commission"]), "net_takings": money(figures["bank_net"]),
                "ledger_takings": money(ledger_hands), "sale_price_in": money(moved.get("sale", ZERO)),
                "distributed": money(-distribution) if distribution is not None else None,
-               "balance": money(balance), "shares": share_rows, "open": tenure["closed_at"] is None}
+               "balance": money(balance), "shares": share_rows, "open": tenure["closed_at"] is None,
+               "after_close": money(shared[tid])}
         if figures["bank_net"] != ledger_hands:
             exceptions.append({"code": "tenure_differs", "tenure": tid, "holder": tenure["holder__code"],
                                "report": money(figures["bank_net"]), "ledger": money(ledger_hands),
                                "difference": money(figures["bank_net"] - ledger_hands)})
         # capital + price + hands + reversals - distribution = balance (what the account holds)
         expected = (moved.get("capital", ZERO) + moved.get("sale", ZERO) + moved.get("price", ZERO)
-                    + ledger_hands + (distribution or ZERO))
+                    + on_account + (distribution or ZERO))
         if expected != balance:
             exceptions.append({"code": "tenure_balance", "tenure": tid, "holder": tenure["holder__code"],
                                "movements": money(expected), "balance": money(balance)})

@@ -15,7 +15,6 @@ from django.utils import timezone
 from ledger.models import Account, BankTenure, Entry, Transaction
 from ledger.money import euros
 from reports.audit import _audit, _card_tests, _chain, seal_faults
-from reports.house import house_figures
 from reports.figures import (
     CENT,
     FORMAT,
@@ -29,6 +28,7 @@ from reports.figures import (
     _signed,
     money,
 )
+from reports.house import house_figures
 from tables.engine.profiles import Profile
 from tables.models import Hand, HandBet, Player
 from tables.replay import hand_faults, postings_without_hand
@@ -334,7 +334,7 @@ def _ledger_figures(shift, hands):
                        .values_list("transaction_id", flat=True))
     voided = _account_sums(Entry.objects.filter(transaction_id__in=voided_txns)) if voided_txns else {}
     reversals = list(Transaction.objects.filter(reverses__isnull=False, reverses__hand__shift=shift)
-                     .values("id", "reverses_id", "reverses__hand__number", "reverses__hand__status"))
+                     .values("id", "reverses_id", "reverses__hand__number", "reverses__hand__status", "cause"))
     reversal_sums = {}
     voided_reversals = {}
     if reversals:
@@ -380,6 +380,17 @@ def _reconcile_shift(summary, bets, tenure_rows, ledger, voids, exceptions):
     for source in (ledger["voided"], ledger["voided_reversals"]):
         for account_id, amount in source.items():
             leftover[account_id] += amount
+    # A void of a hand whose tenure closed since posted the bank's part against the
+    # syndicate's chips (ledger_reverse(through_distribution=True)): those legs stand for
+    # the tenure's account.
+    for row in ledger["reversals"]:
+        if row["reverses__hand__status"] != Hand.Status.VOIDED:
+            continue
+        for moved in (row.get("cause") or {}).get("through_distribution", []):
+            for account_id, side, amount in moved["legs"]:
+                signed = euros(amount if side == "C" else -amount)
+                leftover[account_id] -= signed
+                leftover[moved["account"]] += signed
     by_player, by_tenure, house, other = defaultdict(lambda: ZERO), defaultdict(lambda: ZERO), ZERO, ZERO
     for account_id, amount in effective.items():
         account = accounts[account_id]

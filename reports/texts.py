@@ -8,6 +8,8 @@ English.
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from tables.rules_words import deck_words
+
 STAGES = {
     "start": gettext_lazy("starting"),
     "hands": gettext_lazy("counting the hands"),
@@ -50,13 +52,37 @@ def _numbers(numbers, count=None):
     return shown + (_(" and %(more)s more") % {"more": more} if more > 0 else "")
 
 
+#: The parameters of a stored exception that are amounts of euros (``"12.50"``).
+AMOUNTS = ("report", "ledger", "difference", "amount", "movements", "balance", "capital")
+
+
+def _for_reader(item: dict) -> dict:
+    """The exception's parameters as the reader reads them: amounts in his locale
+    (``12,50``), the p-value with two significant digits (``< 0,001``), the statistic
+    with two decimals."""
+    from casino.formatting import number, p_value
+
+    shown = dict(item)
+    for key in AMOUNTS:
+        if isinstance(shown.get(key), str):
+            shown[key] = number(shown[key], 2)
+    if "p_value" in shown:
+        shown["p_value"] = p_value(shown["p_value"])
+    if shown.get("chi_square") is not None:
+        shown["chi_square"] = number(shown["chi_square"], 2)
+    if isinstance(shown.get("alpha"), float):
+        shown["alpha"] = number(shown["alpha"], 3)
+    return shown
+
+
 def exception_text(item: dict) -> str:
-    """One stored exception (``{"code": ..., ...}``) in words.
+    """One stored exception (``{"code": ..., ...}``) in words, its figures in the
+    reader's format.
 
     Unknown codes are shown as their code and parameters, never dropped.
     """
     code = item.get("code")
-    p = item
+    p = _for_reader(item)
     if code == "reconciliation":
         return _("%(what)s: the report says %(report)s €, the ledger %(ledger)s € (difference %(difference)s €)") % {
             "what": RECONCILED.get(p["what"], p["what"]), "report": p["report"], "ledger": p["ledger"],
@@ -107,11 +133,12 @@ def exception_text(item: dict) -> str:
         return _("hands left open: %(numbers)s") % {"numbers": _numbers(p["numbers"])}
     if code == "cards_outside_deck":
         cards = ", ".join(f"{card} ×{n}" for card, n in p["cards"].items())
-        return _("cards dealt that the %(deck)s deck does not hold: %(cards)s") % {"deck": p["deck"], "cards": cards}
+        return _("cards dealt that the %(deck)s deck does not hold: %(cards)s") % {"deck": deck_words(p["deck"]), "cards": cards}
     if code == "cards_not_uniform":
         return _("the dealt cards are unlikely from a uniform %(deck)s deck: chi-square %(chi)s with %(df)s degrees "
-                 "of freedom, p = %(p).2g (below %(alpha)s)") % {
-            "deck": p["deck"], "chi": p["chi_square"], "df": p["df"], "p": p["p_value"], "alpha": p["alpha"]}
+                 "of freedom, %(p)s (below %(alpha)s)") % {
+            "deck": deck_words(p["deck"]), "chi": p["chi_square"], "df": p["df"], "alpha": p["alpha"],
+            "p": f"p {p['p_value']}" if p["p_value"].startswith("<") else f"p = {p['p_value']}"}
     if code == "tenure_balance":
         return _("bank tenure #%(tenure)s (%(holder)s): its postings add up to %(movements)s € but its account "
                  "holds %(balance)s €") % p
@@ -137,16 +164,11 @@ def exception_text(item: dict) -> str:
 
 
 def event_text(event) -> str:
-    """An entry's event in table talk: ``luis card 2B``, ``bank stand``."""
-    if not event:
-        return "—"
-    words = [str(event.get("seat", "")), str(event.get("do", ""))]
-    for key in ("card", "amount", "hand"):
-        if event.get(key) is not None:
-            words.append(str(event[key]))
-    if event.get("player"):
-        words.append(_("by %(player)s") % {"player": event["player"]})
-    return " ".join(word for word in words if word)
+    """An entry's event in the reader's words: ``luis · carta · 1C``, ``banca · se planta``
+    (``tables.words``)."""
+    from tables.words import event_words
+
+    return event_words(event)
 
 
 # ---------------------------------------------------------------------------------------

@@ -10,12 +10,22 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from casino.formatting import csv_dialect
 from casino.roles import AUDITOR, role_required
 from reports import selectors, services
-from reports.exports import chart_svg, report_csv, report_pdf
+from reports.exports import (
+    bet_kind_rows,
+    card_rows,
+    chart_svg,
+    chart_title,
+    closing,
+    report_csv,
+    report_pdf,
+)
 from reports.forms import BankReportForm, ShiftReportForm
 from reports.models import Report, ReportKind, ReportRequest
 from reports.texts import BEGAN, BET_KINDS, ENDED, RECONCILED, RESULTS, event_text, exception_text
+from tables.rules_words import deck_words
 
 LIST_PER_PAGE = 50
 
@@ -105,14 +115,17 @@ def report_page(request, pk):
     context = {
         "report": report, "result": result, "summary": result["summary"],
         "exceptions": [exception_text(item) for item in result["exceptions"]],
-        "chart": mark_safe(chart_svg(report)),  # numbers and translated labels we wrote
+        "chart": mark_safe(chart_svg(report)),  # numbers and translated labels we wrote, escaped
+        "chart_title": chart_title(report) if result["chart"]["points"] else "",
         "began": BEGAN, "ended": ENDED,
         "versions": selectors.report_versions(report),
     }
     if report.kind == ReportKind.SHIFT:
         context.update(
             results=[{**row, "label": RESULTS.get(row["result"], row["result"])} for row in result["results"]],
-            kinds=[{**value, "label": BET_KINDS[kind]} for kind, value in result["bet_kinds"].items()],
+            kinds=[{**value, "label": BET_KINDS.get(kind, kind)} for kind, value in bet_kind_rows(result)],
+            cards=[{**test, "cells": card_rows(test), "deck_words": deck_words(test["deck"])}
+                   for test in result["cards"]],
             reconciliation=[{**row, "label": RECONCILED.get(row["what"], row["what"])}
                             for row in result["reconciliation"]["lines"]],
             tenures=_page([{**row, "began_label": BEGAN.get(row["began"], row["began"])} for row in result["tenures"]],
@@ -125,7 +138,8 @@ def report_page(request, pk):
         return render(request, "reports/shift.html", context)
     context.update(
         tenures=_page([{**row, "began_label": BEGAN.get(row["began"], row["began"]),
-                        "ended_label": ENDED.get(row["ended"], "") if row["ended"] else ""}
+                        "ended_label": ENDED.get(row["ended"], "") if row["ended"] else "",
+                        **dict(zip(("closing_balance", "outcome"), closing(row), strict=True))}
                        for row in result["tenures"]], request, "tenures"),
         chain=result["chain"],
     )
@@ -133,8 +147,12 @@ def report_page(request, pk):
 
 
 def _filename(report, extension):
+    """``report-shift-mesa-1-shift-12.pdf``; a CSV's name also says its separator
+    (``….semicolon.csv``), as its first line does."""
     table = "".join(c if c.isalnum() else "-" for c in report.table.name).strip("-").lower()
     subject = f"shift-{report.shift_id}" if report.kind == ReportKind.SHIFT else f"{report.date_from}_{report.date_to}"
+    if extension == "csv":
+        extension = ("semicolon" if csv_dialect()[0] == ";" else "comma") + ".csv"
     return f"report-{report.kind}-{table}-{subject}.{extension}"
 
 

@@ -263,8 +263,14 @@ class Hand(models.Model):
 
     @property
     def reference(self):
-        """How the ledger and the reports name the hand: ``"hand Mesa 1 #12"``."""
+        """The ledger's plain key of the hand's posting: ``"hand Mesa 1 #12"`` (pages show
+        ``cause`` in words instead)."""
         return f"hand {self.table.name} #{self.number}"
+
+    @property
+    def cause(self):
+        """What the hand's posting records as its cause (``ledger.references``)."""
+        return {"kind": "hand", "table": self.table.name, "table_id": self.table_id, "number": self.number}
 
     @property
     def idempotency_key(self):

@@ -437,6 +437,10 @@ def hand_undo(*, hand: Hand, reason: str, entered_by, expected_version: int | No
 def hand_void(*, hand: Hand, reason: str, voided_by) -> Hand:
     """Void a hand (pit supervisor): a settled hand's posting is reversed in the ledger.
 
+    A hand of a bank tenure closed since is voided all the same: what the reversal owes
+    or gives the bank is posted against the tenure's distribution, the holder's and the
+    syndicate's shares by largest remainder (``ledger_reverse(through_distribution=True)``).
+
     Raises:
         TableError: no reason. HandNotOpen: already voided.
     """
@@ -449,8 +453,9 @@ def hand_void(*, hand: Hand, reason: str, voided_by) -> Hand:
         if hand.status == Hand.Status.VOIDED:
             raise HandNotOpen(_("hand #%(number)s is already voided"), params={"number": hand.number})
         if hand.transaction is not None:
-            ledger_reverse(transaction=hand.transaction, reason=f"void of {hand.reference}: {reason}",
-                           posted_by=voided_by)
+            ledger_reverse(transaction=hand.transaction, reason=reason, posted_by=voided_by,
+                           void={"table": table.name, "table_id": table.pk, "number": hand.number},
+                           through_distribution=True)
         _append(table=table, hand=hand, kind=VOID, event={"reason": reason}, by=voided_by, form_token=None)
         hand.status = Hand.Status.VOIDED
         hand.voided_at = timezone.now()
@@ -944,7 +949,8 @@ def _settle(*, hand, state, events, by, source, write=True, players=None):
     settlement = settle(state)
     transaction = ledger_post_settlement(tenure=hand.tenure, settlement=settlement,
                                          idempotency_key=hand.idempotency_key, reference=hand.reference,
-                                         posted_by=by, source=source if by else f"system:{source}")
+                                         posted_by=by, source=source if by else f"system:{source}",
+                                         cause=hand.cause)
     plays = Counter(event.get("do") for event in events)
     hand.status = Hand.Status.SETTLED
     hand.settlement = settlement.as_dict()

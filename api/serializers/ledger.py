@@ -37,7 +37,13 @@ class StatementLineSerializer(serializers.Serializer):
     entry = serializers.IntegerField(source="entry.id")
     transaction = serializers.IntegerField(source="transaction.id")
     kind = serializers.CharField(source="transaction.kind")
-    reference = serializers.CharField(source="transaction.reference")
+    reference = serializers.CharField(source="transaction.reference",
+                                      help_text="the posting's plain key, as stored (e.g. ``slip 000021``)")
+    cause = serializers.JSONField(source="transaction.cause", read_only=True,
+                                  help_text="what caused it, as data: ``{\"kind\": \"slip\", \"number\": 21}`` "
+                                            "(ledger/references.py lists the kinds)")
+    reference_text = serializers.CharField(source="transaction.reference_words", read_only=True,
+                                           help_text="what caused it, in the request's language")
     posted_at = serializers.DateTimeField(source="transaction.posted_at")
     side = serializers.CharField(source="entry.side")
     amount = serializers.DecimalField(source="entry.amount", max_digits=14, decimal_places=2)

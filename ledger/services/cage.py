@@ -81,7 +81,8 @@ def _cashier(*, kind, player, amount, posted_by, idempotency_key):
         else:
             legs = [(chips, DEBIT, amount_cents), (cage, CREDIT, amount_cents)]
         txn = _post(locked=locked, kind=kind, legs=legs, idempotency_key=idempotency_key or reference,
-                    reference=reference, posted_by=posted_by, source="cashier")
+                    reference=reference, posted_by=posted_by, source="cashier",
+                    cause={"kind": "slip", "number": number})
         return CashierSlip.objects.create(number=number, kind=kind, player=player, amount=euros(amount_cents),
                                           balance_after=locked[chips].balance, transaction=txn,
                                           issued_at=txn.posted_at, issued_by=posted_by)

@@ -111,7 +111,7 @@ def _lock(account_ids):
 
 
 def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, memo="",
-          reverses=None, tenure=None, detail=None):
+          reverses=None, tenure=None, detail=None, cause=None):
     """Insert one balanced transaction and apply it to the balances.
 
     Expects the row locks of every account in ``legs`` held (``locked`` from ``_lock``).
@@ -129,7 +129,7 @@ def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, 
         raise ValueError(f"unbalanced or empty legs: {legs}")
     txn = Transaction(kind=kind, reference=reference[:200], idempotency_key=idempotency_key, posted_by=posted_by,
                       source=source, memo=memo, reverses=reverses, tenure=tenure, detail=detail or {},
-                      posted_at=timezone.now())
+                      cause=cause or {}, posted_at=timezone.now())
     deltas = defaultdict(int)
     for account_id, side, amount in legs:
         deltas[account_id] += amount if side == CREDIT else -amount
@@ -143,9 +143,9 @@ def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, 
 _WRITE_SQL = """
 WITH txn AS (
     INSERT INTO ledger_transaction (kind, reference, idempotency_key, posted_by_id, source, posted_at,
-                                    reverses_id, memo, tenure_id, detail)
+                                    reverses_id, memo, tenure_id, detail, cause)
     VALUES (%(kind)s, %(reference)s, %(key)s, %(posted_by)s, %(source)s, %(posted_at)s,
-            %(reverses)s, %(memo)s, %(tenure)s, %(detail)s::jsonb)
+            %(reverses)s, %(memo)s, %(tenure)s, %(detail)s::jsonb, %(cause)s::jsonb)
     RETURNING id),
 entries AS (
     INSERT INTO ledger_entry (transaction_id, account_id, side, amount)
@@ -173,7 +173,7 @@ def _write(txn, legs, deltas):
             "kind": txn.kind, "reference": txn.reference, "key": txn.idempotency_key,
             "posted_by": txn.posted_by_id, "source": txn.source, "posted_at": txn.posted_at,
             "reverses": txn.reverses_id, "memo": txn.memo, "tenure": txn.tenure_id,
-            "detail": json.dumps(txn.detail, ensure_ascii=False),
+            "detail": json.dumps(txn.detail, ensure_ascii=False), "cause": json.dumps(txn.cause, ensure_ascii=False),
             "accounts": [account_id for account_id, _s, _a in legs], "sides": [str(side) for _i, side, _a in legs],
             "amounts": [euros(amount) for _i, _s, amount in legs],
             "delta_accounts": list(deltas), "deltas": [euros(delta) for delta in deltas.values()]})
@@ -220,7 +220,7 @@ def _check_new_key(idempotency_key):
 
 
 def ledger_post_settlement(*, tenure: BankTenure, settlement, idempotency_key: str, reference: str,
-                           posted_by=None, source: str = "") -> Transaction:
+                           posted_by=None, source: str = "", cause: dict | None = None) -> Transaction:
     """Post one finished hand's settlement: exactly one transaction per hand.
 
     Each player (seat, side bettor, loca bettor) gets a credit of what he won and a debit
@@ -234,7 +234,8 @@ def ledger_post_settlement(*, tenure: BankTenure, settlement, idempotency_key: s
         settlement: ``tables.engine.payouts.Settlement`` (integer cents).
         idempotency_key: unique per hand, e.g. ``"hand:Mesa 1:12"``; a second posting with
             it is refused.
-        reference: what a statement shows, e.g. ``"hand Mesa 1 #12"``.
+        reference: the posting's plain key, e.g. ``"hand Mesa 1 #12"``; cause: what a
+            statement shows, as data (``ledger.references``: ``{"kind": "hand", ...}``).
         posted_by: the dealer's user, or None for a system posting (``source`` then starts
             with ``system``).
     Returns:
@@ -303,7 +304,7 @@ def ledger_post_settlement(*, tenure: BankTenure, settlement, idempotency_key: s
             legs.append((house, CREDIT, settlement.commission))
         return _post(locked=locked, kind=KIND.HAND, legs=legs, idempotency_key=idempotency_key,
                      reference=reference, posted_by=posted_by, source=source, tenure=tenure,
-                     detail=settlement.as_dict())
+                     detail=settlement.as_dict(), cause=cause)
 
 
 class LockedAccount:
@@ -409,7 +410,48 @@ def _refuse_chips_below_zero(original, locked, legs):
                         "balance": show(euros(balance)), "in_play": show(euros(risk))}, field="reason")
 
 
-def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: str = "") -> Transaction:
+def _through_distribution(legs, closed_ids):
+    """The reversal's legs with those on closed tenure accounts (``closed_ids``) replaced
+    by legs on their syndicates' chips, by shares (largest remainder,
+    ``ledger.shares.split_by_shares``): a closed tenure's balance already went to its
+    syndicate, so what the reversal owes or gives the bank is taken from or given to the
+    syndicate as the distribution shared it. Returns ``(legs, player account ids,
+    [{"tenure", "account", "legs": [[account id, side, cents]], "shares": [[code,
+    percent, cents]]}])``."""
+    from ledger.models import SyndicateShare
+    from ledger.shares import split_by_shares
+
+    nets = defaultdict(int)
+    kept = []
+    for account_id, side, amount in legs:
+        if account_id in closed_ids:
+            nets[account_id] += amount if side == CREDIT else -amount
+        else:
+            kept.append((account_id, side, amount))
+    tenures = dict(Account.objects.filter(id__in=list(nets)).values_list("id", "tenure_id"))
+    shares = defaultdict(list)
+    for tenure_id, player_id, code, percent in (
+            SyndicateShare.objects.filter(tenure_id__in=list(tenures.values())).order_by("tenure_id", "id")
+            .values_list("tenure_id", "player_id", "player__code", "percent")):
+        shares[tenure_id].append((player_id, code, percent))
+    chips = dict(Account.objects.filter(kind=Account.Kind.PLAYER, player_id__in=[
+        player_id for rows in shares.values() for player_id, _c, _p in rows]).values_list("player_id", "id"))
+    moved = []
+    for account_id, net in sorted(nets.items()):
+        rows = shares[tenures[account_id]]
+        parts = split_by_shares(net, [percent for _pid, _code, percent in rows]) if net else [0] * len(rows)
+        share_legs = [(chips[player_id], CREDIT if part > 0 else DEBIT, abs(part))
+                      for (player_id, _code, _percent), part in zip(rows, parts, strict=True) if part]
+        kept += share_legs
+        moved.append({"tenure": tenures[account_id], "account": account_id,
+                      "legs": [[a, str(side), amount] for a, side, amount in share_legs],
+                      "shares": [[code, str(percent), part] for (_pid, code, percent), part
+                                 in zip(rows, parts, strict=True)]})
+    return kept, set(chips.values()), moved
+
+
+def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: str = "",
+                   void: dict | None = None, through_distribution: bool = False) -> Transaction:
     """Correct a mistake: post the mirror of ``transaction`` (every debit a credit and
     back), linked both ways (``reversal.reverses == transaction``,
     ``transaction.reversal == reversal``).
@@ -418,16 +460,28 @@ def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: 
         transaction: the posted Transaction to reverse.
         reason: why, in words (kept as the reversal's memo); required.
         posted_by: the staff user (or None for the system).
+        void: ``{"table", "table_id", "number"}`` of the hand whose void this is, kept in
+            the reversal's ``cause`` (``ledger.references``).
+        through_distribution: when the transaction touches a bank tenure that has closed
+            since (its balance distributed to its syndicate), post what the mirror would
+            put on the tenure's account against the syndicate's chips instead, split by
+            shares to the cent by largest remainder (``ledger.shares``): the holder's and
+            each member's share of the bank's result is taken back (or given back). The
+            reversal's ``cause`` records it (``through_distribution``: the tenure, its
+            account, the legs and each share's part, in cents), which ``ledger_check``
+            reads to check the reversal against its original. Without it such a
+            transaction is refused.
     Returns:
         Transaction of kind ``reversal``.
     Raises:
         AlreadyReversed: it was reversed already (once only, also backed by a unique key).
         NotReversible: it is itself a reversal, or it touches a closed tenure (whose
-        balance was already distributed).
+        balance was already distributed) and ``through_distribution`` is false.
         InsufficientChips: it would take back from a player more chips than he holds, less
         what he has at risk in open hands (winnings cashed out since).
         ValueError: an empty reason.
-    [TigerBeetle's rule: a posted transfer is never changed; a correction is a new one]
+    [TigerBeetle's rule: a posted transfer is never changed; a correction is a new one;
+    issue 17: a hand of a closed bank tenure can still be corrected]
     """
     reason = (reason or "").strip()
     if not reason:
@@ -447,16 +501,27 @@ def ledger_reverse(*, transaction: Transaction, reason: str, posted_by, source: 
             legs = [(account_id, CREDIT if side == DEBIT else DEBIT, cents(amount))
                     for account_id, side, amount in original.entries.order_by("id")
                     .values_list("account_id", "side", "amount")]
+            # A closed account never opens again: read before the locks, so that every
+            # account the reversal posts to is locked at once, in id order.
+            closed_ids = set(Account.objects.filter(id__in={a for a, _s, _m in legs}, is_open=False)
+                             .values_list("id", flat=True))
+            moved = []
+            if closed_ids:
+                if not through_distribution:
+                    raise NotReversible(_("transaction #%(id)s touches a closed bank tenure: its balance was "
+                                          "already distributed"), params={"id": original.pk})
+                legs, _members, moved = _through_distribution(legs, closed_ids)
             locked = _lock(account_id for account_id, _s, _a in legs)
-            closed = [account for account in locked.values() if not account.is_open]
-            if closed:
+            if any(not account.is_open for account in locked.values()):
                 raise NotReversible(_("transaction #%(id)s touches a closed bank tenure: its balance was "
                                       "already distributed"), params={"id": original.pk})
             _refuse_chips_below_zero(original, locked, legs)
+            cause = {"kind": "reversal", "of": original.pk, "original": original.cause or {},
+                     **({"void": void} if void else {}), **({"through_distribution": moved} if moved else {})}
             return _post(locked=locked, kind=KIND.REVERSAL, legs=legs, idempotency_key=key,
                          reference=f"reversal of #{original.pk}: {original.reference}",
                          posted_by=posted_by, source=source, memo=reason, reverses=original,
-                         tenure=original.tenure)
+                         tenure=original.tenure, cause=cause)
     except IntegrityError as error:
         constraint = _constraint_of(error)
         if IDEMPOTENCY_CONSTRAINT in constraint or "reverses" in constraint:

@@ -115,7 +115,7 @@ def _open_tenure(*, table, holder, capital_cents, shares, began, posted_by, sour
         _post(locked=locked, kind=KIND.BANK_SALE,
               legs=[(accounts[holder.pk], DEBIT, price_cents), (accounts[seller.pk], CREDIT, price_cents)],
               idempotency_key=f"tenure:{tenure.pk}:price", reference=f"bank sale, tenure #{tenure.pk}",
-              posted_by=posted_by, source=source, tenure=tenure)
+              posted_by=posted_by, source=source, tenure=tenure, cause={"kind": "bank_price", "tenure": tenure.pk})
     if not capital_cents:
         return tenure  # a bank opened empty: nothing to post
     legs = [(accounts[player.pk], DEBIT, part) for (player, _percent), part in zip(shares, parts, strict=True)
@@ -124,6 +124,7 @@ def _open_tenure(*, table, holder, capital_cents, shares, began, posted_by, sour
     _post(locked=locked, kind=KIND.CAPITAL_IN, legs=legs, idempotency_key=f"tenure:{tenure.pk}:capital",
           reference=f"bank capital, tenure #{tenure.pk} at {table}",
           posted_by=posted_by, source=source, tenure=tenure,
+          cause={"kind": "bank_capital", "tenure": tenure.pk, "table": table.name},
           detail={"shares": [[player.code, str(percent), str(euros(part))]
                              for (player, percent), part in zip(shares, parts, strict=True)]})
     return tenure
@@ -163,6 +164,7 @@ def _close_tenure(*, tenure, ended, posted_by, source):
             locked=locked, kind=KIND.DISTRIBUTION, legs=legs, idempotency_key=f"tenure:{tenure.pk}:close",
             reference=f"bank distribution, tenure #{tenure.pk} at {tenure.table}",
             posted_by=posted_by, source=source, tenure=tenure,
+            cause={"kind": "bank_distribution", "tenure": tenure.pk, "table": tenure.table.name},
             detail={"shares": [[share.player.code, str(share.percent), str(euros(part))]
                                for share, part in zip(shares, parts, strict=True)]})
     Account.objects.filter(pk=bank).update(is_open=False)
@@ -294,7 +296,8 @@ def bank_sell(*, tenure: BankTenure, buyer: Player, price: Decimal, capital: Dec
         _post(locked=locked, kind=KIND.BANK_SALE, legs=[(payer, DEBIT, price_cents), (bank, CREDIT, price_cents)],
               idempotency_key=f"tenure:{tenure.pk}:sale",
               reference=f"bank sale, tenure #{tenure.pk} to {buyer.code}",
-              posted_by=posted_by, source=source, tenure=tenure)
+              posted_by=posted_by, source=source, tenure=tenure,
+              cause={"kind": "bank_sale", "tenure": tenure.pk, "buyer": buyer.code})
         _close_tenure(tenure=tenure, ended=BankTenure.Ended.SALE, posted_by=posted_by, source=source)
         return _open_tenure(table=tenure.table, holder=buyer, capital_cents=capital_cents, shares=shares,
                             began=BankTenure.Began.SALE, posted_by=posted_by, source=source,

@@ -1,10 +1,14 @@
-"""Filters for the stored reports' pages: their JSON keeps instants as ISO 8601 strings
-and rules as JSON; these show them the way the rest of the back-office does."""
+"""Filters for the stored reports' pages: their JSON keeps instants as ISO 8601 strings,
+days as ``2026-11-01``, p-values as floats and rules as JSON; these show them the way the
+rest of the back-office does (``casino.formatting``, ``tables.rules_words``)."""
 
-import json
 from datetime import datetime
 
 from django import template
+from django.utils import formats
+
+from casino import formatting
+from tables.rules_words import rules_words
 
 register = template.Library()
 
@@ -23,22 +27,35 @@ def moment(value):
 
 
 @register.filter
+def day(value):
+    """A stored day (``"2026-11-01"``) in the reader's language (``1 de noviembre de 2026``)."""
+    return formatting.day(value)
+
+
+@register.filter
 def rules_text(value):
-    """A table's ``rules`` as written in a hand record: ``reglamento`` or its JSON."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    """A table's ``rules`` (``{"profile": "reglamento"}``) in words: the profile's name
+    and its options, in the reader's language."""
+    return rules_words(value)
+
+
+@register.filter
+def p_value(value):
+    """A p-value for a reader: ``0,97``, ``0,012``, ``< 0,001`` (``—`` for none)."""
+    return formatting.p_value(value)
 
 
 @register.filter
 def significant(value, digits=3):
-    """A float with a few significant digits (a p-value: ``0.316``, ``5.31e-240``)."""
+    """A float with a few significant digits in the reader's format (``0,316``,
+    ``5,31e-240``); ``—`` for none."""
     if value is None or value == "":
         return "—"
     try:
-        return f"{float(value):.{int(digits)}g}"
+        text = f"{float(value):.{int(digits)}g}"
     except (TypeError, ValueError):
         return value
+    return text.replace(".", formats.get_format("DECIMAL_SEPARATOR"))
 
 
 @register.filter

@@ -5,43 +5,38 @@ Read only (GET). Pit supervisors and auditors read every table; a dealer reads t
 of his open shift only (403 elsewhere); other roles get 403. [issue 4 "Around the hand"]
 """
 
-import json
+import csv
 from dataclasses import dataclass
+from datetime import datetime, time, timedelta
 from decimal import Decimal
 
 from django import forms
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, Max
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
+from django.utils import formats, timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_safe
 
+from casino.formatting import csv_dialect, instant, number
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
 from ledger.models import Transaction
-from ledger.money import euros, show
 from tables.chain import entry_fault
 from tables.engine import IllegalEvent
-from tables.engine.cards import CARD_NAME, parse_card
-from tables.engine.hand import parse_amount
 from tables.errors import engine_message
 from tables.integrity import chain_faults, number_gaps
 from tables.models import Hand, HandEvent, Shift, Table
+from tables.rules_words import rules_words
 from tables.selectors import hand_record
+from tables.words import describe, seat_words
 
 PER_PAGE = 50
 
-#: What each ``do`` is called on the page.
-ACTIONS = {
-    "deal": gettext_lazy("deal"), "bet": gettext_lazy("bet"), "card": gettext_lazy("card"),
-    "reveal": gettext_lazy("reveal"), "stand": gettext_lazy("stand"), "split": gettext_lazy("split"),
-    "exchange": gettext_lazy("exchange of a four"), "fusilar": gettext_lazy("fusilar"),
-    "muerto": gettext_lazy("muerto"), "shuffle": gettext_lazy("shuffle"), "identify": gettext_lazy("identify"),
-}
 RESULTS = {"win": gettext_lazy("win"), "natural": gettext_lazy("natural"), "lose": gettext_lazy("lose"),
            "bust": gettext_lazy("bust")}
 
@@ -88,10 +83,15 @@ def tables(request):
 
 
 class HandFilterForm(forms.Form):
-    """The hand list's filters: one shift of the table, one status."""
+    """The hand list's filters: one shift of the table, one status, and the days the
+    hands were opened (the casino's days, ``TIME_ZONE``, both included)."""
 
     shift = forms.TypedChoiceField(label=gettext_lazy("Shift"), required=False, coerce=int, empty_value=None)
     status = forms.ChoiceField(label=gettext_lazy("Status"), required=False)
+    date_from = forms.DateField(label=gettext_lazy("From"), required=False,
+                                widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(label=gettext_lazy("To"), required=False,
+                              widget=forms.DateInput(attrs={"type": "date"}))
 
     def __init__(self, *args, table, **kwargs):
         super().__init__(*args, **kwargs)
@@ -101,29 +101,107 @@ class HandFilterForm(forms.Form):
         if asked and str(asked).isdigit() and all(str(s.pk) != asked for s in shifts):
             shifts += list(table.shifts.select_related("dealer").filter(pk=int(asked)))
         self.fields["shift"].choices = [("", _("every shift"))] + [
-            (s.pk, f"{s.opened_at:%d/%m/%Y %H:%M} · {s.dealer.get_username()}") for s in shifts]
+            (s.pk, f"{formats.date_format(timezone.localtime(s.opened_at), 'SHORT_DATETIME_FORMAT')} · "
+                   f"{s.dealer.get_username()}") for s in shifts]
         self.fields["status"].choices = [("", _("every status")), *Hand.Status.choices]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("date_from") and data.get("date_to") and data["date_to"] < data["date_from"]:
+            self.add_error("date_to", _("the last day comes before the first"))
+        return data
+
+    def filter(self, hands):
+        """``hands`` narrowed by the valid filters (none when the form is invalid)."""
+        if not self.is_valid():
+            return hands.none()
+        data = self.cleaned_data
+        if data["shift"]:
+            hands = hands.filter(shift_id=data["shift"])
+        if data["status"]:
+            hands = hands.filter(status=data["status"])
+        zone = timezone.get_default_timezone()
+        if data["date_from"]:
+            hands = hands.filter(opened_at__gte=timezone.make_aware(datetime.combine(data["date_from"], time.min), zone))
+        if data["date_to"]:
+            end = timezone.make_aware(datetime.combine(data["date_to"] + timedelta(days=1), time.min), zone)
+            hands = hands.filter(opened_at__lt=end)
+        return hands
+
+
+def _filtered_hands(request, table):
+    form = HandFilterForm(request.GET, table=table)
+    hands = Hand.objects.filter(table=table).select_related("bank", "shift__dealer").order_by("-number")
+    return form, form.filter(hands)
 
 
 @readers
 @require_safe
 def hand_list(request, table_id):
-    """A table's hands, newest first, 50 a page; ``?shift=ID`` and ``?status=`` filter."""
+    """A table's hands, newest first, 50 a page; ``?shift=ID``, ``?status=``,
+    ``?date_from=`` and ``?date_to=`` (the casino's days) filter; the same filters give
+    the CSV export."""
     table = _readable_table(request, table_id)
-    form = HandFilterForm(request.GET, table=table)
-    hands = Hand.objects.filter(table=table).select_related("bank", "shift__dealer").order_by("-number")
-    if form.is_valid():
-        if form.cleaned_data["shift"]:
-            hands = hands.filter(shift_id=form.cleaned_data["shift"])
-        if form.cleaned_data["status"]:
-            hands = hands.filter(status=form.cleaned_data["status"])
-    else:
-        hands = hands.none()
+    form, hands = _filtered_hands(request, table)
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "tables/hands/list.html", {
         "table": table, "form": form, "hands": _page(request, hands), "query": query.urlencode(),
         "is_auditor": _sees_every_table(request.user)})
+
+
+def _hand_csv_rows(hands):
+    """The export's rows: a header, then one row per hand in the reader's format."""
+    yield [_("hand"), _("opened at"), _("settled at"), _("dealer"), _("bank holder"), _("bank tenure"), _("seats"),
+           _("status"), _("bets"), _("stakes €"), _("bank's net €"), _("house commission €"), _("voided at"),
+           _("void reason")]
+    for hand in hands.iterator(2000):
+        settlement = hand.settlement if hand.status == Hand.Status.SETTLED else None
+        bets = (hand.settlement or {}).get("bets", [])
+        yield [
+            hand.number, instant(hand.opened_at, "SHORT_DATETIME_FORMAT"),
+            instant(hand.settled_at, "SHORT_DATETIME_FORMAT"),
+            hand.shift.dealer.get_username() if hand.shift_id else _("imported"), hand.bank.code,
+            hand.tenure_id, " ".join(hand.seats), hand.get_status_display(), len(bets) if settlement else "",
+            number(sum(Decimal(b["stake"]) for b in bets), 2, False) if settlement else "",
+            number(settlement["bank"]["net"], 2, False) if settlement else "",
+            number(settlement["commission"], 2, False) if settlement else "",
+            instant(hand.voided_at, "SHORT_DATETIME_FORMAT"), hand.void_reason or ""]
+
+
+class _Echo:
+    def write(self, value):
+        return value
+
+
+@readers
+@require_safe
+def hand_list_csv(request, table_id):
+    """The hands the list's filters select, oldest first, as CSV in the reader's format
+    (es: ``;`` between fields, decimal comma, the casino's times; the first line says
+    so, and the file's name names the separator). A voided hand has no result. Streamed:
+    any number of hands in constant memory. 400 with the form's errors for bad filters."""
+    table = _readable_table(request, table_id)
+    form, hands = _filtered_hands(request, table)
+    if not form.is_valid():
+        return HttpResponse("; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()),
+                            status=400, content_type="text/plain; charset=utf-8")
+    hands = hands.select_related("bank", "shift__dealer").order_by("number")
+    delimiter, description = csv_dialect()
+    writer = csv.writer(_Echo(), delimiter=delimiter)
+
+    def lines():
+        yield writer.writerow([f"# {description}"])
+        for row in _hand_csv_rows(hands):
+            yield writer.writerow(row)
+
+    name = "-".join(part for part in [
+        slugify(table.name) or "table", "hands", *(str(form.cleaned_data[key]) for key in ("date_from", "date_to")
+                                                    if form.cleaned_data[key]),
+        "semicolon" if delimiter == ";" else "comma"] if part)
+    response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    return response
 
 
 @role_required(PIT_SUPERVISOR, read_roles=(AUDITOR,))
@@ -154,39 +232,6 @@ class EntryLine:
     hash_ok: bool
 
 
-def _card(value):
-    if value is None:
-        return "?"
-    code = parse_card(value)
-    return CARD_NAME[code] if code is not None else str(value)
-
-
-def _amount(value):
-    amount = parse_amount(value)
-    return show(euros(amount)) if amount is not None else str(value)
-
-
-def _seat(seat):
-    return {"bank": _("bank"), "loca": _("la loca"), None: ""}.get(seat, seat)
-
-
-def _describe(event):
-    """``(seat, action, detail)`` of an engine event, in words."""
-    do = event.get("do")
-    details = []
-    if "card" in event:
-        details.append(_card(event["card"]) if event["card"] is not None else _("face down, unknown"))
-    if event.get("down"):
-        details.append(_("face down"))
-    if "amount" in event:
-        details.append(_amount(event["amount"]))
-    if event.get("player"):
-        details.append(_("by %(player)s") % {"player": event["player"]})
-    if "hand" in event:
-        details.append(_("hand %(number)s") % {"number": event["hand"]})
-    return _seat(event.get("seat")), str(ACTIONS.get(do, do)), " · ".join(details)
-
-
 def entry_lines(hand):
     """Every entry of the hand, in order, described (see ``EntryLine``)."""
     entries = list(hand.events.select_related("entered_by").order_by("sequence"))
@@ -202,7 +247,7 @@ def entry_lines(hand):
                          table_id=hand.table_id, hand_number=hand.number, sequence=entry.sequence, kind=entry.kind,
                          event=entry.event, entered_by_id=entry.entered_by_id, entered_at=entry.entered_at) is None
         if entry.kind == HandEvent.Kind.EVENT:
-            seat, action, detail = _describe(entry.event)
+            seat, action, detail = describe(entry.event)
             reason = ""
         elif entry.kind == HandEvent.Kind.UNDO:
             seat, action = "", _("undo")
@@ -241,7 +286,7 @@ def _settlement(hand):
         return None
     done = hand.settlement
     return {
-        "bets": [BetLine(b["player"], _seat(b["seat"]), b["hand"], Decimal(b["stake"]), _points(b["points"]),
+        "bets": [BetLine(b["player"], seat_words(b["seat"]), b["hand"], Decimal(b["stake"]), _points(b["points"]),
                          str(RESULTS.get(b["result"], b["result"])), b["multiplier"], Decimal(b["net"]))
                  for b in done["bets"]],
         "players": [(code, Decimal(net)) for code, net in done["players"].items()],
@@ -275,7 +320,7 @@ def hand_detail(request, table_id, number):
     hand = _hand(request, table_id, number)
     numbers = Hand.objects.filter(table_id=hand.table_id)
     return render(request, "tables/hands/detail.html", {
-        "hand": hand, "rules": json.dumps(hand.rules, ensure_ascii=False), "entries": entry_lines(hand), "settlement": _settlement(hand), "postings": _postings(hand),
+        "hand": hand, "rules": rules_words(hand.rules), "entries": entry_lines(hand), "settlement": _settlement(hand), "postings": _postings(hand),
         "can_void": has_role(request.user, PIT_SUPERVISOR) and hand.status != Hand.Status.VOIDED,
         "previous": numbers.filter(number__lt=hand.number).aggregate(n=Max("number"))["n"],
         "next": numbers.filter(number__gt=hand.number).order_by("number").values_list("number", flat=True).first()})
@@ -301,6 +346,7 @@ def hand_record_download(request, table_id, number):
 urlpatterns = [
     path("hands/", tables, name="hands"),
     path("hands/<int:table_id>/", hand_list, name="hand_list"),
+    path("hands/<int:table_id>/hands.csv", hand_list_csv, name="hand_list_csv"),
     path("hands/<int:table_id>/integrity/", integrity, name="hand_integrity"),
     path("hands/<int:table_id>/<int:number>/", hand_detail, name="hand_detail"),
     path("hands/<int:table_id>/<int:number>/record.json", hand_record_download, name="hand_record"),

@@ -57,6 +57,10 @@ def test_players_with_their_chips_and_their_statement(api, mesa):
     assert statement["balance"] == "520.00" and statement["page"] == 1 and statement["next"] is None
     assert [(line["kind"], line["signed"], line["running"]) for line in statement["results"]] == [
         ("buy_in", "20.00", "520.00"), ("buy_in", "500.00", "500.00")]
+    newest = statement["results"][0]
+    number = newest["cause"]["number"]
+    assert newest["cause"] == {"kind": "slip", "number": number}
+    assert newest["reference_text"] == f"vale {number:06d}" and newest["reference"] == f"slip {number:06d}"
     assert api["cashier"].get("/api/players/nadie/statement/").status_code == 404
 
 

@@ -39,7 +39,7 @@ def test_banks_as_json(played):
 def test_store_csv_and_pdf(played, tmp_path):
     shift = played.close()
     out, err = run("shift", "--table", "Mesa 1", "--shift", str(shift.pk), "--format", "csv", "--store")
-    assert "80.00" in out and "stored as report #" in err
+    assert "80,00" in out and "stored as report #" in err  # the language of the settings (es)
     assert Report.objects.get().version == 1
     target = tmp_path / "shift.pdf"
     run("shift", "--table", "Mesa 1", "--shift", str(shift.pk), "--format", "pdf", "--output", str(target))

@@ -87,7 +87,7 @@ def test_the_shift_report_page(auditor, stored):
     html = response.content.decode()
     assert "<svg" in html and "polyline" in html  # the bank's running balance
     assert "dealt from the wrong shoe" in html and "the card was the 5 of oros" in html
-    assert "ana card 4O" in html  # what was undone
+    assert "ana · carta · 4O" in html and "ana card 4O" not in html  # what was undone, in Spanish
     assert reverse("reports:report_csv", args=[stored.pk]) in html
     assert reverse("reports:report_pdf", args=[stored.pk]) in html
 
@@ -103,9 +103,22 @@ def test_csv_download(auditor, stored):
     response = auditor.get(reverse("reports:report_csv", args=[stored.pk]))
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     assert "attachment" in response["Content-Disposition"] and ".csv" in response["Content-Disposition"]
-    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert ".semicolon.csv" in response["Content-Disposition"]  # the separator, in Spanish
+    text = response.content.decode()
+    rows = list(csv.reader(io.StringIO(text), delimiter=";"))
+    assert text.startswith("# ") and "punto y coma" in rows[0][0]  # the first line names the separator
     flat = [cell for row in rows for cell in row]
-    assert "80.00" in flat and "-10.00" in flat  # the handle, the players' net
+    assert "80,00" in flat and "-10,00" in flat  # the handle, the players' net, decimal comma
+    assert ["2×", "1", "10,00", "20,00", "0", "0,00", "0,00"] in rows
+    assert not any("T" in cell and "+00:00" in cell for cell in flat)  # no stored UTC instant
+
+
+def test_csv_download_in_english(auditor, stored):
+    auditor.cookies["django_language"] = "en"
+    response = auditor.get(reverse("reports:report_csv", args=[stored.pk]))
+    assert ".comma.csv" in response["Content-Disposition"]
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0][0].startswith("# Fields separated by commas")
     assert ["2×", "1", "10.00", "20.00", "0", "0.00", "0.00"] in rows
 
 

@@ -1,0 +1,126 @@
+"""Numbers, amounts, instants and p-values as the reader reads them: in his language's
+format (es: ``1.234,56``, en: ``1,234.56``) and in the casino's time zone (``TIME_ZONE``),
+the same in pages, charts, CSV and PDF.
+
+Stored data keeps machine forms (amounts as ``"1234.56"``, instants ISO 8601 in UTC);
+these functions are applied only when something is shown. Each reads the active language
+(``django.utils.translation``) and Django's locale formats; none of them raises on a value
+it cannot read: it returns it unchanged (as text), so a report never fails to display.
+"""
+
+import csv
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+
+from django.utils import formats, timezone
+from django.utils.translation import gettext as _
+
+#: A p-value below this is written ``< 0,001``: more digits say nothing to a reader.
+P_FLOOR = 0.001
+
+
+def _decimal(value):
+    if isinstance(value, Decimal):
+        return value
+    if value is None or value == "" or isinstance(value, bool):
+        return None
+    try:
+        return Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def number(value, places=2, grouping=True) -> str:
+    """``value`` (Decimal, int, float or its text, e.g. a report's ``"1991.38"``) with
+    ``places`` decimals in the active language: es ``1.991,38`` (grouping, as Django's
+    ``floatformat:"2g"``), ``1991,38`` without grouping (for CSV, which spreadsheets read
+    as a number). ``None`` or ``""`` gives ``""``; text that is not a number is returned
+    as it is."""
+    amount = _decimal(value)
+    if amount is None:
+        return "" if value is None else str(value)
+    return formats.number_format(amount, places, use_l10n=True, force_grouping=grouping)
+
+
+def count(value, grouping=True) -> str:
+    """A whole number in the active language (es ``12.345``)."""
+    return number(value, 0, grouping)
+
+
+def money(value, grouping=True) -> str:
+    """An amount in euros with two places and the euro sign: es ``1.991,38 €``."""
+    text = number(value, 2, grouping)
+    return f"{text} €" if text and _decimal(value) is not None else text
+
+
+def instant(value, fmt="DATETIME_FORMAT"):
+    """An instant (aware ``datetime`` or ISO 8601 text, as stored in a report) in the
+    casino's time zone, in the active language's ``fmt`` (``DATETIME_FORMAT``,
+    ``SHORT_DATETIME_FORMAT``…). ``None``/``""`` gives ``""``; other text is returned as
+    it is."""
+    if value is None or value == "":
+        return ""
+    moment = value
+    if isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    if not isinstance(moment, datetime):
+        return str(value)
+    if timezone.is_aware(moment):
+        moment = timezone.localtime(moment)
+    return formats.date_format(moment, fmt)
+
+
+def day(value, fmt="DATE_FORMAT"):
+    """A calendar day (``date`` or ``"2026-11-01"``) in the active language's ``fmt``."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, str):
+        try:
+            value = date.fromisoformat(value)
+        except ValueError:
+            return value
+    return formats.date_format(value, fmt)
+
+
+def p_value(value) -> str:
+    """A p-value as a reader takes it in: two significant digits in the active language
+    (``0,97``, ``0,012``), ``< 0,001`` below ``P_FLOOR``; ``—`` when there is none."""
+    if value is None or value == "":
+        return "—"
+    try:
+        p = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if p < P_FLOOR:
+        return f"< {number(P_FLOOR, 3)}"
+    places = 2
+    while places < 6 and p < 10 ** (1 - places):
+        places += 1
+    return number(round(p, places), places)
+
+
+def percent(value, places=2) -> str:
+    """A percentage (``"9.47"``) as ``9,47 %``; ``—`` when there is none."""
+    if value is None or value == "":
+        return "—"
+    return f"{number(value, places)} %"
+
+
+def csv_dialect():
+    """``(delimiter, description)`` of the CSV in the active language: where the decimal
+    mark is a comma (es) fields are separated by semicolons, as spreadsheets there expect;
+    else by commas. The description names both, for the file's first line (in words,
+    without the separator itself, so that the line is one plain field)."""
+    if formats.get_format("DECIMAL_SEPARATOR") == ",":
+        return ";", _("Fields separated by semicolons — decimal comma — times in the casino's time zone")
+    return ",", _("Fields separated by commas — decimal point — times in the casino's time zone")
+
+
+def csv_writer(buffer):
+    """A ``csv.writer`` on ``buffer`` with the active language's delimiter; returns
+    ``(writer, description)`` (see ``csv_dialect``)."""
+    delimiter, description = csv_dialect()
+    return csv.writer(buffer, delimiter=delimiter), description
