@@ -21,11 +21,18 @@ def as_user(user):
     return client
 
 
+def buy_in_form(client):
+    """The address of a fresh buy-in form (its one-time token in it, ``ledger.slip_forms``)."""
+    response = client.get(reverse("ledger:buy_in"))
+    assert response.status_code == 302
+    return response.url
+
+
 @pytest.mark.parametrize("amount", ["1000000000000", "99999999999999999", "1e400", "NaN", "12345678901,345"])
 def test_an_amount_past_the_column_in_the_cage_form_is_a_form_error(mesa, amount):  # noqa: F811
     before = Transaction.objects.count()
-    response = as_user(mesa.cashier).post(reverse("ledger:buy_in"), {"player": "luis", "amount": amount,
-                                                                    "token": "t-1"})
+    client = as_user(mesa.cashier)
+    response = client.post(buy_in_form(client), {"player": "luis", "amount": amount})
     assert response.status_code == 200
     assert "amount" in response.context["form"].errors
     assert Transaction.objects.count() == before
@@ -41,8 +48,8 @@ def test_an_amount_past_the_column_in_the_bank_form_is_a_form_error(mesa, capita
 
 
 def test_a_nul_character_in_a_form_field_is_a_form_error(mesa):  # noqa: F811
-    response = as_user(mesa.cashier).post(reverse("ledger:buy_in"), {"player": "lu\x00is", "amount": "5",
-                                                                    "token": "t-2"})
+    client = as_user(mesa.cashier)
+    response = client.post(buy_in_form(client), {"player": "lu\x00is", "amount": "5"})
     assert response.status_code == 200 and "player" in response.context["form"].errors
 
 
@@ -69,7 +76,7 @@ def test_a_balance_that_would_overflow_is_a_400_page_not_a_500(mesa, monkeypatch
     before = Transaction.objects.count()
     client = as_user(mesa.cashier)
     client.raise_request_exception = False
-    response = client.post(reverse("ledger:buy_in"), {"player": "luis", "amount": "5", "token": "t-3"})
+    response = client.post(buy_in_form(client), {"player": "luis", "amount": "5"})
     assert response.status_code == 400
     page = response.content.decode()
     assert "No se ha aceptado esta entrada" in page and "No se ha cambiado nada" in page

@@ -17,11 +17,13 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def ledger(players, ana_bank, fund):
-    """The p03 hand imported at Mesa 1 under ana's bank (its posting has its hand: a hand
-    posting no hand points at is a fault, ``tables.replay``), then a buy-in of luis's."""
+    """luis and marta buy chips (40.00 and 10.00: their stakes must be covered), then the
+    p03 hand is imported at Mesa 1 under ana's bank (its posting has its hand: a hand
+    posting no hand points at is a fault, ``tables.replay``)."""
+    fund(players["luis"], "40.00")
+    fund(players["marta"], "10.00")
     hand = hand_import_record(record={**conformance_record("p03"), "table": "Mesa 1"})
     assert hand.transaction.detail == settlement_of(conformance_record("p03")).as_dict()
-    fund(players["luis"], "40.00")
     return ana_bank
 
 
@@ -77,8 +79,8 @@ def test_balances_as_json(ledger, players):
     assert code == 0
     report = json.loads(out)
     balances = {row["account"]: row["balance"] for row in report["accounts"]}
-    assert balances == {"cage": "-1040.00", "player:ana": "500.00", f"tenure:{ledger.pk}": "470.00",
-                        "player:luis": "60.00", "player:marta": "10.00"}
+    assert balances == {"cage": "-1050.00", "player:ana": "500.00", f"tenure:{ledger.pk}": "470.00",
+                        "player:luis": "60.00", "player:marta": "20.00"}
     assert report["total"] == "0.00"
     tenure_row = next(row for row in report["accounts"] if row["kind"] == "tenure")
     assert tenure_row["owner"] == f"Mesa 1 · tenure #{ledger.pk}" and tenure_row["open"] is True

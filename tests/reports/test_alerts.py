@@ -12,7 +12,7 @@ from django.urls import reverse
 from reports.alerts import AlertError, Finding, alert_acknowledge, alert_raise
 from reports.detection import edge_store
 from reports.models import Alert, AlertChange, AlertKind
-from reports.services import report_request, report_run
+from reports.services import report_request, report_run, report_store
 from reports.tasks import raise_alerts
 
 #: Plausible figures for reglamento with 2 seats (stored as the simulation would store them).
@@ -100,9 +100,11 @@ def test_a_closed_shift_raises_its_large_bets_once_however_often_it_is_reported(
 
 
 def test_a_report_exception_becomes_an_alert(played, edges):
-    report = stored_report(played)
-    report.result["exceptions"].append({"code": "drawer_variance", "drawer": 3, "difference": "-5.00"})
-    report.save(update_fields=["result"])
+    stored = stored_report(played)
+    # A later version whose result holds one more exception (stored reports are never changed).
+    result = {**stored.result, "exceptions": [*stored.result["exceptions"],
+                                              {"code": "drawer_variance", "drawer": 3, "difference": "-5.00"}]}
+    report = report_store(kind=stored.kind, table=stored.table, shift=stored.shift, result=result)
     assert raise_alerts(report.pk) >= 1
     alert = Alert.objects.get(kind="exception")
     assert alert.code == "drawer_variance" and alert.evidence["difference"] == "-5.00"
