@@ -112,7 +112,9 @@ class SyndicateShare(models.Model):
 
 
 class Account(models.Model):
-    """Where money is: a player's chips, a tenure's bank, the house's commission, the cage.
+    """Where money is: a player's chips, a tenure's bank, the house's commission, the cage,
+    a table's drop box (the cash of its table buy-ins: ``boxes.DropBox`` names its table)
+    and the tips' tronc.
 
     ``balance`` (Decimal euros, credits − debits) is kept by the posting transaction under
     a row lock, so reading it is one row. ``is_open`` is false once a tenure is closed:
@@ -125,6 +127,8 @@ class Account(models.Model):
         TENURE = "tenure", _("bank tenure")
         HOUSE = "house", _("house commission")
         CAGE = "cage", _("cage cash")
+        DROP = "drop", _("table drop box")
+        TRONC = "tronc", _("tips (tronc)")
 
     kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices)
     player = models.OneToOneField(Player, models.PROTECT, null=True, blank=True, related_name="account",
@@ -143,10 +147,12 @@ class Account(models.Model):
             models.CheckConstraint(
                 condition=(Q(kind="player", player__isnull=False, tenure__isnull=True)
                            | Q(kind="tenure", tenure__isnull=False, player__isnull=True)
-                           | Q(kind__in=["house", "cage"], player__isnull=True, tenure__isnull=True)),
+                           | Q(kind__in=["house", "cage", "drop", "tronc"], player__isnull=True,
+                               tenure__isnull=True)),
                 name="ledger_account_owner_matches_kind"),
             models.UniqueConstraint(fields=["kind"], condition=Q(kind__in=["house", "cage"]),
                                     name="ledger_one_house_and_one_cage"),
+            models.UniqueConstraint(fields=["kind"], condition=Q(kind="tronc"), name="ledger_one_tronc"),
         ]
 
     def __str__(self):
@@ -163,6 +169,8 @@ class Account(models.Model):
             return f"player:{self.player.code}"
         if self.kind == self.Kind.TENURE:
             return f"tenure:{self.tenure_id}"
+        if self.kind == self.Kind.DROP:
+            return f"drop:{self.id}"
         return self.kind
 
 
@@ -184,6 +192,7 @@ class Transaction(models.Model):
         DISTRIBUTION = "distribution", _("bank distribution")
         BANK_SALE = "bank_sale", _("bank sale")
         REVERSAL = "reversal", _("reversal")
+        TABLE_BUY_IN = "table_buy_in", _("table buy-in")
 
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     reference = models.CharField(_("reference"), max_length=200)

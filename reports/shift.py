@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from ledger.models import Account, BankTenure, Entry, Transaction
 from ledger.money import euros
-from reports.audit import _audit, _card_tests, _chain
+from reports.audit import _audit, _card_tests, _chain, box_checks
 from reports.figures import (
     CENT,
     FORMAT,
@@ -61,7 +61,9 @@ def shift_report(shift, progress=None) -> dict:
         takings per tenure), ``players`` (each player's result, with the ledger's),
         ``voids`` and ``undos`` (who, when, why), ``reconciliation`` (report against
         ledger), ``cards`` (chi-square per deck), ``chain`` (entries checked),
-        ``chart`` (the bank's running balance) and ``exceptions``.
+        ``chart`` (the bank's running balance), ``boxes`` (the drop, cagnotte and tips boxes
+        as counted, against the buy-ins and the commission: ``reports.audit.box_checks``)
+        and ``exceptions``.
     Only settled hands count in the figures; voided hands are listed with their void,
     open hands are an exception. [issue 5 "Shift report"]
     """
@@ -102,6 +104,7 @@ def shift_report(shift, progress=None) -> dict:
     if reconciliation["differs"]:
         reconciliation["hands"] = _hand_differences(hands)
     _audit(table, hands, count, lo, hi, summary, cards, chain, exceptions)
+    boxes = box_checks(shift, exceptions)
     for row in bets["players"]:
         del row["player_id"]
     progress(100, "done")
@@ -126,6 +129,7 @@ def shift_report(shift, progress=None) -> dict:
         "cards": cards,
         "chain": {"entries": chain["entries"], "first": chain["first"], "last": chain["last"]},
         "chart": chart,
+        "boxes": boxes,
         "exceptions": exceptions,
         "computed_at": timezone.now().isoformat(),
     }

@@ -30,6 +30,8 @@ RECONCILED = {"players": gettext_lazy("players (net)"), "bank": gettext_lazy("ba
               "house": gettext_lazy("house commission"), "other": gettext_lazy("other accounts")}
 BEGAN = {"draw": gettext_lazy("drawn for"), "natural": gettext_lazy("taken with 7½"),
          "sale": gettext_lazy("bought"), "transfer": gettext_lazy("transferred")}
+BOXES = {"drop": gettext_lazy("drop box"), "cagnotte": gettext_lazy("cagnotte box"),
+         "tips": gettext_lazy("tips box")}
 ENDED = {"closed": gettext_lazy("closed by its holder"), "natural": gettext_lazy("lost to a 7½"),
          "sale": gettext_lazy("sold"), "transfer": gettext_lazy("transferred")}
 
@@ -106,6 +108,9 @@ def exception_text(item: dict) -> str:
         return _("bank tenure #%(tenure)s began by %(began)s but the tenure before it ended by %(previous_ended)s") % {
             "tenure": p["tenure"], "began": BEGAN.get(p["began"], p["began"]),
             "previous_ended": ENDED.get(p["previous_ended"], p["previous_ended"] or "—")}
+    if code == "box_variance":
+        return _("the %(box)s counted %(counted)s € against %(expected)s € recorded (variance %(variance)s €), "
+                 "not explained") % {**p, "box": BOXES.get(p["box"], p["box"])}
     details = ", ".join(f"{key}={value}" for key, value in p.items() if key != "code")
     return f"{code}: {details}"
 

@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "tables",
     "ledger",
     "reports",
+    "boxes",
     "api",
 ]
 
