@@ -88,8 +88,8 @@ def table_buy_in(*, shift: Shift, player: Player, amount: Decimal, recorded_by, 
     """
     amount_cents = _amount_cents(amount)
     if euros(amount_cents) > buy_in_limit():
-        raise InvalidAmount(_("%(field)s is above the most a buy-in may be, %(limit)s"),
-                            params={"field": _("amount"), "limit": show(buy_in_limit())}, field="amount")
+        raise InvalidAmount(_("the amount is above the most a buy-in may be, %(limit)s"),
+                            params={"limit": show(buy_in_limit())}, field="amount")
     if not isinstance(player, Player) or player.pk is None:
         raise TypeError(f"player must be a saved Player, not {player!r}")
     chips = _ensure_player_accounts([player.pk])[player.pk]
