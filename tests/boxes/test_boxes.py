@@ -12,6 +12,7 @@ from boxes.models import BoxCount, TableBuyIn
 from boxes.services import box_count, session_commission, table_buy_in, variance_explain
 from ledger.errors import InvalidAmount
 from ledger.models import Account, Transaction
+from ledger.selectors import ledger_faults
 from reports.shift import shift_report
 from tests.reports.conftest import P01
 
@@ -33,6 +34,7 @@ def test_a_table_buy_in_raises_the_players_chips_and_the_drop_box(mesa):
     assert txn.kind == Transaction.Kind.TABLE_BUY_IN and txn.posted_by == mesa.dealer
     assert sorted((e.account_id, e.side, e.amount) for e in txn.entries.all()) == sorted(
         [(drop.pk, "D", Decimal("150.50")), (Account.objects.get(player=luis).pk, "C", Decimal("150.50"))])
+    assert ledger_faults() == []
 
 
 @pytest.mark.parametrize("amount", [Decimal("0"), Decimal("-5"), Decimal("1.005"), Decimal("100000.01")])
