@@ -760,15 +760,16 @@ def _take_over_if_due(*, table, tenure, by, last):
 
 
 def _refuse_wiped_out_bank(table, tenure):
-    """A limited bank whose funds no longer cover the table's minimum bet opens no hand
-    until it is rebuilt to at least its first amount or given up. [issue 16 "The bank's
+    """A limited bank whose funds no longer cover the table's minimum bet after its hands
+    (a bank opened short, as a 7½ takeover with few chips, was never covered: its stakes
+    are refused bet by bet, ``tenure_check_cover``) opens no hand until it is rebuilt to at least its first amount or given up. [issue 16 "The bank's
     life"; Melilla casino rules 2014 art. 52]
 
     Raises:
         BankNotReady: naming what the bank holds, the minimum and the least rebuild.
     """
     balance = Account.objects.filter(tenure_id=tenure.pk).values_list("balance", flat=True).get()
-    if balance < table.min_bet:
+    if balance < table.min_bet and tenure.hands.filter(status=Hand.Status.SETTLED).exists():
         tenure.table = table
         raise BankNotReady(_("the bank of %(holder)s holds %(balance)s, below the table's minimum of %(low)s: the pit "
                              "rebuilds it to at least %(floor)s or it is given up before the next hand"),

@@ -203,13 +203,13 @@ def bank_floor(tenure: BankTenure) -> Decimal:
 
 def bank_wiped_out(tenure: BankTenure, balance: Decimal | None = None) -> bool:
     """A limited bank (``bank_cover``) whose funds no longer cover the table's minimum
-    bet: it must be rebuilt or given up before the next hand. An open bank answers
+    bet after its hands: it must be rebuilt or given up before the next hand. An open bank answers
     beyond its funds and is never wiped out."""
     if not tenure.table.bank_cover:
         return False
     if balance is None:
         balance = Account.objects.filter(tenure_id=tenure.pk).values_list("balance", flat=True).get()
-    return balance < tenure.table.min_bet
+    return balance < tenure.table.min_bet and tenure.hands.filter(status="settled").exists()
 
 
 def bank_rebuild(*, tenure: BankTenure, amount: Decimal, posted_by, source: str = "") -> Transaction:
