@@ -135,6 +135,10 @@ def sections(report, human=False):
                       str(ENDED.get(row["ended"], row["ended"] or "—")), row["hands"], row["capital"], row["win"],
                       row["commission"], row["net_takings"], row["ledger_takings"], row["distributed"] or "",
                       row["balance"]) for row in result["tenures"]]))
+        out.append((_("The bank's life: deposits, withdrawals, rebuilds"),
+                    (_("tenure"), _("holder"), _("deposited €"), _("withdrawn €"), _("rebuilt €"), _("result €")),
+                    [(f"#{row['id']}", row["holder"], row.get("deposits", row["capital"]), row.get("withdrawals", ""),
+                      row.get("rebuilds", ""), row.get("result", "")) for row in result["tenures"]]))
         out.append((_("What each share received"),
                     (_("tenure"), _("player"), _("percent"), _("capital paid in €"), _("received €")),
                     [(f"#{row['id']}", share["player"], share["percent"], share["capital"],

@@ -29,7 +29,8 @@ BET_KINDS = {"seat": gettext_lazy("seats' own bets"), "side": gettext_lazy("side
 RECONCILED = {"players": gettext_lazy("players (net)"), "bank": gettext_lazy("bank tenures (net)"),
               "house": gettext_lazy("house commission"), "other": gettext_lazy("other accounts")}
 BEGAN = {"draw": gettext_lazy("drawn for"), "natural": gettext_lazy("taken with 7½"),
-         "sale": gettext_lazy("bought"), "transfer": gettext_lazy("transferred")}
+         "sale": gettext_lazy("bought"), "transfer": gettext_lazy("transferred"),
+         "auction": gettext_lazy("won at auction")}
 BOXES = {"drop": gettext_lazy("drop box"), "cagnotte": gettext_lazy("cagnotte box"),
          "tips": gettext_lazy("tips box")}
 ENDED = {"closed": gettext_lazy("closed by its holder"), "natural": gettext_lazy("lost to a 7½"),

@@ -147,3 +147,29 @@ def test_an_open_bank_is_never_wiped_out(mesa):
     services.table_bank_draw(table=mesa.table, holder=mesa.players["ana"], capital=Decimal("30"), by=mesa.supervisor)
     play(mesa, BANK_LOSES)
     assert services.hand_open(table=mesa.table, seats=["luis"], opened_by=mesa.dealer).number == 2
+
+
+def test_the_bank_rotation_report_shows_deposits_withdrawals_rebuilds_and_the_result(mesa):
+    """ana's limited bank: capital 30, pays 30 (wiped out), rebuilt with 40, wins 10 less
+    0.50 of commission (P01 at 5 %), withdraws 20, gives the bank up: 29.50 back.
+    In 30 + 40 = 70; out 20 + 29.50 = 49.50; result −20.50."""
+    from django.utils import timezone
+
+    from reports.banks import bank_rotation_report
+
+    mesa.table.bank_cover = True
+    mesa.table.save(update_fields=["bank_cover"])
+    services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
+    services.table_bank_draw(table=mesa.table, holder=mesa.players["ana"], capital=Decimal("30"), by=mesa.supervisor)
+    play(mesa, BANK_LOSES)
+    services.table_bank_rebuild(table=mesa.table, amount=Decimal("40"), by=mesa.supervisor)
+    play(mesa, P01)
+    services.table_bank_withdraw(table=mesa.table, amount=Decimal("20"), by=mesa.supervisor)
+    services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
+    today = timezone.localdate()
+    report = bank_rotation_report(mesa.table, today, today)
+    assert report["exceptions"] == []
+    row = report["tenures"][-1]
+    assert (row["capital"], row["deposits"], row["rebuilds"], row["withdrawals"]) == ("30.00", "70.00", "40.00", "20.00")
+    assert (row["distributed"], row["balance"], row["result"]) == ("29.50", "0.00", "-20.50")
+    assert row["net_takings"] == row["ledger_takings"] == "-20.50"
