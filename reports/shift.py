@@ -105,6 +105,7 @@ def shift_report(shift, progress=None) -> dict:
         reconciliation["hands"] = _hand_differences(hands)
     _audit(table, hands, count, lo, hi, summary, cards, chain, exceptions)
     boxes = box_checks(shift, exceptions)
+    boxes["bank_life"] = _bank_life(shift)
     for row in bets["players"]:
         del row["player_id"]
     progress(100, "done")
@@ -151,6 +152,24 @@ SELECT tenure_id, status, bucket, count(*), count(transaction_id), sum(splits), 
                LEFT JOIN LATERAL jsonb_to_record(h.settlement) AS s(commission numeric, bank jsonb) ON true
          WHERE h.table_id = %(table)s AND h.shift_id = %(shift)s OFFSET 0) AS hand
  GROUP BY tenure_id, status, bucket"""
+
+
+def _bank_life(shift):
+    """The bank's withdrawals and rebuilds at the shift's table while it was open, in
+    order: ``[{"kind", "tenure", "holder", "amount", "at", "by"}]`` (amounts strings of
+    euros, from the tenure account's entry of each posting). [issue 16 "The bank's life"]"""
+    window = Q(posted_at__gte=shift.opened_at)
+    if shift.closed_at is not None:
+        window &= Q(posted_at__lte=shift.closed_at)
+    rows = []
+    for txn in (Transaction.objects.filter(window, tenure__table=shift.table_id,
+                                           kind__in=[Transaction.Kind.BANK_WITHDRAWAL, Transaction.Kind.BANK_REBUILD])
+                .select_related("tenure__holder", "posted_by").order_by("id")):
+        amount = txn.entries.filter(account__tenure=txn.tenure_id).values_list("amount", flat=True).first()
+        rows.append({"kind": txn.kind, "tenure": txn.tenure_id, "holder": txn.tenure.holder.code,
+                     "amount": money(amount), "at": _iso(txn.posted_at),
+                     "by": txn.posted_by.get_username() if txn.posted_by_id else None})
+    return rows
 
 
 def _hand_figures(table, shift, lo, hi):

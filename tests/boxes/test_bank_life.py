@@ -173,3 +173,14 @@ def test_the_bank_rotation_report_shows_deposits_withdrawals_rebuilds_and_the_re
     assert (row["capital"], row["deposits"], row["rebuilds"], row["withdrawals"]) == ("30.00", "70.00", "40.00", "20.00")
     assert (row["distributed"], row["balance"], row["result"]) == ("29.50", "0.00", "-20.50")
     assert row["net_takings"] == row["ledger_takings"] == "-20.50"
+
+
+def test_the_shift_report_lists_the_banks_withdrawals_and_rebuilds(mesa):
+    from reports.shift import shift_report
+
+    play(mesa, P01)
+    services.table_bank_withdraw(table=mesa.table, amount=Decimal("9.50"), by=mesa.supervisor)
+    report = shift_report(mesa.table.shifts.get())
+    (row,) = report["boxes"]["bank_life"]
+    assert (row["kind"], row["holder"], row["amount"], row["by"]) == ("bank_withdrawal", "ana", "9.50", "pit1")
+    assert report["exceptions"] == []
