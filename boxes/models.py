@@ -130,3 +130,55 @@ class VarianceNote(models.Model):
 
     def __str__(self):
         return f"{self.count} · {self.text[:40]}"
+
+
+class TroncDistribution(models.Model):
+    """The tronc (the tips counted at the tables) shared out by the configured policy:
+    ``staff_percent`` to the staff pool, the rest to the casino; the pool among the
+    dealers by the minutes of their sessions whose tips it shares. ``counts`` are the tips
+    counts it distributes (each once); ``transaction`` posts it (the tronc debited, the
+    house credited the casino's part, the cage credited the staff's, paid out).
+    [Madrid, Decreto 58/2006 art. 19.6: tips shared between staff and casino]"""
+
+    counts = models.ManyToManyField(BoxCount, related_name="tronc_distributions", verbose_name=_("tips counts"))
+    total = models.DecimalField(_("total"), **MONEY)
+    staff_percent = models.DecimalField(_("staff's percent"), max_digits=5, decimal_places=2)
+    staff_total = models.DecimalField(_("staff pool"), **MONEY)
+    casino_total = models.DecimalField(_("casino's part"), **MONEY)
+    transaction = models.OneToOneField(Transaction, models.PROTECT, related_name="tronc_distribution",
+                                       verbose_name=_("transaction"))
+    made_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                                verbose_name=_("made by"))
+    made_at = models.DateTimeField(_("made at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["-made_at", "-id"]
+        verbose_name = _("tronc distribution")
+        verbose_name_plural = _("tronc distributions")
+        constraints = [
+            models.CheckConstraint(condition=Q(total=F("staff_total") + F("casino_total")),
+                                   name="boxes_tronc_parts_add_up"),
+            models.CheckConstraint(condition=Q(total__gt=0, staff_total__gte=0, casino_total__gte=0,
+                                               staff_percent__gte=0, staff_percent__lte=100),
+                                   name="boxes_tronc_amounts_valid"),
+        ]
+
+    def __str__(self):
+        return f"tronc #{self.pk} {self.total}"
+
+
+class TroncShare(models.Model):
+    """One staff member's part of a distribution's pool: his ``minutes`` at the tables
+    (from his sessions) and ``amount`` (Decimal euros)."""
+
+    distribution = models.ForeignKey(TroncDistribution, models.PROTECT, related_name="shares",
+                                     verbose_name=_("distribution"))
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+", verbose_name=_("staff"))
+    minutes = models.PositiveIntegerField(_("minutes worked"))
+    amount = models.DecimalField(_("amount"), **MONEY)
+
+    class Meta:
+        ordering = ["distribution", "id"]
+        verbose_name = _("tronc share")
+        verbose_name_plural = _("tronc shares")
+        constraints = [models.UniqueConstraint(fields=["distribution", "user"], name="boxes_tronc_one_share_each")]

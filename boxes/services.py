@@ -178,7 +178,8 @@ def box_count(*, shift: Shift, box: str, pieces: dict, first_counter, second_cou
         second_counter: the two users who counted (two people, neither the session's
         dealer); recorded_by: the supervisor who records it.
     Returns:
-        BoxCount, with ``expected`` and ``variance`` (``total − expected``) kept.
+        BoxCount, with ``expected`` and ``variance`` (``total − expected``) kept. A tips
+        box's count is posted to the tronc at once (``boxes.tronc.post_tips``).
     Raises:
         BoxError naming the field: an unknown box; the session still open; the box counted
         already; one person twice; the dealer counting; a bad denomination or count.
@@ -207,13 +208,18 @@ def box_count(*, shift: Shift, box: str, pieces: dict, first_counter, second_cou
         expected = expected_amount(shift, box)
         try:
             with db.atomic():
-                return BoxCount.objects.create(
+                count = BoxCount.objects.create(
                     shift=shift, box=box, denominations=shaped, total=total, expected=expected,
                     variance=None if expected is None else total - expected, first_counter=first_counter,
                     second_counter=second_counter, recorded_by=recorded_by)
         except IntegrityError:
             raise BoxError(_("the %(box)s of this session was counted already"),
                            params={"box": BoxCount.Box(box).label}, field="box") from None
+        if box == BoxCount.Box.TIPS:
+            from boxes.tronc import post_tips
+
+            post_tips(count, recorded_by)
+        return count
 
 
 def variance_explain(*, count: BoxCount, text: str, explained_by) -> VarianceNote:

@@ -196,6 +196,8 @@ class Transaction(models.Model):
         TABLE_BUY_IN = "table_buy_in", _("table buy-in")
         BANK_WITHDRAWAL = "bank_withdrawal", _("bank withdrawal")
         BANK_REBUILD = "bank_rebuild", _("bank rebuilt")
+        TIPS = "tips", _("tips into the tronc")
+        TRONC = "tronc", _("tronc distribution")
 
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     reference = models.CharField(_("reference"), max_length=200)
