@@ -12,3 +12,4 @@ class BoxesConfig(AppConfig):
         from casino.roles import AUDITOR, PIT_SUPERVISOR
 
         register("boxes:daily", _("Cagnotte register"), PIT_SUPERVISOR, AUDITOR)
+        register("boxes:tronc", _("Tronc"), PIT_SUPERVISOR, AUDITOR)

@@ -188,10 +188,41 @@ def daily(request):
         "previous": date.fromordinal(day.toordinal() - 1), "next": date.fromordinal(day.toordinal() + 1)})
 
 
+@pit_page
+def tronc(request):
+    """The tronc: what it holds, the tips counted and not yet shared out, the distribution
+    they would make by the configured policy (confirmed before it posts), and the
+    distributions made."""
+    from boxes.models import TroncDistribution
+    from boxes.tronc import tronc_distribute, tronc_plan
+    from ledger.models import Account
+
+    if request.method == "POST":
+        if not _can_change(request):
+            raise PermissionDenied
+        if request.POST.get("confirm") == "yes":
+            try:
+                done = tronc_distribute(made_by=request.user)
+            except ValidationError as error:
+                messages.error(request, str(error))
+            else:
+                messages.success(request, _("Tronc of %(total)s shared out: %(staff)s to the staff, %(casino)s to the "
+                                            "casino.") % {"total": show(done.total), "staff": show(done.staff_total),
+                                                         "casino": show(done.casino_total)})
+            return redirect("boxes:tronc")
+    balance = Account.objects.filter(kind=Account.Kind.TRONC).values_list("balance", flat=True).first()
+    distributions = (TroncDistribution.objects.select_related("made_by").prefetch_related("shares__user")
+                     .order_by("-made_at", "-id")[:20])
+    return render(request, "boxes/tronc.html", {"plan": tronc_plan(), "balance": balance or 0,
+                                                "distributions": distributions, "can_change": _can_change(request),
+                                                "confirming": request.GET.get("confirm") == "1"})
+
+
 app_name = "boxes"
 urlpatterns = [
     path("console/<int:table_id>/buy-in/", console_buy_in, name="buy_in"),
     path("sessions/<int:shift_id>/", session_boxes, name="session"),
     path("sessions/<int:shift_id>/cagnotte/", session_cagnotte, name="cagnotte"),
     path("daily/", daily, name="daily"),
+    path("tronc/", tronc, name="tronc"),
 ]

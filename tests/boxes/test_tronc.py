@@ -71,3 +71,20 @@ def test_a_tronc_distribution_adds_to_the_cent(staff, settings):
     assert ledger_faults() == []
     with pytest.raises(BoxError):
         tronc_distribute(made_by=pit)
+
+
+@pytest.mark.django_db
+def test_the_pit_shares_out_the_tronc_after_confirming(client, staff):
+    client.cookies["django_language"] = "es"
+    pit, second = staff["supervisor"], UserFactory(username="pit2", roles=["pit_supervisor"])
+    table = Table.objects.create(name="Mesa T", rules="reglamento", min_bet=Decimal("5"), max_bet=Decimal("100"))
+    box_count(shift=_session(table, staff["dealer"], pit, 90), box="tips", pieces={"5.00": 3}, first_counter=pit,
+              second_counter=second, recorded_by=pit)
+    client.force_login(staff["auditor"])
+    assert client.post("/boxes/tronc/", {"confirm": "yes"}).status_code == 403
+    client.force_login(pit)
+    page = client.get("/boxes/tronc/", {"confirm": "1"}).content.decode()
+    assert "El tronco tiene 15,00 €" in page and "Confirmar el reparto" in page and "11,25 €" in page
+    done = client.post("/boxes/tronc/", {"confirm": "yes"}, follow=True).content.decode()
+    assert "11,25 € al personal, 3,75 € al casino" in done
+    assert TroncShare.objects.get().amount == Decimal("11.25")
