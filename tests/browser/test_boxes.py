@@ -1,7 +1,8 @@
-"""The table's boxes in a real browser: the dealer's buy-in from the console by keyboard
-(K, the player, the amount, Enter, back at the console with the chips announced); the
-pit's count of a closed session's cagnotte by two people, refused for one person twice,
-and its variance explained; on a phone, the boxes' pages fit the screen."""
+"""The table's boxes and the bank's life in a real browser: the dealer's buy-in from the
+console by keyboard (K, the player, the amount, Enter, back at the console with the chips
+announced); the pit's count of a closed session's cagnotte by two people, refused for one
+person twice, and its variance explained; the bank auctioned with a tie drawn by lot; on a
+phone, the boxes' pages fit the screen."""
 
 from decimal import Decimal
 
@@ -86,3 +87,27 @@ def test_the_boxes_pages_fit_a_phone(chromium, live_server, mesa):
             wide.append((url, width))
     context.close()
     assert wide == []
+
+
+def test_the_pit_auctions_the_bank_and_the_tie_is_drawn(browser_page, mesa):
+    services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
+    page = browser_page
+    log_in(page, "pit1", f"/tables/pit/tables/{mesa.table.pk}/")
+    page.click("text=Subastar la banca")
+    page.fill("input[name=sessions]", "2")
+    page.click("button[name=open]")
+    for player in ("luis", "marta"):
+        page.wait_for_selector("#form-bid")
+        page.fill("input[name=player]", player)
+        page.fill("input[name=amount]", "120,00")
+        page.click("button[name=bid]")
+        page.wait_for_selector(f"text=Puja de {player} registrada")
+    assert "luis, marta empatan a 120,00 €" in page.inner_text("main")
+    page.click("button[name=award]")
+    page.click("text=Confirmar la adjudicación")
+    page.wait_for_selector("text=el sorteo dio la banca a")
+    from ledger.models import BankAuction
+
+    auction = BankAuction.objects.get()
+    assert auction.draw["tied"] == ["luis", "marta"] and auction.tenure.capital == Decimal("120.00")
+    assert f"el sorteo dio la banca a {auction.winner.code}, con 120,00 €" in page.inner_text("main")
