@@ -12,7 +12,7 @@ from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from ledger.models import Account, BankTenure, Entry, Transaction
+from ledger.models import Account, BankAuction, BankTenure, Entry, Transaction
 from ledger.money import euros
 from reports.audit import _audit, _card_tests, _chain, box_checks
 from reports.figures import (
@@ -155,9 +155,11 @@ SELECT tenure_id, status, bucket, count(*), count(transaction_id), sum(splits), 
 
 
 def _bank_life(shift):
-    """The bank's withdrawals and rebuilds at the shift's table while it was open, in
-    order: ``[{"kind", "tenure", "holder", "amount", "at", "by"}]`` (amounts strings of
-    euros, from the tenure account's entry of each posting). [issue 16 "The bank's life"]"""
+    """The bank's withdrawals, rebuilds and auctions at the shift's table while it was
+    open, in order: ``[{"kind", "tenure", "holder", "amount", "at", "by"}]`` (amounts
+    strings of euros, from the tenure account's entry of each posting; an auction's row
+    is its winning bid, with ``sessions`` and the ``tied`` bidders drawn by lot).
+    [issue 16 "The bank's life"]"""
     window = Q(posted_at__gte=shift.opened_at)
     if shift.closed_at is not None:
         window &= Q(posted_at__lte=shift.closed_at)
@@ -169,6 +171,16 @@ def _bank_life(shift):
         rows.append({"kind": txn.kind, "tenure": txn.tenure_id, "holder": txn.tenure.holder.code,
                      "amount": money(amount), "at": _iso(txn.posted_at),
                      "by": txn.posted_by.get_username() if txn.posted_by_id else None})
+    awarded = Q(awarded_at__gte=shift.opened_at)
+    if shift.closed_at is not None:
+        awarded &= Q(awarded_at__lte=shift.closed_at)
+    for auction in (BankAuction.objects.filter(awarded, table=shift.table_id)
+                    .select_related("winner", "awarded_by").order_by("awarded_at", "id")):
+        rows.append({"kind": "auction", "tenure": auction.tenure_id, "holder": auction.winner.code,
+                     "amount": money(auction.amount), "at": _iso(auction.awarded_at),
+                     "by": auction.awarded_by.get_username(), "sessions": auction.sessions,
+                     "tied": auction.draw.get("tied", [])})
+    rows.sort(key=lambda row: row["at"])
     return rows
 
 

@@ -365,10 +365,11 @@ def _bank_news(table, hand):
     rebuild since the last hand (``kind``, ``amount`` Decimal euros, ``at``), and whether
     a limited bank is wiped out (the next hand is refused until it is rebuilt or given
     up). [issue 16 "The bank's life": withdrawals recorded and announced on the console]"""
-    from ledger.models import Account, BankTenure
+    from ledger.models import BankTenure
     from ledger.services.bank_life import bank_floor, bank_wiped_out, last_bank_movement
 
-    tenure = BankTenure.objects.select_related("holder").filter(table=table, closed_at__isnull=True).first()
+    tenure = (BankTenure.objects.select_related("holder", "account").filter(table=table, closed_at__isnull=True)
+              .first())
     if tenure is None:
         return None
     tenure.table = table
@@ -376,7 +377,7 @@ def _bank_news(table, hand):
     since = (hand.settled_at or hand.voided_at or hand.opened_at) if hand is not None else None
     if movement is not None and since is not None and movement.posted_at < since:
         movement = None
-    balance = Account.objects.filter(tenure_id=tenure.pk).values_list("balance", flat=True).get()
+    balance = tenure.account.balance
     return Shown(holder=tenure.holder.code, balance=balance,
                  kind=movement.kind if movement else None,
                  at=timezone.localtime(movement.posted_at).strftime("%H:%M") if movement else None,

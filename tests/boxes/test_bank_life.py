@@ -184,3 +184,15 @@ def test_the_shift_report_lists_the_banks_withdrawals_and_rebuilds(mesa):
     (row,) = report["boxes"]["bank_life"]
     assert (row["kind"], row["holder"], row["amount"], row["by"]) == ("bank_withdrawal", "ana", "9.50", "pit1")
     assert report["exceptions"] == []
+
+
+def test_the_shift_report_lists_an_auction_with_its_draw(mesa):
+    from reports.shift import shift_report
+
+    services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
+    auction = auction_open(table=mesa.table, opened_by=mesa.supervisor)
+    for code in ("pepe", "rosa"):
+        auction_bid(auction=auction, player=mesa.players[code], amount=Decimal("60"), recorded_by=mesa.supervisor)
+    auction_award(auction=auction, awarded_by=mesa.supervisor, rng=random.Random(1))
+    (row,) = shift_report(mesa.table.shifts.get())["boxes"]["bank_life"]
+    assert (row["kind"], row["amount"], row["tied"], row["sessions"]) == ("auction", "60.00", ["pepe", "rosa"], 1)
