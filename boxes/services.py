@@ -49,9 +49,9 @@ def denominations():
 
 
 def buy_in_limit():
-    """The most one table buy-in may be: ``settings.SLIP_MAX_AMOUNT`` (the cage's
-    maximum per slip), default 100,000.00 €."""
-    return Decimal(str(getattr(settings, "SLIP_MAX_AMOUNT", "100000.00")))
+    """The most one table buy-in may be: the cage's maximum per slip,
+    ``settings.CAGE_SLIP_MAXIMUM`` (issue 14), default 100,000.00 €."""
+    return Decimal(str(getattr(settings, "CAGE_SLIP_MAXIMUM", "100000.00")))
 
 
 # ---------------------------------------------------------------------------------------
