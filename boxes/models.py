@@ -182,3 +182,6 @@ class TroncShare(models.Model):
         verbose_name = _("tronc share")
         verbose_name_plural = _("tronc shares")
         constraints = [models.UniqueConstraint(fields=["distribution", "user"], name="boxes_tronc_one_share_each")]
+
+    def __str__(self):
+        return f"{self.user} {self.amount}"

@@ -15,7 +15,16 @@ from reports import selectors, services
 from reports.exports import chart_svg, report_csv, report_pdf
 from reports.forms import BankReportForm, ShiftReportForm
 from reports.models import Report, ReportKind, ReportRequest
-from reports.texts import BEGAN, BET_KINDS, BOXES, ENDED, RECONCILED, RESULTS, event_text, exception_text
+from reports.texts import (
+    BEGAN,
+    BET_KINDS,
+    BOXES,
+    ENDED,
+    RECONCILED,
+    RESULTS,
+    event_text,
+    exception_text,
+)
 
 LIST_PER_PAGE = 50
 

@@ -14,7 +14,13 @@ from django.utils.translation import gettext as _
 
 from ledger.models import BankAuction, BankTenure
 from ledger.money import euros, show
-from ledger.services.bank_life import auction_award, auction_bid, auction_open, auction_standing, bank_floor
+from ledger.services.bank_life import (
+    auction_award,
+    auction_bid,
+    auction_open,
+    auction_standing,
+    bank_floor,
+)
 from tables import services
 from tables.forms.bank import AuctionOpenForm, BankAmountForm, BidForm
 from tables.models import Hand, Table

@@ -24,8 +24,8 @@ from django.utils.translation import gettext as _
 from casino.roles import AUDITOR, PIT_SUPERVISOR, has_role, role_required
 from ledger.models import Account, BankTenure
 from ledger.money import cents, euros, show
-from ledger.services.bank_life import bank_floor, bank_wiped_out
 from ledger.selectors import player_balance
+from ledger.services.bank_life import bank_floor, bank_wiped_out
 from ledger.shares import HUNDRED, split_by_shares
 from tables import services
 from tables.forms.pit import (

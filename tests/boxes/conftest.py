@@ -4,9 +4,9 @@ from decimal import Decimal
 
 import pytest
 
+from tests.conftest import mesa_ready
 from tests.factories import UserFactory
 from tests.reports.conftest import TableInPlay, deferred_checks_fire  # noqa: F401
-from tests.conftest import mesa_ready
 
 
 @pytest.fixture
