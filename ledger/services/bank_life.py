@@ -253,6 +253,17 @@ def bank_rebuild(*, tenure: BankTenure, amount: Decimal, posted_by, source: str 
                                         for share, part in zip(shares, parts, strict=True)]})
 
 
+def auction_sessions_played(tenure: BankTenure):
+    """For a bank won at auction: ``(sessions played at its table since the award,
+    sessions awarded)``; None for a bank that began otherwise. A session counts once it
+    is closed. [arrêté of 14 May 2007 art. 61: the bank awarded per session or several]"""
+    auction = BankAuction.objects.filter(tenure=tenure).first()
+    if auction is None:
+        return None
+    played = tenure.table.shifts.filter(opened_at__gte=auction.awarded_at, closed_at__isnull=False).count()
+    return played, auction.sessions
+
+
 def last_bank_movement(tenure: BankTenure):
     """The tenure's latest withdrawal or rebuild (Transaction) or None: what the console
     announces."""

@@ -96,3 +96,20 @@ def test_an_auditor_reads_the_bank_pages_and_changes_nothing(client_es, mesa, st
         assert client_es.post(reverse(f"tables:{name}", args=[mesa.table.pk]),
                               {"confirm": "yes", "amount": "1"}).status_code == 403
     assert BankTenure.objects.filter(closed_at__isnull=True).count() == 1
+
+
+def test_the_pit_sees_when_an_auctions_sessions_are_over(client_es, mesa):
+    from ledger.services.bank_life import auction_award, auction_bid, auction_open
+
+    services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
+    auction = auction_open(table=mesa.table, sessions=1, opened_by=mesa.supervisor)
+    auction_bid(auction=auction, player=mesa.players["pepe"], amount=Decimal("50"), recorded_by=mesa.supervisor)
+    auction_award(auction=auction, awarded_by=mesa.supervisor)
+    services.shift_close(shift=mesa.table.shifts.get(), closed_by=mesa.supervisor)
+    client_es.force_login(mesa.supervisor)
+    url = reverse("tables:pit_table", args=[mesa.table.pk])
+    assert "0 jugadas desde entonces" in client_es.get(url).content.decode()
+    services.shift_open(table=mesa.table, dealer=mesa.dealer, opened_by=mesa.supervisor)
+    services.shift_close(shift=mesa.table.shifts.filter(closed_at__isnull=True).get(), closed_by=mesa.supervisor)
+    page = client_es.get(url).content.decode()
+    assert "1 jugadas desde entonces" in page and "La adjudicación ha terminado" in page
