@@ -22,6 +22,7 @@ COPY casino ./casino
 COPY tables ./tables
 COPY ledger ./ledger
 COPY reports ./reports
+COPY boxes ./boxes
 COPY api ./api
 COPY templates ./templates
 COPY locale ./locale

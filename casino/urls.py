@@ -12,5 +12,6 @@ urlpatterns = [
     path("ledger/", include("ledger.urls")),
     path("tables/", include("tables.urls")),
     path("reports/", include("reports.urls")),
+    path("boxes/", include("boxes.urls")),
     path("api/", include("api.urls")),
 ]

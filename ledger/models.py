@@ -42,6 +42,7 @@ class BankTenure(models.Model):
         NATURAL = "natural", _("natural 7½ takeover")
         SALE = "sale", _("bought")
         TRANSFER = "transfer", _("transferred")
+        AUCTION = "auction", _("won at auction")
 
     class Ended(models.TextChoices):
         CLOSED = "closed", _("closed by its holder")
@@ -112,7 +113,9 @@ class SyndicateShare(models.Model):
 
 
 class Account(models.Model):
-    """Where money is: a player's chips, a tenure's bank, the house's commission, the cage.
+    """Where money is: a player's chips, a tenure's bank, the house's commission, the cage,
+    a table's drop box (the cash of its table buy-ins: ``boxes.DropBox`` names its table)
+    and the tips' tronc.
 
     ``balance`` (Decimal euros, credits − debits) is kept by the posting transaction under
     a row lock, so reading it is one row. ``is_open`` is false once a tenure is closed:
@@ -125,6 +128,8 @@ class Account(models.Model):
         TENURE = "tenure", _("bank tenure")
         HOUSE = "house", _("house commission")
         CAGE = "cage", _("cage cash")
+        DROP = "drop", _("table drop box")
+        TRONC = "tronc", _("tips (tronc)")
 
     kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices)
     player = models.OneToOneField(Player, models.PROTECT, null=True, blank=True, related_name="account",
@@ -143,10 +148,12 @@ class Account(models.Model):
             models.CheckConstraint(
                 condition=(Q(kind="player", player__isnull=False, tenure__isnull=True)
                            | Q(kind="tenure", tenure__isnull=False, player__isnull=True)
-                           | Q(kind__in=["house", "cage"], player__isnull=True, tenure__isnull=True)),
+                           | Q(kind__in=["house", "cage", "drop", "tronc"], player__isnull=True,
+                               tenure__isnull=True)),
                 name="ledger_account_owner_matches_kind"),
             models.UniqueConstraint(fields=["kind"], condition=Q(kind__in=["house", "cage"]),
                                     name="ledger_one_house_and_one_cage"),
+            models.UniqueConstraint(fields=["kind"], condition=Q(kind="tronc"), name="ledger_one_tronc"),
         ]
 
     def __str__(self):
@@ -163,6 +170,8 @@ class Account(models.Model):
             return f"player:{self.player.code}"
         if self.kind == self.Kind.TENURE:
             return f"tenure:{self.tenure_id}"
+        if self.kind == self.Kind.DROP:
+            return f"drop:{self.id}"
         return self.kind
 
 
@@ -186,6 +195,11 @@ class Transaction(models.Model):
         REVERSAL = "reversal", _("reversal")
         OPENING = "opening", _("opening chips (migration)")
         TRANSFER = "transfer", _("chip transfer")
+        TABLE_BUY_IN = "table_buy_in", _("table buy-in")
+        BANK_WITHDRAWAL = "bank_withdrawal", _("bank withdrawal")
+        BANK_REBUILD = "bank_rebuild", _("bank rebuilt")
+        TIPS = "tips", _("tips into the tronc")
+        TRONC = "tronc", _("tronc distribution")
 
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     reference = models.CharField(_("reference"), max_length=200)
@@ -365,3 +379,67 @@ class PlayerChange(models.Model):
 
     def __str__(self):
         return f"{self.player} {self.action} {self.changed_at:%Y-%m-%d %H:%M}"
+
+
+class BankAuction(models.Model):
+    """The bank put up for auction at a table without a banker: bids recorded by the pit,
+    the highest wins, a tie settled by a draw of lots that is recorded (``draw``: the
+    tied players and the one drawn). Awarded for ``sessions`` sessions (one or more); the
+    winner's bid is the bank's capital (``tenure``, began ``auction``). [France, arrêté
+    of 14 May 2007 art. 61; Melilla casino rules 2014 art. 52]
+    """
+
+    table = models.ForeignKey(Table, models.PROTECT, related_name="bank_auctions", verbose_name=_("table"))
+    sessions = models.PositiveSmallIntegerField(_("sessions awarded"), default=1)
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                                  verbose_name=_("opened by"))
+    opened_at = models.DateTimeField(_("opened at"), default=timezone.now)
+    awarded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                                   related_name="+", verbose_name=_("awarded by"))
+    awarded_at = models.DateTimeField(_("awarded at"), null=True, blank=True)
+    winner = models.ForeignKey(Player, models.PROTECT, null=True, blank=True, related_name="auctions_won",
+                               verbose_name=_("winner"))
+    amount = models.DecimalField(_("winning bid"), null=True, blank=True, **MONEY)
+    draw = models.JSONField(_("draw of lots"), default=dict, blank=True,
+                            help_text=_("the tied bidders and the one drawn, when the highest bids tied"))
+    tenure = models.OneToOneField(BankTenure, models.PROTECT, null=True, blank=True, related_name="auction",
+                                  verbose_name=_("bank tenure"))
+
+    class Meta:
+        ordering = ["-opened_at", "-id"]
+        verbose_name = _("bank auction")
+        verbose_name_plural = _("bank auctions")
+        constraints = [
+            models.UniqueConstraint(fields=["table"], condition=Q(awarded_at__isnull=True),
+                                    name="ledger_one_open_auction_per_table"),
+            models.CheckConstraint(condition=Q(sessions__gte=1), name="ledger_auction_sessions_from_one"),
+            models.CheckConstraint(
+                condition=(Q(awarded_at__isnull=True, winner__isnull=True, amount__isnull=True, tenure__isnull=True)
+                           | Q(awarded_at__isnull=False, winner__isnull=False, amount__gt=0,
+                               tenure__isnull=False, awarded_by__isnull=False)),
+                name="ledger_auction_awarded_whole"),
+        ]
+
+    def __str__(self):
+        return f"{self.table} · auction #{self.pk}"
+
+
+class BankBid(models.Model):
+    """One bid for the bank, recorded by the pit: a player offers ``amount`` (Decimal
+    euros > 0) as the bank's capital. Never changed; a higher bid is a new row."""
+
+    auction = models.ForeignKey(BankAuction, models.PROTECT, related_name="bids", verbose_name=_("auction"))
+    player = models.ForeignKey(Player, models.PROTECT, related_name="bank_bids", verbose_name=_("player"))
+    amount = models.DecimalField(_("bid"), **MONEY)
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                                    verbose_name=_("recorded by"))
+    recorded_at = models.DateTimeField(_("recorded at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["auction", "id"]
+        verbose_name = _("bid for the bank")
+        verbose_name_plural = _("bids for the bank")
+        constraints = [models.CheckConstraint(condition=Q(amount__gt=0), name="ledger_bid_amount_positive")]
+
+    def __str__(self):
+        return f"{self.player} {self.amount}"

@@ -244,3 +244,42 @@ def _missing_numbers(table, start, end):
     if last is not None and last < end:
         missing.extend(range(last + 1, end + 1))
     return missing
+
+
+def box_checks(shift, exceptions):
+    """The session's boxes as counted at its close (``boxes.BoxCount``): each box's count,
+    what the records say it holds and the variance, with its explanation if any. A
+    variance no supervisor has explained is an exception (``box_variance``); an explained
+    one is listed in the section only. [issue 16 "Table sessions"]
+
+    Returns:
+        dict: ``buy_ins`` (the session's table buy-ins), ``commission`` (its hands'
+        cagnotte), ``counts`` (one row per box counted: box, counted, expected, variance,
+        counters, when, note, noted_by) and ``not_counted`` (boxes with no count yet, once
+        the session is closed). Amounts strings of euros with two places.
+    """
+    from boxes.models import BoxCount
+    from boxes.services import session_buy_ins, session_commission
+
+    counts = list(BoxCount.objects.filter(shift=shift).select_related("note").order_by("box"))
+    users = _usernames({c.first_counter_id for c in counts} | {c.second_counter_id for c in counts}
+                       | {c.note.explained_by_id for c in counts if hasattr(c, "note")})
+    rows = []
+    for count in counts:
+        note = getattr(count, "note", None)
+        row = {"box": count.box, "counted": money(count.total),
+               "expected": None if count.expected is None else money(count.expected),
+               "variance": None if count.variance is None else money(count.variance),
+               "counters": [users.get(count.first_counter_id), users.get(count.second_counter_id)],
+               "counted_at": _iso(count.counted_at), "note": note.text if note else None,
+               "noted_by": users.get(note.explained_by_id) if note else None,
+               "noted_at": _iso(note.explained_at) if note else None}
+        rows.append(row)
+        if count.variance and note is None:
+            exceptions.append({"code": "box_variance", "box": count.box, "counted": row["counted"],
+                               "expected": row["expected"], "variance": row["variance"]})
+    counted = {count.box for count in counts}
+    return {"buy_ins": money(session_buy_ins(shift)), "commission": money(session_commission(shift)),
+            "counts": rows,
+            "not_counted": [] if shift.closed_at is None else [box for box in BoxCount.Box.values
+                                                                 if box not in counted]}

@@ -120,6 +120,14 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
             own[tenure_id][name] = own[tenure_id].get(name, ZERO) + signed
         elif name == "distribution" and player:
             received[tenure_id][player] = received[tenure_id].get(player, ZERO) + signed
+    # The bank's life: withdrawals by its banker, rebuilds of a wiped-out bank (issue 16).
+    life = defaultdict(lambda: {"withdrawals": ZERO, "rebuilds": ZERO})
+    for account_id, kind, total in (
+            Entry.objects.filter(account_id__in=list(accounts),
+                                 transaction__kind__in=[Transaction.Kind.BANK_WITHDRAWAL, Transaction.Kind.BANK_REBUILD])
+            .values_list("account_id", "transaction__kind").annotate(total=Sum(_signed())).order_by()):
+        key = "withdrawals" if kind == Transaction.Kind.BANK_WITHDRAWAL else "rebuilds"
+        life[accounts[account_id]][key] += total
     reversal_sums = defaultdict(lambda: ZERO)
     reversals = (Entry.objects.filter(account_id__in=list(accounts),
                                       transaction__in=Transaction.objects.filter(reverses__isnull=False,
@@ -171,14 +179,18 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
                "ledger_takings": money(ledger_hands), "sale_price_in": money(moved.get("sale", ZERO)),
                "distributed": money(-distribution) if distribution is not None else None,
                "balance": money(balance), "shares": share_rows, "open": tenure["closed_at"] is None,
-               "after_close": money(shared[tid])}
+               "after_close": money(shared[tid]),
+               "withdrawals": money(-life[tid]["withdrawals"]), "rebuilds": money(life[tid]["rebuilds"]),
+               "deposits": money(moved.get("capital", ZERO) + life[tid]["rebuilds"]),
+               "result": money(-(distribution or ZERO) + (balance if tenure["closed_at"] is None else ZERO)
+                               - life[tid]["withdrawals"] - moved.get("capital", ZERO) - life[tid]["rebuilds"])}
         if figures["bank_net"] != ledger_hands:
             exceptions.append({"code": "tenure_differs", "tenure": tid, "holder": tenure["holder__code"],
                                "report": money(figures["bank_net"]), "ledger": money(ledger_hands),
                                "difference": money(figures["bank_net"] - ledger_hands)})
         # capital + price + hands + reversals - distribution = balance (what the account holds)
         expected = (moved.get("capital", ZERO) + moved.get("sale", ZERO) + moved.get("price", ZERO)
-                    + on_account + (distribution or ZERO))
+                    + on_account + (distribution or ZERO) + life[tid]["withdrawals"] + life[tid]["rebuilds"])
         if expected != balance:
             exceptions.append({"code": "tenure_balance", "tenure": tid, "holder": tenure["holder__code"],
                                "movements": money(expected), "balance": money(balance)})
@@ -189,7 +201,7 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
             exceptions.append({"code": "closed_tenure_holds", "tenure": tid, "balance": money(balance)})
         if figures["open"]:
             exceptions.append({"code": "tenure_open_hands", "tenure": tid, "count": figures["open"]})
-        if previous_row is not None and tenure["began"] != BankTenure.Began.DRAW:
+        if previous_row is not None and tenure["began"] not in (BankTenure.Began.DRAW, BankTenure.Began.AUCTION):
             if tenure["previous_id"] != previous_row["id"]:
                 exceptions.append({"code": "holder_chain", "tenure": tid, "previous": tenure["previous_id"],
                                    "expected": previous_row["id"]})

@@ -223,6 +223,14 @@ def sections(report, grouping=True):
                      _("net takings €"), _("ledger €"), _("distributed €"), _("closing balance €"),
                      _("result for the syndicate €")),
                     tenure_rows))
+        def optional(value):
+            return amount(value) if value not in (None, "") else ""
+
+        out.append((_("The bank's life: deposits, withdrawals, rebuilds"),
+                    (_("tenure"), _("holder"), _("deposited €"), _("withdrawn €"), _("rebuilt €"), _("result €")),
+                    [(f"#{row['id']}", row["holder"], optional(row.get("deposits", row["capital"])),
+                      optional(row.get("withdrawals")), optional(row.get("rebuilds")), optional(row.get("result")))
+                     for row in result["tenures"]]))
         out.append((_("What each share received"),
                     (_("tenure"), _("player"), _("percent"), _("capital paid in €"), _("received €")),
                     [(f"#{row['id']}", share["player"], percent(share["percent"]), amount(share["capital"]),

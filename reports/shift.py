@@ -12,9 +12,9 @@ from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from ledger.models import Account, BankTenure, Entry, Transaction
+from ledger.models import Account, BankAuction, BankTenure, Entry, Transaction
 from ledger.money import euros
-from reports.audit import _audit, _card_tests, _chain, seal_faults
+from reports.audit import _audit, _card_tests, _chain, box_checks, seal_faults
 from reports.figures import (
     CENT,
     FORMAT,
@@ -69,8 +69,10 @@ def shift_report(shift, progress=None) -> dict:
         ledger), ``cards`` (chi-square per deck), ``chain`` (entries checked),
         ``chart`` (the bank's running balance), ``replay`` (hands worked out again),
         ``seal`` (the chain head: ``entry`` id, ``hash``, ``key_id``, ``entries``), ``house``
-        (the house's figures: ``reports.house.house_figures``) and ``exceptions`` (with
-        ``seal_broken``: a head sealed in a stored report that the chain no longer has).
+        (the house's figures: ``reports.house.house_figures``), ``boxes`` (the drop, cagnotte
+        and tips boxes as counted, against the buy-ins and the commission:
+        ``reports.audit.box_checks``) and ``exceptions`` (with ``seal_broken``: a head sealed
+        in a stored report that the chain no longer has).
     Only settled hands count in the figures; voided hands are listed with their void,
     open hands are an exception. [issue 5 "Shift report"]
     """
@@ -116,6 +118,8 @@ def shift_report(shift, progress=None) -> dict:
     exceptions += replayed
     exceptions += seal_faults(table)
     house = house_figures(shift, summary["handle"], exceptions)
+    boxes = box_checks(shift, exceptions)
+    boxes["bank_life"] = _bank_life(shift)
     for row in bets["players"]:
         del row["player_id"]
     progress(100, "done")
@@ -147,6 +151,7 @@ def shift_report(shift, progress=None) -> dict:
                  "entries": chain["entries"]},
         "chart": chart,
         "house": house,
+        "boxes": boxes,
         "exceptions": exceptions,
         "computed_at": timezone.now().isoformat(),
     }
@@ -178,6 +183,36 @@ SELECT tenure_id, status, bucket, count(*), count(transaction_id), sum(splits), 
                LEFT JOIN LATERAL jsonb_to_record(h.settlement) AS s(commission numeric, bank jsonb) ON true
          WHERE h.table_id = %(table)s AND h.shift_id = %(shift)s OFFSET 0) AS hand
  GROUP BY tenure_id, status, bucket"""
+
+
+def _bank_life(shift):
+    """The bank's withdrawals, rebuilds and auctions at the shift's table while it was
+    open, in order: ``[{"kind", "tenure", "holder", "amount", "at", "by"}]`` (amounts
+    strings of euros, from the tenure account's entry of each posting; an auction's row
+    is its winning bid, with ``sessions`` and the ``tied`` bidders drawn by lot).
+    [issue 16 "The bank's life"]"""
+    window = Q(posted_at__gte=shift.opened_at)
+    if shift.closed_at is not None:
+        window &= Q(posted_at__lte=shift.closed_at)
+    rows = []
+    for txn in (Transaction.objects.filter(window, tenure__table=shift.table_id,
+                                           kind__in=[Transaction.Kind.BANK_WITHDRAWAL, Transaction.Kind.BANK_REBUILD])
+                .select_related("tenure__holder", "posted_by").order_by("id")):
+        amount = txn.entries.filter(account__tenure=txn.tenure_id).values_list("amount", flat=True).first()
+        rows.append({"kind": txn.kind, "tenure": txn.tenure_id, "holder": txn.tenure.holder.code,
+                     "amount": money(amount), "at": _iso(txn.posted_at),
+                     "by": txn.posted_by.get_username() if txn.posted_by_id else None})
+    awarded = Q(awarded_at__gte=shift.opened_at)
+    if shift.closed_at is not None:
+        awarded &= Q(awarded_at__lte=shift.closed_at)
+    for auction in (BankAuction.objects.filter(awarded, table=shift.table_id)
+                    .select_related("winner", "awarded_by").order_by("awarded_at", "id")):
+        rows.append({"kind": "auction", "tenure": auction.tenure_id, "holder": auction.winner.code,
+                     "amount": money(auction.amount), "at": _iso(auction.awarded_at),
+                     "by": auction.awarded_by.get_username(), "sessions": auction.sessions,
+                     "tied": auction.draw.get("tied", [])})
+    rows.sort(key=lambda row: row["at"])
+    return rows
 
 
 def _hand_figures(table, shift, lo, hi):

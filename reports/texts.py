@@ -36,7 +36,10 @@ BET_KINDS = {"seat": gettext_lazy("seats' own bets"), "side": gettext_lazy("side
 RECONCILED = {"players": gettext_lazy("players (net)"), "bank": gettext_lazy("bank tenures (net)"),
               "house": gettext_lazy("house commission"), "other": gettext_lazy("other accounts")}
 BEGAN = {"draw": gettext_lazy("drawn for"), "natural": gettext_lazy("taken with 7½"),
-         "sale": gettext_lazy("bought"), "transfer": gettext_lazy("transferred")}
+         "sale": gettext_lazy("bought"), "transfer": gettext_lazy("transferred"),
+         "auction": gettext_lazy("won at auction")}
+BOXES = {"drop": gettext_lazy("drop box"), "cagnotte": gettext_lazy("cagnotte box"),
+         "tips": gettext_lazy("tips box")}
 ENDED = {"closed": gettext_lazy("closed by its holder"), "natural": gettext_lazy("lost to a 7½"),
          "sale": gettext_lazy("sold"), "transfer": gettext_lazy("transferred")}
 
@@ -159,6 +162,9 @@ def exception_text(item: dict) -> str:
         return _("the house's commission recomputed from the rate is %(recomputed)s €, the posted one %(posted)s € "
                  "(difference %(difference)s €) in %(count)s hand(s): %(numbers)s") % {
             **p, "numbers": _numbers(p["numbers"], p["count"])}
+    if code == "box_variance":
+        return _("the %(box)s counted %(counted)s € against %(expected)s € recorded (variance %(variance)s €), "
+                 "not explained") % {**p, "box": BOXES.get(p["box"], p["box"])}
     details = ", ".join(f"{key}={value}" for key, value in p.items() if key != "code")
     return f"{code}: {details}"
 

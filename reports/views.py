@@ -24,7 +24,16 @@ from reports.exports import (
 )
 from reports.forms import BankReportForm, ShiftReportForm
 from reports.models import Report, ReportKind, ReportRequest
-from reports.texts import BEGAN, BET_KINDS, ENDED, RECONCILED, RESULTS, event_text, exception_text
+from reports.texts import (
+    BEGAN,
+    BET_KINDS,
+    BOXES,
+    ENDED,
+    RECONCILED,
+    RESULTS,
+    event_text,
+    exception_text,
+)
 from tables.rules_words import deck_words
 
 LIST_PER_PAGE = 50
@@ -134,6 +143,7 @@ def report_page(request, pk):
             voids=_page(result["voids"], request, "voids"),
             undos=_page([{**row, "undone_text": event_text(row["undone"])} for row in result["undos"]],
                         request, "undos"),
+            boxes=_boxes(result.get("boxes")),
         )
         return render(request, "reports/shift.html", context)
     context.update(
@@ -144,6 +154,14 @@ def report_page(request, pk):
         chain=result["chain"],
     )
     return render(request, "reports/banks.html", context)
+
+
+def _boxes(boxes):
+    """The report's boxes section with each box named (a report stored before it: None)."""
+    if boxes is None:
+        return None
+    return {**boxes, "counts": [{**row, "label": BOXES.get(row["box"], row["box"])} for row in boxes["counts"]],
+            "not_counted": [BOXES.get(box, box) for box in boxes["not_counted"]]}
 
 
 def _filename(report, extension):

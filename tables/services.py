@@ -25,8 +25,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ledger.errors import InsufficientChips
-from ledger.models import BankTenure
-from ledger.money import cents, euros
+from ledger.models import Account, BankTenure, Transaction
+from ledger.money import cents, euros, show
 from ledger.selectors import player_balance
 from ledger.services import (
     bank_sell,
@@ -35,8 +35,10 @@ from ledger.services import (
     ledger_post_settlement,
     ledger_reverse,
     tenure_check_cover,
+    tenure_close,
     tenure_open,
 )
+from ledger.services.bank_life import bank_floor, bank_rebuild, bank_withdraw
 from tables.chain import GENESIS, current_key_id, entry_hash
 from tables.engine import HandState, IllegalEvent, parse_amount
 from tables.engine.cards import CARD_NAME
@@ -238,6 +240,8 @@ def _open_locked(opening: Opening, *, seats, opened_by, shift, require_shift, im
     if shift is None and require_shift:
         raise NoShift(_("%(table)s has no open shift: a pit supervisor opens one"), params={"table": table.name})
     tenure = _take_over_if_due(table=table, tenure=opening.tenure, by=opened_by, last=last)
+    if table.bank_cover:
+        _refuse_wiped_out_bank(table, tenure)
     players = _seat_players(seats, bank=tenure.holder, known=players)
     number = table.last_hand_number + 1
     hand = Hand(table=table, number=number, shift=shift, tenure=tenure, bank=tenure.holder,
@@ -846,6 +850,68 @@ def _free_chips(player):
     hands (``tables.stakes``), ``Decimal`` euros, at least zero."""
     risk = open_hands_at_risk(codes=[player.code]).get(player.code, 0)
     return max(player_balance(player=player) - euros(risk), Decimal("0"))
+
+
+def _refuse_wiped_out_bank(table, tenure):
+    """A limited bank whose funds no longer cover the table's minimum bet after its hands
+    (a bank opened short, as a 7½ takeover with few chips, was never covered: its stakes
+    are refused bet by bet, ``tenure_check_cover``) opens no hand until it is rebuilt to at least its first amount or given up. [issue 16 "The bank's
+    life"; Melilla casino rules 2014 art. 52]
+
+    Raises:
+        BankNotReady: naming what the bank holds, the minimum and the least rebuild.
+    """
+    balance = Account.objects.filter(tenure_id=tenure.pk).values_list("balance", flat=True).get()
+    if balance < table.min_bet and tenure.hands.filter(status=Hand.Status.SETTLED).exists():
+        tenure.table = table
+        raise BankNotReady(_("the bank of %(holder)s holds %(balance)s, below the table's minimum of %(low)s: the pit "
+                             "rebuilds it to at least %(floor)s or it is given up before the next hand"),
+                           params={"holder": tenure.holder.code, "balance": show(balance), "low": show(table.min_bet),
+                                   "floor": show(bank_floor(tenure))})
+
+
+# ---------------------------------------------------------------------------------------
+# The bank's life: withdrawals, rebuilds, giving it up
+
+def table_bank_withdraw(*, table: Table, amount: Decimal, by) -> Transaction:
+    """The banker withdraws part of the bank (recorded by the pit, announced on the
+    console): never the stakes of the hand in play.
+
+    Raises:
+        BankNotReady: no bank; the ledger's refusals (``bank_withdraw``: the amount above
+        what the bank holds beyond the stakes in play, field ``amount``).
+    """
+    with db.atomic():
+        table = _lock_table(table.pk)
+        tenure = _require_tenure(table)
+        hand = table.hands.filter(status=Hand.Status.OPEN).first()
+        in_play = euros(_stakes(hand_state(hand))) if hand is not None else Decimal("0")
+        return bank_withdraw(tenure=tenure, amount=amount, in_play=in_play, posted_by=by)
+
+
+def table_bank_rebuild(*, table: Table, amount: Decimal, by) -> Transaction:
+    """The bank rebuilt by its syndicate to at least its first amount, between hands.
+
+    Raises:
+        BankNotReady: no bank, or a hand is open; the ledger's refusals (``bank_rebuild``).
+    """
+    with db.atomic():
+        table = _lock_table(table.pk)
+        _no_open_hand(table)
+        return bank_rebuild(tenure=_require_tenure(table), amount=amount, posted_by=by)
+
+
+def table_bank_give_up(*, table: Table, by):
+    """The banker gives the bank up between hands: his tenure closes, its balance back to
+    its syndicate; the table has no bank until it is drawn for or auctioned.
+
+    Returns:
+        the distribution Transaction or None (nothing left).
+    """
+    with db.atomic():
+        table = _lock_table(table.pk)
+        _no_open_hand(table)
+        return tenure_close(tenure=_require_tenure(table), ended=BankTenure.Ended.CLOSED, posted_by=by)
 
 
 def _seat_players(codes, *, bank, field="seats", seated=True, known=None):

@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "tables",
     "ledger",
     "reports",
+    "boxes",
     "api",
 ]
 

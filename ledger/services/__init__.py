@@ -24,6 +24,8 @@ the owner holds; see ``ledger.models``).
   opening chips; ``chips_transfer``: from one player to another, recorded by the pit).
 - ``tenures``: the bank's tenures (``tenure_open``, ``tenure_close``, ``bank_sell``,
   ``bank_transfer``, ``tenure_check_cover``).
+- ``bank_life``: the bank's auction (``auction_open``, ``auction_bid``, ``auction_award``),
+  withdrawals (``bank_withdraw``) and rebuilds (``bank_rebuild``, ``bank_wiped_out``).
 """
 
 from ledger.services.cage import cashier_buy_in, cashier_cash_out, cashier_slip_void

@@ -27,6 +27,7 @@ from django.template import engines
 from django.template.backends.utils import csrf_input
 from django.template.defaultfilters import floatformat
 from django.urls import path
+from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
@@ -346,6 +347,8 @@ def _render_console(request, table, shift, *, refused=None, stale=False, open_fo
     if hand is None or hand.status != Hand.Status.OPEN:
         holder = _next_bank(table, hand, settled_now=at_table is not None)
         context["next_bank"] = holder
+        if holder is not None:
+            context["bank_news"] = _bank_news(table, hand)
         if open_form is None:
             seats = [] if hand is None else [code for code in hand.seats if holder is None or code != holder.code]
             open_form = OpenHandForm(initial={"seats": " ".join(seats), "after": table.last_hand_number})
@@ -355,6 +358,32 @@ def _render_console(request, table, shift, *, refused=None, stale=False, open_fo
     if _fetched(request):
         return HttpResponse(body, status=status)
     return render(request, PAGE, {"table": table, "body": mark_safe(body)}, status=status)
+
+
+def _bank_news(table, hand):
+    """What the console announces about the bank between hands: its latest withdrawal or
+    rebuild since the last hand (``kind``, ``amount`` Decimal euros, ``at``), and whether
+    a limited bank is wiped out (the next hand is refused until it is rebuilt or given
+    up). [issue 16 "The bank's life": withdrawals recorded and announced on the console]"""
+    from ledger.models import BankTenure
+    from ledger.services.bank_life import bank_floor, bank_wiped_out, last_bank_movement
+
+    tenure = (BankTenure.objects.select_related("holder", "account").filter(table=table, closed_at__isnull=True)
+              .first())
+    if tenure is None:
+        return None
+    tenure.table = table
+    movement = last_bank_movement(tenure)
+    since = (hand.settled_at or hand.voided_at or hand.opened_at) if hand is not None else None
+    if movement is not None and since is not None and movement.posted_at < since:
+        movement = None
+    balance = tenure.account.balance
+    return Shown(holder=tenure.holder.code, balance=balance,
+                 kind=movement.kind if movement else None,
+                 at=timezone.localtime(movement.posted_at).strftime("%H:%M") if movement else None,
+                 amount=movement.entries.filter(account__tenure=tenure).values_list("amount", flat=True).first()
+                 if movement else None,
+                 wiped_out=bank_wiped_out(tenure, balance), floor=bank_floor(tenure))
 
 
 def _next_bank(table, hand, settled_now):

@@ -28,6 +28,7 @@ from ledger.errors import AlreadyPosted
 from ledger.models import Account, BankTenure
 from ledger.money import cents, euros, show
 from ledger.selectors import player_balance
+from ledger.services.bank_life import auction_sessions_played, bank_floor, bank_wiped_out
 from ledger.shares import HUNDRED, split_by_shares
 from tables import services
 from tables.forms.pit import (
@@ -117,6 +118,9 @@ def pit_table(request, table_id):
         "shift": table.shifts.filter(closed_at__isnull=True).select_related("dealer", "opened_by").first(),
         "shares": list(tenure.shares.select_related("player")) if tenure else [],
         "next_holder": services.pending_bank_holder(table) if tenure else None,
+        "wiped_out": bool(tenure) and bank_wiped_out(tenure, tenure.account.balance),
+        "floor": bank_floor(tenure) if tenure else None,
+        "award": auction_sessions_played(tenure) if tenure and tenure.began == "auction" else None,
         "shifts": _page(request, shifts, "shifts"), "tenures": _page(request, tenures, "tenures", 10),
         "can_change": _can_change(request)})
 

@@ -1,0 +1,81 @@
+"""The boxes' forms: a table buy-in at the console, a box's count by denomination, a
+variance's explanation. They check the shape of what was typed and name the field at
+fault; ``boxes.services`` writes and checks again under the session's row lock. Amounts
+are ``Decimal`` euros with two places (a Spanish ``150,50`` is accepted)."""
+
+import uuid
+from decimal import Decimal
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.utils.formats import number_format
+from django.utils.translation import gettext_lazy as _
+
+from boxes.models import BoxCount
+from boxes.services import denominations
+from casino.roles import ROLES
+from ledger.forms import PlayerCodeField
+
+
+class TableBuyInForm(forms.Form):
+    """Cash for chips at the table: the player, the amount; a one-time token so that the
+    form sent twice posts once."""
+
+    player = PlayerCodeField(label=_("Player id"))
+    amount = forms.DecimalField(label=_("Amount (€)"), max_digits=12, decimal_places=2, min_value=Decimal("0.01"),
+                                localize=True)
+    token = forms.CharField(widget=forms.HiddenInput, max_length=64)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["token"].initial = uuid.uuid4().hex
+        self.fields["player"].widget.attrs.update(autocomplete="off", autocapitalize="none", autofocus=True)
+        self.fields["amount"].widget.attrs.update(inputmode="decimal")
+
+
+class UserChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj):
+        full = obj.get_full_name()
+        return f"{obj.get_username()} · {full}" if full else obj.get_username()
+
+
+def _field_name(value):
+    return "d_" + str(value).replace(".", "_")
+
+
+class BoxCountForm(forms.Form):
+    """One box counted: which box, the two counters (active staff, not the session's
+    dealer: the service refuses him by name), the pieces of each denomination."""
+
+    box = forms.ChoiceField(label=_("Box"), choices=BoxCount.Box.choices)
+    first_counter = UserChoiceField(label=_("First counter"), queryset=get_user_model().objects.none(),
+                                    empty_label=_("— who counted —"))
+    second_counter = UserChoiceField(label=_("Second counter"), queryset=get_user_model().objects.none(),
+                                     empty_label=_("— who counted with him —"))
+
+    def __init__(self, *args, boxes=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if boxes is not None:
+            self.fields["box"].choices = [(value, label) for value, label in BoxCount.Box.choices if value in boxes]
+        staff = (get_user_model().objects.filter(is_active=True, groups__name__in=ROLES)
+                 .order_by("username").distinct())
+        self.fields["first_counter"].queryset = staff
+        self.fields["second_counter"].queryset = staff
+        self.values = denominations()
+        for value in self.values:
+            self.fields[_field_name(value)] = forms.IntegerField(
+                label=_("%(value)s €") % {"value": number_format(value, 2, use_l10n=True)}, min_value=0,
+                max_value=10**6, required=False, widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
+
+    def denomination_fields(self):
+        return [self[_field_name(value)] for value in self.values]
+
+    def pieces(self):
+        """``{"50.00": 3}`` from the cleaned form (empty boxes: zero)."""
+        return {str(value): self.cleaned_data.get(_field_name(value)) or 0 for value in self.values}
+
+
+class VarianceNoteForm(forms.Form):
+    """Why a count differs from the records."""
+
+    text = forms.CharField(label=_("Explanation"), widget=forms.Textarea(attrs={"rows": 2}), max_length=2000)

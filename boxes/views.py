@@ -1,0 +1,228 @@
+"""The boxes' pages: the dealer's table buy-in at the console; the pit's page of a
+session's boxes (its buy-ins, the counts, the variances to explain); the cagnotte
+register of a session and the daily control register (each also as CSV).
+
+Roles: the dealer of the table's open session records its buy-ins (a pit supervisor may
+too); a pit supervisor records counts and explanations; an auditor reads every page and
+posts nothing (403).
+"""
+
+import csv
+from datetime import date
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from boxes import services
+from boxes.forms import BoxCountForm, TableBuyInForm, VarianceNoteForm
+from boxes.models import BoxCount, TableBuyIn
+from boxes.registers import cagnotte_register, daily_register
+from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
+from ledger.errors import AlreadyPosted
+from ledger.money import show
+from tables.models import Shift, Table
+
+pit_page = role_required(PIT_SUPERVISOR, read_roles=(AUDITOR,))
+CSV_TYPE = "text/csv; charset=utf-8"
+
+
+def _refuse(form, error):
+    field = getattr(error, "field", None)
+    form.add_error(field if field in form.fields else None, error)
+
+
+# ---------------------------------------------------------------------------------------
+# The console: a table buy-in
+
+@role_required(DEALER, PIT_SUPERVISOR)
+def console_buy_in(request, table_id):
+    """A table buy-in at the console (key K): player and amount; the chips go to the
+    player, the cash into the table's drop box. Then back to the console, announced."""
+    table = get_object_or_404(Table, pk=table_id)
+    shift = table.shifts.filter(closed_at__isnull=True).select_related("dealer").first()
+    if shift is None:
+        raise PermissionDenied(_("This table has no open shift: a pit supervisor opens one before its hands are "
+                                 "entered."))
+    if shift.dealer_id != request.user.pk and not has_role(request.user, PIT_SUPERVISOR):
+        raise PermissionDenied(_("Only %(dealer)s, the dealer of this table's open shift, records its buy-ins.")
+                               % {"dealer": shift.dealer.get_username()})
+    form = TableBuyInForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        player, amount = form.cleaned_data["player"], form.cleaned_data["amount"]
+        try:
+            services.table_buy_in(shift=shift, player=player, amount=amount, recorded_by=request.user,
+                                  idempotency_key=f"table_buy_in:{form.cleaned_data['token']}")
+        except AlreadyPosted:
+            pass  # the same form sent twice: the first one stands
+        except ValidationError as error:
+            _refuse(form, error)
+        else:
+            messages.success(request, _("Buy-in at the table: %(amount)s in chips to %(player)s, the cash into the "
+                                        "drop box.") % {"amount": show(amount), "player": player.code})
+        if form.is_valid():
+            return redirect("tables:console", table_id=table.pk)
+    recent = TableBuyIn.objects.filter(shift=shift).select_related("player").order_by("-id")[:5]
+    return render(request, "boxes/buy_in.html", {"table": table, "shift": shift, "form": form, "recent": recent})
+
+
+# ---------------------------------------------------------------------------------------
+# A session's boxes
+
+def _can_change(request):
+    return has_role(request.user, PIT_SUPERVISOR)
+
+
+@pit_page
+def session_boxes(request, shift_id):
+    """A session's boxes: its table buy-ins, the counts made (by whom, by denomination,
+    against the records) and the forms to count the boxes left and to explain a variance."""
+    shift = get_object_or_404(Shift.objects.select_related("table", "dealer", "opened_by", "closed_by"), pk=shift_id)
+    counts = list(BoxCount.objects.filter(shift=shift).select_related("first_counter", "second_counter",
+                                                                       "recorded_by", "note__explained_by"))
+    left = [box for box in BoxCount.Box.values if box not in {c.box for c in counts}]
+    form = BoxCountForm(request.POST or None, boxes=left) if left else None
+    note_forms = {}
+    if request.method == "POST":
+        if not _can_change(request):
+            raise PermissionDenied
+        if "count" in request.POST and form is not None and form.is_valid():
+            try:
+                services.box_count(shift=shift, box=form.cleaned_data["box"], pieces=form.pieces(),
+                                   first_counter=form.cleaned_data["first_counter"],
+                                   second_counter=form.cleaned_data["second_counter"], recorded_by=request.user)
+            except ValidationError as error:
+                _refuse(form, error)
+            else:
+                messages.success(request, _("Count recorded."))
+                return redirect("boxes:session", shift_id=shift.pk)
+        elif "explain" in request.POST:
+            count = get_object_or_404(BoxCount, pk=request.POST.get("count_id"), shift=shift)
+            note = VarianceNoteForm(request.POST, prefix=f"n{count.pk}")
+            note_forms[count.pk] = note
+            if note.is_valid():
+                try:
+                    services.variance_explain(count=count, text=note.cleaned_data["text"],
+                                              explained_by=request.user)
+                except ValidationError as error:
+                    _refuse(note, error)
+                else:
+                    messages.success(request, _("Explanation recorded."))
+                    return redirect("boxes:session", shift_id=shift.pk)
+        if form is not None and "count" not in request.POST:
+            form = BoxCountForm(boxes=left)
+    for count in counts:
+        if count.variance and not hasattr(count, "note"):
+            count.note_form = note_forms.get(count.pk) or VarianceNoteForm(prefix=f"n{count.pk}")
+    return render(request, "boxes/session.html", {
+        "shift": shift, "table": shift.table, "counts": counts, "form": form, "can_change": _can_change(request),
+        "buy_ins": TableBuyIn.objects.filter(shift=shift).select_related("player", "recorded_by").order_by("id"),
+        "buy_in_total": services.session_buy_ins(shift), "commission": services.session_commission(shift)})
+
+
+# ---------------------------------------------------------------------------------------
+# Registers
+
+def _csv(name, header, rows):
+    response = HttpResponse(content_type=CSV_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    writer = csv.writer(response)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return response
+
+
+def _money(value):
+    return "" if value is None else f"{value:.2f}"
+
+
+@pit_page
+def session_cagnotte(request, shift_id):
+    """The cagnotte register of one table's session: each levy numbered, with its hand,
+    time, bank and running total; ``?format=csv`` downloads it."""
+    shift = get_object_or_404(Shift.objects.select_related("table", "dealer"), pk=shift_id)
+    levies = cagnotte_register(shift)
+    if request.GET.get("format") == "csv":
+        zone = timezone.get_default_timezone()
+        return _csv(f"cagnotte-{shift.table.name}-{shift.pk}.csv".replace(" ", "-").lower(),
+                    ["levy", "hand", "settled_at", "bank", "amount", "running"],
+                    [[levy.number, levy.hand, levy.settled_at.astimezone(zone).isoformat() if levy.settled_at else "",
+                      levy.bank, _money(levy.amount), _money(levy.running)] for levy in levies])
+    count = BoxCount.objects.filter(shift=shift, box=BoxCount.Box.CAGNOTTE).first()
+    return render(request, "boxes/cagnotte.html", {"shift": shift, "table": shift.table, "levies": levies,
+                                                   "total": levies[-1].running if levies else 0, "count": count})
+
+
+@pit_page
+def daily(request):
+    """The daily control register: every session opened on the day (``?day=YYYY-MM-DD``,
+    default today in the casino's time zone) by table, with the totals of all tables;
+    ``?format=csv`` downloads it."""
+    try:
+        day = date.fromisoformat(request.GET.get("day") or "")
+    except ValueError:
+        day = timezone.localdate()
+    register = daily_register(day)
+    if request.GET.get("format") == "csv":
+        rows = [[line.shift.table.name, line.shift.pk, line.shift.dealer.get_username(), line.levies,
+                 _money(line.cagnotte), _money(line.cagnotte_counted), _money(line.cagnotte_variance),
+                 _money(line.drop), _money(line.drop_counted), _money(line.drop_variance),
+                 _money(line.tips_counted), line.open_variances] for line in register.lines]
+        rows.append(["", "", "total", sum(line.levies for line in register.lines),
+                     _money(register.total("cagnotte")), _money(register.total("cagnotte_counted")),
+                     _money(register.total("cagnotte_variance")), _money(register.total("drop")),
+                     _money(register.total("drop_counted")), _money(register.total("drop_variance")),
+                     _money(register.total("tips_counted")), sum(line.open_variances for line in register.lines)])
+        return _csv(f"control-register-{day.isoformat()}.csv",
+                    ["table", "session", "dealer", "levies", "cagnotte", "cagnotte_counted", "cagnotte_variance",
+                     "drop", "drop_counted", "drop_variance", "tips_counted", "open_variances"], rows)
+    totals = {name: register.total(name) for name in ("cagnotte", "cagnotte_counted", "cagnotte_variance", "drop",
+                                                      "drop_counted", "drop_variance", "tips_counted")}
+    totals["levies"] = sum(line.levies for line in register.lines)
+    return render(request, "boxes/daily.html", {
+        "register": register, "totals": totals, "day": day,
+        "previous": date.fromordinal(day.toordinal() - 1), "next": date.fromordinal(day.toordinal() + 1)})
+
+
+@pit_page
+def tronc(request):
+    """The tronc: what it holds, the tips counted and not yet shared out, the distribution
+    they would make by the configured policy (confirmed before it posts), and the
+    distributions made."""
+    from boxes.models import TroncDistribution
+    from boxes.tronc import tronc_distribute, tronc_plan
+    from ledger.models import Account
+
+    if request.method == "POST":
+        if not _can_change(request):
+            raise PermissionDenied
+        if request.POST.get("confirm") == "yes":
+            try:
+                done = tronc_distribute(made_by=request.user)
+            except ValidationError as error:
+                messages.error(request, str(error))
+            else:
+                messages.success(request, _("Tronc of %(total)s shared out: %(staff)s to the staff, %(casino)s to the "
+                                            "casino.") % {"total": show(done.total), "staff": show(done.staff_total),
+                                                         "casino": show(done.casino_total)})
+            return redirect("boxes:tronc")
+    balance = Account.objects.filter(kind=Account.Kind.TRONC).values_list("balance", flat=True).first()
+    distributions = (TroncDistribution.objects.select_related("made_by").prefetch_related("shares__user")
+                     .order_by("-made_at", "-id")[:20])
+    return render(request, "boxes/tronc.html", {"plan": tronc_plan(), "balance": balance or 0,
+                                                "distributions": distributions, "can_change": _can_change(request),
+                                                "confirming": request.GET.get("confirm") == "1"})
+
+
+app_name = "boxes"
+urlpatterns = [
+    path("console/<int:table_id>/buy-in/", console_buy_in, name="buy_in"),
+    path("sessions/<int:shift_id>/", session_boxes, name="session"),
+    path("sessions/<int:shift_id>/cagnotte/", session_cagnotte, name="cagnotte"),
+    path("daily/", daily, name="daily"),
+    path("tronc/", tronc, name="tronc"),
+]

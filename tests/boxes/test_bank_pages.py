@@ -1,0 +1,115 @@
+"""The pit's pages of the bank's life and the console's announcement, in Spanish."""
+
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+
+from ledger.models import BankAuction, BankBid, BankTenure, Transaction
+from tables import services
+from tests.boxes.test_bank_life import BANK_LOSES, play
+from tests.reports.conftest import P01
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def client_es(client):
+    client.cookies["django_language"] = "es"
+    return client
+
+
+def test_the_pit_auctions_the_bank_and_a_tie_is_drawn_by_lot(client_es, mesa):
+    services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
+    client_es.force_login(mesa.supervisor)
+    url = reverse("tables:bank_auction", args=[mesa.table.pk])
+    assert "Abrir la subasta" in client_es.get(url).content.decode()
+    client_es.post(url, {"open": "1", "sessions": "3"})
+    for player, amount in (("luis", "150"), ("marta", "150,00"), ("pepe", "100")):
+        client_es.post(url, {"bid": "1", "player": player, "amount": amount})
+    refused = client_es.post(url, {"bid": "1", "player": "rosa", "amount": "900"})
+    assert "no está cubierta" in refused.content.decode()
+    page = client_es.get(url).content.decode()
+    assert "luis, marta empatan a 150,00 €" in page
+    confirm = client_es.post(url, {"award": "1"})
+    assert "Confirmar la adjudicación" in confirm.content.decode() and BankAuction.objects.get().awarded_at is None
+    done = client_es.post(url, {"award": "1", "confirm": "yes"}, follow=True)
+    auction = BankAuction.objects.get()
+    assert auction.winner.code in ("luis", "marta") and auction.draw["tied"] == ["luis", "marta"]
+    assert auction.sessions == 3 and BankBid.objects.count() == 3
+    assert "el sorteo dio la banca a" in done.content.decode()
+    tenure = BankTenure.objects.get(closed_at__isnull=True)
+    assert tenure.began == "auction" and tenure.capital == Decimal("150.00")
+
+
+def test_a_withdrawal_is_confirmed_then_announced_on_the_console(client_es, mesa):
+    play(mesa, P01)
+    client_es.force_login(mesa.supervisor)
+    url = reverse("tables:bank_withdraw", args=[mesa.table.pk])
+    too_much = client_es.post(url, {"amount": "200", "confirm": "yes"})
+    assert "como mucho 109,50 €" in too_much.content.decode()
+    asked = client_es.post(url, {"amount": "50"})
+    assert "¿ana retira 50,00 € de la banca?" in asked.content.decode()
+    assert not Transaction.objects.filter(kind="bank_withdrawal").exists()
+    client_es.post(url, {"amount": "50", "confirm": "yes"})
+    assert Transaction.objects.filter(kind="bank_withdrawal").count() == 1
+    client_es.force_login(mesa.dealer)
+    console = client_es.get(reverse("tables:console", args=[mesa.table.pk])).content.decode()
+    assert "El banquero ana retiró 50,00 € de la banca" in console and "tiene 59,50 €" in console
+
+
+def test_a_wiped_out_bank_is_flagged_on_the_console_and_rebuilt_from_the_pit(client_es, mesa):
+    mesa.table.bank_cover = True
+    mesa.table.save(update_fields=["bank_cover"])
+    services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
+    services.table_bank_draw(table=mesa.table, holder=mesa.players["ana"], capital=Decimal("30"), by=mesa.supervisor)
+    play(mesa, BANK_LOSES)
+    client_es.force_login(mesa.dealer)
+    console = client_es.get(reverse("tables:console", args=[mesa.table.pk])).content.decode()
+    assert "ninguna mano se abre hasta que el jefe de mesa la reconstituya al menos a 30,00 €" in console
+    opened = client_es.post(reverse("tables:console_open", args=[mesa.table.pk]), {"seats": "luis", "after": "1"})
+    assert "por debajo del mínimo de la mesa" in opened.content.decode()
+    client_es.force_login(mesa.supervisor)
+    assert "ya no cubre el mínimo de la mesa" in client_es.get(
+        reverse("tables:pit_table", args=[mesa.table.pk])).content.decode()
+    url = reverse("tables:bank_rebuild", args=[mesa.table.pk])
+    short = client_es.post(url, {"amount": "10", "confirm": "yes"})
+    assert "al menos 30,00 €" in short.content.decode()
+    client_es.post(url, {"amount": "30", "confirm": "yes"})
+    client_es.force_login(mesa.dealer)
+    console = client_es.get(reverse("tables:console", args=[mesa.table.pk])).content.decode()
+    assert "fue reconstituida con 30,00 €" in console and "ninguna mano se abre" not in console
+
+
+def test_the_bank_given_up_after_confirmation(client_es, mesa):
+    client_es.force_login(mesa.supervisor)
+    url = reverse("tables:bank_give_up", args=[mesa.table.pk])
+    assert "Abandonar la banca" in client_es.get(url).content.decode()
+    client_es.post(url, {"confirm": "yes"})
+    assert not BankTenure.objects.filter(closed_at__isnull=True).exists()
+
+
+def test_an_auditor_reads_the_bank_pages_and_changes_nothing(client_es, mesa, staff):
+    client_es.force_login(staff["auditor"])
+    for name in ("bank_auction", "bank_withdraw", "bank_rebuild", "bank_give_up"):
+        assert client_es.get(reverse(f"tables:{name}", args=[mesa.table.pk])).status_code == 200
+        assert client_es.post(reverse(f"tables:{name}", args=[mesa.table.pk]),
+                              {"confirm": "yes", "amount": "1"}).status_code == 403
+    assert BankTenure.objects.filter(closed_at__isnull=True).count() == 1
+
+
+def test_the_pit_sees_when_an_auctions_sessions_are_over(client_es, mesa):
+    from ledger.services.bank_life import auction_award, auction_bid, auction_open
+
+    services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
+    auction = auction_open(table=mesa.table, sessions=1, opened_by=mesa.supervisor)
+    auction_bid(auction=auction, player=mesa.players["pepe"], amount=Decimal("50"), recorded_by=mesa.supervisor)
+    auction_award(auction=auction, awarded_by=mesa.supervisor)
+    services.shift_close(shift=mesa.table.shifts.get(), closed_by=mesa.supervisor)
+    client_es.force_login(mesa.supervisor)
+    url = reverse("tables:pit_table", args=[mesa.table.pk])
+    assert "0 jugadas desde entonces" in client_es.get(url).content.decode()
+    services.shift_open(table=mesa.table, dealer=mesa.dealer, opened_by=mesa.supervisor)
+    services.shift_close(shift=mesa.table.shifts.filter(closed_at__isnull=True).get(), closed_by=mesa.supervisor)
+    page = client_es.get(url).content.decode()
+    assert "1 jugadas desde entonces" in page and "La adjudicación ha terminado" in page

@@ -1,0 +1,113 @@
+"""The table's boxes and the bank's life in a real browser: the dealer's buy-in from the
+console by keyboard (K, the player, the amount, Enter, back at the console with the chips
+announced); the pit's count of a closed session's cagnotte by two people, refused for one
+person twice, and its variance explained; the bank auctioned with a tie drawn by lot; on a
+phone, the boxes' pages fit the screen."""
+
+from decimal import Decimal
+
+import pytest
+
+from boxes.models import BoxCount, TableBuyIn, VarianceNote
+from ledger.models import Account
+from tables import services
+from tests.browser.test_console import log_in
+from tests.factories import UserFactory
+from tests.hands import event
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+#: At 5 %: luis 7 beats 6 (+10.00), marta 4 loses 20.00: the bank collects 10.00, levy 0.50.
+P01 = ["luis deal 5O", "marta deal 3C", "bank deal 2E", "luis bet 10", "luis card 2B", "luis stand",
+       "marta bet 20", "marta card 1O", "marta stand", "bank card 4E", "bank stand"]
+
+
+def test_the_dealer_records_a_buy_in_from_the_console_by_keyboard(browser_page, mesa):
+    """In the middle of a hand (the focus in the card box), K opens the buy-in."""
+    mesa.open("luis", "marta")
+    page = browser_page
+    log_in(page, "dealer1", f"/tables/console/{mesa.table.pk}/")
+    page.wait_for_selector("#buy-in")
+    page.wait_for_function("() => document.activeElement && document.activeElement.matches('[data-card-input]')")
+    page.keyboard.press("k")
+    page.wait_for_url(f"**/boxes/console/{mesa.table.pk}/buy-in/")
+    page.wait_for_function("() => document.activeElement && document.activeElement.name === 'player'")
+    page.keyboard.type("luis")
+    page.keyboard.press("Tab")
+    page.keyboard.type("150,50")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/tables/console/{mesa.table.pk}/")
+    assert "150,50 € en fichas para luis" in page.inner_text("#console")
+    assert TableBuyIn.objects.get().amount == Decimal("150.50")
+    assert Account.objects.get(player__code="luis").balance == Decimal("650.50")
+
+
+def test_the_pit_counts_the_cagnotte_with_two_people_and_explains_the_variance(browser_page, mesa):
+    mesa.table.rules = {"profile": "reglamento", "commission_rate": "0.05"}
+    mesa.table.save(update_fields=["rules"])
+    hand = mesa.open("luis", "marta")
+    for line in P01:
+        hand = services.hand_record_event(hand=hand, event=event(line), entered_by=mesa.dealer,
+                                          expected_version=hand.version)
+    shift = services.shift_close(shift=mesa.table.shifts.get(), closed_by=mesa.supervisor)
+    UserFactory(username="pit2", roles=["pit_supervisor"])
+    page = browser_page
+    log_in(page, "pit1", f"/tables/pit/tables/{mesa.table.pk}/")
+    page.click(f"a[href='/boxes/sessions/{shift.pk}/']")
+    page.wait_for_selector("#form-count")
+    page.select_option("select[name=box]", "cagnotte")
+    page.select_option("select[name=first_counter]", label="pit1")
+    page.select_option("select[name=second_counter]", label="pit1")
+    page.fill("input[name=d_0_50]", "0")
+    page.fill("input[name=d_0_20]", "1")
+    page.click("button[name=count]")
+    page.wait_for_selector("text=dos personas distintas")
+    assert not BoxCount.objects.exists()
+    page.select_option("select[name=second_counter]", label="pit2")
+    page.click("button[name=count]")
+    page.wait_for_selector("#count-cagnotte")
+    row = page.inner_text("#count-cagnotte")
+    assert "0,20 €" in row and "0,50 €" in row and "-0,30 €" in row and "Sin explicar" in row
+    page.fill("#count-cagnotte textarea", "faltaba una ficha de 0,50; había una de 0,20 de otra mesa")
+    page.click("#count-cagnotte button[name=explain]")
+    page.wait_for_selector("text=Explicación registrada.")
+    assert VarianceNote.objects.get().explained_by.username == "pit1"
+
+
+def test_the_boxes_pages_fit_a_phone(chromium, live_server, mesa):
+    shift = services.shift_close(shift=mesa.table.shifts.get(), closed_by=mesa.supervisor)
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, locale="es-ES", base_url=live_server.url)
+    page = context.new_page()
+    log_in(page, "pit1", "/boxes/daily/")
+    wide = []
+    for url in ("/boxes/daily/", f"/boxes/sessions/{shift.pk}/", f"/boxes/sessions/{shift.pk}/cagnotte/"):
+        page.goto(url)
+        width, viewport = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        if width > viewport:
+            wide.append((url, width))
+    context.close()
+    assert wide == []
+
+
+def test_the_pit_auctions_the_bank_and_the_tie_is_drawn(browser_page, mesa):
+    services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
+    page = browser_page
+    log_in(page, "pit1", f"/tables/pit/tables/{mesa.table.pk}/")
+    page.click("text=Subastar la banca")
+    page.fill("input[name=sessions]", "2")
+    page.click("button[name=open]")
+    for player in ("luis", "marta"):
+        page.wait_for_selector("#form-bid")
+        page.fill("input[name=player]", player)
+        page.fill("input[name=amount]", "120,00")
+        page.click("button[name=bid]")
+        page.wait_for_selector(f"text=Puja de {player} registrada")
+    assert "luis, marta empatan a 120,00 €" in page.inner_text("main")
+    page.click("button[name=award]")
+    page.click("text=Confirmar la adjudicación")
+    page.wait_for_selector("text=el sorteo dio la banca a")
+    from ledger.models import BankAuction
+
+    auction = BankAuction.objects.get()
+    assert auction.draw["tied"] == ["luis", "marta"] and auction.tenure.capital == Decimal("120.00")
+    assert f"el sorteo dio la banca a {auction.winner.code}, con 120,00 €" in page.inner_text("main")
