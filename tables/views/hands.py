@@ -207,7 +207,7 @@ def hand_list_csv(request, table_id):
 @role_required(PIT_SUPERVISOR, read_roles=(AUDITOR,))
 @require_safe
 def integrity(request, table_id):
-    """The table's SHA-256 chain of entries recomputed, and its hand numbers checked."""
+    """The table's keyed chain of entries (HMAC, tables.chain) recomputed, and its hand numbers checked."""
     table = get_object_or_404(Table, pk=table_id)
     return render(request, "tables/hands/integrity.html", {
         "table": table, "faults": chain_faults(table), "gaps": number_gaps(table),

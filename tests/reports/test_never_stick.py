@@ -35,6 +35,12 @@ def died_running(request, *, ago, attempts=1):
                                                        progress=40, stage="ledger")
 
 
+def reset_pool():
+    """Forget the broker connections kept for the old broker URL (a new pool is made on use)."""
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+
+
 @pytest.fixture
 def other_worker():
     """A second database session, as another worker's: ``hold(request_id)`` takes the run's
@@ -131,13 +137,13 @@ def broker(request):
     saved = (celery_app.conf.task_always_eager, celery_app.conf.broker_url)
     celery_app.conf.task_always_eager = False
     celery_app.conf.broker_url = request.param
-    celery_app.pool.force_close_all()
+    reset_pool()
     yield request.param
     if "6379" in request.param:
         with celery_app.connection_for_write() as conn:
             conn.default_channel.queue_purge("celery")
     celery_app.conf.task_always_eager, celery_app.conf.broker_url = saved
-    celery_app.pool.force_close_all()
+    reset_pool()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -22,6 +22,12 @@ from tests.reports.conftest import P01, TableInPlay
 BROKER = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/2")
 
 
+def reset_pool():
+    """Forget the broker connections kept for the old broker URL (a new pool is made on use)."""
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+
+
 def wait_for(check, seconds, what):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -50,7 +56,7 @@ def test_a_worker_killed_mid_report_leaves_the_task_to_the_next_worker(staff):
            "DATABASE_URL": f"postgres://{params['user']}@{params['host']}:{params['port']}/{params['dbname']}"}
     saved = (celery_app.conf.task_always_eager, celery_app.conf.broker_url)
     celery_app.conf.task_always_eager, celery_app.conf.broker_url = False, BROKER
-    celery_app.pool.force_close_all()
+    reset_pool()
     blocker = psycopg.connect(dbname=params["dbname"], host=params["host"], port=params["port"],
                               user=params["user"])
     first = second = None
@@ -86,4 +92,4 @@ def test_a_worker_killed_mid_report_leaves_the_task_to_the_next_worker(staff):
         with celery_app.connection_for_write() as conn:
             conn.default_channel.queue_purge("celery")
         celery_app.conf.task_always_eager, celery_app.conf.broker_url = saved
-        celery_app.pool.force_close_all()
+        reset_pool()

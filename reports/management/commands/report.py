@@ -7,8 +7,8 @@ the task: ``reports.services.report_compute``).
 ``--table`` is the table's name; ``--shift`` is the shift's id (``Shift.pk``, shown as
 "shift #12" on the reports page); ``--from``/``--to`` are days (YYYY-MM-DD), both
 included, in the casino's time zone. ``--format`` is json (default), csv or pdf (pdf
-needs ``--output``). ``--store`` also stores the report as the subject's one Report
-row, as the task does. Exit status 1 with ``--strict`` if the report has exceptions.
+needs ``--output``). ``--store`` also stores the report as a new version of the subject's report
+(the versions before it stay), as the task does. Exit status 1 with ``--strict`` if the report has exceptions.
 """
 
 import json
@@ -47,7 +47,7 @@ class Command(BaseCommand):
                 sub.add_argument("--to", dest="date_to", required=True, type=_day, help="last day, YYYY-MM-DD")
             sub.add_argument("--format", choices=("json", "csv", "pdf"), default="json")
             sub.add_argument("--output", help="write to this file instead of standard output")
-            sub.add_argument("--store", action="store_true", help="also store it as the subject's report")
+            sub.add_argument("--store", action="store_true", help="also store it as a new version of the subject's report")
             sub.add_argument("--strict", action="store_true", help="exit with status 1 if it has exceptions")
 
     def handle(self, *args, **options):
@@ -84,7 +84,9 @@ class Command(BaseCommand):
                 handle.write(report_pdf(report))
         count = len(result["exceptions"])
         self.stderr.write(f"report {options['kind']}: {count} exception(s), computed in {seconds} s"
-                          + (f", stored as report #{report.pk}" if options["store"] else ""))
+                          + (f", stored as report #{report.pk} (version {report.version}"
+                             + (", the one at the shift's close" if report.at_close else "") + ", beside the "
+                             "versions before it)" if options["store"] else ""))
         if options["strict"] and count:
             sys.exit(1)
 
