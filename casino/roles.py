@@ -4,6 +4,8 @@
 - ``pit_supervisor``: opens and closes shifts, changes the bank, voids hands.
 - ``cashier``: buy-ins, cash-outs, statements, bank capital.
 - ``auditor``: reads everything, changes nothing; starts reports.
+- ``cage_supervisor``: co-signs a cashier's drawer at its close (never his own).
+- ``compliance_officer``: reads the anti-money-laundering register, reviews its alerts.
 - ``admin``: configuration (Django admin); a superuser has every role.
 """
 
@@ -19,10 +21,13 @@ PIT_SUPERVISOR = "pit_supervisor"
 CASHIER = "cashier"
 AUDITOR = "auditor"
 ADMIN = "admin"
-ROLES = (DEALER, PIT_SUPERVISOR, CASHIER, AUDITOR, ADMIN)
+CAGE_SUPERVISOR = "cage_supervisor"
+COMPLIANCE = "compliance_officer"
+ROLES = (DEALER, PIT_SUPERVISOR, CASHIER, AUDITOR, ADMIN, CAGE_SUPERVISOR, COMPLIANCE)
 #: Each role as its holders call it, in the reader's language.
 ROLE_LABELS = {DEALER: _("dealer"), PIT_SUPERVISOR: _("pit supervisor"), CASHIER: _("cashier"),
-               AUDITOR: _("auditor"), ADMIN: _("administrator")}
+               AUDITOR: _("auditor"), ADMIN: _("administrator"),
+               CAGE_SUPERVISOR: _("cage supervisor"), COMPLIANCE: _("compliance officer")}
 
 
 def _labels(roles):

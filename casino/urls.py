@@ -13,4 +13,5 @@ urlpatterns = [
     path("tables/", include("tables.urls")),
     path("reports/", include("reports.urls")),
     path("api/", include("api.urls")),
+    path("cage/", include("cage.urls")),
 ]

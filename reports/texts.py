@@ -106,6 +106,10 @@ def exception_text(item: dict) -> str:
         return _("bank tenure #%(tenure)s began by %(began)s but the tenure before it ended by %(previous_ended)s") % {
             "tenure": p["tenure"], "began": BEGAN.get(p["began"], p["began"]),
             "previous_ended": ENDED.get(p["previous_ended"], p["previous_ended"] or "—")}
+    if code == "drawer_variance":
+        return _("drawer #%(drawer)s of %(cashier)s (signed by %(supervisor)s) closed with a variance of "
+                 "%(variance)s € (expected %(expected)s €, counted %(counted)s €), beyond the tolerance of "
+                 "%(tolerance)s €") % p
     details = ", ".join(f"{key}={value}" for key, value in p.items() if key != "code")
     return f"{code}: {details}"
 

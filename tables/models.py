@@ -45,6 +45,13 @@ class Player(models.Model):
     code = models.CharField(_("player id"), max_length=64, unique=True, validators=[validate_player_code])
     name = models.CharField(_("name"), max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # His identity, for the anti-money-laundering due diligence (cage.services.aml); each
+    # change is recorded, attributed, in cage.IdentityRecord.
+    document_type = models.CharField(_("document type"), max_length=16, blank=True)
+    document_number = models.CharField(_("document number"), max_length=64, blank=True)
+    nationality = models.CharField(_("nationality"), max_length=2, blank=True,
+                                   help_text=_("ISO 3166 two-letter country code"))
+    date_of_birth = models.DateField(_("date of birth"), null=True, blank=True)
 
     class Meta:
         ordering = ["code"]
@@ -53,6 +60,12 @@ class Player(models.Model):
 
     def __str__(self):
         return self.name or self.code
+
+    @property
+    def identified(self):
+        """True when his name, document, nationality and date of birth are on file."""
+        return bool(self.name and self.document_type and self.document_number and self.nationality
+                    and self.date_of_birth)
 
 
 class Table(models.Model):

@@ -10,6 +10,7 @@ from django.db import transaction as db
 from django.db.models import Max
 from django.utils.translation import gettext as _
 
+from cage.services.drawer import drawer_for_slip
 from ledger.errors import InsufficientChips
 from ledger.models import Account, CashierSlip
 from ledger.money import cents, euros, show
@@ -38,6 +39,7 @@ def _cashier(*, kind, player, amount, posted_by, idempotency_key):
             _check_new_key(idempotency_key)
         chips = _ensure_player_accounts([player.pk])[player.pk]
         cage = _singleton_account(Account.Kind.CAGE)
+        drawer = drawer_for_slip(cashier=posted_by)  # no slip without an open drawer (locked FOR SHARE)
         locked = _lock([chips, cage])  # the cage's lock also serializes the slip numbers
         if kind == CashierSlip.Kind.CASH_OUT and cents(locked[chips].balance) < amount_cents:
             raise InsufficientChips(
@@ -53,7 +55,8 @@ def _cashier(*, kind, player, amount, posted_by, idempotency_key):
         txn = _post(locked=locked, kind=kind, legs=legs, idempotency_key=idempotency_key or reference,
                     reference=reference, posted_by=posted_by, source="cashier")
         return CashierSlip.objects.create(number=number, kind=kind, player=player, amount=euros(amount_cents),
-                                          transaction=txn, issued_at=txn.posted_at, issued_by=posted_by)
+                                          transaction=txn, issued_at=txn.posted_at, issued_by=posted_by,
+                                          drawer=drawer)
 
 
 def cashier_buy_in(*, player: Player, amount: Decimal, posted_by, idempotency_key: str = "") -> CashierSlip:
@@ -68,6 +71,10 @@ def cashier_buy_in(*, player: Player, amount: Decimal, posted_by, idempotency_ke
         CashierSlip of kind ``buy_in``; its ``transaction`` is the posting.
     Raises:
         InvalidAmount, AlreadyPosted (the key was used).
+        cage.errors.DrawerError: the cashier has no open drawer (the slip is booked
+        against it, ``cage.services.drawer``).
+        cage.errors.AmlRefused: the player's gaming day would reach the AML threshold
+        without his identity on file.
     """
     return _cashier(kind=CashierSlip.Kind.BUY_IN, player=player, amount=amount, posted_by=posted_by,
                     idempotency_key=idempotency_key)
@@ -82,7 +89,7 @@ def cashier_cash_out(*, player: Player, amount: Decimal, posted_by, idempotency_
     Raises:
         InsufficientChips: ``amount`` is above the player's balance (the message says the
         balance; checked under the account's row lock).
-        InvalidAmount, AlreadyPosted.
+        InvalidAmount, AlreadyPosted, DrawerError, AmlRefused.
     """
     return _cashier(kind=CashierSlip.Kind.CASH_OUT, player=player, amount=amount, posted_by=posted_by,
                     idempotency_key=idempotency_key)
