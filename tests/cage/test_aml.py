@@ -201,7 +201,7 @@ def oracle_day(at):
 def test_the_days_totals_per_patron_are_the_sum_of_its_movements(movements, cashier, drawer, monkeypatch):
     players = {code: PlayerFactory(code=code) for code in ("luis", "marta", "pepe")}
     with transaction.atomic():
-        for code, player in players.items():
+        for player in players.values():
             monkeypatch.setattr(timezone, "now", lambda: BASE - datetime.timedelta(days=30))
             buy(player, "100000.00", cashier)
         expected = {}
