@@ -7,8 +7,8 @@ patron's movements are checked one after the other):
 
 1. ``aml_check`` before anything is written: the patron's day with this movement; at the
    threshold without his identity on file, a staff member's movement is refused
-   (``AmlRefused``, nothing written); a system posting (a 7½ takeover at the table, which
-   cannot be refused) is recorded with an ``unidentified`` alert instead.
+   (``AmlRefused``, nothing written); a system posting, or a 7½ takeover the game imposes
+   (``UNREFUSABLE_SOURCES``), is recorded with an ``unidentified`` alert instead.
 2. ``aml_record`` after the posting: the movements, and the alerts they raise.
 
 Profiles (``AML_PROFILE``):
@@ -122,13 +122,24 @@ def _day_so_far(player, day):
     return {row["direction"]: (row["total"], row["n"], row["largest"]) for row in rows}
 
 
-def aml_check(*, kind: str, legs, posted_by, at: datetime) -> list[Pending]:
+#: Postings the rules of the game make at the table (a 7½ takeover entered at the console
+#: or imported): recorded with an ``unidentified`` alert, never refused (the hand is played).
+UNREFUSABLE_SOURCES = frozenset({"console", "import"})
+
+
+def refusable(*, posted_by, source: str) -> bool:
+    """May a posting be refused: a staff member's choice at the cage or the pit, not the
+    system's (``source`` "system…") nor a takeover the game imposes (``UNREFUSABLE_SOURCES``)."""
+    return posted_by is not None and not source.startswith("system") and source not in UNREFUSABLE_SOURCES
+
+
+def aml_check(*, kind: str, legs, posted_by, at: datetime, source: str = "") -> list[Pending]:
     """Check a posting's patrons before it is written.
 
     Args:
         kind: the ledger transaction's kind (only ``AML_KINDS`` are checked);
         legs: ``[(account id, "D"/"C", cents)]``; posted_by: the staff user or None (the
-        system); at: the posting's time.
+        system); at: the posting's time; source: the posting's channel (``refusable``).
     Returns:
         the movements to record with ``aml_record`` (empty for other kinds).
     Raises:
@@ -164,7 +175,7 @@ def aml_check(*, kind: str, legs, posted_by, at: datetime) -> list[Pending]:
             small = max(largest, amount) < limit
         alerts = []
         if due and not player.identified:
-            if posted_by is not None:
+            if refusable(posted_by=posted_by, source=source):
                 raise AmlRefused(
                     _("refused: %(player)s's movements of the gaming day %(day)s would reach %(total)s, at or above "
                       "the threshold of %(threshold)s that needs his identity on file; record his document, "

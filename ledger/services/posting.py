@@ -131,7 +131,7 @@ def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, 
     posted_at = timezone.now()
     # Anti-money-laundering: a patron's movement of the cage or a bank, checked against his
     # gaming day before anything is written (cage.services.aml; may refuse), recorded after.
-    movements = aml.aml_check(kind=kind, legs=legs, posted_by=posted_by, at=posted_at)
+    movements = aml.aml_check(kind=kind, legs=legs, posted_by=posted_by, at=posted_at, source=source)
     txn = Transaction(kind=kind, reference=reference[:200], idempotency_key=idempotency_key, posted_by=posted_by,
                       source=source, memo=memo, reverses=reverses, tenure=tenure, detail=detail or {},
                       posted_at=posted_at)

@@ -111,3 +111,16 @@ def test_postgresql_refuses_a_slip_without_an_open_drawer_and_changes_to_a_close
                 cursor.execute(statement, params)
     drawer.refresh_from_db()
     assert drawer.note == "" and drawer.variance == Decimal("0.00") and drawer.expected == Decimal("10.00")
+
+
+def test_the_bank_rotation_report_shows_the_drawers_beyond_tolerance(cashier, supervisor):
+    from reports.banks import bank_rotation_report
+    from tests.factories import TableFactory
+
+    drawer = drawer_open(cashier=cashier, count={"20.00": 5})
+    drawer_close(drawer=drawer, cashier=cashier, supervisor=supervisor, count={"20.00": 6})  # 20.00 over
+    today = timezone.localdate()
+    report = bank_rotation_report(TableFactory(name="Mesa R"), today, today)
+    (found,) = [e for e in report["exceptions"] if e["code"] == "drawer_variance"]
+    assert (found["drawer"], found["variance"], found["expected"], found["counted"], found["supervisor"]) == (
+        drawer.pk, "20.00", "100.00", "120.00", "jefa")
