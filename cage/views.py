@@ -2,10 +2,11 @@
 signature), a patron's identity, the drawers, the AML register. Thin: forms parse,
 services write, selectors read."""
 
-from datetime import date
+from datetime import date, timedelta
 
 from django.conf import settings
 from django.contrib import messages
+from django.db.models import F, Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -116,11 +117,17 @@ def drawer_detail(request, pk):
 
 @role_required(CAGE_SUPERVISOR, AUDITOR, CASHIER)
 def drawers(request):
-    """The drawers, open ones first then the latest closed (200)."""
+    """The drawers, open ones first then the latest closed (200); ``?state=open`` the open
+    ones, ``?state=beyond`` those closed beyond their tolerance."""
     rows = Drawer.objects.select_related("cashier", "supervisor").order_by("-closed_at", "-opened_at")
     if not has_role(request.user, CAGE_SUPERVISOR, AUDITOR):
         rows = rows.filter(cashier=request.user)
-    return render(request, "cage/drawers.html", {"drawers": rows[:200]})
+    state = request.GET.get("state", "")
+    if state == "open":
+        rows = rows.filter(closed_at__isnull=True)
+    elif state == "beyond":
+        rows = rows.filter(Q(variance__gt=F("tolerance")) | Q(variance__lt=-F("tolerance")))
+    return render(request, "cage/drawers.html", {"drawers": rows[:200], "state": state})
 
 
 @never_cache
@@ -176,7 +183,8 @@ def aml_register(request):
         return response
     return render(request, "cage/aml_register.html", {
         "register": register, "can_review": has_role(request.user, COMPLIANCE), "review_form": ReviewForm(),
-        "retention": settings.AML_RETENTION_YEARS})
+        "retention": settings.AML_RETENTION_YEARS, "previous": register["day"] - timedelta(days=1),
+        "next": register["day"] + timedelta(days=1)})
 
 
 @require_POST
