@@ -160,8 +160,9 @@ def identity(request, code):
         else:
             messages.success(request, _("Identity of %(player)s recorded.") % {"player": player.code})
             return redirect("cage:identity", code=player.code)
+    focus = next((name for name in form.errors if name in form.fields), "document_number")
     return render(request, "cage/identity.html", {
-        "player": player, "form": form,
+        "player": player, "form": form, "focus": focus,
         "records": player.identity_records.select_related("recorded_by")[:20]})
 
 
