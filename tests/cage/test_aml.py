@@ -12,7 +12,8 @@ import pytest
 from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as examples
 from hypothesis import strategies as st
 
 from cage.errors import AmlRefused, ReviewError
@@ -196,7 +197,7 @@ def oracle_day(at):
     raise AssertionError(at)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@examples(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(movements=st.lists(movement, min_size=1, max_size=12))
 def test_the_days_totals_per_patron_are_the_sum_of_its_movements(movements, cashier, drawer, monkeypatch):
     players = {code: PlayerFactory(code=code) for code in ("luis", "marta", "pepe")}

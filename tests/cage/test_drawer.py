@@ -7,6 +7,9 @@ from decimal import Decimal
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
+from hypothesis import HealthCheck, given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 
 from cage.denominations import count_total
 from cage.errors import DrawerError
@@ -124,3 +127,28 @@ def test_the_bank_rotation_report_shows_the_drawers_beyond_tolerance(cashier, su
     (found,) = [e for e in report["exceptions"] if e["code"] == "drawer_variance"]
     assert (found["drawer"], found["variance"], found["expected"], found["counted"], found["supervisor"]) == (
         drawer.pk, "20.00", "100.00", "120.00", "jefa")
+
+
+slips = st.lists(st.tuples(st.sampled_from(["buy_in", "cash_out"]), st.integers(min_value=1, max_value=100_000),
+                           st.booleans()), max_size=10)
+
+
+@examples(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pieces=st.dictionaries(st.sampled_from(["500.00", "20.00", "0.05"]), st.integers(0, 50)), booked=slips)
+def test_the_expected_amount_is_the_float_plus_cash_in_minus_cash_out_of_the_live_slips(pieces, booked, cashier, luis):
+    with transaction.atomic():
+        drawer = drawer_open(cashier=cashier, count=pieces)
+        services.cashier_buy_in(player=luis, amount=Decimal("2000000.00"), posted_by=cashier)
+        expected = count_total(pieces) + Decimal("2000000.00")
+        for kind, cents, voided in booked:
+            amount = Decimal(cents).scaleb(-2)
+            service = services.cashier_buy_in if kind == "buy_in" else services.cashier_cash_out
+            slip = service(player=luis, amount=amount, posted_by=cashier)
+            if voided:
+                services.ledger_reverse(transaction=slip.transaction, posted_by=cashier, reason="voided")
+            else:
+                expected += amount if kind == "buy_in" else -amount
+        preview = drawer_preview(drawer=drawer, count={"0.01": 7})
+        assert preview["expected"] == expected == drawer.float_amount + preview["cash_in"] - preview["cash_out"]
+        assert preview["variance"] == Decimal("0.07") - expected
+        transaction.set_rollback(True)

@@ -65,3 +65,17 @@ def test_an_identity_with_a_bad_field_is_refused_on_it(client, cashier):
     assert not anon.identified and not IdentityRecord.objects.exists()
     assert client.get("/cage/identity/", {"code": "ANON"})["Location"] == "/cage/players/anon/identity/"
     assert client.get("/cage/identity/", {"code": "nobody"})["Location"] == "/cage/drawer/"
+
+
+def test_the_register_in_the_us_profile_shows_the_log(client, compliance, cashier, settings):
+    settings.AML_PROFILE = "us"
+    open_drawer(cashier)
+    from ledger import services
+
+    luis = PlayerFactory(code="luis")
+    services.cashier_buy_in(player=luis, amount=Decimal("3000.01"), posted_by=cashier)
+    services.cashier_buy_in(player=luis, amount=Decimal("3000.00"), posted_by=cashier)
+    client.force_login(compliance)
+    page = client.get("/cage/aml/")
+    assert [m.amount for m in page.context["register"]["log"]] == [Decimal("3000.01")]
+    assert 'id="log"' in page.content.decode() and "EE. UU." in page.content.decode()
