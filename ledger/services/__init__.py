@@ -18,7 +18,13 @@ the owner holds; see ``ledger.models``).
 - ``posting``: the posting core (checks, locks, the one-statement write, idempotency
   keys); a hand's settlement (``ledger_post_settlement``) and a reversal
   (``ledger_reverse``).
-- ``cage``: the cashier's slips (``cashier_buy_in``, ``cashier_cash_out``).
+- ``cage``: the cashier's slips (``cashier_buy_in``, ``cashier_cash_out``), each booked
+  against the cashier's open drawer (``cage.services.drawer``).
+
+Every posting of a buy-in, a cash-out, a bank's capital, distribution or sale price is
+also a patron's movement of his gaming day for the anti-money-laundering rules: ``_post``
+checks it first (``cage.services.aml.aml_check``, which may refuse: ``AmlRefused``) and
+records it with the transaction.
 - ``tenures``: the bank's tenures (``tenure_open``, ``tenure_close``, ``bank_sell``,
   ``bank_transfer``, ``tenure_check_cover``).
 """
