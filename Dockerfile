@@ -23,6 +23,7 @@ COPY tables ./tables
 COPY ledger ./ledger
 COPY reports ./reports
 COPY api ./api
+COPY cage ./cage
 COPY templates ./templates
 COPY locale ./locale
 COPY manage.py ./
