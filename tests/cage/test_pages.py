@@ -81,7 +81,7 @@ def test_the_register_in_the_us_profile_shows_the_log(client, compliance, cashie
     assert 'id="log"' in page.content.decode() and "EE. UU." in page.content.decode()
 
 
-def test_the_admin_shows_a_players_identity_but_never_changes_it(client):
+def test_the_admin_shows_a_players_identity_but_never_changes_it(client, db):
     admin = UserFactory(username="admin9", roles=["admin"])
     admin.is_staff = True
     admin.save()
