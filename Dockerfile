@@ -24,6 +24,7 @@ COPY ledger ./ledger
 COPY reports ./reports
 COPY boxes ./boxes
 COPY api ./api
+COPY cage ./cage
 COPY templates ./templates
 COPY locale ./locale
 COPY manage.py ./

@@ -26,6 +26,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from cage.errors import AmlRefused, DrawerError
 from ledger.errors import (
     AlreadyPosted,
     AlreadyReversed,
@@ -49,7 +50,7 @@ from tables.errors import (
 )
 
 CONFLICTS = (StaleHand, HandNotOpen, NoShift, BankNotReady, AlreadyPosted, AlreadyReversed, NotReversible,
-             TenureError, InsufficientChips, CoverExceeded)
+             TenureError, InsufficientChips, CoverExceeded, DrawerError, AmlRefused)
 RECORD_FIELDS = frozenset(REQUIRED_KEYS) | {"table", "number", "started_at"}
 
 

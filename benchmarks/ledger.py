@@ -71,14 +71,15 @@ def prepare_postings(count):
     """Players with chips, an open tenure and ``count`` settlements ready to post."""
     from django.contrib.auth.models import User
 
+    from benchmarks.cage import IDENTITY, cage_cashier
     from ledger import services
     from tables.models import Player, Table
 
     hands = settlements(count)
     codes = sorted({code for hand in hands for code in hand.players} | {"banca"})
-    players = {code: Player.objects.create(code=code) for code in codes}
+    players = {code: Player.objects.create(code=code, name=code, **IDENTITY) for code in codes}
     table = Table.objects.create(name="Mesa bench", rules="reglamento", min_bet=Decimal(1), max_bet=Decimal(1000))
-    cashier = User.objects.create_user("bench-cashier")
+    cashier = cage_cashier(User.objects.create_user("bench-cashier"))
     for player in players.values():
         services.cashier_buy_in(player=player, amount=Decimal("100000.00"), posted_by=cashier)
     tenure = services.tenure_open(table=table, holder=players["banca"], capital=Decimal("100000.00"),

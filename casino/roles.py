@@ -3,8 +3,10 @@
 - ``dealer``: enters hands, only at the table of his open shift.
 - ``pit_supervisor``: opens and closes shifts, changes the bank, voids hands.
 - ``cashier``: buy-ins, cash-outs, statements, bank capital.
-- ``cage_supervisor``: the cage's supervisor: voids a cashier's slip (never his own).
+- ``cage_supervisor``: the cage's supervisor: voids a cashier's slip and co-signs a
+  cashier's drawer at its close (never his own).
 - ``auditor``: reads everything, changes nothing; starts reports.
+- ``compliance_officer``: reads the anti-money-laundering register, reviews its alerts.
 - ``admin``: configuration (Django admin); a superuser has every role.
 """
 
@@ -21,10 +23,12 @@ CASHIER = "cashier"
 CAGE_SUPERVISOR = "cage_supervisor"
 AUDITOR = "auditor"
 ADMIN = "admin"
-ROLES = (DEALER, PIT_SUPERVISOR, CASHIER, CAGE_SUPERVISOR, AUDITOR, ADMIN)
+COMPLIANCE = "compliance_officer"
+ROLES = (DEALER, PIT_SUPERVISOR, CASHIER, CAGE_SUPERVISOR, AUDITOR, ADMIN, COMPLIANCE)
 #: Each role as its holders call it, in the reader's language.
 ROLE_LABELS = {DEALER: _("dealer"), PIT_SUPERVISOR: _("pit supervisor"), CASHIER: _("cashier"),
-               CAGE_SUPERVISOR: _("cage supervisor"), AUDITOR: _("auditor"), ADMIN: _("administrator")}
+               CAGE_SUPERVISOR: _("cage supervisor"), AUDITOR: _("auditor"), ADMIN: _("administrator"),
+               COMPLIANCE: _("compliance officer")}
 
 
 def _labels(roles):

@@ -14,4 +14,5 @@ urlpatterns = [
     path("reports/", include("reports.urls")),
     path("boxes/", include("boxes.urls")),
     path("api/", include("api.urls")),
+    path("cage/", include("cage.urls")),
 ]

@@ -314,6 +314,10 @@ class CashierSlip(models.Model):
     issued_at = models.DateTimeField(_("issued at"), default=timezone.now)
     issued_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="cashier_slips",
                                   verbose_name=_("issued by"))
+    # The cashier's open drawer it was booked against (null only for slips of before the
+    # drawers; PostgreSQL refuses a new slip without one: cage/migrations/0002).
+    drawer = models.ForeignKey("cage.Drawer", models.PROTECT, null=True, blank=True, related_name="slips",
+                               verbose_name=_("drawer"))
 
     class Meta:
         ordering = ["-number"]

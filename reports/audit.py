@@ -283,3 +283,23 @@ def box_checks(shift, exceptions):
             "counts": rows,
             "not_counted": [] if shift.closed_at is None else [box for box in BoxCount.Box.values
                                                                  if box not in counted]}
+
+
+def drawer_exceptions(start, end) -> list[dict]:
+    """The cashiers' drawers closed in ``[start, end)`` (aware datetimes) with a variance
+    beyond the tolerance stored at their close (``CAGE_DRAWER_TOLERANCE`` then), oldest
+    first: ``{"code": "drawer_variance", "drawer", "cashier", "supervisor", "closed_at",
+    "expected", "counted", "variance", "tolerance"}`` (amounts strings of euros).
+    [issue 15 "The drawer": a variance beyond a set tolerance is an audit exception]
+    """
+    from cage.models import Drawer
+
+    rows = (Drawer.objects.filter(closed_at__gte=start, closed_at__lt=end)
+            .filter(Q(variance__gt=F("tolerance")) | Q(variance__lt=-F("tolerance")))
+            .order_by("closed_at", "id")
+            .values_list("pk", "cashier__username", "supervisor__username", "closed_at", "expected", "counted",
+                         "variance", "tolerance"))
+    return [{"code": "drawer_variance", "drawer": pk, "cashier": cashier, "supervisor": supervisor,
+             "closed_at": _iso(closed_at), "expected": money(expected), "counted": money(counted),
+             "variance": money(variance), "tolerance": money(tolerance)}
+            for pk, cashier, supervisor, closed_at, expected, counted, variance, tolerance in rows[:LIST_LIMIT]]

@@ -14,6 +14,7 @@ from django.utils import timezone
 from ledger.models import BankTenure, Entry, SyndicateShare, Transaction
 from ledger.money import cents, euros
 from ledger.shares import split_by_shares
+from reports.audit import drawer_exceptions
 from reports.figures import FORMAT, MONEY, ZERO, _account_sums, _iso, _nothing, _signed, money
 from tables.models import Hand
 
@@ -51,7 +52,8 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
         dict (JSON-serialisable, amounts strings of euros): ``table``, ``period``,
         ``summary``, ``tenures`` (tenures open at any time in the period, each in full,
         oldest first), ``chain`` (holders in order), ``chart`` (net takings, running,
-        tenure by tenure), ``exceptions``.
+        tenure by tenure), ``exceptions`` (with the cage's drawers closed in the period
+        beyond their tolerance, ``reports.audit.drawer_exceptions``).
     Raises:
         ValueError: ``date_to`` before ``date_from``.
     Each tenure's figures come from its settled hands and are reconciled with its
@@ -218,6 +220,8 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
         chart.append([tid, money(running)])
     chain = [{"tenure": row["id"], "holder": row["holder"], "began": row["began"], "ended": row["ended"]}
              for row in rows]
+    # The cage's drawers of the period closed beyond their tolerance (the whole cage's).
+    exceptions.extend(drawer_exceptions(start, end))
     progress(100, "done")
     return {
         "format": FORMAT,

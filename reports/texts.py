@@ -165,6 +165,10 @@ def exception_text(item: dict) -> str:
     if code == "box_variance":
         return _("the %(box)s counted %(counted)s € against %(expected)s € recorded (variance %(variance)s €), "
                  "not explained") % {**p, "box": BOXES.get(p["box"], p["box"])}
+    if code == "drawer_variance":
+        return _("drawer #%(drawer)s of %(cashier)s (signed by %(supervisor)s) closed with a variance of "
+                 "%(variance)s € (expected %(expected)s €, counted %(counted)s €), beyond the tolerance of "
+                 "%(tolerance)s €") % p
     details = ", ".join(f"{key}={value}" for key, value in p.items() if key != "code")
     return f"{code}: {details}"
 

@@ -7,7 +7,7 @@ import pytest
 
 from ledger.services import cashier_buy_in
 from tables import services
-from tests.factories import PlayerFactory, TableFactory, UserFactory
+from tests.factories import PlayerFactory, TableFactory, UserFactory, open_drawer
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -28,10 +28,13 @@ def conformance_cases():
 
 @pytest.fixture
 def staff(db):
-    return {"dealer": UserFactory(username="dealer1", roles=["dealer"]),
-            "supervisor": UserFactory(username="pit1", roles=["pit_supervisor"]),
-            "cashier": UserFactory(username="caja1", roles=["cashier"]),
-            "auditor": UserFactory(username="audit1", roles=["auditor"])}
+    """The staff; the cashier ``caja1`` has his drawer open (``open_drawer``)."""
+    users = {"dealer": UserFactory(username="dealer1", roles=["dealer"]),
+             "supervisor": UserFactory(username="pit1", roles=["pit_supervisor"]),
+             "cashier": UserFactory(username="caja1", roles=["cashier"]),
+             "auditor": UserFactory(username="audit1", roles=["auditor"])}
+    open_drawer(users["cashier"])
+    return users
 
 
 def mesa_ready(staff):

@@ -1,5 +1,6 @@
 """factory_boy factories shared by the tests."""
 
+import datetime
 from decimal import Decimal
 
 import factory
@@ -36,6 +37,27 @@ class PlayerFactory(factory.django.DjangoModelFactory):
 
     code = factory.Sequence(lambda n: f"player{n}")
     name = factory.LazyAttribute(lambda p: p.code.title())
+    # Identified (the AML due diligence lets his movements pass the threshold);
+    # ``PlayerFactory(unidentified=True)`` for one without.
+    document_type = "dni"
+    document_number = factory.Sequence(lambda n: f"{n:08d}Z")
+    nationality = "ES"
+    date_of_birth = datetime.date(1980, 1, 1)
+
+    class Params:
+        unidentified = factory.Trait(document_type="", document_number="", nationality="", date_of_birth=None)
+
+
+#: The demo float of a drawer: 1,000.00 € (10 × 50, 20 × 20, 10 × 10).
+FLOAT = {"50.00": 10, "20.00": 20, "10.00": 10}
+
+
+def open_drawer(cashier, count=None):
+    """The cashier's open drawer (opened with ``count``, default ``FLOAT``, if he has none):
+    no slip is booked without one."""
+    from cage.services.drawer import drawer_open, open_drawer_of
+
+    return open_drawer_of(cashier) or drawer_open(cashier=cashier, count=FLOAT if count is None else count)
 
 
 class TableFactory(factory.django.DjangoModelFactory):

@@ -53,7 +53,7 @@ def test_turned_off_preparing_reaches_the_ledger(settings):
     from decimal import Decimal
 
     from ledger.services import cashier_buy_in
-    from tests.factories import PlayerFactory, UserFactory
+    from tests.factories import PlayerFactory, UserFactory, open_drawer
 
     connection.close()
     options = settings.DATABASES["default"].get("OPTIONS", {})
@@ -61,6 +61,7 @@ def test_turned_off_preparing_reaches_the_ledger(settings):
                                                 if key not in ("server_side_binding", "prepare_threshold")}
     try:
         cashier = UserFactory(username="caja-none", roles=["cashier"])
+        open_drawer(cashier)
         for _ in range(6):  # more than any threshold
             cashier_buy_in(player=PlayerFactory(), amount=Decimal("10.00"), posted_by=cashier)
         assert connection.connection.prepare_threshold is None

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "reports",
     "boxes",
     "api",
+    "cage",
 ]
 
 MIDDLEWARE = [
@@ -219,3 +220,18 @@ if AXES_IPWARE_PROXY_COUNT:
 CAGE_SLIP_MAXIMUM = Decimal(env("CAGE_SLIP_MAXIMUM", default="100000.00"))
 # The house's name at the head of a printed slip.
 CAGE_HOUSE_NAME = env("CAGE_HOUSE_NAME", default="Casino · Siete y media")
+# The cage. A drawer closed with a variance (count − expected) beyond this many euros
+# either way is an exception in the auditors' reports.
+CAGE_DRAWER_TOLERANCE = env.str("CAGE_DRAWER_TOLERANCE", default="5.00")
+# Anti-money-laundering (cage.services.aml). "eu": due diligence at AML_THRESHOLD a gaming
+# day per patron (EU Directive 2015/849 art. 11(d); Ley 10/2010, RD 304/2014; CMF L561-13);
+# "us": a currency transaction report above AML_US_CTR_THRESHOLD of cash in, or out, a
+# gaming day and a log of every movement above AML_US_LOG_THRESHOLD (31 CFR 1021.311, .410).
+AML_PROFILE = env.str("AML_PROFILE", default="eu")
+AML_THRESHOLD = env.str("AML_THRESHOLD", default="2000.00")
+AML_US_CTR_THRESHOLD = env.str("AML_US_CTR_THRESHOLD", default="10000.00")
+AML_US_LOG_THRESHOLD = env.str("AML_US_LOG_THRESHOLD", default="3000.00")
+# The gaming day starts at this hour of the casino's time zone (TIME_ZONE).
+AML_GAMING_DAY_START = env.int("AML_GAMING_DAY_START", default=6)
+# Years the AML and identity records are kept (PostgreSQL refuses their DELETE before).
+AML_RETENTION_YEARS = env.int("AML_RETENTION_YEARS", default=10)

@@ -19,13 +19,19 @@ the owner holds; see ``ledger.models``).
   keys); a hand's settlement (``ledger_post_settlement``) and a reversal
   (``ledger_reverse``).
 - ``cage``: the cashier's slips (``cashier_buy_in``, ``cashier_cash_out``, one function per
-  kind; ``cashier_slip_void`` by a cage supervisor); ``patrons``: the players' register.
+  kind, each booked against the cashier's open drawer, ``cage.services.drawer``;
+  ``cashier_slip_void`` by a cage supervisor); ``patrons``: the players' register.
 - ``chips``: chips away from the cage and the tables (``chips_opening``: a migration's
   opening chips; ``chips_transfer``: from one player to another, recorded by the pit).
 - ``tenures``: the bank's tenures (``tenure_open``, ``tenure_close``, ``bank_sell``,
   ``bank_transfer``, ``tenure_check_cover``).
 - ``bank_life``: the bank's auction (``auction_open``, ``auction_bid``, ``auction_award``),
   withdrawals (``bank_withdraw``) and rebuilds (``bank_rebuild``, ``bank_wiped_out``).
+
+Every posting of a buy-in, a cash-out, a bank's capital, distribution or sale price is
+also a patron's movement of his gaming day for the anti-money-laundering rules: ``_post``
+checks it first (``cage.services.aml.aml_check``, which may refuse: ``AmlRefused``) and
+records it with the transaction.
 """
 
 from ledger.services.cage import cashier_buy_in, cashier_cash_out, cashier_slip_void

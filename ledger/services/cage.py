@@ -12,6 +12,7 @@ from django.db import transaction as db
 from django.db.models import Max
 from django.utils.translation import gettext as _
 
+from cage.services.drawer import drawer_for_slip
 from ledger.errors import AlreadyReversed, InsufficientChips, InvalidAmount, VoidRefused
 from ledger.models import Account, CashierSlip, SlipVoid, Transaction
 from ledger.money import cents, euros, show
@@ -64,6 +65,7 @@ def _cashier(*, kind, player, amount, posted_by, idempotency_key):
             _check_new_key(idempotency_key)
         chips = _ensure_player_accounts([player.pk])[player.pk]
         cage = _singleton_account(Account.Kind.CAGE)
+        drawer = drawer_for_slip(cashier=posted_by)  # no slip without an open drawer (locked FOR SHARE)
         locked = _lock([chips, cage])  # the cage's lock also serializes the slip numbers
         if kind == CashierSlip.Kind.CASH_OUT:
             in_play = open_hands_at_risk(codes=[player.code]).get(player.code, 0)
@@ -85,7 +87,7 @@ def _cashier(*, kind, player, amount, posted_by, idempotency_key):
                     cause={"kind": "slip", "number": number})
         return CashierSlip.objects.create(number=number, kind=kind, player=player, amount=euros(amount_cents),
                                           balance_after=locked[chips].balance, transaction=txn,
-                                          issued_at=txn.posted_at, issued_by=posted_by)
+                                          issued_at=txn.posted_at, issued_by=posted_by, drawer=drawer)
 
 
 def cashier_buy_in(*, player: Player, amount: Decimal, posted_by, idempotency_key: str = "") -> CashierSlip:
@@ -101,6 +103,10 @@ def cashier_buy_in(*, player: Player, amount: Decimal, posted_by, idempotency_ke
     Raises:
         InvalidAmount (not above zero, more than two decimals, or above
         ``slip_maximum()``), AlreadyPosted (the key was used).
+        cage.errors.DrawerError: the cashier has no open drawer (the slip is booked
+        against it, ``cage.services.drawer``).
+        cage.errors.AmlRefused: the player's gaming day would reach the AML threshold
+        without his identity on file.
     """
     return _cashier(kind=CashierSlip.Kind.BUY_IN, player=player, amount=amount, posted_by=posted_by,
                     idempotency_key=idempotency_key)
@@ -116,7 +122,7 @@ def cashier_cash_out(*, player: Player, amount: Decimal, posted_by, idempotency_
         InsufficientChips: ``amount`` is above the player's balance less what he has at
         risk in open hands (``tables.stakes``; the message says both; checked under the
         account's row lock, which a bet's check takes too).
-        InvalidAmount, AlreadyPosted.
+        InvalidAmount, AlreadyPosted, DrawerError, AmlRefused.
     """
     return _cashier(kind=CashierSlip.Kind.CASH_OUT, player=player, amount=amount, posted_by=posted_by,
                     idempotency_key=idempotency_key)

@@ -17,6 +17,7 @@ from django.db import transaction as db
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cage.services import aml
 from ledger.errors import (
     AlreadyPosted,
     AlreadyReversed,
@@ -122,14 +123,20 @@ def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, 
     Raises:
         ValueError: legs that do not balance, or a leg not above zero (a programming error:
         PostgreSQL would refuse them at COMMIT anyway).
+        cage.errors.AmlRefused: a patron's gaming day would reach the anti-money-laundering
+        threshold without his identity on file (``cage.services.aml``).
     """
     debit_total = sum(amount for _a, side, amount in legs if side == DEBIT)
     credit_total = sum(amount for _a, side, amount in legs if side == CREDIT)
     if debit_total != credit_total or len(legs) < 2 or any(amount <= 0 for _a, _s, amount in legs):
         raise ValueError(f"unbalanced or empty legs: {legs}")
+    posted_at = timezone.now()
+    # Anti-money-laundering: a patron's movement of the cage or a bank, checked against his
+    # gaming day before anything is written (cage.services.aml; may refuse), recorded after.
+    movements = aml.aml_check(kind=kind, legs=legs, posted_by=posted_by, at=posted_at, source=source)
     txn = Transaction(kind=kind, reference=reference[:200], idempotency_key=idempotency_key, posted_by=posted_by,
                       source=source, memo=memo, reverses=reverses, tenure=tenure, detail=detail or {},
-                      cause=cause or {}, posted_at=timezone.now())
+                      cause=cause or {}, posted_at=posted_at)
     deltas = defaultdict(int)
     for account_id, side, amount in legs:
         deltas[account_id] += amount if side == CREDIT else -amount
@@ -137,6 +144,8 @@ def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, 
     _write(txn, legs, deltas)
     for account_id, delta in deltas.items():
         locked[account_id].balance += euros(delta)
+    if movements:
+        aml.aml_record(movements, transaction=txn, posted_by=posted_by)
     return txn
 
 

@@ -13,7 +13,7 @@ from ledger.selectors import player_balance
 from tables import services
 from tables.models import HandEvent
 from tests.api.conftest import Api, error_of
-from tests.factories import PlayerFactory, TableFactory, UserFactory
+from tests.factories import PlayerFactory, TableFactory, UserFactory, open_drawer
 from tests.hands import event
 
 
@@ -82,7 +82,7 @@ def test_a_role_refusal_is_not_kept(api, staff):
 def test_keys_belong_to_their_user(api, mesa):
     PlayerFactory(code="nuevo")
     one = api["cashier"].post("/api/cashier/buy-in/", {"player": "nuevo", "amount": "10.00"}, key="same")
-    other_cashier = Api(UserFactory(username="caja2", roles=["cashier"]))
+    other_cashier = Api(open_drawer(UserFactory(username="caja2", roles=["cashier"])).cashier)
     two = other_cashier.post("/api/cashier/buy-in/", {"player": "nuevo", "amount": "10.00"}, key="same")
     assert one.status_code == two.status_code == 201
     assert one.json()["number"] != two.json()["number"]
@@ -101,6 +101,7 @@ def test_a_repeated_buy_in_posts_once(api, mesa):
 @pytest.mark.django_db(transaction=True)
 def test_two_concurrent_requests_with_one_key_do_it_once():
     cashier = UserFactory(username="caja-race", roles=["cashier"])
+    open_drawer(cashier)
     player = PlayerFactory(code="rapido")
     barrier = threading.Barrier(2)
     responses = []

@@ -10,7 +10,7 @@ from playwright.sync_api import Error as PlaywrightError
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ROLES = {"dealer": "demo-dealer", "pit": "demo-pit", "cashier": "demo-cashier", "cage": "demo-cage",
-         "auditor": "demo-auditor"}
+         "auditor": "demo-auditor", "cajajefe": "demo-cajajefe", "compliance": "demo-compliance"}
 #: Addresses that are no page to look at: downloads, the API, leaving.
 SKIP = ("/logout", "/admin", "/api/", "/i18n/", ".csv", ".pdf", ".json", "download", "format=", "page=")
 

@@ -4,6 +4,7 @@ Run on PostgreSQL (the guards are triggers): ``DATABASE_URL=postgres://postgres@
 :5432/casino_ledger .venv/bin/python -m pytest tests/ledger``.
 """
 import copy
+import datetime
 import json
 from decimal import Decimal
 
@@ -17,6 +18,11 @@ from tables.engine.payouts import settle
 from tables.engine.record import play_record
 from tables.models import Player, Table
 from tests.conftest import CONFORMANCE
+from tests.factories import open_drawer
+
+#: An identity on file (the AML due diligence), for the players of these tests.
+IDENTITY = {"document_type": "dni", "document_number": "12345678Z", "nationality": "ES",
+            "date_of_birth": datetime.date(1980, 1, 1)}
 
 CODES = ("ana", "luis", "marta", "pepe", "rosa", "yo", "banca")
 
@@ -48,7 +54,8 @@ def settlement_of(record, **changes):
 @pytest.fixture
 def players(db):
     """``{code: Player}`` for every code the conformance hands use."""
-    return {code: Player.objects.get_or_create(code=code, defaults={"name": code.title()})[0] for code in CODES}
+    return {code: Player.objects.get_or_create(code=code, defaults={"name": code.title(), **IDENTITY})[0]
+            for code in CODES}
 
 
 @pytest.fixture
@@ -62,6 +69,7 @@ def cashier(db):
     groups = ensure_role_groups()
     user = User.objects.create_user("caja", password="caja-secret-1")
     user.groups.add(groups[CASHIER])
+    open_drawer(user)
     return user
 
 

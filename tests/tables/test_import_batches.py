@@ -26,7 +26,7 @@ from tables import services
 from tables.engine.simulate import NAMES, random_night
 from tables.integrity import chain_faults, number_gaps
 from tables.models import Hand, HandEvent, Player, Table
-from tests.factories import UserFactory
+from tests.factories import UserFactory, open_drawer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -47,6 +47,7 @@ def fresh_casino():
     connection.ops.execute_sql_flush(connection.ops.sql_flush(no_style(), tables, reset_sequences=True,
                                                               allow_cascade=True))
     cashier = UserFactory(username="caja1", roles=["cashier"])
+    open_drawer(cashier)
     for code in sorted({"ana", *NAMES}):
         cashier_buy_in(player=Player.objects.create(code=code), amount=Decimal("1000.00"), posted_by=cashier)
     Table.objects.create(name="Mesa 1", rules="reglamento", min_bet=Decimal("5.00"), max_bet=Decimal("100.00"),

@@ -8,6 +8,7 @@ nothing (and never resets a password someone changed).
 """
 
 import random
+from datetime import date
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
@@ -15,11 +16,13 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from cage.services.drawer import drawer_open, open_drawer_of
 from casino.roles import (
     ADMIN,
     AUDITOR,
     CAGE_SUPERVISOR,
     CASHIER,
+    COMPLIANCE,
     DEALER,
     PIT_SUPERVISOR,
     ensure_role_groups,
@@ -40,7 +43,11 @@ DEMO_STAFF = [
     ("cashier", "demo-cashier", [CASHIER], False),
     ("cage", "demo-cage", [CAGE_SUPERVISOR], False),
     ("auditor", "demo-auditor", [AUDITOR], False),
+    ("cajajefe", "demo-cajajefe", [CAGE_SUPERVISOR], False),
+    ("compliance", "demo-compliance", [COMPLIANCE], False),
 ]
+#: The cashier's drawer float: 2,000.00 € (20 × 50, 40 × 20, 20 × 10).
+DEMO_FLOAT = {"50.00": 20, "20.00": 40, "10.00": 20}
 DEMO_PLAYERS = [("ana", "Ana Ruiz"), ("luis", "Luis Gómez"), ("marta", "Marta Sanz"),
                 ("pepe", "Pepe Olmo"), ("rosa", "Rosa Vidal"), ("juan", "Juan Prieto"),
                 ("lola", "Lola Marín"), ("paco", "Paco Durán"), ("nuria", "Nuria Sáez"),
@@ -100,10 +107,16 @@ class Command(BaseCommand):
         return users
 
     def _players(self, cashier):
-        """The demo players, each with ``BUY_IN`` of chips (one slip per player, ever)."""
+        """The demo players, identified, each with ``BUY_IN`` of chips (one slip per player,
+        ever), booked against the cashier's drawer (opened with ``DEMO_FLOAT`` if none is)."""
         players = {}
-        for code, name in DEMO_PLAYERS:
-            player, _created = Player.objects.get_or_create(code=code, defaults={"name": name})
+        if open_drawer_of(cashier) is None:  # no slip without an open drawer
+            drawer_open(cashier=cashier, count=DEMO_FLOAT)
+        for number, (code, name) in enumerate(DEMO_PLAYERS, start=1):
+            # Identified (made-up documents): 2,000.00 € reaches the AML threshold.
+            player, _created = Player.objects.get_or_create(code=code, defaults={
+                "name": name, "document_type": "dni", "document_number": f"{number:08d}{'TRWAGMYFPDXBNJZSQVHLCKE'[number % 23]}",
+                "nationality": "ES", "date_of_birth": date(1970 + number, 1 + number % 12, 1 + number)})
             try:
                 cashier_buy_in(player=player, amount=BUY_IN, posted_by=cashier, idempotency_key=f"demo:buy-in:{code}")
             except AlreadyPosted:

@@ -1,0 +1,223 @@
+"""The cage's records: cashiers' drawers, and the anti-money-laundering (AML) records.
+
+Money is ``Decimal`` euros with two places (``DecimalField(14, 2)``), never a float.
+
+- ``Drawer``: a cashier's cash drawer from its opening float to its close. The float and
+  the closing count are counted by denomination (``{"50.00": 3, "0.20": 7}``: euro notes
+  and coins, ``cage.denominations``); at the close the expected amount (float + cash in −
+  cash out of its slips), the count, the variance (count − expected) and both signatures
+  (the cashier and a cage supervisor, never the same person) are stored. Slips
+  (``ledger.CashierSlip.drawer``) are booked only against an open drawer of their cashier.
+- ``AmlMovement``: one patron's part of a cage movement, a bank's capital in, its
+  distribution or a sale price, with its gaming day; ``AmlAlert``: what the movements of
+  a patron's gaming day raised (structuring; in the US profile a currency transaction
+  report); ``AmlReview``: a compliance officer's note on an alert; ``IdentityRecord``: a
+  patron's identity as recorded, with who recorded it.
+
+In PostgreSQL (migration 0002): drawers are never deleted and a closed drawer never
+changes; AML records and identity records are append-only, and a DELETE is refused while
+their ``retain_until`` (the gaming day + ``AML_RETENTION_YEARS``) has not passed.
+[EU Directive 2015/849 art. 11(d), 40; Ley 10/2010 art. 7, 25; RD 304/2014 art. 28]
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from tables.models import Player
+
+MONEY = {"max_digits": 14, "decimal_places": 2}
+
+
+class Drawer(models.Model):
+    """A cashier's drawer: open from ``opened_at`` until ``closed_at``.
+
+    ``float_count`` and ``closing_count`` map a denomination (a string of euros with two
+    places) to how many pieces were counted; ``float_amount`` and ``counted`` are their
+    totals. At the close: ``cash_in`` and ``cash_out`` (the slips' totals), ``expected``
+    (float + cash in − cash out), ``variance`` (counted − expected; negative: short),
+    ``tolerance`` (``CAGE_DRAWER_TOLERANCE`` then), the cashier's signature (``closed_by``,
+    the cashier himself) and the supervisor's (``supervisor``). At most one open drawer
+    per cashier.
+    """
+
+    cashier = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="drawers",
+                                verbose_name=_("cashier"))
+    opened_at = models.DateTimeField(_("opened at"), default=timezone.now)
+    float_count = models.JSONField(_("float by denomination"))
+    float_amount = models.DecimalField(_("float"), **MONEY)
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    closing_count = models.JSONField(_("count by denomination"), null=True, blank=True)
+    counted = models.DecimalField(_("counted"), null=True, blank=True, **MONEY)
+    cash_in = models.DecimalField(_("cash in"), null=True, blank=True, **MONEY)
+    cash_out = models.DecimalField(_("cash out"), null=True, blank=True, **MONEY)
+    expected = models.DecimalField(_("expected"), null=True, blank=True, **MONEY)
+    variance = models.DecimalField(_("variance"), null=True, blank=True, **MONEY)
+    tolerance = models.DecimalField(_("tolerance"), null=True, blank=True, **MONEY)
+    supervisor = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                                   related_name="drawers_signed", verbose_name=_("supervisor"))
+    note = models.TextField(_("note"), blank=True)
+
+    class Meta:
+        ordering = ["-opened_at", "-id"]
+        verbose_name = _("drawer")
+        verbose_name_plural = _("drawers")
+        constraints = [
+            models.UniqueConstraint(fields=["cashier"], condition=Q(closed_at__isnull=True),
+                                    name="cage_one_open_drawer_per_cashier"),
+            models.CheckConstraint(condition=Q(float_amount__gte=0), name="cage_drawer_float_not_negative"),
+            models.CheckConstraint(
+                condition=Q(closed_at__isnull=True, closing_count__isnull=True, counted__isnull=True,
+                            expected__isnull=True, variance__isnull=True, supervisor__isnull=True)
+                | Q(closed_at__isnull=False, closing_count__isnull=False, counted__gte=0, cash_in__gte=0,
+                    cash_out__gte=0, expected__isnull=False, variance=F("counted") - F("expected"),
+                    tolerance__gte=0, supervisor__isnull=False),
+                name="cage_drawer_closed_in_full"),
+            models.CheckConstraint(condition=~Q(supervisor=F("cashier")), name="cage_drawer_two_signatures"),
+        ]
+
+    def __str__(self):
+        return f"#{self.pk} · {self.cashier}"
+
+    @property
+    def is_open(self):
+        return self.closed_at is None
+
+    @property
+    def beyond_tolerance(self):
+        """True when closed with a variance above its tolerance (an audit exception)."""
+        return self.variance is not None and abs(self.variance) > self.tolerance
+
+
+class IdentityRecord(models.Model):
+    """A patron's identity as a cashier recorded it (each change a new record, attributed).
+
+    The same values are kept on the ``Player`` (``document_type``, ``document_number``,
+    ``nationality``, ``date_of_birth``) for the checks; this is their history.
+    """
+
+    player = models.ForeignKey(Player, models.PROTECT, related_name="identity_records", verbose_name=_("player"))
+    name = models.CharField(_("name"), max_length=200)
+    document_type = models.CharField(_("document type"), max_length=16)
+    document_number = models.CharField(_("document number"), max_length=64)
+    nationality = models.CharField(_("nationality"), max_length=2)
+    date_of_birth = models.DateField(_("date of birth"))
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                                    verbose_name=_("recorded by"))
+    recorded_at = models.DateTimeField(_("recorded at"), default=timezone.now)
+    retain_until = models.DateField(_("kept until"))
+
+    class Meta:
+        ordering = ["-recorded_at", "-id"]
+        verbose_name = _("identity record")
+        verbose_name_plural = _("identity records")
+
+    def __str__(self):
+        return f"{self.player_id} · {self.document_type} {self.document_number}"
+
+
+class AmlMovement(models.Model):
+    """One patron's part of a movement the AML rules add up per gaming day.
+
+    ``direction`` is ``in`` (the patron hands cash or chips to the cage or a bank) or
+    ``out`` (he receives them); ``amount`` Decimal euros above zero; ``gaming_day`` the
+    casino's day (``AML_GAMING_DAY_START`` hour, ``TIME_ZONE``) of ``at``.
+    ``identified``: the patron's identity was on file then; ``recorded_by`` null for a
+    system posting.
+    """
+
+    class Kind(models.TextChoices):
+        BUY_IN = "buy_in", _("buy-in")
+        CASH_OUT = "cash_out", _("cash-out")
+        CAPITAL_IN = "capital_in", _("bank capital in")
+        DISTRIBUTION = "distribution", _("bank distribution")
+        BANK_SALE = "bank_sale", _("bank sale price")
+
+    class Direction(models.TextChoices):
+        IN = "in", _("in")
+        OUT = "out", _("out")
+
+    player = models.ForeignKey(Player, models.PROTECT, related_name="aml_movements", verbose_name=_("player"))
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    direction = models.CharField(_("direction"), max_length=3, choices=Direction.choices)
+    amount = models.DecimalField(_("amount"), **MONEY)
+    at = models.DateTimeField(_("at"))
+    gaming_day = models.DateField(_("gaming day"))
+    transaction = models.ForeignKey("ledger.Transaction", models.PROTECT, related_name="aml_movements",
+                                    verbose_name=_("transaction"))
+    identified = models.BooleanField(_("identity on file"))
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                                    related_name="+", verbose_name=_("recorded by"))
+    retain_until = models.DateField(_("kept until"))
+
+    class Meta:
+        ordering = ["at", "id"]
+        verbose_name = _("AML movement")
+        verbose_name_plural = _("AML movements")
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="cage_aml_amount_positive"),
+            models.UniqueConstraint(fields=["transaction", "player", "direction"], name="cage_aml_one_per_leg"),
+        ]
+        indexes = [models.Index(fields=["gaming_day", "player"], name="cage_aml_day_player")]
+
+    def __str__(self):
+        return f"{self.gaming_day} · {self.player_id} · {self.kind} {self.direction} {self.amount}"
+
+
+class AmlAlert(models.Model):
+    """What a patron's gaming day raised.
+
+    Kinds: ``structuring`` (several movements, each under the threshold, together at or
+    above it), ``ctr`` (US: the day's cash in, or out, above the currency transaction
+    report's threshold), ``unidentified`` (a system posting, which cannot be refused,
+    reached the threshold without an identity on file). ``total`` Decimal euros: the
+    day's total that raised it; ``movement`` the movement that did.
+    """
+
+    class Kind(models.TextChoices):
+        STRUCTURING = "structuring", _("structuring")
+        CTR = "ctr", _("currency transaction report")
+        UNIDENTIFIED = "unidentified", _("threshold reached without identity")
+
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    player = models.ForeignKey(Player, models.PROTECT, related_name="aml_alerts", verbose_name=_("player"))
+    gaming_day = models.DateField(_("gaming day"))
+    total = models.DecimalField(_("total"), **MONEY)
+    movements = models.PositiveIntegerField(_("movements"))
+    movement = models.ForeignKey(AmlMovement, models.PROTECT, related_name="alerts", verbose_name=_("movement"))
+    raised_at = models.DateTimeField(_("raised at"), default=timezone.now)
+    retain_until = models.DateField(_("kept until"))
+
+    class Meta:
+        ordering = ["-gaming_day", "-id"]
+        verbose_name = _("AML alert")
+        verbose_name_plural = _("AML alerts")
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "player", "gaming_day"], name="cage_aml_alert_once_a_day"),
+        ]
+
+    def __str__(self):
+        return f"#{self.pk} {self.kind} · {self.player_id} · {self.gaming_day}"
+
+
+class AmlReview(models.Model):
+    """A compliance officer's review of an alert: his note, who, when. Several may follow
+    one another; the latest stands."""
+
+    alert = models.ForeignKey(AmlAlert, models.PROTECT, related_name="reviews", verbose_name=_("alert"))
+    note = models.TextField(_("note"))
+    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                                    verbose_name=_("reviewed by"))
+    reviewed_at = models.DateTimeField(_("reviewed at"), default=timezone.now)
+    retain_until = models.DateField(_("kept until"))
+
+    class Meta:
+        ordering = ["-reviewed_at", "-id"]
+        verbose_name = _("AML review")
+        verbose_name_plural = _("AML reviews")
+        constraints = [models.CheckConstraint(condition=~Q(note=""), name="cage_aml_review_has_note")]
+
+    def __str__(self):
+        return f"#{self.alert_id} · {self.reviewed_by_id} · {self.reviewed_at:%Y-%m-%d %H:%M}"

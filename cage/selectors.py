@@ -1,0 +1,72 @@
+"""The cage's reads: a drawer's slips, the AML register of a gaming day (page, CSV, command)."""
+
+import csv
+import io
+from datetime import date
+
+from django.db.models import Prefetch
+from django.utils.translation import gettext as _
+
+from cage.models import AmlAlert, AmlMovement, AmlReview
+from cage.services import aml
+
+
+def aml_register(*, day: date) -> dict:
+    """The AML register of gaming day ``day``.
+
+    Returns:
+        dict: ``day``, ``profile`` ("eu"/"us"), ``threshold`` and ``log_threshold``
+        (Decimal), ``bounds`` (the day's aware start and end), ``totals`` (``[(code,
+        {in, out, total, movements, largest, identified})]``, as ``aml.day_totals``),
+        ``alerts`` (AmlAlerts with ``latest_review`` or None), ``movements`` (the day's
+        AmlMovements, oldest first), ``log`` (us: the movements above the log's threshold).
+    """
+    reviews = Prefetch("reviews", queryset=AmlReview.objects.select_related("reviewed_by"))
+    alerts = list(AmlAlert.objects.filter(gaming_day=day).select_related("player", "movement")
+                  .prefetch_related(reviews).order_by("id"))
+    for alert in alerts:
+        found = list(alert.reviews.all())
+        alert.latest_review = found[0] if found else None
+    movements = list(AmlMovement.objects.filter(gaming_day=day).select_related("player", "transaction", "recorded_by")
+                     .order_by("at", "id"))
+    us = aml.profile() == "us"
+    log_threshold = aml.log_threshold()
+    return {"day": day, "profile": aml.profile(), "threshold": aml.threshold(), "log_threshold": log_threshold,
+            "bounds": aml.gaming_day_bounds(day), "totals": list(aml.day_totals(day=day).items()),
+            "alerts": alerts, "movements": movements,
+            "log": [m for m in movements if m.amount > log_threshold] if us else []}
+
+
+def alert_label(alert) -> str:
+    return str(AmlAlert.Kind(alert.kind).label)
+
+
+def register_csv(register: dict) -> str:
+    """The register as CSV (UTF-8 text): one section per table, a header row each;
+    amounts with a point and two places."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([_("AML register"), register["day"].isoformat(), register["profile"].upper(),
+                     _("threshold"), register["threshold"]])
+    writer.writerow([])
+    writer.writerow([_("player"), _("in"), _("out"), _("total"), _("movements"), _("largest"), _("identity on file")])
+    for code, row in register["totals"]:
+        writer.writerow([code, row["in"], row["out"], row["total"], row["movements"], row["largest"],
+                         _("yes") if row["identified"] else _("no")])
+    writer.writerow([])
+    writer.writerow([_("alert"), _("kind"), _("player"), _("total"), _("movements"), _("reviewed by"),
+                     _("reviewed at"), _("note")])
+    for alert in register["alerts"]:
+        review = alert.latest_review
+        writer.writerow([alert.pk, alert_label(alert), alert.player.code, alert.total, alert.movements,
+                         review.reviewed_by.get_username() if review else "",
+                         review.reviewed_at.isoformat() if review else "", review.note if review else ""])
+    writer.writerow([])
+    writer.writerow([_("movement"), _("at"), _("player"), _("kind"), _("direction"), _("amount"), _("transaction"),
+                     _("recorded by"), _("identity on file"), _("in the log")])
+    logged = {m.pk for m in register["log"]}
+    for m in register["movements"]:
+        writer.writerow([m.pk, m.at.isoformat(), m.player.code, m.get_kind_display(), m.get_direction_display(),
+                         m.amount, m.transaction_id, m.recorded_by.get_username() if m.recorded_by else "system",
+                         _("yes") if m.identified else _("no"), _("yes") if m.pk in logged else ""])
+    return out.getvalue()

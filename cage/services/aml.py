@@ -1,0 +1,252 @@
+"""Anti-money-laundering: every cage movement, bank capital put in or taken out, bank
+distribution and sale price, added up per patron per gaming day.
+
+Called by the ledger's posting core (``ledger.services.posting._post``) for the postings
+of kinds ``AML_KINDS``, under the row locks of the patrons' chips accounts (so a
+patron's movements are checked one after the other):
+
+1. ``aml_check`` before anything is written: the patron's day with this movement; at the
+   threshold without his identity on file, a staff member's movement is refused
+   (``AmlRefused``, nothing written); a system posting, or a 7½ takeover the game imposes
+   (``UNREFUSABLE_SOURCES``), is recorded with an ``unidentified`` alert instead.
+2. ``aml_record`` after the posting: the movements, and the alerts they raise.
+
+Profiles (``AML_PROFILE``):
+
+- ``eu`` (default): ins and outs added together; due diligence (identity) at
+  ``AML_THRESHOLD`` (2,000.00 €) a day, single or linked. [Directive (EU) 2015/849 art.
+  11(d); Ley 10/2010 art. 7.3 and RD 304/2014 art. 28 (Spain); CMF L561-13 (France)]
+- ``us``: cash in and cash out added up apart; a currency transaction report (alert
+  ``ctr``) above ``AML_US_CTR_THRESHOLD`` ($10,000) of either a gaming day, the identity
+  required then; every movement above ``AML_US_LOG_THRESHOLD`` ($3,000) in the log.
+  [31 CFR 1021.311, 1021.313, 1021.410(b)]
+
+Structuring: movements of one day each under the threshold that together reach it (in
+the US profile: pass the report's threshold) raise a ``structuring`` alert.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db.models import Count, Max, Q, Sum
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from cage.errors import AmlRefused
+from cage.models import AmlAlert, AmlMovement, AmlReview
+from ledger.money import euros, show
+
+ZERO = Decimal("0.00")
+AML_KINDS = frozenset(AmlMovement.Kind.values)
+IN, OUT = AmlMovement.Direction.IN, AmlMovement.Direction.OUT
+
+
+def _money(name):
+    return Decimal(str(getattr(settings, name))).quantize(Decimal("0.01"))
+
+
+def profile() -> str:
+    """``"eu"`` or ``"us"`` (``AML_PROFILE``)."""
+    value = str(getattr(settings, "AML_PROFILE", "eu")).lower()
+    if value not in ("eu", "us"):
+        raise ValueError(f"AML_PROFILE is 'eu' or 'us', not {value!r}")
+    return value
+
+
+def threshold() -> Decimal:
+    """The day's amount that needs the patron's identity: ``AML_THRESHOLD`` (eu, reached
+    at or above) or ``AML_US_CTR_THRESHOLD`` (us, passed above), Decimal euros/dollars."""
+    return _money("AML_US_CTR_THRESHOLD" if profile() == "us" else "AML_THRESHOLD")
+
+
+def log_threshold() -> Decimal:
+    """The US log's threshold (``AML_US_LOG_THRESHOLD``): movements above it are logged."""
+    return _money("AML_US_LOG_THRESHOLD")
+
+
+def gaming_day(at: datetime) -> date:
+    """The gaming day of an aware datetime: the casino's date (``TIME_ZONE``) of the day
+    that began at ``AML_GAMING_DAY_START`` o'clock at or before ``at``."""
+    local = timezone.localtime(at, timezone.get_default_timezone())
+    day = local.date()
+    return day - timedelta(days=1) if local.time() < time(settings.AML_GAMING_DAY_START) else day
+
+
+def gaming_day_bounds(day: date) -> tuple[datetime, datetime]:
+    """The aware datetimes ``[start, end)`` of gaming day ``day`` in the casino's zone."""
+    zone = timezone.get_default_timezone()
+    start = time(settings.AML_GAMING_DAY_START)
+    return (timezone.make_aware(datetime.combine(day, start), zone),
+            timezone.make_aware(datetime.combine(day + timedelta(days=1), start), zone))
+
+
+def retain_until(day: date) -> date:
+    """``day`` plus ``AML_RETENTION_YEARS`` years (29 February becomes the 28th)."""
+    years = settings.AML_RETENTION_YEARS
+    try:
+        return day.replace(year=day.year + years)
+    except ValueError:
+        return day.replace(year=day.year + years, day=28)
+
+
+@dataclass
+class Pending:
+    """A patron's movement checked, to be recorded once its transaction exists."""
+
+    player: object
+    kind: str
+    direction: str
+    amount: Decimal
+    at: datetime
+    day: date
+    alerts: list
+
+
+def _direction(kind, side):
+    """A buy-in is cash in (his chips are credited), a cash-out cash out; otherwise a
+    debit of his chips is money he puts in, a credit money he takes out."""
+    if kind == AmlMovement.Kind.BUY_IN:
+        return IN
+    if kind == AmlMovement.Kind.CASH_OUT:
+        return OUT
+    return IN if side == "D" else OUT
+
+
+def _day_so_far(player, day):
+    """``{direction: (total, count, largest)}`` of the patron's movements that day."""
+    rows = (AmlMovement.objects.filter(player=player, gaming_day=day).values("direction")
+            .annotate(total=Sum("amount"), n=Count("id"), largest=Max("amount")))
+    return {row["direction"]: (row["total"], row["n"], row["largest"]) for row in rows}
+
+
+#: Postings the rules of the game make at the table (a 7½ takeover entered at the console
+#: or imported): recorded with an ``unidentified`` alert, never refused (the hand is played).
+UNREFUSABLE_SOURCES = frozenset({"console", "import"})
+
+
+def refusable(*, posted_by, source: str) -> bool:
+    """May a posting be refused: a staff member's choice at the cage or the pit, not the
+    system's (``source`` "system…") nor a takeover the game imposes (``UNREFUSABLE_SOURCES``)."""
+    return posted_by is not None and not source.startswith("system") and source not in UNREFUSABLE_SOURCES
+
+
+def aml_check(*, kind: str, legs, posted_by, at: datetime, source: str = "") -> list[Pending]:
+    """Check a posting's patrons before it is written.
+
+    Args:
+        kind: the ledger transaction's kind (only ``AML_KINDS`` are checked);
+        legs: ``[(account id, "D"/"C", cents)]``; posted_by: the staff user or None (the
+        system); at: the posting's time; source: the posting's channel (``refusable``).
+    Returns:
+        the movements to record with ``aml_record`` (empty for other kinds).
+    Raises:
+        AmlRefused: a staff member's movement takes a patron without identity on file to
+        the threshold; the message says the day's total, the threshold and what to do.
+    """
+    if kind not in AML_KINDS:
+        return []
+    from ledger.models import Account
+
+    players = {account.pk: account.player for account in Account.objects.filter(
+        pk__in={leg[0] for leg in legs}, kind=Account.Kind.PLAYER).select_related("player")}
+    amounts = defaultdict(int)
+    for account_id, side, amount in legs:
+        if account_id in players:
+            amounts[(account_id, _direction(kind, side))] += amount
+    day, us, limit = gaming_day(at), profile() == "us", threshold()
+    pending = []
+    for (account_id, direction), amount_cents in sorted(amounts.items()):
+        player, amount = players[account_id], euros(amount_cents)
+        so_far = _day_so_far(player, day)
+        if us:  # cash in and cash out apart, the report above the threshold
+            before, count, largest = so_far.get(direction, (ZERO, 0, ZERO))
+            after, due = before + amount, before + amount > limit
+            crossed = before <= limit < after
+            small = max(largest or ZERO, amount) <= limit
+        else:  # ins and outs together, due diligence at the threshold
+            before = sum((total for total, _n, _l in so_far.values()), ZERO)
+            count = sum(n for _t, n, _l in so_far.values())
+            largest = max((big for _t, _n, big in so_far.values()), default=ZERO)
+            after, due = before + amount, before + amount >= limit
+            crossed = before < limit <= after
+            small = max(largest, amount) < limit
+        alerts = []
+        if due and not player.identified:
+            if refusable(posted_by=posted_by, source=source):
+                raise AmlRefused(
+                    _("refused: %(player)s's movements of the gaming day %(day)s would reach %(total)s, at or above "
+                      "the threshold of %(threshold)s that needs his identity on file; record his document, "
+                      "nationality and date of birth first"),
+                    params={"player": player.code, "day": day.isoformat(), "total": show(after),
+                            "threshold": show(limit)}, field="player")
+            alerts.append((AmlAlert.Kind.UNIDENTIFIED, after, count + 1))
+        if crossed and small and count >= 1:
+            alerts.append((AmlAlert.Kind.STRUCTURING, after, count + 1))
+        if us and crossed:
+            alerts.append((AmlAlert.Kind.CTR, after, count + 1))
+        pending.append(Pending(player, kind, direction, amount, at, day, alerts))
+    return pending
+
+
+def aml_record(pending: list[Pending], *, transaction, posted_by) -> list[AmlMovement]:
+    """Record checked movements (``aml_check``) for their posted ``transaction`` and the
+    alerts they raise (one of a kind per patron per day). Returns the movements."""
+    recorded = []
+    for item in pending:
+        movement = AmlMovement.objects.create(
+            player=item.player, kind=item.kind, direction=item.direction, amount=item.amount, at=item.at,
+            gaming_day=item.day, transaction=transaction, identified=item.player.identified,
+            recorded_by=posted_by, retain_until=retain_until(item.day))
+        for kind, total, count in item.alerts:
+            if not AmlAlert.objects.filter(kind=kind, player=item.player, gaming_day=item.day).exists():
+                AmlAlert.objects.create(kind=kind, player=item.player, gaming_day=item.day, total=total,
+                                        movements=count, movement=movement, raised_at=item.at,
+                                        retain_until=retain_until(item.day))
+        recorded.append(movement)
+    return recorded
+
+
+def day_totals(*, day: date) -> dict[str, dict]:
+    """Every patron's totals for gaming day ``day``, one query.
+
+    Returns:
+        ``{player code: {"in", "out", "total" (Decimal), "movements" (int), "largest"
+        (Decimal), "identified" (bool)}}``, ``total`` = in + out.
+    """
+    rows = (AmlMovement.objects.filter(gaming_day=day).values("player__code")
+            .annotate(cash_in=Sum("amount", filter=Q(direction=IN)), cash_out=Sum("amount", filter=Q(direction=OUT)),
+                      n=Count("id"), largest=Max("amount"))
+            .order_by("player__code"))
+    from tables.models import Player
+
+    identified = {player.code: player.identified for player in Player.objects.filter(
+        code__in=[row["player__code"] for row in rows])}
+    return {row["player__code"]: {"in": row["cash_in"] or ZERO, "out": row["cash_out"] or ZERO,
+                                  "total": (row["cash_in"] or ZERO) + (row["cash_out"] or ZERO),
+                                  "movements": row["n"], "largest": row["largest"],
+                                  "identified": identified[row["player__code"]]}
+            for row in rows}
+
+
+def alert_review(*, alert: AmlAlert, note: str, reviewed_by) -> AmlReview:
+    """A compliance officer marks an alert reviewed, with his note (a new record each time).
+
+    Returns:
+        the AmlReview; the alert's latest review stands.
+    Raises:
+        ReviewError: an empty note (field ``note``).
+        PermissionError: ``reviewed_by`` is no compliance officer.
+    """
+    from cage.errors import ReviewError
+    from casino.roles import COMPLIANCE, has_role
+
+    if not has_role(reviewed_by, COMPLIANCE):
+        raise PermissionError("only a compliance officer reviews an AML alert")
+    note = (note or "").strip()
+    if not note:
+        raise ReviewError(_("a review needs a note saying what was found"), field="note")
+    return AmlReview.objects.create(alert=alert, note=note, reviewed_by=reviewed_by, reviewed_at=timezone.now(),
+                                    retain_until=retain_until(max(alert.gaming_day, timezone.localdate())))

@@ -1,0 +1,170 @@
+"""A cashier's drawer: opened with a float counted by denomination, slips booked against
+it, closed with a count by denomination and two signatures. One transaction each.
+
+Locks: a slip takes its drawer's row ``FOR SHARE`` (``drawer_for_slip``, before the
+ledger's account locks); a close takes it ``FOR UPDATE``, so a close waits for the slips
+being booked and a slip never lands in a drawer closed under it. [issue 15 "The drawer"]
+"""
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import IntegrityError
+from django.db import transaction as db
+from django.db.models import Q, Sum
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from cage.denominations import InvalidCount, clean_count, count_total
+from cage.errors import DrawerError
+from cage.models import Drawer
+from casino.roles import CAGE_SUPERVISOR, CASHIER, has_role
+from ledger.money import show
+
+ZERO = Decimal("0.00")
+
+
+def tolerance() -> Decimal:
+    """``CAGE_DRAWER_TOLERANCE`` as ``Decimal`` euros (default 5.00)."""
+    return Decimal(str(settings.CAGE_DRAWER_TOLERANCE)).quantize(Decimal("0.01"))
+
+
+def _count(count, field):
+    try:
+        return clean_count(count)
+    except InvalidCount as error:
+        raise DrawerError(_("the count is not valid: %(reason)s"), params={"reason": str(error)},
+                          field=field) from None
+
+
+def open_drawer_of(cashier):
+    """The cashier's open Drawer, or None (no lock)."""
+    return Drawer.objects.filter(cashier=cashier, closed_at__isnull=True).first()
+
+
+def drawer_open(*, cashier, count: dict[str, int]) -> Drawer:
+    """Open a drawer for ``cashier`` with the float he counted.
+
+    Args:
+        cashier: the user (cashier role) who will book slips against it.
+        count: ``{denomination: pieces}`` (``cage.denominations``; missing ones are zero).
+    Returns:
+        the open Drawer (``float_amount`` Decimal euros, the count's total).
+    Raises:
+        DrawerError: not a cashier; he has an open drawer already; an invalid count
+        (field ``count``).
+    """
+    if not has_role(cashier, CASHIER):
+        raise DrawerError(_("only a cashier opens a drawer"), field="cashier")
+    count = _count(count, "count")
+    try:
+        with db.atomic():
+            return Drawer.objects.create(cashier=cashier, float_count=count, float_amount=count_total(count),
+                                         opened_at=timezone.now())
+    except IntegrityError as error:
+        if "cage_one_open_drawer_per_cashier" in str(error):
+            raise DrawerError(_("%(cashier)s has a drawer open already: close it first"),
+                              params={"cashier": cashier.get_username()}) from None
+        raise
+
+
+def drawer_for_slip(*, cashier) -> Drawer:
+    """The cashier's open drawer, its row locked ``FOR SHARE`` until the caller's
+    transaction ends (call it inside the slip's transaction, before the account locks).
+
+    Raises:
+        DrawerError: he has no open drawer (the message says to open one).
+    """
+    drawer = _share_lock(cashier)
+    if drawer is None:
+        raise DrawerError(_("%(cashier)s has no open drawer: open one with its float before booking a slip"),
+                          params={"cashier": cashier.get_username()})
+    return drawer
+
+
+def _share_lock(cashier):
+    """``SELECT ... FOR SHARE`` of the cashier's open drawer (Django's ``select_for_update``
+    has no FOR SHARE): several slips at once, but no close under them."""
+    found = list(Drawer.objects.raw(
+        "SELECT * FROM cage_drawer WHERE cashier_id = %s AND closed_at IS NULL FOR SHARE", [cashier.pk]))
+    return found[0] if found else None
+
+
+def drawer_cash(drawer) -> tuple[Decimal, Decimal]:
+    """``(cash in, cash out)`` of the drawer's slips, Decimal euros: buy-ins in, cash-outs
+    out; a slip whose posting was reversed (voided) counts for nothing."""
+    from ledger.models import CashierSlip
+
+    live = drawer.slips.filter(transaction__reversal__isnull=True)
+    sums = live.aggregate(cash_in=Sum("amount", filter=Q(kind=CashierSlip.Kind.BUY_IN)),
+                          cash_out=Sum("amount", filter=Q(kind=CashierSlip.Kind.CASH_OUT)))
+    return sums["cash_in"] or ZERO, sums["cash_out"] or ZERO
+
+
+def drawer_preview(*, drawer, count: dict[str, int]) -> dict:
+    """What closing with ``count`` would record, writing nothing (the close's confirmation).
+
+    Returns:
+        ``{"count", "counted", "cash_in", "cash_out", "expected", "variance", "tolerance",
+        "beyond"}`` (Decimal euros; ``beyond``: the variance exceeds the tolerance).
+    Raises:
+        DrawerError: an invalid count.
+    """
+    count = _count(count, "count")
+    cash_in, cash_out = drawer_cash(drawer)
+    expected = drawer.float_amount + cash_in - cash_out
+    counted = count_total(count)
+    limit = tolerance()
+    return {"count": count, "counted": counted, "cash_in": cash_in, "cash_out": cash_out, "expected": expected,
+            "variance": counted - expected, "tolerance": limit, "beyond": abs(counted - expected) > limit}
+
+
+def drawer_close(*, drawer: Drawer, cashier, supervisor, count: dict[str, int], note: str = "") -> Drawer:
+    """Close a drawer with the cashier's count and a cage supervisor's signature.
+
+    The expected amount is the float + cash in − cash out of its slips (``drawer_cash``);
+    the variance is counted − expected (negative: short), stored with the tolerance then
+    in force (``CAGE_DRAWER_TOLERANCE``); beyond it, the auditors' reports show it.
+
+    Args:
+        drawer: the open Drawer; cashier: its cashier (his signature); supervisor: a user
+            with the cage supervisor role, not the cashier (his signature, checked by the
+            caller's password prompt); count: ``{denomination: pieces}``; note: optional.
+    Returns:
+        the closed Drawer.
+    Raises:
+        DrawerError: the drawer is closed or not the cashier's; the supervisor is missing,
+        not a cage supervisor, or the cashier himself (field ``supervisor``); an invalid
+        count.
+    """
+    if drawer.cashier_id != getattr(cashier, "pk", None):
+        raise DrawerError(_("drawer #%(drawer)s is %(owner)s's: only its cashier closes it"),
+                          params={"drawer": drawer.pk, "owner": drawer.cashier.get_username()})
+    if supervisor is None or not has_role(supervisor, CAGE_SUPERVISOR):
+        raise DrawerError(_("a cage supervisor must sign the close"), field="supervisor")
+    if supervisor.pk == cashier.pk:
+        raise DrawerError(_("the supervisor who signs is not the cashier: two people sign a drawer's close"),
+                          field="supervisor")
+    count = _count(count, "count")
+    with db.atomic():
+        locked = Drawer.objects.select_for_update().filter(pk=drawer.pk).first()
+        if locked is None or not locked.is_open:
+            raise DrawerError(_("drawer #%(drawer)s is closed already"), params={"drawer": drawer.pk})
+        figures = drawer_preview(drawer=locked, count=count)
+        values = {"closed_at": timezone.now(), "closing_count": figures["count"], "counted": figures["counted"],
+                  "cash_in": figures["cash_in"], "cash_out": figures["cash_out"], "expected": figures["expected"],
+                  "variance": figures["variance"], "tolerance": figures["tolerance"], "supervisor": supervisor,
+                  "note": note.strip()}
+        Drawer.objects.filter(pk=locked.pk).update(**values)
+        for name, value in values.items():
+            setattr(locked, name, value)
+        return locked
+
+
+def variance_text(variance) -> str:
+    """``"−12,50 € (short)"``, ``"+3,00 € (over)"`` or ``"0,00 €"``, in the reader's language."""
+    if variance < 0:
+        return _("%(amount)s short") % {"amount": show(-variance)}
+    if variance > 0:
+        return _("%(amount)s over") % {"amount": show(variance)}
+    return show(variance)

@@ -1,0 +1,224 @@
+"""Anti-money-laundering: per patron per gaming day, the due-diligence threshold, the
+structuring alert, the US profile, the register (page, CSV, command) and its reviews,
+records kept by PostgreSQL. [EU Directive 2015/849 art. 11(d); Ley 10/2010; RD 304/2014;
+CMF L561-13; 31 CFR 1021.311, 1021.410]"""
+
+import datetime
+from decimal import Decimal
+from io import StringIO
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.core.management import call_command
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+from hypothesis import HealthCheck, given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
+
+from cage.errors import AmlRefused, ReviewError
+from cage.models import AmlAlert, AmlMovement
+from cage.services import aml
+from cage.services.identity import player_record_identity
+from ledger import services
+from ledger.models import BankTenure, CashierSlip
+from tables.models import Player
+from tests.factories import PlayerFactory, TableFactory, open_drawer
+
+D = Decimal
+MADRID = ZoneInfo("Europe/Madrid")
+
+
+@pytest.fixture
+def drawer(cashier):
+    return open_drawer(cashier)
+
+
+def buy(player, amount, cashier):
+    return services.cashier_buy_in(player=player, amount=D(amount), posted_by=cashier)
+
+
+def test_the_gaming_day_starts_at_six_in_madrid_across_summer_time(settings):
+    assert aml.gaming_day(datetime.datetime(2026, 3, 29, 5, 59, tzinfo=MADRID)) == datetime.date(2026, 3, 28)
+    assert aml.gaming_day(datetime.datetime(2026, 3, 29, 6, 0, tzinfo=MADRID)) == datetime.date(2026, 3, 29)
+    assert aml.gaming_day(datetime.datetime(2026, 10, 25, 4, 30, tzinfo=datetime.UTC)) == datetime.date(2026, 10, 24)
+    start, end = aml.gaming_day_bounds(datetime.date(2026, 3, 29))
+    assert end - start == datetime.timedelta(hours=24)  # 06:00 to 06:00, the hour lost at 02:00 before it
+    settings.AML_GAMING_DAY_START = 10
+    assert aml.gaming_day(datetime.datetime(2026, 5, 2, 9, 0, tzinfo=MADRID)) == datetime.date(2026, 5, 1)
+
+
+def test_at_the_threshold_an_unidentified_patron_is_refused_until_his_identity_is_recorded(anon, cashier, drawer):
+    buy(anon, "1500.00", cashier)
+    slip = services.cashier_cash_out(player=anon, amount=D("499.99"), posted_by=cashier)  # 1,999.99: under
+    with pytest.raises(AmlRefused, match=r"anon.*2,000\.00.*threshold of 2,000\.00") as refused:
+        buy(anon, "0.01", cashier)
+    assert refused.value.field == "player"
+    assert CashierSlip.objects.filter(player=anon).count() == 2 and AmlMovement.objects.count() == 2
+    player_record_identity(player=anon, name="Ana Nónima", document_type="dni", document_number="1234 5678z",
+                           nationality="es", date_of_birth=datetime.date(1980, 5, 1), recorded_by=cashier)
+    buy(anon, "0.01", cashier)
+    alert = AmlAlert.objects.get()
+    assert (alert.kind, alert.total, alert.movements, alert.player) == ("structuring", D("2000.00"), 3, anon)
+    assert alert.movement.transaction.slip.amount == D("0.01") and slip.transaction.aml_movements.get().direction == "out"
+    moves = AmlMovement.objects.filter(player=anon).order_by("id")
+    assert [m.identified for m in moves] == [False, False, True]
+    assert [m.recorded_by for m in moves] == [cashier] * 3
+    assert moves[0].retain_until == moves[0].gaming_day.replace(year=moves[0].gaming_day.year + 10)
+
+
+def test_one_movement_at_the_threshold_needs_the_identity_but_is_no_structuring(anon, luis, cashier, drawer):
+    with pytest.raises(AmlRefused):
+        buy(anon, "2000.00", cashier)
+    assert not AmlMovement.objects.exists() and not CashierSlip.objects.exists()
+    buy(luis, "5000.00", cashier)
+    assert AmlMovement.objects.get().amount == D("5000.00") and not AmlAlert.objects.exists()
+
+
+def test_bank_capital_counts_and_a_system_posting_is_recorded_with_an_alert(luis, cashier, drawer):
+    anon = PlayerFactory(code="anon2", unidentified=True)
+    buy(anon, "1200.00", cashier)
+    table = TableFactory(name="Mesa AML")
+    with pytest.raises(AmlRefused):  # 1,200 + 900 of capital put into a bank
+        services.tenure_open(table=table, holder=anon, capital=D("900.00"), began="draw", posted_by=cashier)
+    assert not BankTenure.objects.exists()
+    # luis, identified, opens a bank; his identity then goes (a correction); the
+    # system's distribution at the close cannot be refused: recorded, with an alert.
+    buy(luis, "3000.00", cashier)
+    tenure = services.tenure_open(table=table, holder=luis, capital=D("2500.00"), began="draw", posted_by=cashier)
+    Player.objects.filter(pk=luis.pk).update(document_number="")
+    services.tenure_close(tenure=tenure, posted_by=None)
+    kinds = list(AmlMovement.objects.filter(player=luis).order_by("id").values_list("kind", "direction", "amount"))
+    assert kinds == [("buy_in", "in", D("3000.00")), ("capital_in", "in", D("2500.00")),
+                     ("distribution", "out", D("2500.00"))]
+    alert = AmlAlert.objects.get(player=luis)
+    assert (alert.kind, alert.total, alert.movement.recorded_by) == ("unidentified", D("8000.00"), None)
+
+
+def test_the_us_profile_reports_above_ten_thousand_in_or_out_and_logs_above_three(luis, anon, cashier, drawer,
+                                                                                   settings):
+    settings.AML_PROFILE = "us"
+    buy(anon, "6000.00", cashier)
+    services.cashier_cash_out(player=anon, amount=D("5000.00"), posted_by=cashier)  # out apart from in
+    buy(anon, "4000.00", cashier)  # cash in 10,000.00: not above
+    with pytest.raises(AmlRefused, match="10,000.01"):
+        buy(anon, "0.01", cashier)
+    buy(luis, "6000.00", cashier)
+    buy(luis, "4500.00", cashier)
+    alerts = sorted(AmlAlert.objects.filter(player=luis).values_list("kind", "total"))
+    assert alerts == [("ctr", D("10500.00")), ("structuring", D("10500.00"))]
+    register = aml_register_of_today()
+    assert sorted((m.player.code, m.amount) for m in register["log"]) == [
+        ("anon", D("4000.00")), ("anon", D("5000.00")), ("anon", D("6000.00")),
+        ("luis", D("4500.00")), ("luis", D("6000.00"))]
+
+
+def aml_register_of_today():
+    from cage.selectors import aml_register
+
+    return aml_register(day=aml.gaming_day(timezone.now()))
+
+
+def test_the_register_as_a_command_and_csv_and_reviews_attributed(anon, cashier, compliance, drawer):
+    buy(anon, "1500.00", cashier)
+    player_record_identity(player=anon, name="Ana", document_type="passport", document_number="X1", nationality="FR",
+                           date_of_birth=datetime.date(1990, 1, 1), recorded_by=cashier)
+    buy(anon, "700.00", cashier)
+    alert = AmlAlert.objects.get()
+    with pytest.raises(PermissionError):
+        aml.alert_review(alert=alert, note="ok", reviewed_by=cashier)
+    with pytest.raises(ReviewError):
+        aml.alert_review(alert=alert, note="  ", reviewed_by=compliance)
+    aml.alert_review(alert=alert, note="two visits, same evening", reviewed_by=compliance)
+    day = aml.gaming_day(timezone.now()).isoformat()
+    out = StringIO()
+    call_command("aml_register", "--day", day, stdout=out)
+    text = out.getvalue()
+    assert f"gaming day {day}" in text and "anon: in 2200.00 out 0.00 total 2200.00 (2 movements" in text
+    assert "structuring anon total 2200.00 (2 movements) reviewed by cumplimiento" in text
+    out = StringIO()
+    call_command("aml_register", "--day", day, "--format", "csv", stdout=out)
+    rows = out.getvalue().splitlines()
+    assert "anon,2200.00,0.00,2200.00,2,1500.00,yes" in rows
+    assert any(row.startswith(f"{alert.pk},structuring,anon,2200.00,2,cumplimiento,") for row in rows)
+
+
+def test_the_register_page_is_the_compliance_officers_and_the_auditor_reads_it(client, anon, cashier, compliance,
+                                                                               drawer):
+    from tests.factories import UserFactory
+
+    buy(anon, "100.00", cashier)
+    client.force_login(cashier)
+    assert client.get("/cage/aml/").status_code == 403
+    auditor = UserFactory(username="auditora", roles=["auditor"])
+    client.force_login(auditor)
+    page = client.get("/cage/aml/")
+    assert page.status_code == 200 and b"anon" in page.content
+    assert client.post("/cage/aml/alerts/1/review/", {"note": "x"}).status_code == 403
+    client.force_login(compliance)
+    csv = client.get("/cage/aml/", {"format": "csv"})
+    assert csv["Content-Type"].startswith("text/csv") and b"anon,100.00" in csv.content
+
+
+def test_postgresql_keeps_the_aml_records(anon, luis, cashier, drawer):
+    buy(luis, "10.00", cashier)
+    movement = AmlMovement.objects.get()
+    with connection.cursor() as cursor:
+        for statement in ("UPDATE cage_amlmovement SET amount = 1 WHERE id = %s",
+                          "DELETE FROM cage_amlmovement WHERE id = %s"):
+            with pytest.raises(DatabaseError, match="AML record"), transaction.atomic():
+                cursor.execute(statement, [movement.pk])
+    assert AmlMovement.objects.get().amount == D("10.00")
+    # Once its retention has passed, a record may go (the trigger reads retain_until).
+    old = AmlMovement.objects.create(player=luis, kind="cash_out", direction="out", amount=D("1.00"), at=movement.at,
+                                     gaming_day=datetime.date(1990, 1, 1), transaction=movement.transaction,
+                                     identified=True, retain_until=datetime.date(2000, 1, 1))
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM cage_amlmovement WHERE id = %s", [old.pk])
+    assert list(AmlMovement.objects.all()) == [movement]
+
+
+BASE = datetime.datetime(2026, 3, 28, 6, 0, tzinfo=MADRID)  # the night summer time begins between
+#: Minutes from BASE at a gaming day's edges (06:00 each day), a minute either side.
+EDGES = [day * 1440 + shift - (60 if day >= 1 else 0) for day in range(-1, 4) for shift in (-1, 0, 1)]
+movement = st.tuples(st.sampled_from(["luis", "marta", "pepe"]), st.sampled_from(["buy_in", "cash_out"]),
+                     st.integers(min_value=1, max_value=500_000),
+                     st.one_of(st.integers(min_value=-1500, max_value=4 * 1440), st.sampled_from(EDGES)))
+
+
+def oracle_day(at):
+    """The gaming day of ``at``, worked out apart: the date D whose 06:00 in Madrid is at or
+    before ``at`` and whose next day's 06:00 is after it."""
+    for day in (at.astimezone(MADRID).date() + datetime.timedelta(days=n) for n in (-1, 0)):
+        start = datetime.datetime.combine(day, datetime.time(6), MADRID)
+        end = datetime.datetime.combine(day + datetime.timedelta(days=1), datetime.time(6), MADRID)
+        if start <= at < end:
+            return day
+    raise AssertionError(at)
+
+
+@examples(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(movements=st.lists(movement, min_size=1, max_size=12))
+def test_the_days_totals_per_patron_are_the_sum_of_its_movements(movements, cashier, drawer, monkeypatch):
+    players = {code: PlayerFactory(code=code) for code in ("luis", "marta", "pepe")}
+    with transaction.atomic():
+        for player in players.values():
+            monkeypatch.setattr(timezone, "now", lambda: BASE - datetime.timedelta(days=30))
+            buy(player, "100000.00", cashier)
+        expected = {}
+        for code, kind, cents, minutes in movements:  # posted in this order, whatever their times
+            at = BASE + datetime.timedelta(minutes=minutes)
+            monkeypatch.setattr(timezone, "now", lambda at=at: at)
+            amount = D(cents).scaleb(-2)
+            service = services.cashier_buy_in if kind == "buy_in" else services.cashier_cash_out
+            service(player=players[code], amount=amount, posted_by=cashier)
+            day = expected.setdefault(oracle_day(at), {})
+            row = day.setdefault(code, {"in": D(0), "out": D(0), "movements": 0})
+            row["in" if kind == "buy_in" else "out"] += amount
+            row["movements"] += 1
+        monkeypatch.undo()
+        for day, rows in expected.items():
+            totals = aml.day_totals(day=day)
+            assert {code: (t["in"], t["out"], t["total"], t["movements"]) for code, t in totals.items()} == {
+                code: (r["in"], r["out"], r["in"] + r["out"], r["movements"]) for code, r in rows.items()}
+        transaction.set_rollback(True)
