@@ -8,6 +8,7 @@ from datetime import date
 from decimal import Decimal
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from reports.detection import Theory, edge_store, review
@@ -100,7 +101,7 @@ def stack_a_seven_for_the_bank(share):
     return rig
 
 
-def test_a_seven_stacked_for_the_bank_in_10_percent_of_hands_is_found(staff, edge):
+def test_a_seven_stacked_for_the_bank_in_10_percent_of_hands_is_found(staff, edge, client):
     table = simulated_table("Mesa B", staff)
     shift = play_shift(table, staff["dealer"], staff["supervisor"],
                        records(11, 300, rig=stack_a_seven_for_the_bank(0.10)))
@@ -114,6 +115,13 @@ def test_a_seven_stacked_for_the_bank_in_10_percent_of_hands_is_found(staff, edg
     first = {h.pk: h.cards[len(h.seats)] for h in Hand.objects.filter(pk__in=cards.evidence["hand_ids"])}
     assert first and all(card.startswith("7") for card in first.values())
     assert cards.shift_id == shift.pk and cards.report_id == report.pk
+    client.force_login(staff["auditor"])
+    page = client.get(reverse("reports:alert", args=[cards.pk])).content.decode()
+    assert "Primeras cartas de la banca (spanish-40, 300 cartas): el 7 sale demasiado" in page
+    table_rows = page.split('id="cards"')[1].split("</table>")[0]
+    assert table_rows.count("<tr>") == 11  # the head and the ten ranks
+    assert reverse("tables:hand_detail", args=[table.pk, Hand.objects.get(pk=cards.evidence["hand_ids"][0]).number]) \
+        in page
 
 
 def test_a_bank_sold_back_and_forth_between_two_players_is_found(staff, db):
