@@ -15,7 +15,6 @@ from django.utils import timezone
 from ledger.models import Account, BankTenure, Entry, Transaction
 from ledger.money import euros
 from reports.audit import _audit, _card_tests, _chain
-from reports.house import house_figures
 from reports.figures import (
     CENT,
     FORMAT,
@@ -29,6 +28,7 @@ from reports.figures import (
     _signed,
     money,
 )
+from reports.house import house_figures
 from tables.engine.profiles import Profile
 from tables.models import Hand, HandBet, Player
 

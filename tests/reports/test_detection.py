@@ -4,7 +4,6 @@ found — a bank winning 4σ above expectation with one dealer, a seven stacked 
 in 10% of hands, a bank sold back and forth between two players — and 20 honest sessions
 raise no false alert beyond what the Benjamini–Hochberg correction allows at 1%."""
 
-from datetime import date
 from decimal import Decimal
 
 import pytest
