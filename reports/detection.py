@@ -158,7 +158,7 @@ def _money_figures(figures):
 # The review
 
 
-def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None):
+def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, large_stake=None):
     """The statistical review of a set of hands: every test with a p-value, corrected
     together, and the ones that alert.
 
@@ -168,6 +168,8 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None):
         theory: a ``Theory`` (default: a new one, reading the stored edges).
         alpha: the level of the combined correction.
         card_observations: the cards' observations (default: replayed from the hands' entries).
+        large_stake: a large stake (euros) for the losses to one bank: the table's large bet;
+            None: the top 10% of the stakes reviewed.
     Returns:
         dict: ``tests`` (every test, with ``combined_q`` and ``combined_alert``; evidence
         cut to ``EVIDENCE_LIMIT`` hand ids) and ``findings`` (``(kind, code, identity,
@@ -206,7 +208,8 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None):
                           "staked": pair["staked"], "actual": pair["actual"], "expected": pair["expected"],
                           "sd": pair["sd"], "z": pair["z"], "p_value": pair["p_value"], "q_value": pair["q_value"],
                           "hand_ids": pair["evidence"]})
-        losses = statistics.large_losses(pair_rows, p_lose=edges[0]["bank_wins_bet"], alpha=alpha)
+        losses = statistics.large_losses(pair_rows, p_lose=edges[0]["bank_wins_bet"], alpha=alpha,
+                                         large_stake=None if large_stake is None else float(large_stake))
         for pair in losses["pairs"]:
             if pair["lost"] < 3:
                 continue
@@ -316,7 +319,8 @@ def report_findings(report, *, theory=None, card_observations=None) -> list[Find
                                     evidence={"bet": bet, "hand": hand, "number": number, "player": player,
                                               "stake": str(stake), "net": str(net),
                                               "threshold": str(table.large_bet)}, **base))
-    result = review(hands, subject=report.key, theory=theory, card_observations=card_observations)
+    result = review(hands, subject=report.key, theory=theory, card_observations=card_observations,
+                    large_stake=table.large_bet)
     for kind, code, identity, evidence in result["findings"]:
         findings.append(Finding(kind=kind, code=code, subject=report.key, identity=identity, evidence=evidence,
                                 **base))
