@@ -107,6 +107,7 @@ def report_page(request, pk):
         "exceptions": [exception_text(item) for item in result["exceptions"]],
         "chart": mark_safe(chart_svg(report)),  # numbers and translated labels we wrote
         "began": BEGAN, "ended": ENDED,
+        "report_alerts": _report_alerts(report), "review_url": _review_url(report),
     }
     if report.kind == ReportKind.SHIFT:
         context.update(
@@ -129,6 +130,35 @@ def report_page(request, pk):
         chain=result["chain"],
     )
     return render(request, "reports/banks.html", context)
+
+
+def _report_alerts(report):
+    """The alerts this report raised (issue 17), each with its finding in words."""
+    from reports.texts import alert_text
+
+    alerts = list(report.alerts.select_related("table").order_by("-opened_at", "-id"))
+    for alert in alerts:
+        alert.text = alert_text(alert.kind, alert.code, alert.evidence)
+    return alerts
+
+
+def _review_url(report):
+    """The review page (issue 17) of the report's hands: its shift, or its table and period."""
+    from urllib.parse import urlencode
+
+    from django.urls import reverse
+    from django.utils import timezone
+
+    if report.kind == ReportKind.SHIFT:
+        shift = report.shift
+        start = timezone.localdate(shift.opened_at)
+        end = timezone.localdate(shift.closed_at) if shift.closed_at else timezone.localdate()
+        query = {"table": report.table_id, "date_from": start, "date_to": max(start, end), "shift": shift.pk,
+                 "funnel": "tenure"}
+    else:
+        query = {"table": report.table_id, "date_from": report.date_from, "date_to": report.date_to,
+                 "funnel": "tenure"}
+    return f"{reverse('reports:review')}?{urlencode(query)}"
 
 
 def _filename(report, extension):
