@@ -331,8 +331,8 @@ def measure(repeat):
     table.save(update_fields=["large_bet"])
 
     def exceptions_run(report):
-        subject = SimpleNamespace(kind="shift", table=table, shift=shift, key=f"shift:{shift.pk}", pk=None,
-                                  result=report)
+        subject = SimpleNamespace(kind="shift", table=table, shift=shift, shift_id=shift.pk,
+                                  key=f"shift:{shift.pk}", pk=None, result=report)
         with snapshot():
             return report_findings(subject)
 
