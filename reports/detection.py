@@ -97,16 +97,33 @@ def bet_rows(hands):
             for hand, bet, dealer, bank, tenure, player, stake, net, rules, seats in rows]
 
 
-class Theory:
-    """The stored edges a review needs, one per (rules, seats), read once."""
+class MissingTheory(LookupError):
+    """No stored edge for these rules and seats (``Theory(compute=False)``); ``rules``, ``seats``."""
 
-    def __init__(self):
+    def __init__(self, rules, seats):
+        super().__init__(f"no stored edge for {rules} with {seats} seats")
+        self.rules, self.seats = rules, seats
+
+
+class Theory:
+    """The stored edges a review needs, one per (rules, seats), read once; a missing one is
+    simulated and stored (``edge_figure``), or with ``compute=False`` raises ``MissingTheory``
+    (a page does not wait for a simulation)."""
+
+    def __init__(self, compute=True):
         self._edges = {}
+        self.compute = compute
 
     def __call__(self, rules, seats):
         key = edge_key(rules, seats)
         if key not in self._edges:
-            self._edges[key] = edge_figure(rules, seats)
+            if self.compute:
+                self._edges[key] = edge_figure(rules, seats)
+            else:
+                stored = EdgeFigure.objects.filter(key=key).values_list("result", flat=True).first()
+                if stored is None:
+                    raise MissingTheory(rules, seats)
+                self._edges[key] = stored
         return self._edges[key]
 
 
