@@ -257,22 +257,35 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
     return {"tests": combined, "findings": findings}
 
 
-def hand_card_observations(hands, limit=CARD_HANDS_LIMIT):
+def hand_card_observations(hands, limit=CARD_HANDS_LIMIT, chunk=2000):
     """``{deck: [(hand id, kind, who, card, stock)]}`` of the settled and voided hands'
     records (``statistics.card_observations``), the latest ``limit`` hands; a hand whose
-    record cannot be read (a card never named) is left out."""
-    from tables.selectors import hand_record
+    record cannot be read (a card never named) is left out. The entries are read ``chunk``
+    hands at a time, one query each (as ``tables.selectors.hand_record`` reads one hand's)."""
+    from tables.engine.console import effective_events, fold_record_events
+    from tables.engine.record import FORMAT
+    from tables.models import HandEvent
+    from tables.services import new_hand_state
 
     out = defaultdict(list)
-    chosen = (hands.exclude(status=Hand.Status.OPEN).select_related("table", "bank").order_by("-opened_at", "-id")
-              [:limit])
-    for hand in chosen:
-        try:
-            record = hand_record(hand)
-            observations = statistics.card_observations(record, hand=hand.pk)
-        except IllegalEvent:
-            continue
-        out[Profile.from_rules(hand.rules).deck].extend(observations)
+    chosen = list(hands.exclude(status=Hand.Status.OPEN).select_related("bank").order_by("-opened_at", "-id")
+                  [:limit])
+    for first in range(0, len(chosen), chunk):
+        part = chosen[first:first + chunk]
+        entries = defaultdict(list)
+        for hand_id, kind, event in (HandEvent.objects.filter(hand_id__in=[h.pk for h in part])
+                                     .order_by("hand_id", "sequence").values_list("hand_id", "kind", "event")
+                                     .iterator(chunk_size=5000)):
+            entries[hand_id].append((kind, event))
+        for hand in part:
+            try:
+                record = {"format": FORMAT, "rules": hand.rules, "min_bet": f"{hand.min_bet:.2f}",
+                          "max_bet": f"{hand.max_bet:.2f}", "bank": hand.bank.code, "seats": list(hand.seats),
+                          "events": fold_record_events(new_hand_state(hand), effective_events(entries[hand.pk]))}
+                observations = statistics.card_observations(record, hand=hand.pk)
+            except IllegalEvent:
+                continue
+            out[Profile.from_rules(hand.rules).deck].extend(observations)
     return out
 
 
