@@ -32,9 +32,13 @@ of ``PGHOST``/``PGPORT``/``PGUSER`` (default 127.0.0.1:5432, postgres), created 
    transaction (``reports.services.snapshot``: REPEATABLE READ, READ ONLY, the same
    ``work_mem``), as the Celery task runs the reports. Prints seconds and the ratios to
    the hand-written aggregate (goal: within 2×, and under 30 s).
+4. The alerts' detection over the shift (issue 17, ``reports.detection.report_findings``:
+   the report's exceptions, bets over a large bet of 50.00, the statistical review and the
+   bank's changes; nothing written), timed the same way, next to the hand-written query.
 """
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -308,10 +312,37 @@ def measure(repeat):
         with snapshot():
             return bank_rotation_report(table, first, last)
 
+    # The alerts' detection (issue 17) over the same shift: its report's exceptions, large
+    # bets, the statistical review (expected against actual, pairs, card tests) and the bank's
+    # changes, as the task reports.raise_alerts computes them (nothing written). The theory
+    # is stored first (a small simulation per seat count found in the shift), untimed.
+    from types import SimpleNamespace
+
+    from reports.detection import edge_store, report_findings
+    from tables.engine.edge import bank_edge
+
+    started = time.perf_counter()
+    for rules, seats in {(json.dumps(r, sort_keys=True), len(s))
+                         for r, s in Hand.objects.filter(shift=shift).values_list("rules", "seats").distinct()}:
+        rules = json.loads(rules)
+        edge_store(rules=rules, seats=seats, hands=5000, seed=17,
+                   result=bank_edge(rules, seats=seats, hands=5000, seed=17).as_dict())
+    print(f"theory             : stored in {time.perf_counter() - started:.0f} s (5,000 simulated hands per seat count)",
+          flush=True)
+    table.large_bet = Decimal("50.00")
+    table.save(update_fields=["large_bet"])
+
+    def exceptions_run(report):
+        subject = SimpleNamespace(kind="shift", table=table, shift=shift, shift_id=shift.pk,
+                                  key=f"shift:{shift.pk}", pk=None, result=report)
+        with snapshot():
+            return report_findings(subject)
+
     base, base_min, base_max, figures = timed(hand_written, repeat)
     floor, floor_min, floor_max, _ = timed(lambda: hand_written(BETS_AND_LEDGER), repeat)
     shift_s, shift_min, shift_max, report = timed(shift_run, repeat)
     banks_s, banks_min, banks_max, banks = timed(banks_run, repeat)
+    alerts_s, alerts_min, alerts_max, findings = timed(lambda: exceptions_run(report), repeat)
     statuses = {row["status"]: row["hands"] for row in figures[0]}
     print(f"hands in the shift : {hands:,} ({statuses}); bets {report['summary']['bets']:,}; "
           f"tenures {banks['summary']['tenures']:,}; entries of the chain checked {report['chain']['entries']:,}")
@@ -325,6 +356,11 @@ def measure(repeat):
     print(f"bank-rotation      : {banks_s:7.2f} s median ({banks_min:.2f}–{banks_max:.2f}) = {banks_s / base:.2f}× "
           f"the hand-written query, {banks_s / floor:.2f}× bets+ledger only ({first} to {last}, "
           f"{banks['summary']['tenures']:,} tenures); {len(banks['exceptions'])} exception(s)")
+    kinds = {}
+    for finding in findings:
+        kinds[finding.kind] = kinds.get(finding.kind, 0) + 1
+    print(f"exceptions (alerts): {alerts_s:7.2f} s median ({alerts_min:.2f}–{alerts_max:.2f}) = {alerts_s / base:.2f}× "
+          f"the hand-written query; {len(findings)} finding(s) {kinds}")
     summary = report["summary"]
     print(f"figures            : handle {summary['handle']} €, win {summary['win']} €, hold {summary['hold_percent']} %, "
           f"commission {summary['commission']} €; reconciliation: "

@@ -97,16 +97,33 @@ def bet_rows(hands):
             for hand, bet, dealer, bank, tenure, player, stake, net, rules, seats in rows]
 
 
-class Theory:
-    """The stored edges a review needs, one per (rules, seats), read once."""
+class MissingTheory(LookupError):
+    """No stored edge for these rules and seats (``Theory(compute=False)``); ``rules``, ``seats``."""
 
-    def __init__(self):
+    def __init__(self, rules, seats):
+        super().__init__(f"no stored edge for {rules} with {seats} seats")
+        self.rules, self.seats = rules, seats
+
+
+class Theory:
+    """The stored edges a review needs, one per (rules, seats), read once; a missing one is
+    simulated and stored (``edge_figure``), or with ``compute=False`` raises ``MissingTheory``
+    (a page does not wait for a simulation)."""
+
+    def __init__(self, compute=True):
         self._edges = {}
+        self.compute = compute
 
     def __call__(self, rules, seats):
         key = edge_key(rules, seats)
         if key not in self._edges:
-            self._edges[key] = edge_figure(rules, seats)
+            if self.compute:
+                self._edges[key] = edge_figure(rules, seats)
+            else:
+                stored = EdgeFigure.objects.filter(key=key).values_list("result", flat=True).first()
+                if stored is None:
+                    raise MissingTheory(rules, seats)
+                self._edges[key] = stored
         return self._edges[key]
 
 
@@ -158,7 +175,7 @@ def _money_figures(figures):
 # The review
 
 
-def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None):
+def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, large_stake=None):
     """The statistical review of a set of hands: every test with a p-value, corrected
     together, and the ones that alert.
 
@@ -168,6 +185,8 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None):
         theory: a ``Theory`` (default: a new one, reading the stored edges).
         alpha: the level of the combined correction.
         card_observations: the cards' observations (default: replayed from the hands' entries).
+        large_stake: a large stake (euros) for the losses to one bank: the table's large bet;
+            None: the top 10% of the stakes reviewed.
     Returns:
         dict: ``tests`` (every test, with ``combined_q`` and ``combined_alert``; evidence
         cut to ``EVIDENCE_LIMIT`` hand ids) and ``findings`` (``(kind, code, identity,
@@ -206,7 +225,8 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None):
                           "staked": pair["staked"], "actual": pair["actual"], "expected": pair["expected"],
                           "sd": pair["sd"], "z": pair["z"], "p_value": pair["p_value"], "q_value": pair["q_value"],
                           "hand_ids": pair["evidence"]})
-        losses = statistics.large_losses(pair_rows, p_lose=edges[0]["bank_wins_bet"], alpha=alpha)
+        losses = statistics.large_losses(pair_rows, p_lose=edges[0]["bank_wins_bet"], alpha=alpha,
+                                         large_stake=None if large_stake is None else float(large_stake))
         for pair in losses["pairs"]:
             if pair["lost"] < 3:
                 continue
@@ -237,22 +257,35 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None):
     return {"tests": combined, "findings": findings}
 
 
-def hand_card_observations(hands, limit=CARD_HANDS_LIMIT):
+def hand_card_observations(hands, limit=CARD_HANDS_LIMIT, chunk=2000):
     """``{deck: [(hand id, kind, who, card, stock)]}`` of the settled and voided hands'
     records (``statistics.card_observations``), the latest ``limit`` hands; a hand whose
-    record cannot be read (a card never named) is left out."""
-    from tables.selectors import hand_record
+    record cannot be read (a card never named) is left out. The entries are read ``chunk``
+    hands at a time, one query each (as ``tables.selectors.hand_record`` reads one hand's)."""
+    from tables.engine.console import effective_events, fold_record_events
+    from tables.engine.record import FORMAT
+    from tables.models import HandEvent
+    from tables.services import new_hand_state
 
     out = defaultdict(list)
-    chosen = (hands.exclude(status=Hand.Status.OPEN).select_related("table", "bank").order_by("-opened_at", "-id")
-              [:limit])
-    for hand in chosen:
-        try:
-            record = hand_record(hand)
-            observations = statistics.card_observations(record, hand=hand.pk)
-        except IllegalEvent:
-            continue
-        out[Profile.from_rules(hand.rules).deck].extend(observations)
+    chosen = list(hands.exclude(status=Hand.Status.OPEN).select_related("bank").order_by("-opened_at", "-id")
+                  [:limit])
+    for first in range(0, len(chosen), chunk):
+        part = chosen[first:first + chunk]
+        entries = defaultdict(list)
+        for hand_id, kind, event in (HandEvent.objects.filter(hand_id__in=[h.pk for h in part])
+                                     .order_by("hand_id", "sequence").values_list("hand_id", "kind", "event")
+                                     .iterator(chunk_size=5000)):
+            entries[hand_id].append((kind, event))
+        for hand in part:
+            try:
+                record = {"format": FORMAT, "rules": hand.rules, "min_bet": f"{hand.min_bet:.2f}",
+                          "max_bet": f"{hand.max_bet:.2f}", "bank": hand.bank.code, "seats": list(hand.seats),
+                          "events": fold_record_events(new_hand_state(hand), effective_events(entries[hand.pk]))}
+                observations = statistics.card_observations(record, hand=hand.pk)
+            except IllegalEvent:
+                continue
+            out[Profile.from_rules(hand.rules).deck].extend(observations)
     return out
 
 
@@ -316,7 +349,8 @@ def report_findings(report, *, theory=None, card_observations=None) -> list[Find
                                     evidence={"bet": bet, "hand": hand, "number": number, "player": player,
                                               "stake": str(stake), "net": str(net),
                                               "threshold": str(table.large_bet)}, **base))
-    result = review(hands, subject=report.key, theory=theory, card_observations=card_observations)
+    result = review(hands, subject=report.key, theory=theory, card_observations=card_observations,
+                    large_stake=table.large_bet)
     for kind, code, identity, evidence in result["findings"]:
         findings.append(Finding(kind=kind, code=code, subject=report.key, identity=identity, evidence=evidence,
                                 **base))

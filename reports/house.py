@@ -29,11 +29,12 @@ SELECT coalesce(sum(posted), 0), coalesce(sum(recomputed), 0), count(*) FILTER (
   FROM (SELECT number, posted,
                CASE WHEN bank > 0 THEN floor(bank * %(rate)s::numeric)::bigint ELSE 0 END AS recomputed
           FROM (SELECT h.number, (s.commission * 100)::bigint AS posted,
-                       coalesce(-(SELECT sum(b.net) FROM tables_handbet b WHERE b.hand_id = h.id) * 100, 0)::bigint
-                           AS bank
+                       coalesce(-sum(b.net) * 100, 0)::bigint AS bank
                   FROM tables_hand h
+                       LEFT JOIN tables_handbet b ON b.hand_id = h.id
                        LEFT JOIN LATERAL jsonb_to_record(h.settlement) AS s(commission numeric) ON true
-                 WHERE h.shift_id = %(shift)s AND h.status = 'settled' AND h.rules = %(rules)s::jsonb) AS hand
+                 WHERE h.shift_id = %(shift)s AND h.status = 'settled' AND h.rules = %(rules)s::jsonb
+                 GROUP BY h.id, h.number, s.commission) AS hand
        ) AS figures"""
 
 

@@ -4,6 +4,7 @@ and the card tests, each with its p-value and its hands as evidence. Computed on
 (``reports.detection.review``), read only. [issue 17 "Expected against actual", "Pairs",
 "Card tests with power"]"""
 
+import json
 from collections import defaultdict
 from datetime import timedelta
 
@@ -12,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
@@ -19,7 +21,7 @@ from casino.roles import AUDITOR, role_required
 from reports import statistics
 from reports.banks import period_bounds
 from reports.charts import funnel_svg
-from reports.detection import Theory, bet_rows, review
+from reports.detection import MissingTheory, Theory, bet_rows, review
 from reports.texts import CARD_TESTS, GROUPS, PAIR_KINDS
 from tables.models import Hand, Table
 
@@ -85,6 +87,14 @@ def _with_hands(test, links):
             "hand_count": test.get("hand_total", len(ids))}
 
 
+def rules_label(rules):
+    """A rules value in words: its profile and options (``reglamento``, ``profesional, commission_rate 0.05``)."""
+    if isinstance(rules, str):
+        return rules
+    options = ", ".join(f"{key} {value}" for key, value in rules.items() if key != "profile")
+    return f"{rules.get('profile', '?')}{', ' + options if options else ''}"
+
+
 @require_GET
 @role_required(AUDITOR)
 def review_page(request):
@@ -98,12 +108,19 @@ def review_page(request):
         return render(request, "reports/review.html", {"form": form}, status=400)
     data = form.cleaned_data
     hands = _hands(data)
-    theory = Theory()
+    theory = Theory(compute=False)
     rows = bet_rows(hands)
     from reports.detection import hand_card_observations
 
-    result = review(hands, subject="page", theory=theory,
-                    card_observations=hand_card_observations(hands, limit=PAGE_CARD_HANDS))
+    try:
+        result = review(hands, subject="page", theory=theory, large_stake=data["table"].large_bet,
+                        card_observations=hand_card_observations(hands, limit=PAGE_CARD_HANDS))
+    except MissingTheory as missing:
+        form.add_error(None, gettext("The theory of %(rules)s with %(seats)s seats is not stored yet: run manage.py edge "
+                               "--rules '%(json)s' --seats %(seats)s --store (or wait for the next report's alerts, "
+                               "which compute it).") % {"rules": rules_label(missing.rules), "seats": missing.seats,
+                                                        "json": json.dumps(missing.rules)})
+        return render(request, "reports/review.html", {"form": form}, status=409)
     tests = result["tests"]
     links = _links([t.get("hand_ids") or [] for t in tests])
     expected = [_with_hands(t, links) for t in tests if t["kind"] == "expected"]

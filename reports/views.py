@@ -128,6 +128,7 @@ def report_page(request, pk):
         "chart_title": chart_title(report) if result["chart"]["points"] else "",
         "began": BEGAN, "ended": ENDED,
         "versions": selectors.report_versions(report),
+        "report_alerts": _report_alerts(report), "review_url": _review_url(report),
     }
     if report.kind == ReportKind.SHIFT:
         context.update(
@@ -162,6 +163,35 @@ def _boxes(boxes):
         return None
     return {**boxes, "counts": [{**row, "label": BOXES.get(row["box"], row["box"])} for row in boxes["counts"]],
             "not_counted": [BOXES.get(box, box) for box in boxes["not_counted"]]}
+
+
+def _report_alerts(report):
+    """The alerts this report raised (issue 17), each with its finding in words."""
+    from reports.texts import alert_text
+
+    alerts = list(report.alerts.select_related("table").order_by("-opened_at", "-id"))
+    for alert in alerts:
+        alert.text = alert_text(alert.kind, alert.code, alert.evidence)
+    return alerts
+
+
+def _review_url(report):
+    """The review page (issue 17) of the report's hands: its shift, or its table and period."""
+    from urllib.parse import urlencode
+
+    from django.urls import reverse
+    from django.utils import timezone
+
+    if report.kind == ReportKind.SHIFT:
+        shift = report.shift
+        start = timezone.localdate(shift.opened_at)
+        end = timezone.localdate(shift.closed_at) if shift.closed_at else timezone.localdate()
+        query = {"table": report.table_id, "date_from": start, "date_to": max(start, end), "shift": shift.pk,
+                 "funnel": "tenure"}
+    else:
+        query = {"table": report.table_id, "date_from": report.date_from, "date_to": report.date_to,
+                 "funnel": "tenure"}
+    return f"{reverse('reports:review')}?{urlencode(query)}"
 
 
 def _filename(report, extension):

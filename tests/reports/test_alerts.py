@@ -141,3 +141,19 @@ def test_alerts_are_for_auditors_only(client, staff):
     assert client.get(reverse("reports:alerts")).status_code == 403
     assert client.post(reverse("reports:alert", args=[alert.pk]), {"note": "nothing to see"}).status_code == 403
     assert "open-alerts" not in client.get(reverse("home")).content.decode()
+
+
+def test_a_report_s_page_lists_its_alerts_and_links_to_the_review_of_its_hands(played, edges, client, staff,
+                                                                            django_capture_on_commit_callbacks):
+    played.table.large_bet = Decimal("20.00")
+    played.table.save(update_fields=["large_bet"])
+    with django_capture_on_commit_callbacks(execute=True):
+        report = stored_report(played)
+    client.force_login(staff["auditor"])
+    page = client.get(reverse("reports:report", args=[report.pk])).content.decode()
+    section = page.split('id="report-alerts"')[1].split("</section>")[0]
+    assert section.count("marta apostó 20,00 €") == 2
+    review = reverse("reports:review")
+    assert f'{review}?table={played.table.pk}&amp;' in section and f"shift={played.shift.pk}" in section
+    link = section.split('href="')[-1].split('"')[0].replace("&amp;", "&")
+    assert client.get(link).status_code == 200

@@ -7,6 +7,7 @@ raise no false alert beyond what the Benjamini–Hochberg correction allows at 1
 from decimal import Decimal
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from reports.detection import Theory, edge_store, review
@@ -99,7 +100,7 @@ def stack_a_seven_for_the_bank(share):
     return rig
 
 
-def test_a_seven_stacked_for_the_bank_in_10_percent_of_hands_is_found(staff, edge):
+def test_a_seven_stacked_for_the_bank_in_10_percent_of_hands_is_found(staff, edge, client):
     table = simulated_table("Mesa B", staff)
     shift = play_shift(table, staff["dealer"], staff["supervisor"],
                        records(11, 300, rig=stack_a_seven_for_the_bank(0.10)))
@@ -113,6 +114,13 @@ def test_a_seven_stacked_for_the_bank_in_10_percent_of_hands_is_found(staff, edg
     first = {h.pk: h.cards[len(h.seats)] for h in Hand.objects.filter(pk__in=cards.evidence["hand_ids"])}
     assert first and all(card.startswith("7") for card in first.values())
     assert cards.shift_id == shift.pk and cards.report_id == report.pk
+    client.force_login(staff["auditor"])
+    page = client.get(reverse("reports:alert", args=[cards.pk])).content.decode()
+    assert "Primeras cartas de la banca (spanish-40, 300 cartas): el 7 sale demasiado" in page
+    table_rows = page.split('id="cards"')[1].split("</table>")[0]
+    assert table_rows.count("<tr>") == 11  # the head and the ten ranks
+    assert reverse("tables:hand_detail", args=[table.pk, Hand.objects.get(pk=cards.evidence["hand_ids"][0]).number]) \
+        in page
 
 
 def test_a_bank_sold_back_and_forth_between_two_players_is_found(staff, db):
@@ -146,3 +154,25 @@ def test_twenty_honest_sessions_raise_no_false_alert_beyond_the_correction(staff
             alerted.append((seed, [(kind, code) for kind, code, _i, _e in result["findings"]]))
     assert tested >= 20 * 10  # the whole, the pairs, the cards: many tests in each review
     assert len(alerted) <= 1, alerted
+
+
+def test_a_player_losing_his_large_stakes_to_the_same_bank_is_found(staff, edge):
+    """s1 stakes 10.00 (the table's large bet) exactly in the hands he loses, 1.00 in the others."""
+    table = simulated_table("Mesa E", staff)
+    table.large_bet = Decimal("10.00")
+    table.save(update_fields=["large_bet"])
+    planted = []
+    for record, bets in records_with_results(21, 150):
+        if all(result > 0 for position, _stake, result in bets if position == 1):
+            record = {**record, "events": [{**e, "amount": 10} if e.get("do") == "bet" and e.get("seat") == "s1"
+                                           else e for e in record["events"]]}
+        planted.append(record)
+    shift = play_shift(table, staff["dealer"], staff["supervisor"], planted)
+    report = report_of("shift", table, shift=shift)
+    raise_alerts(report.pk)
+    found = Alert.objects.get(kind="large_losses")
+    assert (found.evidence["player"], found.evidence["bank"]) == ("s1", "banca")
+    assert found.evidence["lost"] == found.evidence["large_bets"] >= 40 and found.evidence["large_stake"] == 10.0
+    lost = set(Hand.objects.filter(shift=shift, bets__player__code="s1", bets__stake=10).values_list("pk", flat=True))
+    assert set(found.evidence["hand_ids"]) == lost
+    assert Alert.objects.filter(kind="large_bet").count() == found.evidence["large_bets"]

@@ -71,3 +71,18 @@ def test_bad_input_is_a_clear_400_and_the_page_is_for_auditors(client, staff, se
     assert client.get(reverse("reports:review")).status_code == 200  # the empty form
     client.force_login(staff["dealer"])
     assert client.get(reverse("reports:review")).status_code == 403
+
+
+def test_without_a_stored_theory_the_page_says_how_to_store_it_and_never_simulates(client, staff, session):
+    from reports.models import EdgeFigure
+
+    table, _first, _second = session
+    EdgeFigure.objects.all().delete()
+    client.force_login(staff["auditor"])
+    today = timezone.localdate().isoformat()
+    page = client.get(reverse("reports:review"), {"table": table.pk, "date_from": today, "date_to": today,
+                                                  "funnel": "tenure"})
+    assert page.status_code == 409
+    text = page.content.decode()
+    assert "La teoría de reglamento, bank_passes_on_natural False con 4 puestos aún no está guardada" in text
+    assert "--store" in text and not EdgeFigure.objects.exists()
