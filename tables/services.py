@@ -357,8 +357,8 @@ def _enter(hand, state, *, event, by, form_token, players=None, covered=True):
     to it, and the hand's version and its table's chain advance in memory (``_entry``).
     The hand's table is locked by the caller. Shared by an entry at the console and by
     an import. ``players``: as for ``_seat_players``. ``covered``: check that a bet's
-    player covers it (``_check_covered``); an import checks each record's stakes once,
-    at its end (``_check_record_covered``).
+    player covers it (``_check_covered``); an import passes False and checks its
+    record's bets itself (``_RecordCover``: its players' chips read once per record).
 
     Returns:
         the HandEvent, unsaved.
@@ -521,8 +521,8 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     (code only) if new, the hand opened (a 7½ takeover due passes the bank first) and
     every event entered through the same code as the console's entries
     (``_open_locked``, ``_enter``), each bet checked against its player's chips
-    (``_RecordCover``: a record whose stakes a player cannot cover is refused), and the finished hand settled and posted to the
-    ledger (``_settle``, ``ledger_post_settlement``). Everything that can refuse a
+    (``_RecordCover``: a record whose stakes a player cannot cover is refused), and the
+    finished hand settled and posted to the ledger (``_settle``, ``ledger_post_settlement``). Everything that can refuse a
     record runs inside its savepoint. The hands, their entries and their bets are then
     inserted in bulk, all the batch's at once, and each table's head (its last hand
     number and its last entry's hash) written once, before the transaction commits.
@@ -574,6 +574,7 @@ class _RecordCover:
     def __init__(self, codes):
         self.holding = lock_chips(codes)
         self.elsewhere = open_hands_at_risk(codes=codes)
+        self.risk = {}  # at_risk of the record's hand after its last bet
 
     def check(self, state, event):
         """Raise ``ChipsNotCovered`` if ``event`` (just applied to ``state``) is a bet
@@ -584,8 +585,10 @@ class _RecordCover:
         risk = at_risk(state)
         holding, elsewhere = self.holding.get(code, 0), self.elsewhere.get(code, 0)
         if risk.get(code, 0) + elsewhere > holding:
-            raise ChipsNotCovered(player=code, holding=euros(holding), at_risk=euros(elsewhere),
+            raise ChipsNotCovered(player=code, holding=euros(holding),
+                                  at_risk=euros(self.risk.get(code, 0) + elsewhere),
                                   needed=euros(risk.get(code, 0) + elsewhere))
+        self.risk = risk
 
 
 class _ImportBatch:

@@ -54,17 +54,19 @@ def test_a_balanced_pair_added_to_a_posted_transaction_is_refused(slip_one, play
     assert Entry.objects.filter(transaction_id=slip_one.transaction_id).count() == 2
 
 
-def test_the_seal_cannot_be_forged_by_the_insert(players, fund):
-    # The trigger sets sealed_xact whatever the INSERT says: a posting made "for later" is not possible.
-    with transaction.atomic():
-        sql("INSERT INTO ledger_transaction (kind, reference, idempotency_key, source, posted_at, memo, detail,"
-            " sealed_xact) VALUES ('buy_in', 'raw', 'raw-seal', 'system:test', now(), '', '{}', 1)")
-        sql("SELECT 1")  # no entries: refused at commit (a transaction needs two)
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT sealed_xact = txid_current() FROM ledger_transaction WHERE idempotency_key = "
-                           "'raw-seal'")
-            assert cursor.fetchone() == (True,)
-        transaction.set_rollback(True)
+def test_an_old_transaction_cannot_be_unsealed(slip_one):
+    # The seal is the posting's own database transaction; the row never changes (append-only).
+    with pytest.raises(IntegrityError, match="append-only"):
+        with transaction.atomic():
+            sql("UPDATE ledger_transaction SET sealed_xact = txid_current() WHERE id = %s", [slip_one.transaction_id])
+
+
+def test_a_posting_made_inside_savepoints_is_sealed_by_its_top_level_transaction(players, cashier):
+    with transaction.atomic():  # the service's own atomic blocks are savepoints in here
+        with transaction.atomic():
+            slip = services.cashier_buy_in(player=players["luis"], amount=Decimal("5.00"), posted_by=cashier)
+        services.cashier_cash_out(player=players["luis"], amount=Decimal("1.00"), posted_by=cashier)
+    assert Entry.objects.filter(transaction_id=slip.transaction_id).count() == 2 and ledger_faults() == []
 
 
 def test_postings_still_write_their_entries_in_their_own_transaction(players, fund, cashier):
