@@ -143,14 +143,16 @@ def sections(report, grouping=True):
         house = result["house"]
         out += [
             (_("House figures"), None,
-             [(_("house commission posted €"), house["commission"]["posted"]),
-              (_("house commission recomputed from the rate €"), house["commission"]["recomputed"]),
-              (_("hands whose commission differs"), house["commission"]["differ"]),
-              (_("house hold % (commission / handle)"), house["house_hold_percent"] or "—")]),
+             [(_("house commission posted €"), amount(house["commission"]["posted"])),
+              (_("house commission recomputed from the rate €"), amount(house["commission"]["recomputed"])),
+              (_("hands whose commission differs"), whole(house["commission"]["differ"])),
+              (_("house hold % (commission / handle)"),
+               amount(house["house_hold_percent"]) if house["house_hold_percent"] else "—")]),
             (_("The bank's float per tenure"),
              (_("tenure"), _("holder"), _("float at the shift's open €"), _("float at the shift's close €"),
               _("sale price received €")),
-             [(f"#{row['id']}", row["holder"], row["float_open"], row["float_close"], row["sale_price"] or "—")
+             [(f"#{row['id']}", row["holder"], amount(row["float_open"]), amount(row["float_close"]),
+               amount(row["sale_price"]) if row["sale_price"] else "—")
               for row in house["tenures"]]),
         ]
     if result["kind"] == "shift":

@@ -85,4 +85,4 @@ def test_the_sale_price_received_and_the_page_and_csv_show_the_house(mesa, clien
     house = page.split('id="house"')[1].split("</section>")[0]
     assert "Retención de la casa" in house and "150,00 € (marta)" in house and "110,00 €" in house
     csv = client.get(reverse("reports:report_csv", args=[report.pk])).content.decode()
-    assert "150.00" in csv and "precio de venta recibido" in csv.lower()
+    assert "150,00" in csv and "precio de venta recibido" in csv.lower()
