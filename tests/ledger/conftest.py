@@ -54,8 +54,9 @@ def settlement_of(record, **changes):
 @pytest.fixture
 def players(db):
     """``{code: Player}`` for every code the conformance hands use."""
-    return {code: Player.objects.get_or_create(code=code, defaults={"name": code.title(), **IDENTITY})[0]
-            for code in CODES}
+    return {code: Player.objects.get_or_create(code=code, defaults={
+                "name": code.title(), **IDENTITY, "document_number": f"{number:08d}L"})[0]  # one player per document
+            for number, code in enumerate(CODES, 1)}
 
 
 @pytest.fixture
