@@ -86,7 +86,7 @@ def test_bank_capital_counts_and_a_system_posting_is_recorded_with_an_alert(luis
     # system's distribution at the close cannot be refused: recorded, with an alert.
     buy(luis, "3000.00", cashier)
     tenure = services.tenure_open(table=table, holder=luis, capital=D("2500.00"), began="draw", posted_by=cashier)
-    Player.objects.filter(pk=luis.pk).update(document_number="")
+    Player.objects.filter(pk=luis.pk).update(document_type="", document_number="")
     services.tenure_close(tenure=tenure, posted_by=None)
     kinds = list(AmlMovement.objects.filter(player=luis).order_by("id").values_list("kind", "direction", "amount"))
     assert kinds == [("buy_in", "in", D("3000.00")), ("capital_in", "in", D("2500.00")),

@@ -12,6 +12,7 @@ from ledger import services
 from ledger.errors import AlreadyReversed, InsufficientChips, VoidRefused
 from ledger.models import Account, SlipVoid, Transaction
 from ledger.selectors import account_balance, ledger_faults, player_balance
+from tests.factories import open_drawer
 
 pytestmark = pytest.mark.django_db
 
@@ -75,6 +76,7 @@ def test_the_cashier_cannot_void_and_the_issuer_cannot_void_his_own(client, cash
     with pytest.raises(VoidRefused):
         services.cashier_slip_void(slip=slip, reason="x", voided_by=cashier)
     both = _user("ambos", CASHIER, CAGE_SUPERVISOR)
+    open_drawer(both)  # no slip without an open drawer
     own = services.cashier_buy_in(player=players["luis"], amount=Decimal("5.00"), posted_by=both)
     client.force_login(both)
     assert "Anular el vale" not in client.get(reverse("ledger:slip", args=[own.number])).content.decode()

@@ -13,6 +13,7 @@ from django.urls import reverse
 from casino.roles import CASHIER, ensure_role_groups
 from ledger.models import CashierSlip
 from ledger.selectors import ledger_faults, player_balance
+from tests.factories import open_drawer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -55,6 +56,7 @@ def test_two_cashiers_cashing_out_one_player_at_once_book_one_slip_and_refuse_th
     fund(players["luis"], "100.00")
     colleague = User.objects.create_user("caja2")
     colleague.groups.add(ensure_role_groups()[CASHIER])
+    open_drawer(colleague)  # no slip without an open drawer
     clients = [_client_of(cashier), _client_of(colleague)]
     urls = [_draw(client, "ledger:cash_out") for client in clients]
     data = {"player": "luis", "amount": "100,00", "confirm": "yes"}
