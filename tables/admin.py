@@ -47,12 +47,10 @@ class PlayerAdmin(RoleAdmin):
     search_fields = ("code", "name", "document_number", "card_number")
     readonly_fields = ("created_at",)
 
-    #: His identity is recorded, attributed, at the cage (``cage.services.identity``), not here.
-    IDENTITY = ("document_type", "document_number", "nationality", "date_of_birth")
 
     def get_readonly_fields(self, request, obj=None):
         # The code is the id hand records use: fixed once the player exists.
-        return ("code", "created_at", *self.IDENTITY) if obj is not None else ("created_at", *self.IDENTITY)
+        return ("code", "created_at") if obj is not None else ("created_at",)
 
     def save_model(self, request, obj, form, change):
         from ledger.services.patrons import IDENTITY_FIELDS, player_register, player_update

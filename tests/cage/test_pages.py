@@ -79,14 +79,3 @@ def test_the_register_in_the_us_profile_shows_the_log(client, compliance, cashie
     page = client.get("/cage/aml/")
     assert [m.amount for m in page.context["register"]["log"]] == [Decimal("3000.01")]
     assert 'id="log"' in page.content.decode() and "EE. UU." in page.content.decode()
-
-
-def test_the_admin_shows_a_players_identity_but_never_changes_it(client, db):
-    admin = UserFactory(username="admin9", roles=["admin"])
-    admin.is_staff = True
-    admin.save()
-    player = PlayerFactory(code="luis")
-    client.force_login(admin)
-    page = client.get(f"/admin/tables/player/{player.pk}/change/")
-    assert page.status_code == 200
-    assert player.document_number in page.content.decode() and 'name="document_number"' not in page.content.decode()

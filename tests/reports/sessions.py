@@ -4,6 +4,7 @@ tests of the alerts' detection (issue 17). The bank stays with its holder
 (``bank_passes_on_natural`` off), so that every record's bank is the table's."""
 
 import random
+from datetime import date
 from decimal import Decimal
 
 from ledger.services import cashier_buy_in
@@ -22,7 +23,9 @@ def simulated_table(name, staff, *, holders=(BANK,), players=SEAT_PLAYERS, rules
     """A table ``name`` with the simulation's limits (1–10), every player with chips, the
     bank drawn for by ``holders[0]``. Returns the Table."""
     for code in {*holders, *players}:
-        player, _created = Player.objects.get_or_create(code=code)
+        player, _created = Player.objects.get_or_create(code=code, defaults={  # identified: the AML threshold
+            "name": code.title(), "document_type": "passport", "document_number": f"SIM-{code}", "nationality": "ES",
+            "date_of_birth": date(1980, 1, 1)})
         cashier_buy_in(player=player, amount=CHIPS, posted_by=staff["cashier"])
     table = Table.objects.create(name=name, rules=rules, min_bet=Decimal("1.00"), max_bet=Decimal("10.00"),
                                  bank_capital=Decimal("0.00"))
