@@ -7,7 +7,7 @@ import re
 import pytest
 
 from ledger.models import CashierSlip
-from tests.factories import PlayerFactory, UserFactory
+from tests.factories import PlayerFactory, UserFactory, open_drawer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -16,7 +16,7 @@ PASSWORD = "secret-pass-1"
 
 @pytest.fixture
 def cashier_page(browser_page):
-    UserFactory(username="caja1", roles=["cashier"])
+    open_drawer(UserFactory(username="caja1", roles=["cashier"]))  # no slip without an open drawer
     PlayerFactory(code="luis", name="Luis")
     page = browser_page
     page.goto("/accounts/login/?next=/ledger/buy-in/")

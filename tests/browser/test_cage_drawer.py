@@ -22,7 +22,7 @@ def log_in(page, username, next_url):
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", PASSWORD)
     page.click("main form button[type=submit]")
-    page.wait_for_url(f"**{next_url}")
+    page.wait_for_url(f"**{next_url}**")  # a slip form goes on to an address of its own
 
 
 def buy_in(page, player, amount):
