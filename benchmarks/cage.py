@@ -3,8 +3,10 @@ anti-money-laundering checks: a cashier with his drawer open, players identified
 
 import datetime
 
-#: An identity on file: the benchmarks' buy-ins are far above the AML threshold.
-IDENTITY = {"document_type": "dni", "document_number": "00000000T", "nationality": "ES",
+def identity(code):
+    """An identity on file for the player ``code`` (the benchmarks' buy-ins are far above
+    the AML threshold): a passport numbered after him, one player per document."""
+    return {"document_type": "passport", "document_number": f"BENCH-{code}"[:32], "nationality": "ES",
             "date_of_birth": datetime.date(1980, 1, 1)}
 
 

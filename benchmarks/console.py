@@ -97,7 +97,7 @@ def prepare(dealers):
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import User
 
-    from benchmarks.cage import IDENTITY, cage_cashier
+    from benchmarks.cage import cage_cashier, identity
     from casino.roles import ensure_role_groups
     from ledger.services import cashier_buy_in
     from tables import services
@@ -117,7 +117,7 @@ def prepare(dealers):
         table = Table.objects.create(name=f"Mesa {n:02d}", rules=RULES, min_bet=Decimal(MIN_BET) / 100,
                                      max_bet=Decimal(MAX_BET) / 100, bank_capital=Decimal("2000.00"))
         codes = [f"t{n:02d}-{name}" for name in ("ana", "luis", "marta", "pepe", "rosa")][:SEATS_PER_TABLE + 1]
-        players = [Player.objects.create(code=code, name=code, **IDENTITY) for code in codes]
+        players = [Player.objects.create(code=code, name=code, **identity(code)) for code in codes]
         for player in players:
             cashier_buy_in(player=player, amount=Decimal("1000000.00"), posted_by=cashier)
         services.table_bank_draw(table=table, holder=players[0], capital=Decimal("5000.00"), by=supervisor)

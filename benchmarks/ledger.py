@@ -71,13 +71,13 @@ def prepare_postings(count):
     """Players with chips, an open tenure and ``count`` settlements ready to post."""
     from django.contrib.auth.models import User
 
-    from benchmarks.cage import IDENTITY, cage_cashier
+    from benchmarks.cage import cage_cashier, identity
     from ledger import services
     from tables.models import Player, Table
 
     hands = settlements(count)
     codes = sorted({code for hand in hands for code in hand.players} | {"banca"})
-    players = {code: Player.objects.create(code=code, name=code, **IDENTITY) for code in codes}
+    players = {code: Player.objects.create(code=code, name=code, **identity(code)) for code in codes}
     table = Table.objects.create(name="Mesa bench", rules="reglamento", min_bet=Decimal(1), max_bet=Decimal(1000))
     cashier = cage_cashier(User.objects.create_user("bench-cashier"))
     for player in players.values():

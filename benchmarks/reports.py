@@ -89,7 +89,7 @@ def seed(count, rng):
     """The seed shift, through the services. Returns (table, shift)."""
     from django.contrib.auth.models import User
 
-    from benchmarks.cage import IDENTITY, cage_cashier
+    from benchmarks.cage import cage_cashier, identity
     from ledger.services import cashier_buy_in, tenure_close
     from tables import services
     from tables.engine.simulate import NAMES, random_record
@@ -99,7 +99,7 @@ def seed(count, rng):
 
     staff = {name: User.objects.create_user(name) for name in ("bench-dealer", "bench-pit", "bench-cage")}
     cage_cashier(staff["bench-cage"])
-    players = {code: Player.objects.create(code=code, name=code, **IDENTITY) for code in NAMES}
+    players = {code: Player.objects.create(code=code, name=code, **identity(code)) for code in NAMES}
     for player in players.values():
         cashier_buy_in(player=player, amount=Decimal("100000.00"), posted_by=staff["bench-cage"])
     table = Table.objects.create(name=TABLE, rules=RULES, min_bet=Decimal("1.00"), max_bet=Decimal("50.00"))
