@@ -3,6 +3,7 @@ anti-money-laundering checks: a cashier with his drawer open, players identified
 
 import datetime
 
+
 def identity(code):
     """An identity on file for the player ``code`` (the benchmarks' buy-ins are far above
     the AML threshold): a passport numbered after him, one player per document."""
