@@ -111,12 +111,6 @@ class Player(models.Model):
         return bool(self.name and self.document_type and self.document_number and self.nationality
                     and self.date_of_birth)
 
-    @property
-    def identified(self) -> bool:
-        """The same as ``has_identity`` (the anti-money-laundering checks' name for it,
-        ``cage.services.aml``): his identity is on file."""
-        return self.has_identity
-
 
 class Table(models.Model):
     """A physical table: its rule profile (with overrides), its limits and options.

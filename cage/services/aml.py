@@ -174,7 +174,7 @@ def aml_check(*, kind: str, legs, posted_by, at: datetime, source: str = "") -> 
             crossed = before < limit <= after
             small = max(largest, amount) < limit
         alerts = []
-        if due and not player.identified:
+        if due and not player.has_identity:
             if refusable(posted_by=posted_by, source=source):
                 raise AmlRefused(
                     _("refused: %(player)s's movements of the gaming day %(day)s would reach %(total)s, at or above "
@@ -198,7 +198,7 @@ def aml_record(pending: list[Pending], *, transaction, posted_by) -> list[AmlMov
     for item in pending:
         movement = AmlMovement.objects.create(
             player=item.player, kind=item.kind, direction=item.direction, amount=item.amount, at=item.at,
-            gaming_day=item.day, transaction=transaction, identified=item.player.identified,
+            gaming_day=item.day, transaction=transaction, identified=item.player.has_identity,
             recorded_by=posted_by, retain_until=retain_until(item.day))
         for kind, total, count in item.alerts:
             if not AmlAlert.objects.filter(kind=kind, player=item.player, gaming_day=item.day).exists():
@@ -222,7 +222,7 @@ def day_totals(*, day: date) -> dict[str, dict]:
             .order_by("player__code"))
     from tables.models import Player
 
-    identified = {player.code: player.identified for player in Player.objects.filter(
+    identified = {player.code: player.has_identity for player in Player.objects.filter(
         code__in=[row["player__code"] for row in rows])}
     return {row["player__code"]: {"in": row["cash_in"] or ZERO, "out": row["cash_out"] or ZERO,
                                   "total": (row["cash_in"] or ZERO) + (row["cash_out"] or ZERO),

@@ -124,7 +124,7 @@ def test_a_movement_refused_at_the_threshold_until_the_identity_is_recorded(brow
     page.wait_for_selector(".messages")
     assert "Identidad de anon registrada" in page.inner_text("main")
     anon.refresh_from_db()
-    assert (anon.document_number, anon.nationality, anon.identified) == ("XK123456", "FR", True)
+    assert (anon.document_number, anon.nationality, anon.has_identity) == ("XK123456", "FR", True)
     assert anon.identity_records.get().recorded_by == cashier
     buy_in(page, "anon", "600")
     page.wait_for_url("**/ledger/slips/*/")

@@ -62,7 +62,7 @@ def test_an_identity_with_a_bad_field_is_refused_on_it(client, cashier):
         "date_of_birth": "2090-01-01"})
     assert set(page.context["form"].errors) == {"date_of_birth"} and page.context["focus"] == "date_of_birth"
     anon.refresh_from_db()
-    assert not anon.identified and not IdentityRecord.objects.exists()
+    assert not anon.has_identity and not IdentityRecord.objects.exists()
     assert client.get("/cage/identity/", {"code": "ANON"})["Location"] == "/cage/players/anon/identity/"
     assert client.get("/cage/identity/", {"code": "nobody"})["Location"] == "/cage/drawer/"
 
