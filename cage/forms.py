@@ -87,7 +87,7 @@ class IdentityForm(forms.Form):
     document_type = forms.ChoiceField(label=_("Document type"), choices=DOCUMENT_CHOICES)
     document_number = forms.CharField(label=_("Document number"), max_length=64)
     nationality = forms.CharField(label=_("Nationality (ES, FR…)"), min_length=2, max_length=2)
-    date_of_birth = forms.DateField(label=_("Date of birth"), widget=forms.DateInput(attrs={"type": "date"}))
+    date_of_birth = forms.DateField(label=_("Date of birth"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
 
 
 class ReviewForm(forms.Form):
