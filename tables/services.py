@@ -39,6 +39,7 @@ from ledger.services import (
     tenure_open,
 )
 from ledger.services.bank_life import bank_floor, bank_rebuild, bank_withdraw
+from ledger.services.posting import SettlementBatch
 from tables.chain import GENESIS, current_key_id, entry_hash
 from tables.engine import HandState, IllegalEvent, parse_amount
 from tables.engine.cards import CARD_NAME
@@ -220,14 +221,15 @@ def console_open_hand(*, table_id: int, seats: list[str], dealer, after: int) ->
 
 
 def _open_locked(opening: Opening, *, seats, opened_by, shift, require_shift, imported, opened_at=None,
-                 write=True, players=None):
+                 write=True, players=None, ledger=None):
     """``hand_open``'s work on what ``lock_table_for_opening`` read; ``(the new Hand,
     the engine's fresh state)``.
 
     ``opened_at``: when the hand began (default: now). ``write``: insert the hand and
     the table's new ``last_hand_number`` now; an import (False) writes its hands in bulk
     and each table's head once per batch (``_ImportBatch``). ``players``: as for
-    ``_seat_players``.
+    ``_seat_players``. ``ledger``: an import's ``SettlementBatch`` (its postings flushed by
+    the caller: a takeover posts through the ledger's services), whose balances it reads.
     """
     # A hand opens only when none is open, numbered after the last: an open hand is the
     # table's latest hand not voided, which also says who takes the bank.
@@ -240,8 +242,10 @@ def _open_locked(opening: Opening, *, seats, opened_by, shift, require_shift, im
     if shift is None and require_shift:
         raise NoShift(_("%(table)s has no open shift: a pit supervisor opens one"), params={"table": table.name})
     tenure = _take_over_if_due(table=table, tenure=opening.tenure, by=opened_by, last=last)
+    if ledger is not None and tenure is not opening.tenure:
+        ledger.forget()  # the takeover posted: the balances are read again
     if table.bank_cover:
-        _refuse_wiped_out_bank(table, tenure)
+        _refuse_wiped_out_bank(table, tenure, ledger)
     players = _seat_players(seats, bank=tenure.holder, known=players)
     number = table.last_hand_number + 1
     hand = Hand(table=table, number=number, shift=shift, tenure=tenure, bank=tenure.holder,
@@ -350,7 +354,7 @@ def _record_locked(locked: LockedHand, *, event, entered_by, expected_version, f
     return AtTable(hand, entries, state)
 
 
-def _enter(hand, state, *, event, by, form_token, players=None, covered=True):
+def _enter(hand, state, *, event, by, form_token, players=None, covered=True, ledger=None):
     """Check ``event`` on the open ``hand`` and make its entry (not written yet).
 
     ``state`` is the engine's state of the hand before this event; the event is applied
@@ -358,7 +362,9 @@ def _enter(hand, state, *, event, by, form_token, players=None, covered=True):
     The hand's table is locked by the caller. Shared by an entry at the console and by
     an import. ``players``: as for ``_seat_players``. ``covered``: check that a bet's
     player covers it (``_check_covered``); an import passes False and checks its
-    record's bets itself (``_RecordCover``: its players' chips read once per record).
+    record's bets itself (``_ImportCover``: its players' chips read once per batch).
+    ``ledger``: an import's ``SettlementBatch``, whose balance of the bank ``bank_cover``
+    checks against.
 
     Returns:
         the HandEvent, unsaved.
@@ -375,7 +381,8 @@ def _enter(hand, state, *, event, by, form_token, players=None, covered=True):
     except IllegalEvent as error:
         raise RuleBroken(error) from None
     if hand.table.bank_cover and event.get("do") in ("bet", "muerto"):
-        tenure_check_cover(tenure=hand.tenure, stakes=euros(_stakes(state)))
+        tenure_check_cover(tenure=hand.tenure, stakes=euros(_stakes(state)),
+                           holds=None if ledger is None else euros(ledger.bank_holds(hand.tenure)))
     if event.get("do") == "bet" and event.get("player") is not None:
         _seat_players([event["player"]], bank=hand.bank, field="player", seated=False, known=players)
     if staking:
@@ -551,6 +558,7 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     batch = _ImportBatch(imported_by=imported_by, create_tables=create_tables, opening_chips=opening_chips)
     with db.atomic():
         for index, record in enumerate(records):
+            batch.before(record)
             try:
                 with db.atomic():  # a savepoint: a refused record leaves nothing behind
                     batch.add(record)
@@ -565,15 +573,25 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     return batch.hands
 
 
-class _RecordCover:
-    """An imported record's bets checked against its players' chips, event by event: his
-    chips on record (read and row-locked once per record, after the records before it
-    were posted) less what he has at risk in the open hands at other tables. The same
-    rule as an entry's (``_check_covered``), without a read per bet."""
+class _ImportCover:
+    """An import's bets checked against its players' chips, event by event: his chips on
+    record (``SettlementBatch.chips``: read and row-locked once per batch, kept up to date
+    in memory with the batch's postings) less what he has at risk in the open hands at
+    other tables (read once per batch, after the lock: no bet elsewhere can add to it
+    before the batch commits, since every bet locks his chips first). The same rule as an
+    entry's (``_check_covered``), without a read per bet or per record."""
 
-    def __init__(self, codes):
-        self.holding = lock_chips(codes)
-        self.elsewhere = open_hands_at_risk(codes=codes)
+    def __init__(self, ledger):
+        self.ledger = ledger
+        self.elsewhere = {}  # code -> cents at risk in the open hands (read once per batch)
+
+    def start(self, codes):
+        """Before a record's first event: its players' chips and risk elsewhere."""
+        self.holding = self.ledger.chips(codes)
+        new = set(codes) - self.elsewhere.keys()
+        if new:
+            self.elsewhere.update(dict.fromkeys(new, 0))
+            self.elsewhere.update(open_hands_at_risk(codes=new))
         self.risk = {}  # at_risk of the record's hand after its last bet
 
     def check(self, state, event):
@@ -590,14 +608,21 @@ class _RecordCover:
                                   needed=euros(risk.get(code, 0) + elsewhere))
         self.risk = risk
 
+    def left_open(self, state):
+        """A record's hand left open (not finished): what it puts at risk counts for the
+        batch's next records."""
+        for code, risk in at_risk(state).items():
+            self.elsewhere[code] = self.elsewhere.get(code, 0) + risk
+
 
 class _ImportBatch:
     """What an import's transaction has locked and read, and what it will write.
 
     The records are entered one after the other against the same locked table rows
     (read once: ``openings``, kept up to date in memory), the players known
-    (``players``), and the hands, entries and bets of the records accepted so far,
-    written by ``write``."""
+    (``players``), the accounts locked and their balances (``ledger``, a
+    ``SettlementBatch``: the settlements posted in bulk), and the hands, entries and bets
+    of the records accepted so far, written by ``write``."""
 
     def __init__(self, *, imported_by, create_tables, opening_chips=None):
         self.imported_by, self.create_tables = imported_by, create_tables
@@ -606,6 +631,20 @@ class _ImportBatch:
         self.players = {}  # code -> Player registered
         self.hands, self.entries, self.bets = [], [], []  # of the records accepted, not written yet
         self.heads = {}  # table -> (last hand number, last entry's hash) after the last record accepted
+        self.ledger = SettlementBatch()
+        self.cover = _ImportCover(self.ledger)
+
+    def before(self, record):
+        """Before a record's savepoint: post the settlements pending if the record may post
+        through the ledger's own services (a bank drawn for or passed by a 7½, a new
+        player's opening chips), which read the balances from the database. (Inside the
+        savepoint, a refusal would roll back what was flushed there.)"""
+        opening = self.openings.get(record.get("table")) if isinstance(record, dict) else None
+        if (opening is None or opening.tenure is None
+                or (opening.last_hand is not None and opening.last_hand.next_bank
+                    and opening.last_hand.next_bank != opening.tenure.holder.code)
+                or (self.opening_chips is not None and not _record_codes(record) <= self.players.keys())):
+            self.ledger.flush()
 
     def add(self, record):
         """Check and enter one record (inside the caller's savepoint); its hand, entries
@@ -617,8 +656,7 @@ class _ImportBatch:
         opening = self._opening(record)
         table = opening.table
         _check_record_fits(table, record)
-        codes = {record["bank"], *record["seats"]}
-        codes.update(e["player"] for e in record["events"] if e.get("do") == "bet" and "player" in e)
+        codes = _record_codes(record)
         players = self._register(codes)
         by = self.imported_by
         holder = pending_bank_holder(table, opening.tenure, last=opening.last_hand)
@@ -628,26 +666,30 @@ class _ImportBatch:
             opening = opening._replace(tenure=tenure_open(
                 table=table, holder=bank, capital=capital, began=BankTenure.Began.DRAW, posted_by=by,
                 source="system:import" if by is None else "import"))
+            self.ledger.forget()
         elif holder.code != record["bank"]:
             raise RecordRefused(_("the bank at %(table)s is %(holder)s's, not %(bank)s's"),
                                 params={"table": table.name, "holder": holder.code, "bank": record["bank"]})
         started = record.get("started_at")
         hand, state = _open_locked(
             opening, seats=record["seats"], opened_by=by, shift=None, require_shift=False, imported=True,
-            write=False, players=players, opened_at=_started_at(started) if started else None)
+            write=False, players=players, opened_at=_started_at(started) if started else None,
+            ledger=self.ledger)
         entries = []
-        cover = _RecordCover(codes)
+        self.cover.start(codes)
         for number, event in enumerate(record["events"], 1):
             try:
                 entries.append(_enter(hand, state, event=event, by=by, form_token=None, players=players,
-                                      covered=False))
-                cover.check(state, event)
+                                      covered=False, ledger=self.ledger))
+                self.cover.check(state, event)
             except ValidationError as error:  # the engine's, the table's or the ledger's (bank_cover)
                 raise RecordRefused(str(error), event=number, rule=getattr(error, "rule", "record")) from None
         bets = []
         if _finished(state):  # a record has no undos: its events are in force
             bets = _settle(hand=hand, state=state, events=record["events"], by=by, source="import", write=False,
-                           players=players)
+                           players=players, ledger=self.ledger)
+        else:
+            self.cover.left_open(state)
         self.openings[table.name] = opening._replace(last_hand=hand, tenure=hand.tenure)
         self.hands.append(hand)
         self.entries += entries
@@ -690,17 +732,30 @@ class _ImportBatch:
                 if self.opening_chips is not None:
                     for player in created:
                         chips_opening(player=player, amount=self.opening_chips, posted_by=self.imported_by)
+                    self.ledger.forget()
         return self.players
 
     def write(self):
         """Insert the accepted records' hands, entries and bets, each kind in one
         statement (the triggers check every row: hand numbers and entry sequences in
-        order), and write each table's head."""
+        order), and write each table's head; the settlements pending first."""
+        self.ledger.flush()
         Hand.objects.bulk_create(self.hands)  # in order: each table's numbers ascending
         HandEvent.objects.bulk_create(self.entries)
         HandBet.objects.bulk_create(self.bets)
         for table, (number, digest) in self.heads.items():
             Table.objects.filter(pk=table.pk).update(last_hand_number=number, last_event_hash=digest)
+
+
+def _record_codes(record):
+    """The players a record names (its bank, its seats, its bettors); a record the engine
+    passed (``play_record``), or any other (then only what can be read of it)."""
+    events = record.get("events")
+    seats = record.get("seats")
+    codes = {record.get("bank"), *(seats if isinstance(seats, list) else [])}
+    codes.update(e["player"] for e in (events if isinstance(events, list) else [])
+                 if isinstance(e, dict) and e.get("do") == "bet" and "player" in e)
+    return {code for code in codes if isinstance(code, str)}
 
 
 def _check_record_fits(table, record):
@@ -855,16 +910,21 @@ def _free_chips(player):
     return max(player_balance(player=player) - euros(risk), Decimal("0"))
 
 
-def _refuse_wiped_out_bank(table, tenure):
+def _refuse_wiped_out_bank(table, tenure, ledger=None):
     """A limited bank whose funds no longer cover the table's minimum bet after its hands
     (a bank opened short, as a 7½ takeover with few chips, was never covered: its stakes
     are refused bet by bet, ``tenure_check_cover``) opens no hand until it is rebuilt to at least its first amount or given up. [issue 16 "The bank's
     life"; Melilla casino rules 2014 art. 52]
 
+    ``ledger``: an import's ``SettlementBatch``, which holds the bank's balance (else read).
+
     Raises:
         BankNotReady: naming what the bank holds, the minimum and the least rebuild.
     """
-    balance = Account.objects.filter(tenure_id=tenure.pk).values_list("balance", flat=True).get()
+    if ledger is not None:
+        balance = euros(ledger.bank_holds(tenure))
+    else:
+        balance = Account.objects.filter(tenure_id=tenure.pk).values_list("balance", flat=True).get()
     if balance < table.min_bet and tenure.hands.filter(status=Hand.Status.SETTLED).exists():
         tenure.table = table
         raise BankNotReady(_("the bank of %(holder)s holds %(balance)s, below the table's minimum of %(low)s: the pit "
@@ -1005,21 +1065,23 @@ def _write_entry(entry):
              entry.key_id, entry.sequence, entry.hand_id, entry.hash, entry.table_id])
 
 
-def _settle(*, hand, state, events, by, source, write=True, players=None):
+def _settle(*, hand, state, events, by, source, write=True, players=None, ledger=None):
     """Settle the finished hand and post it to the ledger (``ledger_post_settlement``);
     its settlement, counts and cards are set on ``hand``.
 
     Args:
         write: save the hand and insert its bets now (an import, False, writes them in
-            bulk); players: ``{code: Player}`` already read (an import's), or None.
+            bulk); players: ``{code: Player}`` already read (an import's), or None;
+        ledger: an import's ``SettlementBatch``, which posts it with its batch (else
+            ``ledger_post_settlement`` posts it now).
     Returns:
         the hand's HandBets (unsaved when not ``write``).
     """
     settlement = settle(state)
-    transaction = ledger_post_settlement(tenure=hand.tenure, settlement=settlement,
-                                         idempotency_key=hand.idempotency_key, reference=hand.reference,
-                                         posted_by=by, source=source if by else f"system:{source}",
-                                         cause=hand.cause)
+    post = ledger_post_settlement if ledger is None else ledger.post_settlement
+    transaction = post(tenure=hand.tenure, settlement=settlement, idempotency_key=hand.idempotency_key,
+                       reference=hand.reference, posted_by=by, source=source if by else f"system:{source}",
+                       cause=hand.cause)
     plays = Counter(event.get("do") for event in events)
     hand.status = Hand.Status.SETTLED
     hand.settlement = settlement.as_dict()

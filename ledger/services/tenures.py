@@ -333,14 +333,16 @@ def bank_transfer(*, tenure: BankTenure, holder: Player, capital: Decimal, poste
                             began=cause, posted_by=posted_by, source=source, previous=tenure)
 
 
-def tenure_check_cover(*, tenure: BankTenure, stakes: Decimal) -> Decimal | None:
+def tenure_check_cover(*, tenure: BankTenure, stakes: Decimal, holds: Decimal | None = None) -> Decimal | None:
     """``bank_cover`` ("banca limitada"): may a hand carry ``stakes`` at this bank?
 
     Call it before accepting a bet, with the hand's total stakes including that bet.
     Reads the tenure's balance (one row; no lock: the console serializes a table's hand).
 
     Args:
-        tenure: the open BankTenure; stakes: ``Decimal`` euros, the hand's stakes so far.
+        tenure: the open BankTenure; stakes: ``Decimal`` euros, the hand's stakes so far;
+        holds: ``Decimal`` euros the tenure's account holds if already read under its lock
+        (an import's ``SettlementBatch``), else None: read here.
     Returns:
         ``Decimal`` euros still coverable after ``stakes``, or None when the table has no
         ``bank_cover`` (no limit).
@@ -352,7 +354,8 @@ def tenure_check_cover(*, tenure: BankTenure, stakes: Decimal) -> Decimal | None
     if not tenure.table.bank_cover:
         return None
     stakes_cents = cents(stakes)
-    holds = Account.objects.filter(tenure_id=tenure.pk).values_list("balance", flat=True).get()
+    if holds is None:
+        holds = Account.objects.filter(tenure_id=tenure.pk).values_list("balance", flat=True).get()
     room = cents(holds) - stakes_cents
     if room < 0:
         raise CoverExceeded(
