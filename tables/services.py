@@ -241,7 +241,7 @@ def _open_locked(opening: Opening, *, seats, opened_by, shift, require_shift, im
         shift = opening.shift
     if shift is None and require_shift:
         raise NoShift(_("%(table)s has no open shift: a pit supervisor opens one"), params={"table": table.name})
-    tenure = _take_over_if_due(table=table, tenure=opening.tenure, by=opened_by, last=last)
+    tenure = _take_over_if_due(table=table, tenure=opening.tenure, by=opened_by, last=last, players=players)
     if ledger is not None and tenure is not opening.tenure:
         ledger.forget()  # the takeover posted: the balances are read again
     if table.bank_cover:
@@ -816,7 +816,8 @@ def table_bank_transfer(*, table: Table, holder: Player, capital: Decimal, share
 _UNREAD = object()
 
 
-def pending_bank_holder(table: Table, tenure: BankTenure | None = None, last: Hand | None = _UNREAD):
+def pending_bank_holder(table: Table, tenure: BankTenure | None = None, last: Hand | None = _UNREAD,
+                        players: dict | None = None):
     """The player the next hand's bank goes to: the last hand's ``next_bank`` when it
     took the bank with 7½, else the open tenure's holder; None without a bank.
     [rules.md "The bank passes"]
@@ -824,7 +825,7 @@ def pending_bank_holder(table: Table, tenure: BankTenure | None = None, last: Ha
     Args:
         table: the Table; tenure: its open tenure (with its holder) if already read;
         last: the table's latest hand not voided (None: the table has none), if
-            already read (with ``tenure``).
+            already read (with ``tenure``); players: ``{code: Player}`` already read, or None.
     Returns:
         a Player, or None.
     """
@@ -835,7 +836,8 @@ def pending_bank_holder(table: Table, tenure: BankTenure | None = None, last: Ha
         last = last_hand(table)
     if (last is not None and last.status == Hand.Status.SETTLED and last.tenure_id == tenure.pk
             and last.next_bank and last.next_bank != tenure.holder.code):
-        return Player.objects.get(code=last.next_bank)
+        known = (players or {}).get(last.next_bank)
+        return known if known is not None else Player.objects.get(code=last.next_bank)
     return tenure.holder
 
 
@@ -882,19 +884,20 @@ def _no_open_hand(table):
                            params={"number": open_hand.number})
 
 
-def _take_over_if_due(*, table, tenure, by, last):
+def _take_over_if_due(*, table, tenure, by, last, players=None):
     """The open tenure for the next hand, after a 7½ takeover if one is due (``tenure``:
     the table's open tenure, or None; ``last``: the table's latest hand not voided, or
-    None).
+    None; ``players``: ``{code: Player}`` already read, or None).
 
     Raises:
         BankNotReady: no bank at the table, or its taker cannot put in its capital.
     """
     tenure = _require_tenure(table, tenure)
-    holder = pending_bank_holder(table, tenure, last=last)
+    holder = pending_bank_holder(table, tenure, last=last, players=players)
     if holder.pk == tenure.holder_id:
         return tenure
-    capital = min(table.bank_capital, _free_chips(holder))
+    # A table without takeover capital needs no read of the taker's chips (three statements).
+    capital = min(table.bank_capital, _free_chips(holder)) if table.bank_capital > 0 else Decimal("0")
     try:
         return bank_transfer(tenure=tenure, holder=holder, capital=capital, posted_by=by,
                              cause=BankTenure.Began.NATURAL, source="console" if by else "system:import")
