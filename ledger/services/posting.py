@@ -458,22 +458,26 @@ class SettlementBatch:
         self.tenures = {}  # tenure id -> (its account's id)
         self.balances = {}  # account id -> cents: as read under its lock, plus the pending postings
         self.open = {}  # account id -> is_open, as read
-        self.house = None  # the house account's id once read (None: not read, or none yet)
+        self.house = None  # the house account's id (None: none yet)
+        self.house_read = False  # its balance read since the last forget
+        self.stale = set()  # codes whose balances were forgotten: read again with the next read
         self.pending = []  # [(Transaction unsaved, legs)]
 
     def _read(self, codes=(), tenure_id=None):
         """Lock and read, in one statement in account-id order, the chips of ``codes``, the
         account of tenure ``tenure_id`` and the house's, those not read yet."""
-        codes = sorted(set(codes) - self.accounts.keys())
+        codes = sorted((set(codes) | self.stale) - self.accounts.keys())
+        self.stale.clear()
         if tenure_id in self.tenures:
             tenure_id = None
-        house = self.house not in self.balances
+        house = not self.house_read
         if not codes and tenure_id is None and not house:
             return
         with connection.cursor() as cursor:
             cursor.execute(_READ_BATCH_SQL, {"codes": codes, "tenure": tenure_id, "house": house})
             rows = cursor.fetchall()
         self.accounts.update(dict.fromkeys(codes))
+        self.house_read = True
         for account_id, kind, code, tenure, balance, is_open in rows:
             self.balances[account_id], self.open[account_id] = cents(balance), is_open
             if kind == Account.Kind.PLAYER:
@@ -483,10 +487,11 @@ class SettlementBatch:
             else:
                 self.house = account_id
 
-    def chips(self, codes) -> dict:
+    def chips(self, codes, tenure=None) -> dict:
         """``{code: cents}``: each player's chips on record (a player without an account is
-        absent: he holds nothing), his account locked."""
-        self._read(codes=codes)
+        absent: he holds nothing), his account locked; ``tenure``'s account read with them
+        (for the hand's posting), if given."""
+        self._read(codes=codes, tenure_id=None if tenure is None else tenure.pk)
         return {code: self.balances[self.accounts[code]] for code in codes if self.accounts[code] is not None}
 
     def bank_holds(self, tenure) -> int:
@@ -524,7 +529,8 @@ class SettlementBatch:
                 codes=missing, tenure=tenure, bank_player=settlement.bank_player, house=need_house)
             for code in missing:
                 del self.accounts[code]
-            self.house = house if need_house else self.house
+            if need_house:
+                self.house, self.house_read = house, False
             self._read(codes=missing)
         if tenure.holder.code != settlement.bank_player:
             raise TenureError(_("the hand's bank is %(bank)s, but bank tenure #%(tenure)s is held by another "
@@ -558,13 +564,15 @@ class SettlementBatch:
 
     def forget(self):
         """Forget the balances read (another service posted since: they are read again,
-        after ``flush``)."""
+        after ``flush``, all in the next read)."""
         if self.pending:
             raise RuntimeError("flush the pending postings before another service posts")
+        self.stale.update(code for code, account_id in self.accounts.items() if account_id is not None)
         self.accounts.clear()
         self.tenures.clear()
         self.balances.clear()
         self.open.clear()
+        self.house_read = False
 
 
 def _deltas(legs):
