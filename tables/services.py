@@ -13,6 +13,7 @@ last entry. [issue 4; rules.md for the rules; hand-record.md for the events]
 import json
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import nullcontext
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import NamedTuple
@@ -559,9 +560,12 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     with db.atomic():
         batch.expect(records)
         for index, record in enumerate(records):
-            batch.before(record)
+            writes = batch.before(record)
             try:
-                with db.atomic():  # a savepoint: a refused record leaves nothing behind
+                # A savepoint for a record that writes before the batch's end: refused, it leaves
+                # nothing behind. One that only reads needs none (two round trips fewer a record,
+                # measured 10-15% of the import's time): refused, it is simply not added to the batch.
+                with db.atomic() if writes else nullcontext():
                     batch.add(record)
             except ValidationError as error:
                 refused = error
@@ -652,18 +656,25 @@ class _ImportBatch:
         self.cover.read(codes & self.players.keys())
 
     def before(self, record):
-        """Before a record's savepoint: post the settlements pending if the record may post
-        through the ledger's own services (a bank drawn for or passed by a 7½, a new
-        player's opening chips), which read the balances from the database. (Inside the
-        savepoint, a refusal would roll back what was flushed there.)"""
-        if not self.ledger.pending:
-            return
-        opening = self.openings.get(record.get("table")) if isinstance(record, dict) else None
-        if (opening is None or opening.tenure is None
-                or (opening.last_hand is not None and opening.last_hand.next_bank
-                    and opening.last_hand.next_bank != opening.tenure.holder.code)
-                or (self.opening_chips is not None and not self._known(_record_codes(record)))):
+        """Before a record: will entering it write anything before the batch's end (its
+        table created, players registered, a bank drawn for or passed by a 7½ with its
+        postings, a player's first chips account)? Then the settlements pending are posted
+        first (the ledger's own services read the balances from the database, and inside
+        the record's savepoint its refusal would roll them back) and True is returned: the
+        record needs a savepoint. Otherwise entering it only reads (its writes wait in the
+        batch) and nothing of it needs undoing if it is refused."""
+        if not isinstance(record, dict):
+            return True
+        opening = self.openings.get(record.get("table"))
+        codes = _record_codes(record)
+        writes = (opening is None or opening.tenure is None
+                  or (opening.last_hand is not None and opening.last_hand.next_bank
+                      and opening.last_hand.next_bank != opening.tenure.holder.code)
+                  or not self._known(codes)
+                  or any(self.ledger.accounts.get(code) is None for code in codes))
+        if writes:
             self.ledger.flush()
+        return writes
 
     def add(self, record):
         """Check and enter one record (inside the caller's savepoint); its hand, entries

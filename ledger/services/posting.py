@@ -521,10 +521,20 @@ class SettlementBatch:
         won, lost = _settlement_nets(settlement)
         betting = sorted(set(won) | set(lost))
         self._read(codes=betting, tenure_id=tenure.pk)
+        if tenure.holder.code != settlement.bank_player:
+            raise TenureError(_("the hand's bank is %(bank)s, but bank tenure #%(tenure)s is held by another "
+                                "player"), params={"bank": settlement.bank_player, "tenure": tenure.pk})
+        bank = self.tenures.get(tenure.pk)
+        if bank is None:
+            raise TenureError(_("bank tenure #%(tenure)s has no account"), params={"tenure": tenure.pk})
+        if not self.open[bank]:
+            raise TenureError(_("bank tenure #%(tenure)s is closed: post the hand to the open tenure"),
+                              params={"tenure": tenure.pk})
         missing = [code for code in betting if self.accounts[code] is None]
         need_house = settlement.commission > 0 and self.house is None
-        if missing or tenure.pk not in self.tenures or need_house:
-            # A player's first hand (or the house's first commission): the accounts created, then locked.
+        if missing or need_house:
+            # A player's first hand (or the house's first commission): the accounts created (the last
+            # refusal, an unknown player, comes before), then locked.
             _holder, _by_code, _bank, house = _create_settlement_accounts(
                 codes=missing, tenure=tenure, bank_player=settlement.bank_player, house=need_house)
             for code in missing:
@@ -532,13 +542,6 @@ class SettlementBatch:
             if need_house:
                 self.house, self.house_read = house, False
             self._read(codes=missing)
-        if tenure.holder.code != settlement.bank_player:
-            raise TenureError(_("the hand's bank is %(bank)s, but bank tenure #%(tenure)s is held by another "
-                                "player"), params={"bank": settlement.bank_player, "tenure": tenure.pk})
-        bank = self.tenures[tenure.pk]
-        if not self.open[bank]:
-            raise TenureError(_("bank tenure #%(tenure)s is closed: post the hand to the open tenure"),
-                              params={"tenure": tenure.pk})
         legs = _settlement_legs(settlement, won, lost, {code: self.accounts[code] for code in betting}, bank,
                                 self.house)
         txn = Transaction(kind=KIND.HAND, reference=reference[:200], idempotency_key=idempotency_key,
