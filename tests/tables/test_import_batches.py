@@ -40,9 +40,9 @@ def night(count=40, seed=18):
                         max_bet=10000, bank="ana")
 
 
-def fresh_casino():
+def fresh_casino(bank_cover=False):
     """An empty database (ids from 1 again), then the cashier, every player with chips and
-    Mesa 1 without a bank."""
+    Mesa 1 without a bank (a limited bank with ``bank_cover``)."""
     tables = connection.introspection.django_table_names(only_existing=True, include_views=False)
     connection.ops.execute_sql_flush(connection.ops.sql_flush(no_style(), tables, reset_sequences=True,
                                                               allow_cascade=True))
@@ -51,7 +51,7 @@ def fresh_casino():
     for code in sorted({"ana", *NAMES}):
         cashier_buy_in(player=Player.objects.create(code=code), amount=Decimal("1000.00"), posted_by=cashier)
     Table.objects.create(name="Mesa 1", rules="reglamento", min_bet=Decimal("5.00"), max_bet=Decimal("100.00"),
-                         bank_capital=Decimal("150.00"))
+                         bank_capital=Decimal("1000.00") if bank_cover else Decimal("150.00"), bank_cover=bank_cover)
 
 
 def one_entry_at_a_time(records):
@@ -84,10 +84,10 @@ def in_batches(path):
     return run
 
 
-def recorded(way, records):
+def recorded(way, records, bank_cover=False):
     """What ``way`` records for ``records`` in a fresh casino, with the clock stopped."""
     with mock.patch("django.utils.timezone.now", return_value=NOW):
-        fresh_casino()
+        fresh_casino(bank_cover)
         way(records)
     table = Table.objects.get(name="Mesa 1")
     owners = {account.id: (account.kind, account.player.code if account.player else None, account.tenure_id)
@@ -113,19 +113,22 @@ def recorded(way, records):
     }
 
 
-def test_the_batched_import_records_what_the_console_services_record(tmp_path):
-    records = night()
+@pytest.mark.parametrize(("seed", "bank_cover"), [(18, False), (4, False), (18, True)])
+def test_the_batched_import_records_what_the_console_services_record(tmp_path, seed, bank_cover):
+    """Seeded random nights (``tables.engine.simulate``); with ``bank_cover`` every stake is
+    checked against the bank's funds, which the batch holds in memory."""
+    records = night(seed=seed)
     path = tmp_path / "noche.jsonl"
     path.write_text("".join(f"{__import__('json').dumps(record)}\n" for record in records))
 
-    batched = recorded(in_batches(path), records)
+    batched = recorded(in_batches(path), records, bank_cover)
     assert batched["faults"] == [] and batched["head"][0] == len(records)
     assert len(batched["hands"]) == len(records) and {hand[1] for hand in batched["hands"]} == {"settled"}
     assert sum(1 for tenure in batched["tenures"] if tenure[1] == "natural") >= 3  # the bank passed
     assert sum(1 for t in batched["transactions"] if t[1] == "hand") == len(records)
 
-    by_entry = recorded(one_entry_at_a_time, records)
-    by_record = recorded(one_record_at_a_time, records)
+    by_entry = recorded(one_entry_at_a_time, records, bank_cover)
+    by_record = recorded(one_record_at_a_time, records, bank_cover)
     for key in batched:
         assert batched[key] == by_entry[key], key
         assert batched[key] == by_record[key], key

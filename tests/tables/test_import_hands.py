@@ -4,6 +4,7 @@ event, and nothing of it is written (PostgreSQL)."""
 
 import json
 from decimal import Decimal
+from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -273,3 +274,46 @@ def test_opening_chips_must_be_an_amount(mesa, tmp_path):
     path = write(tmp_path / "h.json", hand(*P01))
     with pytest.raises(CommandError):
         call_command("import_hands", "--opening-chips", "-5", path)
+
+
+def test_a_record_refused_without_writing_anything_is_left_out_of_its_batch(mesa, tmp_path):
+    """A record that only reads until its end (its table, players, bank and accounts all
+    known) gets no savepoint of its own: refused in the middle of a batch, it is simply
+    left out, and the records before it, whose postings waited in the batch, are written
+    whole: their hands, entries, transactions and balances, the head once. [issue 18]"""
+    from ledger.services import cashier_cash_out
+    from tables.integrity import chain_faults
+
+    marta = Player.objects.get(code="marta")
+    cashier_cash_out(player=marta, amount=player_balance(player=marta) - Decimal("50.00"), posted_by=mesa.cashier)
+    before = {code: player_balance(player=Player.objects.get(code=code)) for code in ("luis", "marta")}
+    path = write(tmp_path / "noche.jsonl", hand(*P01), hand(*P01), hand(*P01), hand(*P01))
+    message, out = refused("--batch", "10", path)  # marta loses 20.00 a hand: the third finds her with 10.00
+    assert (f"{path}, line 3, event 7: marta holds 10.00 € in chips, 0.00 € of them at risk in open hands: they "
+            "do not cover this bet, which would put 20.00 € at risk") in message
+    assert "2 hand(s) imported" in out
+    table = Table.objects.get(pk=mesa.table.pk)
+    assert list(table.hands.order_by("number").values_list("number", "status")) == [(1, "settled"), (2, "settled")]
+    assert HandEvent.objects.count() == 2 * len(P01)
+    hands = Transaction.objects.filter(kind="hand").order_by("id")
+    assert [t.reference for t in hands] == ["hand Mesa 1 #1", "hand Mesa 1 #2"]
+    assert list(Hand.objects.order_by("number").values_list("transaction_id", flat=True)) == [t.pk for t in hands]
+    # In each of P01, luis wins 10.00 and marta loses 20.00 against the bank: twice, no more.
+    assert player_balance(player=luis_of()) == before["luis"] + Decimal("20.00")
+    assert player_balance(player=Player.objects.get(code="marta")) == before["marta"] - Decimal("40.00")
+    assert table.last_hand_number == 2 and chain_faults(table) == []
+    assert table.last_event_hash == HandEvent.objects.latest("id").hash
+    call_command("ledger_check", stdout=StringIO())  # exits 1 unless balances are their entries' sums
+
+
+def test_a_limited_bank_answers_in_a_batch_for_what_its_hands_before_left_it(mesa, tmp_path):
+    """``bank_cover``: the bank's funds after the batch's earlier hands (not written yet:
+    their postings wait for the batch's end) are what a stake is checked against."""
+    Table.objects.filter(pk=mesa.table.pk).update(bank_cover=True)  # ana's bank holds 100.00
+    both_win = [line.replace("marta card 1O", "marta card 4O") for line in P01]  # the bank pays 10 + 20
+    over = [line.replace("marta bet 20", "marta bet 70") for line in P01]  # 80.00 staked against 70.00
+    path = write(tmp_path / "noche.jsonl", hand(*both_win), hand(*over))
+    message, out = refused("--batch", "10", path)
+    assert f"{path}, line 2, event 7:" in message and "exceed what the bank holds (70.00 €) by 10.00 €" in message
+    assert "1 hand(s) imported" in out
+    assert Transaction.objects.filter(kind="hand").count() == 1
