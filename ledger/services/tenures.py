@@ -88,7 +88,9 @@ def _open_tenure(*, table, holder, capital_cents, shares, began, posted_by, sour
     """Open a tenure inside the caller's transaction (locks taken here, in id order,
     on accounts the caller has not locked, or already holds: ``handover``, a
     ``_Handover`` whose locks cover every payer, is used as it is)."""
-    if BankTenure.objects.filter(table=table, closed_at__isnull=True).exists():
+    # A bank passed (``previous``, closed just now under its locks) needs no look: the one open
+    # tenure per table index refuses a second all the same (``_refuse_second_open_tenure``).
+    if previous is None and BankTenure.objects.filter(table=table, closed_at__isnull=True).exists():
         raise TenureError(_("table %(table)s already has an open bank tenure: close, sell or transfer it first"),
                           params={"table": table}, field="table")
     members = {player.pk: player for player, _percent in shares}
