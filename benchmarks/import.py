@@ -24,6 +24,10 @@ the end:
 4. The imported data checked: every hand settled and posted, the table's hash chain
    (``tables.integrity.chain_faults``) and hand numbers intact, the ledger's balances
    recomputed (``manage.py ledger_check``).
+5. ``--statements N`` (default 1,000; 0: skipped): the first N records imported again,
+   in-process, into a scratch database of their own (``import_count_<pid>``), through
+   ``hand_import_records`` 25 at a time, every SQL statement counted
+   (``CaptureQueriesContext``, savepoints, BEGIN and COMMIT included): statements per hand.
 
 Goal (issue 18): at least 1,000 hands/s.
 """
@@ -111,10 +115,40 @@ def check(env, count):
     return faults
 
 
+def count_statements(path, count):
+    """Statements per hand of ``count`` records of ``path`` imported in-process into a
+    fresh scratch database (see the module's docstring, step 5)."""
+    name = f"import_count_{os.getpid()}"
+    run("createdb", *PG, name)
+    env = command_env(name)
+    script = (
+        "import collections, sys; from decimal import Decimal; import django; django.setup()\n"
+        "import orjson; from django.db import connection\n"
+        "from django.test.utils import CaptureQueriesContext\n"
+        "from tables.services import hand_import_records\n"
+        f"records = [orjson.loads(line) for line in open({str(path)!r}, 'rb')][:{count}]\n"
+        "connection.queries_log = collections.deque(maxlen=10**7)\n"
+        "with CaptureQueriesContext(connection) as queries:\n"
+        "    for i in range(0, len(records), 25):\n"
+        "        hand_import_records(records=records[i:i + 25], create_tables=True,"
+        " opening_chips=Decimal(1000000))\n"
+        "print(len(queries) / len(records))\n")
+    try:
+        subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "--verbosity", "0"], env=env,
+                       cwd=ROOT, check=True)
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=ROOT,
+                              check=True)
+        return float(done.stdout.split()[-1])
+    finally:
+        run("dropdb", *PG, "--if-exists", "--force", name)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=10000)
     parser.add_argument("--pgbench-seconds", type=int, default=10)
+    parser.add_argument("--statements", type=int, default=1000, metavar="N",
+                        help="count the SQL statements per hand of the first N records (0: skip)")
     args = parser.parse_args()
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.test")  # the generator needs no database
@@ -138,6 +172,7 @@ def main():
             seconds_1, _out = import_file(first, env)
             tps = bench_pgbench(args.pgbench_seconds)
             seconds_2, out = import_file(second, env)
+            per_hand = count_statements(first, min(args.statements, half)) if args.statements else None
         seconds = seconds_1 + seconds_2
         rate = len(records) / seconds
         print(f"import_hands    : {len(records)} hands in {seconds:.2f} s = {rate:.0f} hands/s "
@@ -145,6 +180,9 @@ def main():
               f"each a process of its own, start-up included)")
         print(f"pgbench -c 1 -T {args.pgbench_seconds}: {tps:.0f} TPS (run between the two files)")
         print(f"ratio           : {rate / tps:.2f} hands/s per pgbench TPS (goal: at least 1,000 hands/s)")
+        if per_hand is not None:
+            print(f"statements      : {per_hand:.1f} per hand (the first {min(args.statements, half)} records, "
+                  "in-process, 25 a transaction)")
         faults = check(env, len(records))
         print("checks          : " + ("every hand settled and posted, hash chain and numbers intact, "
                                       "ledger_check clean" if not faults else "FAULTS\n" + "\n".join(faults)))

@@ -521,25 +521,32 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     """Record and settle hand records, in order, in ONE database transaction, each record
     all or nothing. [issue 4 "Around the hand"; issue 18 "The import crawls"]
 
-    Each record is checked by the engine first (``play_record``); then, in a savepoint
-    of its own, its table is found (or created from the record's rules and limits with
-    ``create_tables``) and locked for the rest of the transaction, the bank's holder
-    checked (a table without a bank gets one drawn for the record's bank, with the
-    table's takeover capital at most his chips), the players the record names registered
-    (code only) if new, the hand opened (a 7½ takeover due passes the bank first) and
-    every event entered through the same code as the console's entries
-    (``_open_locked``, ``_enter``), each bet checked against its player's chips
-    (``_RecordCover``: a record whose stakes a player cannot cover is refused), and the
-    finished hand settled and posted to the ledger (``_settle``, ``ledger_post_settlement``). Everything that can refuse a
-    record runs inside its savepoint. The hands, their entries and their bets are then
-    inserted in bulk, all the batch's at once, and each table's head (its last hand
-    number and its last entry's hash) written once, before the transaction commits.
+    Each record is checked by the engine first (``play_record``); then its table is found
+    (or created from the record's rules and limits with ``create_tables``) and locked
+    for the rest of the transaction, the bank's holder checked (a table without a bank
+    gets one drawn for the record's bank, with the table's takeover capital at most his
+    chips), the players the record names registered (code only) if new, the hand opened
+    (a 7½ takeover due passes the bank first) and every event entered through the same
+    code as the console's entries (``_open_locked``, ``_enter``), each bet checked
+    against its player's chips (``_ImportCover``: a record whose stakes a player cannot
+    cover is refused), and the finished hand settled (``_settle``).
 
-    The first refused record stops the import: its savepoint is rolled back (nothing of
-    it is written: not its table, players, bank or posting), the records before it are
-    written and committed, then its refusal is raised. A database error (a constraint
-    or trigger refusing what the checks let through: a defect) rolls the whole batch
-    back.
+    What a batch writes waits in memory until its end (``_ImportBatch``): the hands,
+    their entries and bets, each kind inserted in one statement; each table's head (its
+    last hand number and its last entry's hash) written once; the settlements posted in
+    bulk (``ledger.services.posting.SettlementBatch``: the transactions, their entries,
+    each balance moved once). The accounts are locked and their balances read once per
+    batch, then kept in memory: the cover checks (a player's chips, a limited bank's
+    funds) read nothing more. A record that writes before the batch's end (a table or
+    players created, a bank drawn for or passed, whose postings go through the ledger's
+    own services after the pending settlements are written) gets a savepoint of its
+    own; one that only reads needs none.
+
+    The first refused record stops the import: nothing of it is written (its savepoint
+    rolled back: not its table, players, bank or posting; or, without one, it was never
+    added to the batch), the records before it are written and committed, then its
+    refusal is raised. A database error (a constraint or trigger refusing what the
+    checks let through: a defect) rolls the whole batch back.
 
     Args:
         records: decoded hand records, each naming its ``table``.

@@ -3,8 +3,9 @@
 The records go through ``tables.services.hand_import_records`` in batches (``--batch``
 records, default 25, per database transaction): each is checked by the engine, opened
 at the table its ``table`` names, every event entered, and the finished hand settled and
-posted to the ledger, each record in a savepoint of its own, so that a record is written
-whole or not at all.
+posted to the ledger, each record written whole or not at all (a savepoint for a record
+that writes before its batch's end; the others' rows wait in memory and are written in
+bulk, the balances moved once per batch: see ``benchmarks/import.py`` for the speed).
 
 The first record refused stops the import: the command prints its file, its line (JSON
 Lines) and its event number (0 outside the events) with the reason, and exits with
@@ -33,10 +34,12 @@ from ledger.money import CENT
 from tables.engine.recordfiles import UnreadableRecord, read_record_files
 from tables.services import hand_import_records
 
-#: Records per database transaction: the tables they name stay locked until it commits.
-#: Each record takes two or three subtransactions (its savepoint, the ledger's); past 64
-#: in one transaction PostgreSQL looks their ids up in pg_subtrans and every statement
-#: slows down (measured: 20 records per batch imported 10-15% faster than 250).
+#: Records per database transaction: the tables and accounts they touch stay locked until
+#: it commits. A record that writes before the batch's end (a bank passed, players
+#: created) takes two or three subtransactions (its savepoint, the ledger's); past 64 in
+#: one transaction PostgreSQL looks their ids up in pg_subtrans and every statement slows
+#: down (measured before the batches wrote in bulk: 20 records per batch imported 10-15%
+#: faster than 250).
 BATCH = 25
 
 
