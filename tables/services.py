@@ -674,7 +674,8 @@ class _ImportBatch:
         batch) and nothing of it needs undoing if it is refused."""
         if not isinstance(record, dict):
             return True
-        opening = self.openings.get(record.get("table"))
+        table = record.get("table")
+        opening = self.openings.get(table) if isinstance(table, str) else None
         codes = _record_codes(record)
         writes = (opening is None or opening.tenure is None
                   or (opening.last_hand is not None and opening.last_hand.next_bank
@@ -796,9 +797,9 @@ def _record_codes(record):
     passed (``play_record``), or any other (then only what can be read of it)."""
     events = record.get("events")
     seats = record.get("seats")
-    codes = {record.get("bank"), *(seats if isinstance(seats, list) else [])}
-    codes.update(e["player"] for e in (events if isinstance(events, list) else [])
-                 if isinstance(e, dict) and e.get("do") == "bet" and "player" in e)
+    codes = [record.get("bank"), *(seats if isinstance(seats, list) else [])]
+    codes += [e.get("player") for e in (events if isinstance(events, list) else [])
+              if isinstance(e, dict) and e.get("do") == "bet"]
     return {code for code in codes if isinstance(code, str)}
 
 

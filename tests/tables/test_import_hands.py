@@ -317,3 +317,13 @@ def test_a_limited_bank_answers_in_a_batch_for_what_its_hands_before_left_it(mes
     assert f"{path}, line 2, event 7:" in message and "exceed what the bank holds (70.00 €) by 10.00 €" in message
     assert "1 hand(s) imported" in out
     assert Transaction.objects.filter(kind="hand").count() == 1
+
+
+def test_a_malformed_record_in_a_batch_is_refused_not_a_crash(mesa, tmp_path):
+    """What the batch reads of its records before the engine has checked them (their
+    table, bank, seats and bettors) copes with any JSON: the record is refused by the
+    engine, naming the field, after the good record before it."""
+    bad = {**hand(*P01), "table": ["Mesa 1"], "bank": {"code": "ana"}, "seats": [["luis"], "marta"]}
+    message, out = refused("--batch", "10", write(tmp_path / "noche.jsonl", hand(*P01), bad))
+    assert f"{tmp_path / 'noche.jsonl'}, line 2, event 0:" in message
+    assert "1 hand(s) imported" in out
