@@ -152,7 +152,7 @@ def session_cagnotte(request, shift_id):
                     ["levy", "hand", "settled_at", "bank", "amount", "running"],
                     [[levy.number, levy.hand, levy.settled_at.astimezone(zone).isoformat() if levy.settled_at else "",
                       levy.bank, _money(levy.amount), _money(levy.running)] for levy in levies])
-    count = BoxCount.objects.filter(shift=shift, box=BoxCount.Box.CAGNOTTE).first()
+    count = BoxCount.objects.latest_counts().filter(shift=shift, box=BoxCount.Box.CAGNOTTE).first()
     return render(request, "boxes/cagnotte.html", {"shift": shift, "table": shift.table, "levies": levies,
                                                    "total": levies[-1].running if levies else 0, "count": count})
 
