@@ -78,7 +78,7 @@ def console_buy_in(request, table_id):
 
 @role_required(DEALER, PIT_SUPERVISOR)
 def console_tip(request, table_id):
-    """A tip at the console (key O): a player's chips into the tips box (his id), or
+    """A tip at the console (key U): a player's chips into the tips box (his id), or
     cash a patron put straight into it (no id); the amount. Then back to the console,
     announced."""
     table = get_object_or_404(Table, pk=table_id)
