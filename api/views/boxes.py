@@ -92,6 +92,8 @@ class AuctionView(_TableView):
     """``/api/tables/{id}/bank/auction/``: the table's open auction (GET, 404 if none);
     a pit supervisor opens one (POST) at a table without a bank."""
 
+    serializer_class = AuctionOpenInputSerializer
+
     action_permissions = {"GET": PIT_READERS, "POST": IsPitSupervisor}
     refusal_field = "table"
 
@@ -115,6 +117,8 @@ class AuctionView(_TableView):
 class BidView(_TableView):
     """``/api/tables/{id}/bank/auction/bids/``: a bid recorded by the pit."""
 
+    serializer_class = BidInputSerializer
+
     permission = IsPitSupervisor
     refusal_field = "amount"
 
@@ -132,6 +136,8 @@ class BidView(_TableView):
 
 class AwardView(_TableView):
     """``/api/tables/{id}/bank/auction/award/``: the highest bid wins, a tie by lot."""
+
+    serializer_class = AuctionSerializer
 
     permission = IsPitSupervisor
     refusal_field = "auction"
@@ -155,6 +161,8 @@ def _movement(txn):
 class WithdrawView(_TableView):
     """``/api/tables/{id}/bank/withdraw/``: the banker withdraws part of the bank."""
 
+    serializer_class = BankAmountInputSerializer
+
     permission = IsPitSupervisor
     refusal_field = "amount"
 
@@ -170,6 +178,8 @@ class WithdrawView(_TableView):
 class RebuildView(_TableView):
     """``/api/tables/{id}/bank/rebuild/``: a wiped-out bank rebuilt, between hands."""
 
+    serializer_class = BankAmountInputSerializer
+
     permission = IsPitSupervisor
     refusal_field = "amount"
 
@@ -184,6 +194,8 @@ class RebuildView(_TableView):
 
 class GiveUpView(_TableView):
     """``/api/tables/{id}/bank/give-up/``: the banker gives the bank up, between hands."""
+
+    serializer_class = GiveUpSerializer
 
     permission = IsPitSupervisor
     refusal_field = "table"
@@ -224,6 +236,8 @@ def _no_shift_message(table):
 class TableBuyInView(_ConsoleView):
     """``/api/tables/{id}/buy-ins/``: cash for chips at the table, into its drop box."""
 
+    serializer_class = TableBuyInInputSerializer
+
     @extend_schema(summary="A table buy-in: chips for cash into the drop box (the dealer, or a pit supervisor)",
                    tags=["boxes"], request=TableBuyInInputSerializer, responses={201: TableBuyInSerializer})
     @idempotent
@@ -236,6 +250,8 @@ class TableBuyInView(_ConsoleView):
 
 class TipView(_ConsoleView):
     """``/api/tables/{id}/tips/``: a tip at the table, from a player's chips or in cash."""
+
+    serializer_class = TipInputSerializer
 
     @extend_schema(summary="A tip: a player's chips (or cash) into the tips box (the dealer, or a pit supervisor)",
                    tags=["boxes"], request=TipInputSerializer, responses={201: TipSerializer})
@@ -261,6 +277,8 @@ def _counts(shift):
 class SessionBoxesView(BoxesViewMixin, generics.GenericAPIView):
     """``/api/shifts/{id}/boxes/``: the session's records and counts (GET); a count of
     one of its boxes (POST, pit supervisor)."""
+
+    serializer_class = BoxCountInputSerializer
 
     queryset = Shift.objects.all()
     action_permissions = {"GET": PIT_READERS, "POST": IsPitSupervisor}
@@ -289,6 +307,8 @@ class SessionBoxesView(BoxesViewMixin, generics.GenericAPIView):
 class RecountView(BoxesViewMixin, generics.GenericAPIView):
     """``/api/counts/{id}/recount/``: the box counted again, superseding this count."""
 
+    serializer_class = BoxRecountInputSerializer
+
     queryset = BoxCount.objects.all()
     permission = IsPitSupervisor
     refusal_field = "count"
@@ -307,6 +327,8 @@ class RecountView(BoxesViewMixin, generics.GenericAPIView):
 
 class ExplainView(BoxesViewMixin, generics.GenericAPIView):
     """``/api/counts/{id}/explanation/``: why the count differs from the records."""
+
+    serializer_class = VarianceNoteInputSerializer
 
     queryset = BoxCount.objects.all()
     permission = IsPitSupervisor
@@ -329,6 +351,8 @@ class ExplainView(BoxesViewMixin, generics.GenericAPIView):
 class TroncView(BoxesViewMixin, generics.GenericAPIView):
     """``/api/tronc/``: what a distribution of the undistributed tips would give now."""
 
+    serializer_class = TroncPlanSerializer
+
     permission = PIT_READERS
 
     @extend_schema(summary="The tronc's plan: the undistributed tips split by the configured policy",
@@ -342,6 +366,8 @@ class TroncView(BoxesViewMixin, generics.GenericAPIView):
 
 class TroncDistributeView(BoxesViewMixin, generics.GenericAPIView):
     """``/api/tronc/distribute/``: share out the undistributed tips (posted)."""
+
+    serializer_class = TroncDistributionSerializer
 
     permission = IsPitSupervisor
     refusal_field = "tronc"
