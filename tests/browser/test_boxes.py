@@ -170,9 +170,53 @@ def test_the_pit_recounts_a_box_and_both_counts_show(browser_page, mesa):
     assert BoxCount.objects.count() == 1
     page.fill("#count-drop textarea[name$=reason]", "un billete de 50 atascado en la ranura")
     page.click("#count-drop button[name=recount]")
-    page.wait_for_selector("text=Recuento registrado")
+    page.wait_for_selector("text=Recuento registrado")  # the message; the button says "nuevo recuento"
     rows = page.locator("table.counts tbody tr")
     assert rows.count() == 2
     assert "sustituido por un recuento" in rows.nth(0).inner_text()
     assert "un billete de 50" in page.inner_text("#count-drop") and "0,00 €" in page.inner_text("#count-drop")
     assert Account.objects.get(kind=Account.Kind.DROP).balance == 0
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (390, 844)])
+def test_the_tip_form_the_console_and_a_recounted_session_fit_the_screen(chromium, live_server, mesa, size):
+    """No sideways scroll on the tip form, the console with its tip button and the
+    session's page with a recount open; ``BOXES_SHOTS=dir`` keeps screenshots."""
+    import os
+
+    from boxes.services import box_count, box_recount, table_buy_in, table_tip
+
+    shift = mesa.table.shifts.get()
+    table_buy_in(shift=shift, player=mesa.players["pepe"], amount=Decimal("200"), recorded_by=mesa.dealer)
+    table_tip(shift=shift, player=mesa.players["luis"], amount=Decimal("5"), recorded_by=mesa.dealer)
+    table_tip(shift=shift, amount=Decimal("2"), recorded_by=mesa.dealer)
+    closed = services.shift_close(shift=shift, closed_by=mesa.supervisor)
+    pit2 = UserFactory(username="pit2", roles=["pit_supervisor"])
+    count = box_count(shift=closed, box="drop", pieces={"100.00": 1, "50.00": 1}, first_counter=mesa.supervisor,
+                      second_counter=pit2, recorded_by=mesa.supervisor)
+    box_recount(count=count, pieces={"100.00": 2}, first_counter=pit2, second_counter=mesa.supervisor,
+                reason="un billete de 50 atascado en la ranura", recorded_by=mesa.supervisor)
+    box_count(shift=closed, box="tips", pieces={"5.00": 1}, first_counter=mesa.supervisor, second_counter=pit2,
+              recorded_by=mesa.supervisor)
+    services.shift_open(table=mesa.table, dealer=mesa.dealer, opened_by=mesa.supervisor)
+    width, height = size
+    context = chromium.new_context(viewport={"width": width, "height": height}, locale="es-ES",
+                                   base_url=live_server.url)
+    page = context.new_page()
+    shots = os.environ.get("BOXES_SHOTS")
+    wide = []
+    for name, user, url in (("console", "dealer1", f"/tables/console/{mesa.table.pk}/"),
+                            ("tip", "dealer1", f"/boxes/console/{mesa.table.pk}/tip/"),
+                            ("session", "pit1", f"/boxes/sessions/{closed.pk}/")):
+        context.clear_cookies()
+        log_in(page, user, url)
+        if name == "session":
+            page.click("#count-drop details.recount summary")
+        page.wait_for_load_state("networkidle")
+        scroll, viewport = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        if scroll > viewport:
+            wide.append((name, scroll))
+        if shots:
+            page.screenshot(path=f"{shots}/{name}-{width}x{height}.png", full_page=True)
+    context.close()
+    assert wide == []
