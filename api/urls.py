@@ -5,7 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import SimpleRouter
 
 from api.schema import SCHEMA_SETTINGS
-from api.views import docs, ledger, records, reports, tables
+from api.views import boxes, docs, ledger, records, reports, tables
 from api.views.auth import TokenView
 
 app_name = "api"
@@ -30,6 +30,19 @@ urlpatterns = [
     path("tables/<int:pk>/hands.jsonl", tables.TableHandsExport.as_view(), name="table-hands-export"),
     path("hand-records/", records.HandRecordImport.as_view(), name="hand-record-import"),
     path("settle/", records.SettleDryRun.as_view(), name="settle"),
+    path("tables/<int:pk>/bank/auction/", boxes.AuctionView.as_view(), name="bank-auction"),
+    path("tables/<int:pk>/bank/auction/bids/", boxes.BidView.as_view(), name="bank-auction-bids"),
+    path("tables/<int:pk>/bank/auction/award/", boxes.AwardView.as_view(), name="bank-auction-award"),
+    path("tables/<int:pk>/bank/withdraw/", boxes.WithdrawView.as_view(), name="bank-withdraw"),
+    path("tables/<int:pk>/bank/rebuild/", boxes.RebuildView.as_view(), name="bank-rebuild"),
+    path("tables/<int:pk>/bank/give-up/", boxes.GiveUpView.as_view(), name="bank-give-up"),
+    path("tables/<int:pk>/buy-ins/", boxes.TableBuyInView.as_view(), name="table-buy-ins"),
+    path("tables/<int:pk>/tips/", boxes.TipView.as_view(), name="table-tips"),
+    path("shifts/<int:pk>/boxes/", boxes.SessionBoxesView.as_view(), name="shift-boxes"),
+    path("counts/<int:pk>/recount/", boxes.RecountView.as_view(), name="count-recount"),
+    path("counts/<int:pk>/explanation/", boxes.ExplainView.as_view(), name="count-explanation"),
+    path("tronc/", boxes.TroncView.as_view(), name="tronc"),
+    path("tronc/distribute/", boxes.TroncDistributeView.as_view(), name="tronc-distribute"),
     path("", include(router.urls)),
     path("schema/", SpectacularAPIView.as_view(custom_settings=SCHEMA_SETTINGS), name="schema"),
     path("docs/", docs.reference, name="docs"),

@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
-from boxes.models import BoxCount
+from boxes.models import BoxCount, TableTip
 from boxes.services import denominations
 from casino.roles import ROLES
 from ledger.forms import PlayerCodeField
@@ -79,3 +79,51 @@ class VarianceNoteForm(forms.Form):
     """Why a count differs from the records."""
 
     text = forms.CharField(label=_("Explanation"), widget=forms.Textarea(attrs={"rows": 2}), max_length=2000)
+
+
+class OptionalPlayerCodeField(PlayerCodeField):
+    """A player's id, or nothing (None)."""
+
+    def clean(self, value):
+        if not (value or "").strip():
+            return None
+        return super().clean(value)
+
+
+class TableTipForm(forms.Form):
+    """A tip at the table: paid in chips by a player (his id) or in cash put straight
+    into the box (no player); the amount; a one-time token so that the form sent twice
+    records once."""
+
+    kind = forms.ChoiceField(label=_("Paid in"), choices=TableTip.Kind.choices, initial=TableTip.Kind.CHIPS,
+                             widget=forms.RadioSelect)
+    player = OptionalPlayerCodeField(label=_("Player id (chips)"), required=False)
+    amount = forms.DecimalField(label=_("Amount (€)"), max_digits=12, decimal_places=2, min_value=Decimal("0.01"),
+                                localize=True)
+    token = forms.CharField(widget=forms.HiddenInput, max_length=64)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["token"].initial = uuid.uuid4().hex
+        self.fields["player"].widget.attrs.update(autocomplete="off", autocapitalize="none", autofocus=True)
+        self.fields["amount"].widget.attrs.update(inputmode="decimal", autocomplete="off")
+
+    def clean(self):
+        data = super().clean()
+        kind, player = data.get("kind"), data.get("player")
+        if kind == TableTip.Kind.CHIPS and player is None and not self.has_error("player"):
+            self.add_error("player", _("A tip in chips is a player's: give his id (or choose cash)."))
+        if kind == TableTip.Kind.CASH and player is not None:
+            self.add_error("player", _("A cash tip is recorded without a player: leave the id empty."))
+        return data
+
+
+class BoxRecountForm(BoxCountForm):
+    """A box counted again: the two counters, the pieces, and why it is counted again."""
+
+    reason = forms.CharField(label=_("Why it is counted again"), widget=forms.Textarea(attrs={"rows": 2}),
+                             max_length=2000)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        del self.fields["box"]

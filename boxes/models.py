@@ -57,14 +57,85 @@ class TableBuyIn(models.Model):
         return f"{self.shift.table} · {self.player.code} {self.amount}"
 
 
+class TipsBox(models.Model):
+    """A session's tips box: its ``ledger.Account`` of kind ``tips_box``, created on the
+    session's first chip tip. Its balance is the chips tipped into it (the players'
+    chips debited, the box credited) until its count moves them to the tronc."""
+
+    shift = models.OneToOneField(Shift, models.PROTECT, related_name="tips_box", verbose_name=_("session"))
+    account = models.OneToOneField(Account, models.PROTECT, related_name="tips_box", verbose_name=_("account"))
+
+    class Meta:
+        verbose_name = _("tips box")
+        verbose_name_plural = _("tips boxes")
+
+    def __str__(self):
+        return f"{self.shift} · tips"
+
+
+class TableTip(models.Model):
+    """A tip at the table, entered by the dealer at the console.
+
+    ``kind`` ``chips``: a player's chips (``player``) dropped into the tips box; posted in
+    ``transaction`` (his chips debited, the session's tips box credited). ``kind``
+    ``cash``: cash a patron put straight into the box, recorded by the dealer without
+    player or posting (the cash reaches the ledger when the box is counted into the
+    cage). Both are what the tips box is expected to hold. [issue 16 "Tips (tronc)"]
+    """
+
+    class Kind(models.TextChoices):
+        CHIPS = "chips", _("chips")
+        CASH = "cash", _("cash")
+
+    shift = models.ForeignKey(Shift, models.PROTECT, related_name="tips", verbose_name=_("session"))
+    kind = models.CharField(_("paid in"), max_length=5, choices=Kind.choices, default=Kind.CHIPS)
+    player = models.ForeignKey(Player, models.PROTECT, null=True, blank=True, related_name="table_tips",
+                               verbose_name=_("player"))
+    amount = models.DecimalField(_("amount"), **MONEY)
+    transaction = models.OneToOneField(Transaction, models.PROTECT, null=True, blank=True, related_name="table_tip",
+                                       verbose_name=_("transaction"))
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                                    verbose_name=_("recorded by"))
+    recorded_at = models.DateTimeField(_("recorded at"), default=timezone.now)
+    #: The form's token or the API's key, so a tip sent twice is recorded once (blank: none).
+    key = models.CharField(_("idempotency key"), max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["shift", "id"]
+        verbose_name = _("tip at the table")
+        verbose_name_plural = _("tips at the table")
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="boxes_tip_amount_positive"),
+            models.UniqueConstraint(fields=["key"], condition=~Q(key=""), name="boxes_tip_key_once"),
+            models.CheckConstraint(
+                condition=(Q(kind="chips", player__isnull=False, transaction__isnull=False)
+                           | Q(kind="cash", player__isnull=True, transaction__isnull=True)),
+                name="boxes_tip_chips_have_player_and_posting"),
+        ]
+
+    def __str__(self):
+        return f"{self.shift.table} · tip {self.amount}"
+
+
+class BoxCountQuerySet(models.QuerySet):
+    def latest_counts(self):
+        """The counts that stand: those no recount superseded."""
+        return self.filter(superseded_by__isnull=True)
+
+
 class BoxCount(models.Model):
     """One box of a closed session counted by two people, by denomination.
 
     ``denominations`` is ``{"50.00": 3, "0.50": 4}`` (face value in euros as a string with
     two places: how many pieces); ``total`` their sum. ``expected`` is what the session's
     records say the box holds (the drop: its table buy-ins; the cagnotte: the commission
-    its settled hands computed; tips: nothing to compare, null) and ``variance`` is
-    ``total − expected`` (negative: short), kept at the count.
+    its settled hands computed; tips: the tips recorded at the console, chips and cash)
+    and ``variance`` is ``total − expected`` (negative: short), kept at the count.
+
+    A recount is a new row that ``supersedes`` the earlier one, with its ``reason``: the
+    earlier stays on record, the latest (no ``superseded_by``) is the one that counts.
+    ``transaction`` is the count's posting (the drop into the cage, the tips into the
+    tronc; a recount posts the difference), null when there is nothing to post.
     """
 
     class Box(models.TextChoices):
@@ -85,13 +156,23 @@ class BoxCount(models.Model):
     recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
                                     verbose_name=_("recorded by"))
     counted_at = models.DateTimeField(_("counted at"), default=timezone.now)
+    supersedes = models.OneToOneField("self", models.PROTECT, null=True, blank=True, related_name="superseded_by",
+                                      verbose_name=_("recount of"))
+    reason = models.TextField(_("reason for the recount"), blank=True)
+    transaction = models.OneToOneField(Transaction, models.PROTECT, null=True, blank=True, related_name="box_count",
+                                       verbose_name=_("transaction"))
+
+    objects = BoxCountQuerySet.as_manager()
 
     class Meta:
-        ordering = ["shift", "box"]
+        ordering = ["shift", "box", "id"]
         verbose_name = _("box count")
         verbose_name_plural = _("box counts")
         constraints = [
-            models.UniqueConstraint(fields=["shift", "box"], name="boxes_one_count_per_box"),
+            models.UniqueConstraint(fields=["shift", "box"], condition=Q(supersedes__isnull=True),
+                                    name="boxes_one_first_count_per_box"),
+            models.CheckConstraint(condition=Q(supersedes__isnull=True) | ~Q(reason=""),
+                                   name="boxes_recount_has_reason"),
             models.CheckConstraint(condition=~Q(first_counter=F("second_counter")), name="boxes_two_counters"),
             models.CheckConstraint(condition=Q(total__gte=0), name="boxes_count_not_negative"),
             models.CheckConstraint(condition=Q(box__in=["drop", "cagnotte", "tips"]), name="boxes_box_valid"),
@@ -103,6 +184,15 @@ class BoxCount(models.Model):
 
     def __str__(self):
         return f"{self.shift} · {self.box} {self.total}"
+
+    @property
+    def is_latest(self):
+        """True unless a recount superseded it."""
+        try:
+            return self.superseded_by is None
+        except BoxCount.DoesNotExist:
+            return True
+        return False
 
     @property
     def pieces(self):

@@ -105,7 +105,7 @@ def daily_register(day) -> DailyRegister:
 
     for shift_id, amount in TableBuyIn.objects.filter(shift_id__in=by_id).values_list("shift_id", "amount"):
         by_id[shift_id].drop += amount
-    for count in BoxCount.objects.filter(shift_id__in=by_id).select_related("note"):
+    for count in BoxCount.objects.latest_counts().filter(shift_id__in=by_id).select_related("note"):
         line = by_id[count.shift_id]
         setattr(line, {"drop": "drop_counted", "cagnotte": "cagnotte_counted", "tips": "tips_counted"}[count.box],
                 count.total)

@@ -5,7 +5,17 @@ records say each box should hold.
   goes into the table's drop box (its account debited, the player's chips credited).
 - ``box_count``: a box of a closed session counted by two people (neither its dealer, not
   the same person twice) by denomination, compared with ``expected_amount``.
+- ``table_tip``: a tip at the table entered by the dealer: a player's chips into the
+  session's tips box (refused beyond what he holds), or cash dropped straight in the box.
+- ``box_recount``: a box counted again by two people, superseding the earlier count.
 - ``variance_explain``: a supervisor's attributed explanation of a count's variance.
+
+A count posts what it found (``_count_effect``): the drop box's cash moves from the
+table's drop box account to the cage, its variance to the count variances account, so
+the drop account holds nothing of the session once counted; the tips box's chips and
+cash go to the tronc (the chips recorded leave the tips box account, the rest of the
+count is cash the cage takes in; chips recorded but not found are credited to the count
+variances: outstanding chips no account holds). A recount posts the difference.
 
 Amounts are ``Decimal`` euros with two places. [issue 16 "Table sessions"; issue 14 "Chips":
 a dealer records a table buy-in in the console]
@@ -17,13 +27,14 @@ from django.conf import settings
 from django.db import IntegrityError
 from django.db import transaction as db
 from django.db.models import Sum
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from boxes.errors import BoxError
-from boxes.models import BoxCount, DropBox, TableBuyIn, VarianceNote
-from ledger.errors import InvalidAmount
-from ledger.models import Account, Transaction
-from ledger.money import euros, show
+from boxes.models import BoxCount, DropBox, TableBuyIn, TableTip, TipsBox, VarianceNote
+from ledger.errors import AlreadyPosted, InsufficientChips, InvalidAmount
+from ledger.models import Account, Entry, Transaction
+from ledger.money import cents, euros, show
 from ledger.services.posting import (
     CREDIT,
     DEBIT,
@@ -32,8 +43,10 @@ from ledger.services.posting import (
     _lock,
     _post,
     _refuse_second_posting,
+    _singleton_account,
 )
 from tables.models import Hand, Player, Shift
+from tables.stakes import open_hands_at_risk
 
 #: The face values a box is counted in (euros): notes, coins and the usual chips.
 DEFAULT_DENOMINATIONS = ("1000.00", "500.00", "200.00", "100.00", "50.00", "25.00", "20.00", "10.00", "5.00",
@@ -112,6 +125,99 @@ def table_buy_in(*, shift: Shift, player: Player, amount: Decimal, recorded_by, 
 
 
 # ---------------------------------------------------------------------------------------
+# Tips at the table
+
+
+def _tips_box_account(shift):
+    """The id of the session's tips box account, created (with its ``TipsBox``) on first
+    use under the session's row lock (held by the caller)."""
+    box = TipsBox.objects.filter(shift=shift).values_list("account_id", flat=True).first()
+    if box is None:
+        account = Account.objects.create(kind=Account.Kind.TIPS_BOX)
+        TipsBox.objects.create(shift=shift, account=account)
+        box = account.pk
+    return box
+
+
+def table_tip(*, shift: Shift, amount: Decimal, recorded_by, player: Player | None = None,
+              idempotency_key: str = "") -> TableTip:
+    """Record a tip at the table, entered by the dealer at the console.
+
+    With ``player``: he tips in chips: posts ``tip``, his chips debited, the session's tips
+    box account credited. Without: cash put straight into the tips box, recorded by the
+    dealer with no posting (the cash enters the ledger when the box is counted into the
+    cage). Either way the tip is part of what the tips box is expected to hold.
+
+    Args:
+        shift: the table's open session; amount: ``Decimal`` euros above zero, two
+        decimals at most; recorded_by: the session's dealer (or a pit supervisor);
+        player: the tipping ``Player`` or None (cash); idempotency_key: optional (the
+        form's token, the API's key), so a tip sent twice is recorded once.
+    Returns:
+        TableTip (``transaction`` its posting, None for cash).
+    Raises:
+        InvalidAmount (field ``amount``); InsufficientChips (field ``amount``): the tip is
+        above the player's chips less what he has at risk in open hands (the message
+        names him and his holding); BoxError: the session is closed; AlreadyPosted: the
+        key was used.
+    [issue 16 "Tips (tronc)"; Madrid, Decreto 58/2006 art. 19.6]
+    """
+    amount_cents = _amount_cents(amount)
+    key = idempotency_key or ""
+    if player is not None and (not isinstance(player, Player) or player.pk is None):
+        raise TypeError(f"player must be a saved Player or None, not {player!r}")
+    if key:
+        earlier = TableTip.objects.filter(key=key).first()
+        if earlier is not None:
+            raise AlreadyPosted(_("already recorded: tip #%(id)s has the key %(key)s"),
+                                params={"id": earlier.pk, "key": key}, idempotency_key=key,
+                                transaction_id=earlier.transaction_id)
+    chips = _ensure_player_accounts([player.pk])[player.pk] if player is not None else None
+    with _refuse_second_posting(f"tip:{key}" if key else ""), db.atomic():
+        shift = Shift.objects.select_for_update().select_related("table").get(pk=shift.pk)
+        if not shift.is_open:
+            raise BoxError(_("the session at %(table)s is closed: a tip is recorded in an open session"),
+                           params={"table": shift.table.name})
+        txn = None
+        if player is not None:
+            box = _tips_box_account(shift)
+            locked = _lock([chips, box])
+            holding = cents(locked[chips].balance)
+            in_play = open_hands_at_risk(codes=[player.code]).get(player.code, 0)
+            if holding - in_play < amount_cents:
+                raise InsufficientChips(
+                    _("%(player)s holds %(holding)s in chips, %(in_play)s of them at risk in open hands: he "
+                      "cannot tip %(amount)s"),
+                    params={"player": player.code, "holding": show(euros(holding)),
+                            "in_play": show(euros(in_play)), "amount": show(euros(amount_cents))}, field="amount")
+            number = TableTip.objects.filter(shift=shift).count() + 1
+            txn = _post(locked=locked, kind=Transaction.Kind.TIP,
+                        legs=[(chips, DEBIT, amount_cents), (box, CREDIT, amount_cents)],
+                        idempotency_key=f"tip:{key}" if key else f"tip:{shift.pk}:{number}",
+                        reference=f"tip {shift.table.name} session #{shift.pk} #{number}",
+                        posted_by=recorded_by, source="console",
+                        detail={"table": shift.table_id, "shift": shift.pk, "player": player.code})
+        try:
+            with db.atomic():
+                return TableTip.objects.create(
+                    shift=shift, kind=TableTip.Kind.CHIPS if player is not None else TableTip.Kind.CASH,
+                    player=player, amount=euros(amount_cents), transaction=txn, recorded_by=recorded_by,
+                    recorded_at=txn.posted_at if txn else timezone.now(), key=key)
+        except IntegrityError:
+            raise AlreadyPosted(_("already recorded: a tip has the key %(key)s"), params={"key": key},
+                                idempotency_key=key) from None
+
+
+def session_tips(shift: Shift, kind: str | None = None) -> Decimal:
+    """The tips recorded at the console in the session (``kind`` ``chips`` or ``cash``,
+    or both), Decimal euros."""
+    tips = TableTip.objects.filter(shift=shift)
+    if kind:
+        tips = tips.filter(kind=kind)
+    return (tips.aggregate(total=Sum("amount"))["total"] or Decimal("0.00")).quantize(CENT)
+
+
+# ---------------------------------------------------------------------------------------
 # What the records say a box holds
 
 
@@ -132,12 +238,13 @@ def session_buy_ins(shift: Shift) -> Decimal:
 
 def expected_amount(shift: Shift, box: str) -> Decimal | None:
     """What the session's records say ``box`` holds: the drop, its buy-ins; the cagnotte,
-    its hands' commission; the tips, None (nothing records them)."""
+    its hands' commission; the tips, the tips recorded at the console (chips and cash: a
+    cash tip nobody recorded cannot be expected, it shows as the count's surplus)."""
     if box == BoxCount.Box.DROP:
         return session_buy_ins(shift)
     if box == BoxCount.Box.CAGNOTTE:
         return session_commission(shift)
-    return None
+    return session_tips(shift)
 
 
 # ---------------------------------------------------------------------------------------
@@ -169,6 +276,112 @@ def parse_pieces(pieces) -> dict:
     return shaped
 
 
+def _count_effect(shift: Shift, box: str, total_cents: int) -> dict:
+    """What the ledger should hold from a count of ``total_cents`` of ``box``:
+    ``{account id: signed cents}`` (credits positive), summing to zero.
+
+    - drop: the table's drop box account credited the session's buy-ins (back to zero for
+      the session), the cage debited the cash counted, the difference (counted − buy-ins)
+      credited to the count variances account (a shortfall is a debit);
+    - tips: the session's tips box account debited its chips, the tronc credited the
+      count, the cage debited what is beyond the chips (cash); chips recorded but not in
+      the box are credited to the count variances account (outstanding chips);
+    - cagnotte: nothing (the commission is the house's at each hand's settlement).
+    """
+    effect = {}
+    if box == BoxCount.Box.DROP:
+        recorded = cents(session_buy_ins(shift))
+        if not recorded and not total_cents:
+            return {}
+        if recorded:
+            effect[_drop_account(shift.table)] = recorded
+        cage, variance = _singleton_account(Account.Kind.CAGE), _singleton_account(Account.Kind.VARIANCE)
+        effect[cage] = effect.get(cage, 0) - total_cents
+        effect[variance] = effect.get(variance, 0) + total_cents - recorded
+    elif box == BoxCount.Box.TIPS:
+        chips = cents(session_tips(shift, TableTip.Kind.CHIPS))
+        if not chips and not total_cents:
+            return {}
+        if chips:
+            effect[_tips_box_account(shift)] = -chips
+        from boxes.tronc import _tronc_account
+
+        cage, tronc = _singleton_account(Account.Kind.CAGE), _tronc_account()
+        effect[tronc] = total_cents
+        if total_cents > chips:
+            effect[cage] = -(total_cents - chips)
+        elif chips > total_cents:
+            variance = _singleton_account(Account.Kind.VARIANCE)
+            effect[variance] = chips - total_cents
+    return {account: amount for account, amount in effect.items() if amount}
+
+
+def _posted_effect(count: BoxCount) -> dict:
+    """What the counts of ``count``'s chain (it and the counts it superseded) posted:
+    ``{account id: signed cents}``."""
+    ids, keys, link = [], [], count
+    while link is not None:
+        if link.transaction_id:
+            ids.append(link.transaction_id)
+        keys.append(f"tips:{link.pk}")  # a tips count posted before its posting was linked
+        link = link.supersedes
+    effect = {}
+    for account, side, amount in (Entry.objects.filter(transaction__in=Transaction.objects.filter(
+            pk__in=ids) | Transaction.objects.filter(idempotency_key__in=keys))
+            .values_list("account_id", "side", "amount")):
+        effect[account] = effect.get(account, 0) + (cents(amount) if side == CREDIT else -cents(amount))
+    return effect
+
+
+def _post_count(*, shift, box, total, earlier, recorded_by, number):
+    """Post the difference between what a count of ``total`` should leave in the ledger
+    and what the earlier counts of the box posted. Returns the Transaction or None."""
+    target = _count_effect(shift, box, cents(total))
+    before = _posted_effect(earlier) if earlier is not None else {}
+    delta = {account: target.get(account, 0) - before.get(account, 0) for account in set(target) | set(before)}
+    legs = [(account, CREDIT if amount > 0 else DEBIT, abs(amount)) for account, amount in sorted(delta.items())
+            if amount]
+    if not legs:
+        return None
+    locked = _lock([account for account, _s, _a in legs])
+    kind = Transaction.Kind.TIPS if box == BoxCount.Box.TIPS else Transaction.Kind.BOX_COUNT
+    what = "recount" if earlier is not None else "count"
+    return _post(locked=locked, kind=kind, legs=legs, idempotency_key=f"box_count:{shift.pk}:{box}:{number}",
+                 reference=f"{box} {what}, {shift.table.name} session #{shift.pk}", posted_by=recorded_by,
+                 source="pit", detail={"shift": shift.pk, "box": box, "total": str(total), "count": number})
+
+
+def _check_counters(shift, first_counter, second_counter):
+    if first_counter is None or second_counter is None:
+        raise BoxError(_("a box is counted by two people: name both"), field="second_counter")
+    if first_counter.pk == second_counter.pk:
+        raise BoxError(_("%(user)s cannot count twice: a box is counted by two different people"),
+                       params={"user": first_counter.get_username()}, field="second_counter")
+    for field, user in (("first_counter", first_counter), ("second_counter", second_counter)):
+        if user.pk == shift.dealer_id:
+            raise BoxError(_("%(user)s dealt this session: the dealer does not count its boxes"),
+                           params={"user": user.get_username()}, field=field)
+
+
+def _record_count(*, shift, box, shaped, first_counter, second_counter, recorded_by, earlier=None, reason=""):
+    number = BoxCount.objects.filter(shift=shift, box=box).count() + 1
+    total = sum((Decimal(value) * count for value, count in shaped.items()), Decimal("0.00")).quantize(CENT)
+    expected = expected_amount(shift, box)
+    txn = _post_count(shift=shift, box=box, total=total, earlier=earlier, recorded_by=recorded_by, number=number)
+    try:
+        with db.atomic():
+            return BoxCount.objects.create(
+                shift=shift, box=box, denominations=shaped, total=total, expected=expected,
+                variance=None if expected is None else total - expected, first_counter=first_counter,
+                second_counter=second_counter, recorded_by=recorded_by, supersedes=earlier, reason=reason,
+                transaction=txn, counted_at=txn.posted_at if txn else timezone.now())
+    except IntegrityError:
+        if earlier is not None:
+            raise BoxError(_("this count was recounted already: recount the latest"), field="count") from None
+        raise BoxError(_("the %(box)s of this session was counted already"),
+                       params={"box": BoxCount.Box(box).label}, field="box") from None
+
+
 def box_count(*, shift: Shift, box: str, pieces: dict, first_counter, second_counter, recorded_by) -> BoxCount:
     """Record the count of one box of a closed session, by denomination.
 
@@ -178,11 +391,13 @@ def box_count(*, shift: Shift, box: str, pieces: dict, first_counter, second_cou
         second_counter: the two users who counted (two people, neither the session's
         dealer); recorded_by: the supervisor who records it.
     Returns:
-        BoxCount, with ``expected`` and ``variance`` (``total − expected``) kept. A tips
-        box's count is posted to the tronc at once (``boxes.tronc.post_tips``).
+        BoxCount, with ``expected`` and ``variance`` (``total − expected``) kept and its
+        posting (``transaction``, see ``_count_effect``: the drop into the cage, the tips
+        into the tronc).
     Raises:
         BoxError naming the field: an unknown box; the session still open; the box counted
-        already; one person twice; the dealer counting; a bad denomination or count.
+        already (recount it: ``box_recount``); one person twice; the dealer counting; a
+        bad denomination or count.
     [issue 16: "counted by two people (neither the table's dealer), by denomination"]
     """
     if box not in BoxCount.Box.values:
@@ -190,36 +405,55 @@ def box_count(*, shift: Shift, box: str, pieces: dict, first_counter, second_cou
     shaped = parse_pieces(pieces)
     if first_counter is None or second_counter is None:
         raise BoxError(_("a box is counted by two people: name both"), field="second_counter")
-    if first_counter.pk == second_counter.pk:
-        raise BoxError(_("%(user)s cannot count twice: a box is counted by two different people"),
-                       params={"user": first_counter.get_username()}, field="second_counter")
     with db.atomic():
         shift = Shift.objects.select_for_update().select_related("table", "dealer").get(pk=shift.pk)
         if shift.is_open:
             raise BoxError(_("the session is still open: its boxes are counted once it is closed"))
-        for field, user in (("first_counter", first_counter), ("second_counter", second_counter)):
-            if user.pk == shift.dealer_id:
-                raise BoxError(_("%(user)s dealt this session: the dealer does not count its boxes"),
-                               params={"user": user.get_username()}, field=field)
+        _check_counters(shift, first_counter, second_counter)
         if BoxCount.objects.filter(shift=shift, box=box).exists():
             raise BoxError(_("the %(box)s of this session was counted already"),
                            params={"box": BoxCount.Box(box).label}, field="box")
-        total = sum((Decimal(value) * count for value, count in shaped.items()), Decimal("0.00")).quantize(CENT)
-        expected = expected_amount(shift, box)
-        try:
-            with db.atomic():
-                count = BoxCount.objects.create(
-                    shift=shift, box=box, denominations=shaped, total=total, expected=expected,
-                    variance=None if expected is None else total - expected, first_counter=first_counter,
-                    second_counter=second_counter, recorded_by=recorded_by)
-        except IntegrityError:
-            raise BoxError(_("the %(box)s of this session was counted already"),
-                           params={"box": BoxCount.Box(box).label}, field="box") from None
-        if box == BoxCount.Box.TIPS:
-            from boxes.tronc import post_tips
+        return _record_count(shift=shift, box=box, shaped=shaped, first_counter=first_counter,
+                             second_counter=second_counter, recorded_by=recorded_by)
 
-            post_tips(count, recorded_by)
-        return count
+
+def box_recount(*, count: BoxCount, pieces: dict, first_counter, second_counter, reason: str, recorded_by
+                ) -> BoxCount:
+    """Count a box again: a new count superseding ``count`` (which stays on record), by
+    two people (different, neither the session's dealer: PostgreSQL checks it too), with
+    the reason. Its variance is recomputed against the records as they are now; the
+    ledger gets the difference from what the earlier count posted.
+
+    Args:
+        count: the latest count of the box; pieces: as ``box_count``; first_counter,
+        second_counter: the two who counted again; reason: why (required);
+        recorded_by: the supervisor who records it.
+    Returns:
+        the new BoxCount (``supersedes`` the earlier one).
+    Raises:
+        BoxError naming the field: no reason (``reason``); ``count`` already recounted
+        (``count``); a tips count shared out in a tronc distribution (``count``); the
+        counters as ``box_count``; a bad denomination or count (``denominations``).
+    [issue 16 "Table sessions"; nothing is edited: a mistake is a new attributed entry]
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise BoxError(_("say why the box is counted again"), field="reason")
+    shaped = parse_pieces(pieces)
+    if first_counter is None or second_counter is None:
+        raise BoxError(_("a box is counted by two people: name both"), field="second_counter")
+    with db.atomic():
+        shift = Shift.objects.select_for_update().select_related("table", "dealer").get(pk=count.shift_id)
+        earlier = BoxCount.objects.select_related("supersedes").get(pk=count.pk)
+        if not earlier.is_latest:
+            raise BoxError(_("this count was recounted already: recount the latest"), field="count")
+        if earlier.box == BoxCount.Box.TIPS and earlier.tronc_distributions.exists():
+            raise BoxError(_("these tips were shared out in a tronc distribution already: they cannot be "
+                             "counted again"), field="count")
+        _check_counters(shift, first_counter, second_counter)
+        return _record_count(shift=shift, box=earlier.box, shaped=shaped, first_counter=first_counter,
+                             second_counter=second_counter, recorded_by=recorded_by, earlier=earlier,
+                             reason=reason)
 
 
 def variance_explain(*, count: BoxCount, text: str, explained_by) -> VarianceNote:
@@ -237,6 +471,8 @@ def variance_explain(*, count: BoxCount, text: str, explained_by) -> VarianceNot
         count = BoxCount.objects.select_for_update().get(pk=count.pk)
         if not count.variance:
             raise BoxError(_("this count has no variance to explain"))
+        if not count.is_latest:
+            raise BoxError(_("this count was recounted: explain the latest count's variance"))
         if VarianceNote.objects.filter(count=count).exists():
             raise BoxError(_("this variance was explained already"))
         return VarianceNote.objects.create(count=count, text=text, explained_by=explained_by)
@@ -244,5 +480,5 @@ def variance_explain(*, count: BoxCount, text: str, explained_by) -> VarianceNot
 
 def open_variances(shift: Shift):
     """The session's counts with a variance and no explanation (the open exceptions)."""
-    return (BoxCount.objects.filter(shift=shift, note__isnull=True).exclude(variance=0)
+    return (BoxCount.objects.latest_counts().filter(shift=shift, note__isnull=True).exclude(variance=0)
             .exclude(variance__isnull=True).order_by("box"))

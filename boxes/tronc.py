@@ -1,5 +1,5 @@
 """The tronc: the tips counted in the tables' tips boxes, posted to the tronc account as
-they are counted, and shared out by the configured policy: ``settings.TRONC_STAFF_PERCENT``
+they are counted (``boxes.services._count_effect``), and shared out by the configured policy: ``settings.TRONC_STAFF_PERCENT``
 (default 75.00) to the staff pool, the rest to the casino; the pool among the dealers by
 the minutes of their sessions whose tips are shared. Every split is to the cent by largest
 remainder (as ``ledger.shares``). [Madrid, Decreto 58/2006 art. 19.6; issue 16 "Tips"]
@@ -58,23 +58,10 @@ def _tronc_account():
     return _singleton_account(Account.Kind.TRONC)
 
 
-def post_tips(count: BoxCount, posted_by) -> Transaction | None:
-    """Post a tips box's count to the tronc: the cage takes the cash in (debited), the
-    tronc holds it for the staff and the casino (credited). Inside the caller's
-    transaction (``box_count``). None for an empty box."""
-    amount = cents(count.total)
-    if not amount:
-        return None
-    cage, tronc = _singleton_account(Account.Kind.CAGE), _tronc_account()
-    locked = _lock([cage, tronc])
-    return _post(locked=locked, kind=Transaction.Kind.TIPS, legs=[(cage, DEBIT, amount), (tronc, CREDIT, amount)],
-                 idempotency_key=f"tips:{count.pk}", reference=f"tips, session #{count.shift_id}",
-                 posted_by=posted_by, source="pit", detail={"shift": count.shift_id, "count": count.pk})
-
-
 def undistributed_tips():
     """The tips counts (with money) not yet in a distribution, oldest first."""
-    return (BoxCount.objects.filter(box=BoxCount.Box.TIPS, total__gt=0, tronc_distributions__isnull=True)
+    return (BoxCount.objects.latest_counts()
+            .filter(box=BoxCount.Box.TIPS, total__gt=0, tronc_distributions__isnull=True)
             .select_related("shift__dealer", "shift__table").order_by("counted_at", "id"))
 
 

@@ -19,8 +19,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from boxes import services
-from boxes.forms import BoxCountForm, TableBuyInForm, VarianceNoteForm
-from boxes.models import BoxCount, TableBuyIn
+from boxes.forms import BoxCountForm, BoxRecountForm, TableBuyInForm, TableTipForm, VarianceNoteForm
+from boxes.models import BoxCount, TableBuyIn, TableTip
 from boxes.registers import cagnotte_register, daily_register
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
 from ledger.errors import AlreadyPosted
@@ -39,18 +39,24 @@ def _refuse(form, error):
 # ---------------------------------------------------------------------------------------
 # The console: a table buy-in
 
-@role_required(DEALER, PIT_SUPERVISOR)
-def console_buy_in(request, table_id):
-    """A table buy-in at the console (key K): player and amount; the chips go to the
-    player, the cash into the table's drop box. Then back to the console, announced."""
-    table = get_object_or_404(Table, pk=table_id)
+def _console_shift(request, table, refusal):
+    """The table's open session, if the user is its dealer or a pit supervisor."""
     shift = table.shifts.filter(closed_at__isnull=True).select_related("dealer").first()
     if shift is None:
         raise PermissionDenied(_("This table has no open shift: a pit supervisor opens one before its hands are "
                                  "entered."))
     if shift.dealer_id != request.user.pk and not has_role(request.user, PIT_SUPERVISOR):
-        raise PermissionDenied(_("Only %(dealer)s, the dealer of this table's open shift, records its buy-ins.")
-                               % {"dealer": shift.dealer.get_username()})
+        raise PermissionDenied(refusal % {"dealer": shift.dealer.get_username()})
+    return shift
+
+
+@role_required(DEALER, PIT_SUPERVISOR)
+def console_buy_in(request, table_id):
+    """A table buy-in at the console (key K): player and amount; the chips go to the
+    player, the cash into the table's drop box. Then back to the console, announced."""
+    table = get_object_or_404(Table, pk=table_id)
+    shift = _console_shift(request, table, _("Only %(dealer)s, the dealer of this table's open shift, records its "
+                                             "buy-ins."))
     form = TableBuyInForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         player, amount = form.cleaned_data["player"], form.cleaned_data["amount"]
@@ -70,6 +76,38 @@ def console_buy_in(request, table_id):
     return render(request, "boxes/buy_in.html", {"table": table, "shift": shift, "form": form, "recent": recent})
 
 
+@role_required(DEALER, PIT_SUPERVISOR)
+def console_tip(request, table_id):
+    """A tip at the console (key U): a player's chips into the tips box (his id), or
+    cash a patron put straight into it (no id); the amount. Then back to the console,
+    announced."""
+    table = get_object_or_404(Table, pk=table_id)
+    shift = _console_shift(request, table, _("Only %(dealer)s, the dealer of this table's open shift, records its "
+                                             "tips."))
+    form = TableTipForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        player, amount = form.cleaned_data["player"], form.cleaned_data["amount"]
+        try:
+            services.table_tip(shift=shift, player=player, amount=amount, recorded_by=request.user,
+                               idempotency_key=f"console_tip:{form.cleaned_data['token']}")
+        except AlreadyPosted:
+            pass  # the same form sent twice: the first one stands
+        except ValidationError as error:
+            _refuse(form, error)
+        else:
+            if player is None:
+                messages.success(request, _("Cash tip of %(amount)s recorded in the tips box.")
+                                 % {"amount": show(amount)})
+            else:
+                messages.success(request, _("Tip of %(amount)s in chips from %(player)s into the tips box.")
+                                 % {"amount": show(amount), "player": player.code})
+        if form.is_valid():
+            return redirect("tables:console", table_id=table.pk)
+    recent = TableTip.objects.filter(shift=shift).select_related("player").order_by("-id")[:5]
+    return render(request, "boxes/tip.html", {"table": table, "shift": shift, "form": form, "recent": recent,
+                                              "total": services.session_tips(shift)})
+
+
 # ---------------------------------------------------------------------------------------
 # A session's boxes
 
@@ -79,14 +117,15 @@ def _can_change(request):
 
 @pit_page
 def session_boxes(request, shift_id):
-    """A session's boxes: its table buy-ins, the counts made (by whom, by denomination,
-    against the records) and the forms to count the boxes left and to explain a variance."""
+    """A session's boxes: its table buy-ins and tips, the counts made (by whom, by
+    denomination, against the records; a recount listed under the count it supersedes)
+    and the forms to count the boxes left, to count one again and to explain a variance."""
     shift = get_object_or_404(Shift.objects.select_related("table", "dealer", "opened_by", "closed_by"), pk=shift_id)
-    counts = list(BoxCount.objects.filter(shift=shift).select_related("first_counter", "second_counter",
-                                                                       "recorded_by", "note__explained_by"))
+    counts = list(BoxCount.objects.filter(shift=shift).order_by("box", "id").select_related(
+        "first_counter", "second_counter", "recorded_by", "note__explained_by", "superseded_by"))
     left = [box for box in BoxCount.Box.values if box not in {c.box for c in counts}]
     form = BoxCountForm(request.POST or None, boxes=left) if left else None
-    note_forms = {}
+    note_forms, recount_forms = {}, {}
     if request.method == "POST":
         if not _can_change(request):
             raise PermissionDenied
@@ -100,6 +139,21 @@ def session_boxes(request, shift_id):
             else:
                 messages.success(request, _("Count recorded."))
                 return redirect("boxes:session", shift_id=shift.pk)
+        elif "recount" in request.POST:
+            count = get_object_or_404(BoxCount, pk=request.POST.get("count_id"), shift=shift)
+            recount = BoxRecountForm(request.POST, prefix=f"r{count.pk}")
+            recount_forms[count.pk] = recount
+            if recount.is_valid():
+                try:
+                    services.box_recount(count=count, pieces=recount.pieces(), reason=recount.cleaned_data["reason"],
+                                         first_counter=recount.cleaned_data["first_counter"],
+                                         second_counter=recount.cleaned_data["second_counter"],
+                                         recorded_by=request.user)
+                except ValidationError as error:
+                    _refuse(recount, error)
+                else:
+                    messages.success(request, _("Recount recorded: it supersedes the earlier count."))
+                    return redirect("boxes:session", shift_id=shift.pk)
         elif "explain" in request.POST:
             count = get_object_or_404(BoxCount, pk=request.POST.get("count_id"), shift=shift)
             note = VarianceNoteForm(request.POST, prefix=f"n{count.pk}")
@@ -116,11 +170,17 @@ def session_boxes(request, shift_id):
         if form is not None and "count" not in request.POST:
             form = BoxCountForm(boxes=left)
     for count in counts:
-        if count.variance and not hasattr(count, "note"):
+        count.latest = count.is_latest
+        if count.latest and count.variance and not hasattr(count, "note"):
             count.note_form = note_forms.get(count.pk) or VarianceNoteForm(prefix=f"n{count.pk}")
+        if count.latest:
+            count.recount_form = recount_forms.get(count.pk) or BoxRecountForm(prefix=f"r{count.pk}")
+            count.recount_open = count.pk in recount_forms
     return render(request, "boxes/session.html", {
         "shift": shift, "table": shift.table, "counts": counts, "form": form, "can_change": _can_change(request),
         "buy_ins": TableBuyIn.objects.filter(shift=shift).select_related("player", "recorded_by").order_by("id"),
+        "tips": TableTip.objects.filter(shift=shift).select_related("player", "recorded_by").order_by("id"),
+        "tips_total": services.session_tips(shift),
         "buy_in_total": services.session_buy_ins(shift), "commission": services.session_commission(shift)})
 
 
@@ -152,7 +212,7 @@ def session_cagnotte(request, shift_id):
                     ["levy", "hand", "settled_at", "bank", "amount", "running"],
                     [[levy.number, levy.hand, levy.settled_at.astimezone(zone).isoformat() if levy.settled_at else "",
                       levy.bank, _money(levy.amount), _money(levy.running)] for levy in levies])
-    count = BoxCount.objects.filter(shift=shift, box=BoxCount.Box.CAGNOTTE).first()
+    count = BoxCount.objects.latest_counts().filter(shift=shift, box=BoxCount.Box.CAGNOTTE).first()
     return render(request, "boxes/cagnotte.html", {"shift": shift, "table": shift.table, "levies": levies,
                                                    "total": levies[-1].running if levies else 0, "count": count})
 
@@ -221,6 +281,7 @@ def tronc(request):
 app_name = "boxes"
 urlpatterns = [
     path("console/<int:table_id>/buy-in/", console_buy_in, name="buy_in"),
+    path("console/<int:table_id>/tip/", console_tip, name="tip"),
     path("sessions/<int:shift_id>/", session_boxes, name="session"),
     path("sessions/<int:shift_id>/cagnotte/", session_cagnotte, name="cagnotte"),
     path("daily/", daily, name="daily"),

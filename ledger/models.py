@@ -114,8 +114,10 @@ class SyndicateShare(models.Model):
 
 class Account(models.Model):
     """Where money is: a player's chips, a tenure's bank, the house's commission, the cage,
-    a table's drop box (the cash of its table buy-ins: ``boxes.DropBox`` names its table)
-    and the tips' tronc.
+    a table's drop box (the cash of its table buy-ins: ``boxes.DropBox`` names its table),
+    a session's tips box (the chips tipped at the table: ``boxes.TipsBox`` names its
+    session), the tips' tronc, and the count variances (over and short: what the boxes'
+    counts found beyond or below the records, credits − debits).
 
     ``balance`` (Decimal euros, credits − debits) is kept by the posting transaction under
     a row lock, so reading it is one row. ``is_open`` is false once a tenure is closed:
@@ -130,6 +132,8 @@ class Account(models.Model):
         CAGE = "cage", _("cage cash")
         DROP = "drop", _("table drop box")
         TRONC = "tronc", _("tips (tronc)")
+        TIPS_BOX = "tips_box", _("table tips box")
+        VARIANCE = "variance", _("count variances (over and short)")
 
     kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices)
     player = models.OneToOneField(Player, models.PROTECT, null=True, blank=True, related_name="account",
@@ -148,12 +152,13 @@ class Account(models.Model):
             models.CheckConstraint(
                 condition=(Q(kind="player", player__isnull=False, tenure__isnull=True)
                            | Q(kind="tenure", tenure__isnull=False, player__isnull=True)
-                           | Q(kind__in=["house", "cage", "drop", "tronc"], player__isnull=True,
-                               tenure__isnull=True)),
+                           | Q(kind__in=["house", "cage", "drop", "tronc", "tips_box", "variance"],
+                               player__isnull=True, tenure__isnull=True)),
                 name="ledger_account_owner_matches_kind"),
             models.UniqueConstraint(fields=["kind"], condition=Q(kind__in=["house", "cage"]),
                                     name="ledger_one_house_and_one_cage"),
             models.UniqueConstraint(fields=["kind"], condition=Q(kind="tronc"), name="ledger_one_tronc"),
+            models.UniqueConstraint(fields=["kind"], condition=Q(kind="variance"), name="ledger_one_variance"),
         ]
 
     def __str__(self):
@@ -170,8 +175,8 @@ class Account(models.Model):
             return f"player:{self.player.code}"
         if self.kind == self.Kind.TENURE:
             return f"tenure:{self.tenure_id}"
-        if self.kind == self.Kind.DROP:
-            return f"drop:{self.id}"
+        if self.kind in (self.Kind.DROP, self.Kind.TIPS_BOX):
+            return f"{self.kind}:{self.id}"
         return self.kind
 
 
@@ -200,6 +205,8 @@ class Transaction(models.Model):
         BANK_REBUILD = "bank_rebuild", _("bank rebuilt")
         TIPS = "tips", _("tips into the tronc")
         TRONC = "tronc", _("tronc distribution")
+        TIP = "tip", _("tip at the table")
+        BOX_COUNT = "box_count", _("box counted into the cage")
 
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     reference = models.CharField(_("reference"), max_length=200)

@@ -250,18 +250,21 @@ def box_checks(shift, exceptions):
     """The session's boxes as counted at its close (``boxes.BoxCount``): each box's count,
     what the records say it holds and the variance, with its explanation if any. A
     variance no supervisor has explained is an exception (``box_variance``); an explained
-    one is listed in the section only. [issue 16 "Table sessions"]
+    one is listed in the section only. A count a recount superseded is listed (``latest``
+    false, the recount's ``reason`` on the recount's row) and is no exception: the latest
+    count is the one that counts. [issue 16 "Table sessions"]
 
     Returns:
         dict: ``buy_ins`` (the session's table buy-ins), ``commission`` (its hands'
-        cagnotte), ``counts`` (one row per box counted: box, counted, expected, variance,
-        counters, when, note, noted_by) and ``not_counted`` (boxes with no count yet, once
-        the session is closed). Amounts strings of euros with two places.
+        cagnotte), ``tips`` (the tips recorded at the console), ``counts`` (one row per
+        count: box, counted, expected, variance, counters, when, note, noted_by, latest,
+        reason) and ``not_counted`` (boxes with no count yet, once the session is closed).
+        Amounts strings of euros with two places.
     """
     from boxes.models import BoxCount
-    from boxes.services import session_buy_ins, session_commission
+    from boxes.services import session_buy_ins, session_commission, session_tips
 
-    counts = list(BoxCount.objects.filter(shift=shift).select_related("note").order_by("box"))
+    counts = list(BoxCount.objects.filter(shift=shift).select_related("note", "superseded_by").order_by("box", "id"))
     users = _usernames({c.first_counter_id for c in counts} | {c.second_counter_id for c in counts}
                        | {c.note.explained_by_id for c in counts if hasattr(c, "note")})
     rows = []
@@ -273,14 +276,15 @@ def box_checks(shift, exceptions):
                "counters": [users.get(count.first_counter_id), users.get(count.second_counter_id)],
                "counted_at": _iso(count.counted_at), "note": note.text if note else None,
                "noted_by": users.get(note.explained_by_id) if note else None,
-               "noted_at": _iso(note.explained_at) if note else None}
+               "noted_at": _iso(note.explained_at) if note else None,
+               "latest": count.is_latest, "reason": count.reason or None}
         rows.append(row)
-        if count.variance and note is None:
+        if count.variance and note is None and count.is_latest:
             exceptions.append({"code": "box_variance", "box": count.box, "counted": row["counted"],
                                "expected": row["expected"], "variance": row["variance"]})
     counted = {count.box for count in counts}
     return {"buy_ins": money(session_buy_ins(shift)), "commission": money(session_commission(shift)),
-            "counts": rows,
+            "tips": money(session_tips(shift)), "counts": rows,
             "not_counted": [] if shift.closed_at is None else [box for box in BoxCount.Box.values
                                                                  if box not in counted]}
 

@@ -111,3 +111,112 @@ def test_the_pit_auctions_the_bank_and_the_tie_is_drawn(browser_page, mesa):
     auction = BankAuction.objects.get()
     assert auction.draw["tied"] == ["luis", "marta"] and auction.tenure.capital == Decimal("120.00")
     assert f"el sorteo dio la banca a {auction.winner.code}, con 120,00 €" in page.inner_text("main")
+
+
+def test_the_dealer_records_a_tip_from_the_console_by_keyboard(browser_page, mesa):
+    """In the middle of a hand, U opens the tip form; a tip beyond the player's chips is
+    refused naming his holding; then a tip of 12,50 from luis's chips."""
+    from boxes.models import TableTip
+
+    mesa.open("luis", "marta")
+    page = browser_page
+    log_in(page, "dealer1", f"/tables/console/{mesa.table.pk}/")
+    page.wait_for_selector("#tip")
+    assert page.inner_text("#tip kbd") == "U"
+    page.wait_for_function("() => document.activeElement && document.activeElement.matches('[data-card-input]')")
+    page.keyboard.press("Escape")
+    page.keyboard.press("?")
+    page.wait_for_selector("#keys-help[open]")
+    assert "Propina en la mesa" in page.inner_text("#keys-help")
+    page.keyboard.press("Escape")
+    page.keyboard.press("u")
+    page.wait_for_url(f"**/boxes/console/{mesa.table.pk}/tip/")
+    page.wait_for_function("() => document.activeElement && document.activeElement.name === 'player'")
+    page.keyboard.type("luis")
+    page.keyboard.press("Tab")
+    page.keyboard.type("600")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".refusal")
+    assert "luis tiene 500,00 € en fichas" in page.inner_text(".refusal")
+    assert not TableTip.objects.exists()
+    page.fill("input[name=amount]", "")
+    page.focus("input[name=amount]")
+    page.keyboard.type("12,50")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/tables/console/{mesa.table.pk}/")
+    assert "Propina de 12,50 € en fichas de luis" in page.inner_text("#console")
+    tip = TableTip.objects.get()
+    assert (tip.player.code, tip.amount, tip.recorded_by.username) == ("luis", Decimal("12.50"), "dealer1")
+    assert Account.objects.get(player__code="luis").balance == Decimal("487.50")
+
+
+def test_the_pit_recounts_a_box_and_both_counts_show(browser_page, mesa):
+    from boxes.services import box_count, table_buy_in
+
+    table_buy_in(shift=mesa.table.shifts.get(), player=mesa.players["pepe"], amount=Decimal("200"),
+                 recorded_by=mesa.dealer)
+    shift = services.shift_close(shift=mesa.table.shifts.get(), closed_by=mesa.supervisor)
+    pit2 = UserFactory(username="pit2", roles=["pit_supervisor"])
+    box_count(shift=shift, box="drop", pieces={"100.00": 1, "50.00": 1}, first_counter=mesa.supervisor,
+              second_counter=pit2, recorded_by=mesa.supervisor)
+    page = browser_page
+    log_in(page, "pit1", f"/boxes/sessions/{shift.pk}/")
+    page.click("#count-drop details.recount summary")
+    page.select_option("#count-drop select[name$=first_counter]", label="pit2")
+    page.select_option("#count-drop select[name$=second_counter]", label="pit1")
+    page.fill("#count-drop input[name$=d_100_00]", "2")
+    page.click("#count-drop button[name=recount]")
+    page.wait_for_selector("#count-drop details[open] .errorlist")  # no reason: refused under the field
+    assert BoxCount.objects.count() == 1
+    page.fill("#count-drop textarea[name$=reason]", "un billete de 50 atascado en la ranura")
+    page.click("#count-drop button[name=recount]")
+    page.wait_for_selector("text=Recuento registrado")  # the message; the button says "nuevo recuento"
+    rows = page.locator("table.counts tbody tr")
+    assert rows.count() == 2
+    assert "sustituido por un recuento" in rows.nth(0).inner_text()
+    assert "un billete de 50" in page.inner_text("#count-drop") and "0,00 €" in page.inner_text("#count-drop")
+    assert Account.objects.get(kind=Account.Kind.DROP).balance == 0
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (390, 844)])
+def test_the_tip_form_the_console_and_a_recounted_session_fit_the_screen(chromium, live_server, mesa, size):
+    """No sideways scroll on the tip form, the console with its tip button and the
+    session's page with a recount open; ``BOXES_SHOTS=dir`` keeps screenshots."""
+    import os
+
+    from boxes.services import box_count, box_recount, table_buy_in, table_tip
+
+    shift = mesa.table.shifts.get()
+    table_buy_in(shift=shift, player=mesa.players["pepe"], amount=Decimal("200"), recorded_by=mesa.dealer)
+    table_tip(shift=shift, player=mesa.players["luis"], amount=Decimal("5"), recorded_by=mesa.dealer)
+    table_tip(shift=shift, amount=Decimal("2"), recorded_by=mesa.dealer)
+    closed = services.shift_close(shift=shift, closed_by=mesa.supervisor)
+    pit2 = UserFactory(username="pit2", roles=["pit_supervisor"])
+    count = box_count(shift=closed, box="drop", pieces={"100.00": 1, "50.00": 1}, first_counter=mesa.supervisor,
+                      second_counter=pit2, recorded_by=mesa.supervisor)
+    box_recount(count=count, pieces={"100.00": 2}, first_counter=pit2, second_counter=mesa.supervisor,
+                reason="un billete de 50 atascado en la ranura", recorded_by=mesa.supervisor)
+    box_count(shift=closed, box="tips", pieces={"5.00": 1}, first_counter=mesa.supervisor, second_counter=pit2,
+              recorded_by=mesa.supervisor)
+    services.shift_open(table=mesa.table, dealer=mesa.dealer, opened_by=mesa.supervisor)
+    width, height = size
+    context = chromium.new_context(viewport={"width": width, "height": height}, locale="es-ES",
+                                   base_url=live_server.url)
+    page = context.new_page()
+    shots = os.environ.get("BOXES_SHOTS")
+    wide = []
+    for name, user, url in (("console", "dealer1", f"/tables/console/{mesa.table.pk}/"),
+                            ("tip", "dealer1", f"/boxes/console/{mesa.table.pk}/tip/"),
+                            ("session", "pit1", f"/boxes/sessions/{closed.pk}/")):
+        context.clear_cookies()
+        log_in(page, user, url)
+        if name == "session":
+            page.click("#count-drop details.recount summary")
+        page.wait_for_load_state("networkidle")
+        scroll, viewport = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        if scroll > viewport:
+            wide.append((name, scroll))
+        if shots:
+            page.screenshot(path=f"{shots}/{name}-{width}x{height}.png", full_page=True)
+    context.close()
+    assert wide == []
