@@ -5,6 +5,7 @@ prints figures, never a timed test.
     .venv/bin/python benchmarks/reports.py [--hands 1000000] [--seed-hands 2000] [--repeat 3]
     .venv/bin/python benchmarks/reports.py --keep            # leave the scratch database
     .venv/bin/python benchmarks/reports.py --database NAME   # time again on a kept one
+    .venv/bin/python benchmarks/reports.py --load-only       # seed and load only (kept), time later
 
 Everything happens in a scratch database ``reports_bench_<pid>`` on the PostgreSQL server
 of ``PGHOST``/``PGPORT``/``PGUSER`` (default 127.0.0.1:5432, postgres), created with
@@ -380,6 +381,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", action="store_true", help="do not drop the scratch database")
     parser.add_argument("--database", help="time again on a database a --keep run left (no load)")
+    parser.add_argument("--load-only", action="store_true", help="seed and load, keep the database, time nothing")
     args = parser.parse_args()
 
     name = args.database or f"reports_bench_{os.getpid()}"
@@ -405,7 +407,10 @@ def main():
             started = time.perf_counter()
             hands = multiply(table, shift, args.hands)
             print(f"load               : {hands:,} hands in {time.perf_counter() - started:.0f} s", flush=True)
-        measure(args.repeat)
+        if args.load_only:
+            args.keep = True
+        else:
+            measure(args.repeat)
         connection.close()
     finally:
         if not args.keep and not args.database:

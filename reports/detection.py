@@ -22,7 +22,9 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Sum
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.db.models import F, Func, IntegerField, Sum
 from django.utils import timezone
 
 from ledger.models import BankTenure, Entry, Transaction
@@ -41,6 +43,7 @@ BANK_CHANGES_WINDOW = timedelta(days=30)
 EVIDENCE_LIMIT = 200
 #: A result against the expected is tested from this many hands (the normal approximation).
 MIN_HANDS = 30
+
 
 
 def edge_key(rules, seats) -> str:
@@ -127,33 +130,6 @@ class Theory:
         return self._edges[key]
 
 
-def _hand_groups(rows, theory):
-    """``{hand: (stake, bank result, expected, variance)}`` in cents, from its bets."""
-    from tables.engine.edge import hand_variance
-
-    bets = defaultdict(list)
-    for row in rows:
-        bets[row["hand"]].append(row)
-    hands = {}
-    for hand, items in bets.items():
-        edge = theory(items[0]["rules"], items[0]["seats"])
-        stakes = [float(r["stake"]) * 100 for r in items]
-        hands[hand] = (sum(stakes), sum(float(r["bank_result"]) * 100 for r in items),
-                       edge["mean_per_unit"],
-                       hand_variance(stakes, edge["sd_per_unit_bet"], edge["within_hand_correlation"]))
-    return hands
-
-
-def expected_figures(rows, theory, *, k=3.0):
-    """The bank's actual result against the expected for the hands of ``rows`` (``bet_rows``):
-    ``statistics.expected_vs_actual`` with each hand's variance from its bets' stakes and
-    the edge of its rules and seats. Money in cents (floats)."""
-    hands = _hand_groups(rows, theory)
-    values = list(hands.values())
-    return statistics.expected_vs_actual([v[0] for v in values], [v[1] for v in values],
-                                         mean=[v[2] for v in values], variances=[v[3] for v in values], k=k)
-
-
 def _cents(value):
     return None if value is None else round(value) / 100
 
@@ -172,10 +148,199 @@ def _money_figures(figures):
 
 
 # ---------------------------------------------------------------------------------------
+# The hands' sums, aggregated in PostgreSQL
+
+
+class Sums:
+    """The sums a review needs over a set of hands, aggregated in PostgreSQL (per bet,
+    then per hand or hand × player, then per group or pair): nothing is read per bet.
+
+    The theory enters the SQL as a small table: one row per rule set and seat count of the
+    settled hands with bets, with the edge's ``mean_per_unit``, ``sd_per_unit_bet`` and
+    ``within_hand_correlation`` (``Theory``). Evidence lists (hand ids) are cut to
+    ``evidence`` in the database (``(array_agg(id ORDER BY id))[1:n]``) with their full
+    count kept (``hand_total``).
+
+    Args:
+        hands: a Hand queryset (its settled hands are summed).
+        theory: a ``Theory``.
+        evidence: hand ids kept per group, pair or player × bank.
+    Raises:
+        MissingTheory: the theory is ``compute=False`` and an edge is not stored.
+    """
+
+    def __init__(self, hands, theory, *, evidence=EVIDENCE_LIMIT):
+        self.theory = theory
+        self.evidence = int(evidence)
+        settled = hands.filter(status=Hand.Status.SETTLED).values("id")
+        self._ids_sql, self._ids_params = settled.query.sql_with_params()
+        first = Hand.objects.filter(pk__in=settled, bets__isnull=False).order_by("id").values_list("rules", "seats").first()
+        self.empty = first is None
+        if self.empty:
+            self.first_edge = None
+            self._edges = []
+            return
+        self.first_edge = theory(first[0], len(first[1]))
+        keys = {(json.dumps(rules, sort_keys=True), seats) for rules, seats in
+                Hand.objects.filter(pk__in=settled, bets__isnull=False)
+                .annotate(n_seats=Func(F("seats"), function="jsonb_array_length", output_field=IntegerField()))
+                .values_list("rules", "n_seats").distinct().order_by()}
+        self._edges = []
+        for rules_text, seats in sorted(keys):
+            edge = theory(json.loads(rules_text), seats)
+            self._edges.append((rules_text, seats, float(edge["mean_per_unit"]), float(edge["sd_per_unit_bet"]),
+                                float(edge["within_hand_correlation"])))
+
+    def _with(self):
+        """The common CTEs (``edge``, ``hand``, ``bet``) and their parameters."""
+        user = get_user_model()
+        names = {"hand": Hand._meta.db_table, "bet": HandBet._meta.db_table,
+                 "player": HandBet._meta.get_field("player").related_model._meta.db_table,
+                 "shift": Hand._meta.get_field("shift").related_model._meta.db_table, "user": user._meta.db_table,
+                 "username": user._meta.get_field(user.USERNAME_FIELD).column}
+        values = ", ".join(["(%s::jsonb, %s::int, %s::float8, %s::float8, %s::float8)"] * len(self._edges))
+        params = [value for row in self._edges for value in row]
+        sql = f"""
+            WITH edge (rules, seats, mean, sd, rho) AS (VALUES {values}),
+            hand AS MATERIALIZED (
+                SELECT h.id, coalesce(u.{names['username']}, '—') AS dealer, bank.code AS bank, h.tenure_id AS tenure,
+                       h.shift_id AS shift, e.mean, e.sd, e.rho
+                  FROM {names['hand']} h
+                  JOIN edge e ON e.rules = h.rules AND e.seats = jsonb_array_length(h.seats)
+                  JOIN {names['player']} bank ON bank.id = h.bank_id
+                  LEFT JOIN {names['shift']} s ON s.id = h.shift_id
+                  LEFT JOIN {names['user']} u ON u.id = s.dealer_id
+                 WHERE h.id IN ({self._ids_sql})),
+            bet AS MATERIALIZED (
+                SELECT b.hand_id, b.id, p.code AS player, b.stake, -b.net AS result
+                  FROM {names['bet']} b JOIN hand ON hand.id = b.hand_id JOIN {names['player']} p ON p.id = b.player_id)"""
+        return sql, params + list(self._ids_params)
+
+    def _fetch(self, sql, params):
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+
+    def groups(self):
+        """The bank's result against the expected per group, in cents: ``{(field, group):
+        {"hands", "bets", "staked", "actual", "expected", "variance", "stake_squares",
+        "hand_ids" (sorted, cut), "hand_total"}}`` for field ``"all"`` (group None),
+        ``"tenure"`` and ``"dealer"``. A hand's variance is ``edge.hand_variance`` of its
+        bets' stakes: ``sd² · (Σ s² + ρ · ((Σ s)² − Σ s²))``."""
+        if self.empty:
+            return {}
+        common, params = self._with()
+        rows = self._fetch(common + """,
+            per_hand AS (
+                SELECT hand.id, hand.dealer, hand.tenure, hand.mean, hand.sd, hand.rho, count(*) AS bets,
+                       sum(bet.stake) * 100 AS staked, sum(bet.result) * 100 AS actual,
+                       sum(bet.stake * bet.stake) * 10000 AS squares
+                  FROM hand JOIN bet ON bet.hand_id = hand.id
+                 GROUP BY hand.id, hand.dealer, hand.tenure, hand.mean, hand.sd, hand.rho)
+            SELECT GROUPING(tenure), GROUPING(dealer), tenure, dealer, count(*), sum(bets), sum(staked),
+                   sum(actual), sum(mean * staked::float8),
+                   sum(sd * sd * (squares::float8 + rho * (staked * staked - squares)::float8)),
+                   sum(staked * staked), (array_agg(id ORDER BY id))[1:%s]
+              FROM per_hand GROUP BY GROUPING SETS ((), (tenure), (dealer))""", params + [self.evidence])
+        out = {}
+        for no_tenure, no_dealer, tenure, dealer, hands, bets, staked, actual, expected, variance, squares, ids \
+                in rows:
+            key = ("all", None) if no_tenure and no_dealer else ("tenure", tenure) if no_dealer else ("dealer", dealer)
+            out[key] = {"hands": hands, "bets": int(bets), "staked": float(staked), "actual": float(actual),
+                        "expected": expected, "variance": variance, "stake_squares": float(squares),
+                        "hand_ids": list(ids), "hand_total": hands}
+        return out
+
+    def pairs(self, rho):
+        """Each pair's sums for ``statistics.pair_figures``, in euros: dealer × bank holder
+        (all the hand's bets), dealer × player and bank holder × player (the player's bets
+        in the hand); ``rho`` the within-hand correlation of the pairs' variance."""
+        if self.empty:
+            return []
+        common, params = self._with()
+        rho = float(rho)
+        figures = """count(*), sum(bets), sum(staked), sum(actual), sum(mean * staked::float8),
+                     sum(sd * sd * ((1 - %s) * squares::float8 + %s * (staked * staked)::float8)),
+                     (array_agg(id ORDER BY id))[1:%s]"""
+        rows = self._fetch(common + f""",
+            per_player AS (
+                SELECT hand.id, hand.dealer, hand.bank, bet.player, hand.mean, hand.sd, count(*) AS bets,
+                       sum(bet.stake) AS staked, sum(bet.result) AS actual, sum(bet.stake * bet.stake) AS squares
+                  FROM hand JOIN bet ON bet.hand_id = hand.id
+                 GROUP BY hand.id, hand.dealer, hand.bank, bet.player, hand.mean, hand.sd),
+            per_hand AS (
+                SELECT id, dealer, bank, mean, sd, sum(bets) AS bets, sum(staked) AS staked, sum(actual) AS actual,
+                       sum(squares) AS squares
+                  FROM per_player GROUP BY id, dealer, bank, mean, sd)
+            SELECT 'dealer×bank', dealer, bank, {figures} FROM per_hand GROUP BY dealer, bank
+            UNION ALL
+            SELECT 'dealer×player', dealer, player, {figures} FROM per_player GROUP BY dealer, player
+            UNION ALL
+            SELECT 'bank×player', bank, player, {figures} FROM per_player GROUP BY bank, player""",
+                           params + [rho, rho, self.evidence] * 3)
+        return [{"kind": kind, "a": a, "b": b, "hands": hands, "bets": int(bets), "staked": float(staked),
+                 "actual": float(actual), "expected": expected, "variance": variance, "evidence": list(ids),
+                 "hand_total": hands}
+                for kind, a, b, hands, bets, staked, actual, expected, variance, ids in rows]
+
+    def large_losses(self, large_stake=None, quantile=0.9):
+        """Each player × bank holder's large stakes for ``statistics.large_loss_figures``
+        (euros): ``(large stake, pairs)``; the large stake is ``large_stake`` or the
+        ``quantile`` of the stakes (linear, as ``numpy.quantile``)."""
+        if self.empty:
+            return (float(large_stake) if large_stake is not None else 0.0), []
+        common, params = self._with()
+        if large_stake is None:
+            large_stake = self._fetch(common + " SELECT percentile_cont(%s) WITHIN GROUP (ORDER BY stake) FROM bet",
+                                      params + [quantile])[0][0] or 0.0
+        large_stake = float(large_stake)
+        rows = self._fetch(common + """
+            SELECT bet.player, hand.bank, count(*), count(*) FILTER (WHERE bet.result > 0),
+                   coalesce(sum(bet.result) FILTER (WHERE bet.result > 0), 0),
+                   (array_agg(bet.hand_id ORDER BY bet.hand_id, bet.id) FILTER (WHERE bet.result > 0))[1:%s]
+              FROM bet JOIN hand ON hand.id = bet.hand_id
+             WHERE bet.stake >= %s
+             GROUP BY bet.player, hand.bank""", params + [self.evidence, large_stake])
+        return large_stake, [{"player": player, "bank": bank, "large_bets": large_bets, "lost": lost,
+                              "amount_lost": float(amount), "evidence": list(ids or []), "hand_total": lost}
+                             for player, bank, large_bets, lost, amount, ids in rows]
+
+    def funnel(self, key):
+        """Per ``key`` (``"tenure"``, ``"dealer"`` or ``"shift"``) the sums of
+        ``statistics.funnel_sums`` in euros (each hand's stake squared)."""
+        if self.empty:
+            return {}
+        if key not in ("tenure", "dealer", "shift"):
+            raise ValueError(f"funnel: by tenure, dealer or shift, not {key!r}")
+        common, params = self._with()
+        rows = self._fetch(common + f""",
+            per_hand AS (
+                SELECT hand.id, hand.{key} AS grp, sum(bet.stake) AS staked, sum(bet.result) AS actual
+                  FROM hand JOIN bet ON bet.hand_id = hand.id GROUP BY hand.id, hand.{key})
+            SELECT grp, count(*), sum(staked), sum(actual), sum(staked * staked) FROM per_hand
+             GROUP BY grp ORDER BY min(id)""",
+                           params)
+        return {grp: {"hands": hands, "staked": float(staked), "actual": float(actual),
+                      "stake_squares": float(squares)} for grp, hands, staked, actual, squares in rows}
+
+    def counts(self):
+        """``(settled hands with bets, bets)``."""
+        if self.empty:
+            return 0, 0
+        common, params = self._with()
+        return tuple(self._fetch(common + " SELECT count(DISTINCT hand_id), count(*) FROM bet", params)[0])
+
+
+def _sum_args(figures):
+    """A group's sums as ``statistics.expected_vs_actual_sums``'s arguments."""
+    return {name: figures[name] for name in ("hands", "staked", "actual", "expected", "variance", "stake_squares")}
+
+
+# ---------------------------------------------------------------------------------------
 # The review
 
 
-def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, large_stake=None):
+def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, large_stake=None, sums=None):
     """The statistical review of a set of hands: every test with a p-value, corrected
     together, and the ones that alert.
 
@@ -187,36 +352,31 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
         card_observations: the cards' observations (default: replayed from the hands' entries).
         large_stake: a large stake (euros) for the losses to one bank: the table's large bet;
             None: the top 10% of the stakes reviewed.
+        sums: the hands' ``Sums`` (default: made here with ``theory``).
     Returns:
         dict: ``tests`` (every test, with ``combined_q`` and ``combined_alert``; evidence
         cut to ``EVIDENCE_LIMIT`` hand ids) and ``findings`` (``(kind, code, identity,
         evidence)`` of each alert).
     """
     theory = theory or Theory()
-    rows = bet_rows(hands)
+    sums = sums or Sums(hands, theory)
     tests = []
-    if rows:
-        whole = expected_figures(rows, theory)
+    if not sums.empty:
+        groups = sums.groups()
+        whole = _money_figures(statistics.expected_vs_actual_sums(**_sum_args(groups[("all", None)])))
         tests.append({"kind": AlertKind.EXPECTED, "code": "all", "identity": [], "group": subject,
-                      **_money_figures(whole), "hand_ids": None})
+                      **whole, "hand_ids": None})
         for field in ("tenure", "dealer"):
-            groups = defaultdict(list)
-            for row in rows:
-                groups[row[field]].append(row)
-            if len(groups) < 2:
+            found = sorted(((group, figures) for (name, group), figures in groups.items() if name == field),
+                           key=lambda item: str(item[0]))
+            if len(found) < 2:
                 continue
-            for group, items in sorted(groups.items(), key=lambda item: str(item[0])):
-                figures = expected_figures(items, theory)
+            for group, figures in found:
                 tests.append({"kind": AlertKind.EXPECTED, "code": field, "identity": [field, group], "group": group,
-                              **_money_figures(figures), "hand_ids": sorted({r["hand"] for r in items})})
-        edges = [theory(rows[0]["rules"], rows[0]["seats"])]
-        mean, sd, rho = (edges[0][name] for name in ("mean_per_unit", "sd_per_unit_bet", "within_hand_correlation"))
-        pair_rows = []
-        for row in rows:
-            edge = theory(row["rules"], row["seats"])
-            pair_rows.append({**row, "stake": float(row["stake"]), "bank_result": float(row["bank_result"]),
-                              "mean": edge["mean_per_unit"], "sd": edge["sd_per_unit_bet"]})
-        pairs = statistics.pair_analysis(pair_rows, mean=mean, sd=sd, rho=rho, alpha=alpha)
+                              **_money_figures(statistics.expected_vs_actual_sums(**_sum_args(figures))),
+                              "hand_ids": figures["hand_ids"], "hand_total": figures["hand_total"]})
+        first = sums.first_edge
+        pairs = statistics.pair_figures(sums.pairs(first["within_hand_correlation"]), alpha=alpha)
         for pair in pairs["pairs"]:
             if pair["p_value"] is None:
                 continue
@@ -224,9 +384,10 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
                           "a": pair["a"], "b": pair["b"], "hands": pair["hands"], "bets": pair["bets"],
                           "staked": pair["staked"], "actual": pair["actual"], "expected": pair["expected"],
                           "sd": pair["sd"], "z": pair["z"], "p_value": pair["p_value"], "q_value": pair["q_value"],
-                          "hand_ids": pair["evidence"]})
-        losses = statistics.large_losses(pair_rows, p_lose=edges[0]["bank_wins_bet"], alpha=alpha,
-                                         large_stake=None if large_stake is None else float(large_stake))
+                          "hand_ids": pair["evidence"], "hand_total": pair["hand_total"]})
+        threshold, large = sums.large_losses(large_stake)
+        losses = statistics.large_loss_figures(large, p_lose=first["bank_wins_bet"], large_stake=threshold,
+                                               alpha=alpha)
         for pair in losses["pairs"]:
             if pair["lost"] < 3:
                 continue
@@ -234,7 +395,7 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
                           "identity": [pair["player"], pair["bank"]], "player": pair["player"], "bank": pair["bank"],
                           "large_stake": losses["large_stake"], "large_bets": pair["large_bets"],
                           "lost": pair["lost"], "amount_lost": pair["amount_lost"], "p_value": pair["p_value"],
-                          "hand_ids": pair["evidence"]})
+                          "hand_ids": pair["evidence"], "hand_total": pair["hand_total"]})
     if card_observations is None:
         card_observations = hand_card_observations(hands)
     for deck, observations in sorted(card_observations.items()):
@@ -249,7 +410,7 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
     findings = []
     for test in combined:
         if test.get("hand_ids") is not None:
-            test["hand_total"] = len(test["hand_ids"])
+            test.setdefault("hand_total", len(test["hand_ids"]))
             test["hand_ids"] = test["hand_ids"][:EVIDENCE_LIMIT]
         if test["combined_alert"]:
             evidence = {key: value for key, value in test.items() if key not in ("kind", "code", "identity")}

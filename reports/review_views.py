@@ -5,7 +5,6 @@ and the card tests, each with its p-value and its hands as evidence. Computed on
 "Card tests with power"]"""
 
 import json
-from collections import defaultdict
 from datetime import timedelta
 
 from django import forms
@@ -21,7 +20,7 @@ from casino.roles import AUDITOR, role_required
 from reports import statistics
 from reports.banks import period_bounds
 from reports.charts import funnel_svg
-from reports.detection import MissingTheory, Theory, bet_rows, review
+from reports.detection import MissingTheory, Sums, Theory, review
 from reports.texts import CARD_TESTS, GROUPS, PAIR_KINDS
 from tables.models import Hand, Table
 
@@ -109,11 +108,11 @@ def review_page(request):
     data = form.cleaned_data
     hands = _hands(data)
     theory = Theory(compute=False)
-    rows = bet_rows(hands)
     from reports.detection import hand_card_observations
 
     try:
-        result = review(hands, subject="page", theory=theory, large_stake=data["table"].large_bet,
+        sums = Sums(hands, theory)
+        result = review(hands, subject="page", theory=theory, large_stake=data["table"].large_bet, sums=sums,
                         card_observations=hand_card_observations(hands, limit=PAGE_CARD_HANDS))
     except MissingTheory as missing:
         form.add_error(None, gettext("The theory of %(rules)s with %(seats)s seats is not stored yet: run manage.py edge "
@@ -133,26 +132,15 @@ def review_page(request):
              for t in tests if t["kind"] == "cards"]
     losses = [_with_hands(t, links) for t in tests if t["kind"] == "large_losses"]
     chart = ""
-    if rows:
-        edge = theory(rows[0]["rules"], rows[0]["seats"])
-        groups = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
-        key = {"tenure": "tenure", "dealer": "dealer", "shift": "shift"}[data["funnel"]]
-        shifts = dict(hands.values_list("pk", "shift_id")) if key == "shift" else {}
-        for row in rows:
-            group = shifts.get(row["hand"]) if key == "shift" else row[key]
-            totals = groups[group][row["hand"]]
-            totals[0] += float(row["stake"])
-            totals[1] += float(row["bank_result"])
-        funnel = statistics.funnel({g: ([v[0] for v in h.values()], [v[1] for v in h.values()])
-                                    for g, h in groups.items()},
-                                   mean=edge["mean_per_unit"], sd=edge["sd_per_unit_hand"])
+    edge_shown = sums.first_edge
+    if not sums.empty:
+        key = data["funnel"]
+        groups = sums.funnel(key)
+        funnel = statistics.funnel_sums(groups, mean=edge_shown["mean_per_unit"], sd=edge_shown["sd_per_unit_hand"])
         prefix = {"tenure": "#", "shift": "#", "dealer": ""}[key]
         chart = mark_safe(funnel_svg(funnel, {g: f"{prefix}{g}" for g in groups}))  # our numbers, escaped labels
-        edge_shown = edge
-    else:
-        edge_shown = None
     return render(request, "reports/review.html", {
-        "form": form, "reviewed": True, "hand_count": hands.count(), "bet_count": len(rows),
+        "form": form, "reviewed": True, "hand_count": hands.count(), "bet_count": sums.counts()[1],
         "expected": expected, "pairs": pairs, "cards": cards, "losses": losses, "chart": chart,
         "edge": edge_shown, "card_limit": PAGE_CARD_HANDS, "alpha": statistics.ALPHA,
         "alerts": sum(1 for t in tests if t["combined_alert"]),
