@@ -94,6 +94,42 @@ def rules_label(rules):
     return f"{rules.get('profile', '?')}{', ' + options if options else ''}"
 
 
+def review_figures(data):
+    """The review of the hands ``data`` chooses (``ReviewForm.cleaned_data``), read only:
+    the page's and the API's.
+
+    Returns:
+        dict: ``tests`` (``detection.review``'s, corrected together), ``hands`` (how
+        many, any status), ``bets`` (settled), ``edge`` (the theory of the first hand's
+        rules and seats, None without bets), ``funnel`` (``statistics.funnel_sums`` by
+        ``data["funnel"]``, None without bets).
+    Raises:
+        MissingTheory: an edge these hands need is not stored (nothing is simulated here).
+    """
+    from reports.detection import hand_card_observations
+
+    hands = _hands(data)
+    theory = Theory(compute=False)
+    sums = Sums(hands, theory)
+    result = review(hands, subject="page", theory=theory, large_stake=data["table"].large_bet, sums=sums,
+                    card_observations=hand_card_observations(hands, limit=PAGE_CARD_HANDS))
+    edge = sums.first_edge
+    funnel = None
+    if not sums.empty:
+        funnel = statistics.funnel_sums(sums.funnel(data["funnel"]), mean=edge["mean_per_unit"],
+                                        sd=edge["sd_per_unit_hand"])
+    return {"tests": result["tests"], "hands": hands.count(), "bets": sums.counts()[1], "edge": edge,
+            "funnel": funnel}
+
+
+def missing_theory_text(missing):
+    """What to do when a theory is missing (``MissingTheory``), in words."""
+    return gettext("The theory of %(rules)s with %(seats)s seats is not stored yet: run manage.py edge "
+                   "--rules '%(json)s' --seats %(seats)s --store (or wait for the next report's alerts, "
+                   "which compute it).") % {"rules": rules_label(missing.rules), "seats": missing.seats,
+                                            "json": json.dumps(missing.rules)}
+
+
 @require_GET
 @role_required(AUDITOR)
 def review_page(request):
@@ -106,21 +142,12 @@ def review_page(request):
     if not form.is_valid():
         return render(request, "reports/review.html", {"form": form}, status=400)
     data = form.cleaned_data
-    hands = _hands(data)
-    theory = Theory(compute=False)
-    from reports.detection import hand_card_observations
-
     try:
-        sums = Sums(hands, theory)
-        result = review(hands, subject="page", theory=theory, large_stake=data["table"].large_bet, sums=sums,
-                        card_observations=hand_card_observations(hands, limit=PAGE_CARD_HANDS))
+        computed = review_figures(data)
     except MissingTheory as missing:
-        form.add_error(None, gettext("The theory of %(rules)s with %(seats)s seats is not stored yet: run manage.py edge "
-                               "--rules '%(json)s' --seats %(seats)s --store (or wait for the next report's alerts, "
-                               "which compute it).") % {"rules": rules_label(missing.rules), "seats": missing.seats,
-                                                        "json": json.dumps(missing.rules)})
+        form.add_error(None, missing_theory_text(missing))
         return render(request, "reports/review.html", {"form": form}, status=409)
-    tests = result["tests"]
+    tests = computed["tests"]
     links = _links([t.get("hand_ids") or [] for t in tests])
     expected = [_with_hands(t, links) for t in tests if t["kind"] == "expected"]
     expected.sort(key=lambda t: (t["code"] != "all", t["code"], str(t["group"])))
@@ -132,15 +159,13 @@ def review_page(request):
              for t in tests if t["kind"] == "cards"]
     losses = [_with_hands(t, links) for t in tests if t["kind"] == "large_losses"]
     chart = ""
-    edge_shown = sums.first_edge
-    if not sums.empty:
-        key = data["funnel"]
-        groups = sums.funnel(key)
-        funnel = statistics.funnel_sums(groups, mean=edge_shown["mean_per_unit"], sd=edge_shown["sd_per_unit_hand"])
-        prefix = {"tenure": "#", "shift": "#", "dealer": ""}[key]
-        chart = mark_safe(funnel_svg(funnel, {g: f"{prefix}{g}" for g in groups}))  # our numbers, escaped labels
+    if computed["funnel"] is not None:
+        prefix = {"tenure": "#", "shift": "#", "dealer": ""}[data["funnel"]]
+        chart = mark_safe(funnel_svg(computed["funnel"], {point["id"]: f"{prefix}{point['id']}"
+                                                          for point in computed["funnel"]["points"]}))  # escaped
+    edge_shown = computed["edge"]
     return render(request, "reports/review.html", {
-        "form": form, "reviewed": True, "hand_count": hands.count(), "bet_count": sums.counts()[1],
+        "form": form, "reviewed": True, "hand_count": computed["hands"], "bet_count": computed["bets"],
         "expected": expected, "pairs": pairs, "cards": cards, "losses": losses, "chart": chart,
         "edge": edge_shown, "card_limit": PAGE_CARD_HANDS, "alpha": statistics.ALPHA,
         "alerts": sum(1 for t in tests if t["combined_alert"]),
