@@ -106,7 +106,8 @@ def table_buy_in(*, shift: Shift, player: Player, amount: Decimal, recorded_by, 
         txn = _post(locked=locked, kind=Transaction.Kind.TABLE_BUY_IN,
                     legs=[(drop, DEBIT, amount_cents), (chips, CREDIT, amount_cents)],
                     idempotency_key=key, reference=reference, posted_by=recorded_by, source="console",
-                    detail={"table": shift.table_id, "shift": shift.pk, "player": player.code})
+                    detail={"table": shift.table_id, "shift": shift.pk, "player": player.code},
+                    cause={"kind": "table_buy_in", "table": shift.table.name, "number": number})
         return TableBuyIn.objects.create(shift=shift, player=player, amount=euros(amount_cents), transaction=txn,
                                          recorded_by=recorded_by, recorded_at=txn.posted_at)
 

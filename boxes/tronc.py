@@ -69,7 +69,8 @@ def post_tips(count: BoxCount, posted_by) -> Transaction | None:
     locked = _lock([cage, tronc])
     return _post(locked=locked, kind=Transaction.Kind.TIPS, legs=[(cage, DEBIT, amount), (tronc, CREDIT, amount)],
                  idempotency_key=f"tips:{count.pk}", reference=f"tips, session #{count.shift_id}",
-                 posted_by=posted_by, source="pit", detail={"shift": count.shift_id, "count": count.pk})
+                 posted_by=posted_by, source="pit", detail={"shift": count.shift_id, "count": count.pk},
+                 cause={"kind": "tips", "shift": count.shift_id})
 
 
 def undistributed_tips():
@@ -132,7 +133,7 @@ def tronc_distribute(*, made_by) -> TroncDistribution:
         txn = _post(locked=locked, kind=Transaction.Kind.TRONC, legs=legs,
                     idempotency_key=f"tronc:{first}:{counts[-1].pk}:{len(counts)}",
                     reference=f"tronc distribution of {len(counts)} tips count(s)", posted_by=made_by,
-                    source="pit", detail={"staff_percent": str(plan["staff_percent"]),
+                    source="pit", cause={"kind": "tronc", "counts": len(counts)}, detail={"staff_percent": str(plan["staff_percent"]),
                                           "shares": [[u.get_username(), m, str(a)] for u, m, a in plan["shares"]]})
         distribution = TroncDistribution.objects.create(
             total=plan["total"], staff_percent=plan["staff_percent"], staff_total=plan["staff_total"],
