@@ -6,6 +6,7 @@ prints figures, never a timed test.
     .venv/bin/python benchmarks/reports.py --keep            # leave the scratch database
     .venv/bin/python benchmarks/reports.py --database NAME   # time again on a kept one
     .venv/bin/python benchmarks/reports.py --load-only       # seed and load only (kept), time later
+    .venv/bin/python benchmarks/reports.py --database NAME --repeat 1 --no-warm-up   # one run each
 
 Everything happens in a scratch database ``reports_bench_<pid>`` on the PostgreSQL server
 of ``PGHOST``/``PGPORT``/``PGUSER`` (default 127.0.0.1:5432, postgres), created with
@@ -316,8 +317,12 @@ def copy_entries(cursor, p, seed_hands, hands):
     return written
 
 
+WARM_UP = True
+
+
 def timed(function, repeat):
-    function()  # warm-up: the same cache for every contender
+    if WARM_UP:
+        function()  # warm-up: the same cache for every contender
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
@@ -431,8 +436,12 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", action="store_true", help="do not drop the scratch database")
     parser.add_argument("--database", help="time again on a database a --keep run left (no load)")
+    parser.add_argument("--no-warm-up", action="store_true",
+                        help="time each contender without a run before (at 1,000,000 hands a report's run is minutes)")
     parser.add_argument("--load-only", action="store_true", help="seed and load, keep the database, time nothing")
     args = parser.parse_args()
+    global WARM_UP
+    WARM_UP = not args.no_warm_up
 
     name = args.database or f"reports_bench_{os.getpid()}"
     if not args.database:
