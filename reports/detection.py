@@ -24,7 +24,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import F, Func, IntegerField, Sum
+from django.db.models import Exists, F, Func, IntegerField, OuterRef, Sum
 from django.utils import timezone
 
 from ledger.models import BankTenure, Entry, Transaction
@@ -172,80 +172,99 @@ class Sums:
     def __init__(self, hands, theory, *, evidence=EVIDENCE_LIMIT):
         self.theory = theory
         self.evidence = int(evidence)
-        settled = hands.filter(status=Hand.Status.SETTLED).values("id")
+        settled = hands.filter(status=Hand.Status.SETTLED).order_by().values("id")
         self._ids_sql, self._ids_params = settled.query.sql_with_params()
-        first = Hand.objects.filter(pk__in=settled, bets__isnull=False).order_by("id").values_list("rules", "seats").first()
+        with_bets = Hand.objects.filter(pk__in=settled).filter(Exists(HandBet.objects.filter(hand=OuterRef("pk"))))
+        first = with_bets.order_by("id").values_list("rules", "seats").first()
         self.empty = first is None
+        self._edges = []
+        self._names = {}
         if self.empty:
             self.first_edge = None
-            self._edges = []
             return
         self.first_edge = theory(first[0], len(first[1]))
         keys = {(json.dumps(rules, sort_keys=True), seats) for rules, seats in
-                Hand.objects.filter(pk__in=settled, bets__isnull=False)
-                .annotate(n_seats=Func(F("seats"), function="jsonb_array_length", output_field=IntegerField()))
+                with_bets.annotate(n_seats=Func(F("seats"), function="jsonb_array_length", output_field=IntegerField()))
                 .values_list("rules", "n_seats").distinct().order_by()}
-        self._edges = []
         for rules_text, seats in sorted(keys):
             edge = theory(json.loads(rules_text), seats)
             self._edges.append((rules_text, seats, float(edge["mean_per_unit"]), float(edge["sd_per_unit_bet"]),
                                 float(edge["within_hand_correlation"])))
 
     def _with(self):
-        """The common CTEs (``edge``, ``hand``, ``bet``) and their parameters."""
-        user = get_user_model()
+        """The common CTEs and their parameters: ``hand`` (each settled hand's tenure,
+        shift, bank holder's and dealer's ids, and its edge's ``mean``, ``sd`` per bet and
+        ``rho``: the theory as arrays indexed by a ``CASE`` over the rule sets and seat
+        counts, so that no join upsets the planner's estimates) and ``bet`` (its bets:
+        player id, stake, the bank's result)."""
         names = {"hand": Hand._meta.db_table, "bet": HandBet._meta.db_table,
-                 "player": HandBet._meta.get_field("player").related_model._meta.db_table,
-                 "shift": Hand._meta.get_field("shift").related_model._meta.db_table, "user": user._meta.db_table,
-                 "username": user._meta.get_field(user.USERNAME_FIELD).column}
-        values = ", ".join(["(%s::jsonb, %s::int, %s::float8, %s::float8, %s::float8)"] * len(self._edges))
-        params = [value for row in self._edges for value in row]
+                 "shift": Hand._meta.get_field("shift").related_model._meta.db_table}
+        cases = " ".join(f"WHEN h.rules = %s::jsonb AND jsonb_array_length(h.seats) = %s THEN {i}"
+                         for i in range(1, len(self._edges) + 1))
+        arrays = [[row[column] for row in self._edges] for column in (2, 3, 4)]
         sql = f"""
-            WITH edge (rules, seats, mean, sd, rho) AS (VALUES {values}),
-            hand AS MATERIALIZED (
-                SELECT h.id, coalesce(u.{names['username']}, '—') AS dealer, bank.code AS bank, h.tenure_id AS tenure,
-                       h.shift_id AS shift, e.mean, e.sd, e.rho
-                  FROM {names['hand']} h
-                  JOIN edge e ON e.rules = h.rules AND e.seats = jsonb_array_length(h.seats)
-                  JOIN {names['player']} bank ON bank.id = h.bank_id
-                  LEFT JOIN {names['shift']} s ON s.id = h.shift_id
-                  LEFT JOIN {names['user']} u ON u.id = s.dealer_id
-                 WHERE h.id IN ({self._ids_sql})),
-            bet AS MATERIALIZED (
-                SELECT b.hand_id, b.id, p.code AS player, b.stake, -b.net AS result
-                  FROM {names['bet']} b JOIN hand ON hand.id = b.hand_id JOIN {names['player']} p ON p.id = b.player_id)"""
-        return sql, params + list(self._ids_params)
+            WITH hand AS MATERIALIZED (
+                SELECT x.id, x.tenure, x.shift, x.bank, x.dealer, (%s::float8[])[x.edge] AS mean,
+                       (%s::float8[])[x.edge] AS sd, (%s::float8[])[x.edge] AS rho
+                  FROM (SELECT h.id, h.tenure_id AS tenure, h.shift_id AS shift, h.bank_id AS bank,
+                               s.dealer_id AS dealer, CASE {cases} END AS edge
+                          FROM {names['hand']} h LEFT JOIN {names['shift']} s ON s.id = h.shift_id
+                         WHERE h.id IN ({self._ids_sql})) x
+                 WHERE x.edge IS NOT NULL),
+            bet AS (
+                SELECT b.hand_id, b.id, b.player_id AS player, b.stake, -b.net AS result
+                  FROM {names['bet']} b WHERE b.hand_id IN (SELECT id FROM hand))"""
+        params = [*arrays, *(value for row in self._edges for value in row[:2]), *self._ids_params]
+        return sql, params
 
     def _fetch(self, sql, params):
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall()
 
+    def _name(self, kind, pk):
+        """A dealer's username (``"—"`` for none: an imported hand without a shift) or a
+        player's code, by id (read once per review)."""
+        if kind not in self._names:
+            if kind == "dealer":
+                user = get_user_model()
+                self._names[kind] = dict(user.objects.values_list("pk", user.USERNAME_FIELD))
+            else:
+                self._names[kind] = dict(HandBet._meta.get_field("player").related_model.objects
+                                         .values_list("pk", "code"))
+        if pk is None:
+            return "—"
+        return self._names[kind][pk]
+
     def groups(self):
         """The bank's result against the expected per group, in cents: ``{(field, group):
         {"hands", "bets", "staked", "actual", "expected", "variance", "stake_squares",
         "hand_ids" (sorted, cut), "hand_total"}}`` for field ``"all"`` (group None),
-        ``"tenure"`` and ``"dealer"``. A hand's variance is ``edge.hand_variance`` of its
-        bets' stakes: ``sd² · (Σ s² + ρ · ((Σ s)² − Σ s²))``."""
+        ``"tenure"`` (its id) and ``"dealer"`` (his username). A hand's variance is
+        ``edge.hand_variance`` of its bets' stakes: ``sd² · (Σ s² + ρ · ((Σ s)² − Σ s²))``."""
         if self.empty:
             return {}
         common, params = self._with()
         rows = self._fetch(common + """,
             per_hand AS (
-                SELECT hand.id, hand.dealer, hand.tenure, hand.mean, hand.sd, hand.rho, count(*) AS bets,
-                       sum(bet.stake) * 100 AS staked, sum(bet.result) * 100 AS actual,
-                       sum(bet.stake * bet.stake) * 10000 AS squares
-                  FROM hand JOIN bet ON bet.hand_id = hand.id
-                 GROUP BY hand.id, hand.dealer, hand.tenure, hand.mean, hand.sd, hand.rho)
-            SELECT GROUPING(tenure), GROUPING(dealer), tenure, dealer, count(*), sum(bets), sum(staked),
-                   sum(actual), sum(mean * staked::float8),
-                   sum(sd * sd * (squares::float8 + rho * (staked * staked - squares)::float8)),
-                   sum(staked * staked), (array_agg(id ORDER BY id))[1:%s]
-              FROM per_hand GROUP BY GROUPING SETS ((), (tenure), (dealer))""", params + [self.evidence])
+                SELECT hand_id AS id, count(*) AS bets, sum(stake) * 100 AS staked, sum(result) * 100 AS actual,
+                       sum(stake * stake) * 10000 AS squares
+                  FROM bet GROUP BY hand_id)
+            SELECT GROUPING(hand.tenure), GROUPING(hand.dealer), hand.tenure, hand.dealer, count(*), sum(p.bets),
+                   sum(p.staked), sum(p.actual), sum(hand.mean * p.staked::float8),
+                   sum(hand.sd * hand.sd * (p.squares::float8 + hand.rho * (p.staked * p.staked - p.squares)::float8)),
+                   sum(p.staked * p.staked), (array_agg(p.id ORDER BY p.id))[1:%s]
+              FROM per_hand p JOIN hand ON hand.id = p.id
+             GROUP BY GROUPING SETS ((), (hand.tenure), (hand.dealer))""", params + [self.evidence])
         out = {}
         for no_tenure, no_dealer, tenure, dealer, hands, bets, staked, actual, expected, variance, squares, ids \
                 in rows:
-            key = ("all", None) if no_tenure and no_dealer else ("tenure", tenure) if no_dealer else ("dealer", dealer)
+            if no_tenure and no_dealer:
+                key = ("all", None)
+            elif no_dealer:
+                key = ("tenure", tenure)
+            else:
+                key = ("dealer", self._name("dealer", dealer))
             out[key] = {"hands": hands, "bets": int(bets), "staked": float(staked), "actual": float(actual),
                         "expected": expected, "variance": variance, "stake_squares": float(squares),
                         "hand_ids": list(ids), "hand_total": hands}
@@ -263,25 +282,31 @@ class Sums:
                      sum(sd * sd * ((1 - %s) * squares::float8 + %s * (staked * staked)::float8)),
                      (array_agg(id ORDER BY id))[1:%s]"""
         rows = self._fetch(common + f""",
-            per_player AS (
-                SELECT hand.id, hand.dealer, hand.bank, bet.player, hand.mean, hand.sd, count(*) AS bets,
-                       sum(bet.stake) AS staked, sum(bet.result) AS actual, sum(bet.stake * bet.stake) AS squares
-                  FROM hand JOIN bet ON bet.hand_id = hand.id
-                 GROUP BY hand.id, hand.dealer, hand.bank, bet.player, hand.mean, hand.sd),
+            per_player AS MATERIALIZED (
+                SELECT p.*, hand.dealer, hand.bank, hand.mean, hand.sd
+                  FROM (SELECT hand_id AS id, player, count(*) AS bets, sum(stake) AS staked, sum(result) AS actual,
+                               sum(stake * stake) AS squares
+                          FROM bet GROUP BY hand_id, player) p
+                  JOIN hand ON hand.id = p.id),
             per_hand AS (
-                SELECT id, dealer, bank, mean, sd, sum(bets) AS bets, sum(staked) AS staked, sum(actual) AS actual,
-                       sum(squares) AS squares
-                  FROM per_player GROUP BY id, dealer, bank, mean, sd)
-            SELECT 'dealer×bank', dealer, bank, {figures} FROM per_hand GROUP BY dealer, bank
+                SELECT id, min(dealer) AS dealer, min(bank) AS bank, min(mean) AS mean, min(sd) AS sd,
+                       sum(bets) AS bets, sum(staked) AS staked, sum(actual) AS actual, sum(squares) AS squares
+                  FROM per_player GROUP BY id)
+            SELECT 1, dealer, bank, {figures} FROM per_hand GROUP BY dealer, bank
             UNION ALL
-            SELECT 'dealer×player', dealer, player, {figures} FROM per_player GROUP BY dealer, player
+            SELECT 2, dealer, player, {figures} FROM per_player GROUP BY dealer, player
             UNION ALL
-            SELECT 'bank×player', bank, player, {figures} FROM per_player GROUP BY bank, player""",
+            SELECT 3, bank, player, {figures} FROM per_player GROUP BY bank, player""",
                            params + [rho, rho, self.evidence] * 3)
-        return [{"kind": kind, "a": a, "b": b, "hands": hands, "bets": int(bets), "staked": float(staked),
-                 "actual": float(actual), "expected": expected, "variance": variance, "evidence": list(ids),
-                 "hand_total": hands}
-                for kind, a, b, hands, bets, staked, actual, expected, variance, ids in rows]
+        kinds = {1: ("dealer×bank", "dealer", "player"), 2: ("dealer×player", "dealer", "player"),
+                 3: ("bank×player", "player", "player")}
+        out = []
+        for kind, a, b, hands, bets, staked, actual, expected, variance, ids in rows:
+            name, first, second = kinds[kind]
+            out.append({"kind": name, "a": self._name(first, a), "b": self._name(second, b), "hands": hands,
+                        "bets": int(bets), "staked": float(staked), "actual": float(actual), "expected": expected,
+                        "variance": variance, "evidence": list(ids), "hand_total": hands})
+        return out
 
     def large_losses(self, large_stake=None, quantile=0.9):
         """Each player × bank holder's large stakes for ``statistics.large_loss_figures``
@@ -301,13 +326,15 @@ class Sums:
               FROM bet JOIN hand ON hand.id = bet.hand_id
              WHERE bet.stake >= %s
              GROUP BY bet.player, hand.bank""", params + [self.evidence, large_stake])
-        return large_stake, [{"player": player, "bank": bank, "large_bets": large_bets, "lost": lost,
-                              "amount_lost": float(amount), "evidence": list(ids or []), "hand_total": lost}
+        return large_stake, [{"player": self._name("player", player), "bank": self._name("player", bank),
+                              "large_bets": large_bets, "lost": lost, "amount_lost": float(amount),
+                              "evidence": list(ids or []), "hand_total": lost}
                              for player, bank, large_bets, lost, amount, ids in rows]
 
     def funnel(self, key):
         """Per ``key`` (``"tenure"``, ``"dealer"`` or ``"shift"``) the sums of
-        ``statistics.funnel_sums`` in euros (each hand's stake squared)."""
+        ``statistics.funnel_sums`` in euros (each hand's stake squared), in the order of
+        each group's first hand."""
         if self.empty:
             return {}
         if key not in ("tenure", "dealer", "shift"):
@@ -315,20 +342,22 @@ class Sums:
         common, params = self._with()
         rows = self._fetch(common + f""",
             per_hand AS (
-                SELECT hand.id, hand.{key} AS grp, sum(bet.stake) AS staked, sum(bet.result) AS actual
-                  FROM hand JOIN bet ON bet.hand_id = hand.id GROUP BY hand.id, hand.{key})
-            SELECT grp, count(*), sum(staked), sum(actual), sum(staked * staked) FROM per_hand
-             GROUP BY grp ORDER BY min(id)""",
-                           params)
-        return {grp: {"hands": hands, "staked": float(staked), "actual": float(actual),
-                      "stake_squares": float(squares)} for grp, hands, staked, actual, squares in rows}
+                SELECT hand_id AS id, sum(stake) AS staked, sum(result) AS actual FROM bet GROUP BY hand_id)
+            SELECT hand.{key}, count(*), sum(p.staked), sum(p.actual), sum(p.staked * p.staked)
+              FROM per_hand p JOIN hand ON hand.id = p.id
+             GROUP BY hand.{key} ORDER BY min(p.id)""", params)
+        return {self._name("dealer", group) if key == "dealer" else group:
+                {"hands": hands, "staked": float(staked), "actual": float(actual), "stake_squares": float(squares)}
+                for group, hands, staked, actual, squares in rows}
 
     def counts(self):
         """``(settled hands with bets, bets)``."""
         if self.empty:
             return 0, 0
         common, params = self._with()
-        return tuple(self._fetch(common + " SELECT count(DISTINCT hand_id), count(*) FROM bet", params)[0])
+        hands, bets = self._fetch(common + " SELECT count(*), coalesce(sum(n), 0) FROM (SELECT hand_id, count(*) AS n "
+                                           "FROM bet GROUP BY hand_id) x", params)[0]
+        return hands, int(bets)
 
 
 def _sum_args(figures):
