@@ -155,9 +155,9 @@ class Sums:
     """The sums a review needs over a set of hands, aggregated in PostgreSQL (per bet,
     then per hand or hand × player, then per group or pair): nothing is read per bet.
 
-    The theory enters the SQL as a small table: one row per rule set and seat count of the
-    settled hands with bets, with the edge's ``mean_per_unit``, ``sd_per_unit_bet`` and
-    ``within_hand_correlation`` (``Theory``). Evidence lists (hand ids) are cut to
+    The theory enters the SQL as three arrays (the edge's ``mean_per_unit``,
+    ``sd_per_unit_bet`` and ``within_hand_correlation``, ``Theory``), one element per rule
+    set and seat count of the settled hands with bets, indexed per hand by a ``CASE``. Evidence lists (hand ids) are cut to
     ``evidence`` in the database (``(array_agg(id ORDER BY id))[1:n]``) with their full
     count kept (``hand_total``).
 
@@ -319,13 +319,13 @@ class Sums:
             large_stake = self._fetch(common + " SELECT percentile_cont(%s) WITHIN GROUP (ORDER BY stake) FROM bet",
                                       params + [quantile])[0][0] or 0.0
         large_stake = float(large_stake)
-        rows = self._fetch(common + """
-            SELECT bet.player, hand.bank, count(*), count(*) FILTER (WHERE bet.result > 0),
-                   coalesce(sum(bet.result) FILTER (WHERE bet.result > 0), 0),
-                   (array_agg(bet.hand_id ORDER BY bet.hand_id, bet.id) FILTER (WHERE bet.result > 0))[1:%s]
-              FROM bet JOIN hand ON hand.id = bet.hand_id
-             WHERE bet.stake >= %s
-             GROUP BY bet.player, hand.bank""", params + [self.evidence, large_stake])
+        rows = self._fetch(common + f"""
+            SELECT b.player_id, hand.bank, count(*), count(*) FILTER (WHERE b.net < 0),
+                   coalesce(sum(-b.net) FILTER (WHERE b.net < 0), 0),
+                   (array_agg(b.hand_id ORDER BY b.hand_id, b.id) FILTER (WHERE b.net < 0))[1:%s]
+              FROM {HandBet._meta.db_table} b JOIN hand ON hand.id = b.hand_id
+             WHERE b.stake >= %s
+             GROUP BY b.player_id, hand.bank""", params + [self.evidence, large_stake])
         return large_stake, [{"player": self._name("player", player), "bank": self._name("player", bank),
                               "large_bets": large_bets, "lost": lost, "amount_lost": float(amount),
                               "evidence": list(ids or []), "hand_total": lost}
