@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from django_filters.fields import IsoDateTimeField
 
 from ledger.models import Account, BankTenure, CashierSlip
-from reports.models import Report, ReportRequest
+from reports.models import Alert, AlertKind, Report, ReportRequest
 from tables.models import Hand, HandEvent, Player, Shift, Table
 
 
@@ -146,3 +146,16 @@ class ReportFilter(filters.FilterSet):
     class Meta:
         model = Report
         fields = ["kind", "table", "shift", "date_from", "date_to"]
+
+
+class AlertFilter(filters.FilterSet):
+    """Alerts by status (open, acknowledged), kind, table, shift and when they opened."""
+
+    status = filters.ChoiceFilter(choices=Alert.Status.choices)
+    kind = filters.ChoiceFilter(choices=AlertKind.choices)
+    opened_after = MomentFilter(field_name="opened_at", lookup_expr="gte")
+    opened_before = MomentFilter(field_name="opened_at", lookup_expr="lt")
+
+    class Meta:
+        model = Alert
+        fields = ["status", "kind", "table", "shift", "opened_after", "opened_before"]

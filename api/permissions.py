@@ -89,3 +89,9 @@ class StartsReports(RolePermission):
     """An auditor starting a report: the one POST an auditor makes (as on the pages)."""
 
     roles = (AUDITOR,)
+
+
+class AcknowledgesAlerts(RolePermission):
+    """An auditor acknowledging an alert with his note (as on the alert's page)."""
+
+    roles = (AUDITOR,)

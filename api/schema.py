@@ -27,6 +27,8 @@ SCHEMA_SETTINGS = {
         "ReportRequestStatusEnum": "reports.models.ReportRequest.Status",
         "TenureBeganEnum": "ledger.models.BankTenure.Began",
         "TenureEndedEnum": "ledger.models.BankTenure.Ended",
+        "AlertKindEnum": "reports.models.AlertKind",
+        "AlertStatusEnum": "reports.models.Alert.Status",
     },
 }
 

@@ -5,7 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import SimpleRouter
 
 from api.schema import SCHEMA_SETTINGS
-from api.views import boxes, docs, ledger, records, reports, tables
+from api.views import alerts, boxes, docs, ledger, records, reports, tables
 from api.views.auth import TokenView
 
 app_name = "api"
@@ -22,6 +22,7 @@ router.register("cashier", ledger.CashierViewSet, basename="cashier")
 router.register("chips", ledger.ChipTransferViewSet, basename="chips")
 router.register("reports/requests", reports.ReportRequestViewSet, basename="report-request")
 router.register("reports", reports.ReportViewSet, basename="report")
+router.register("alerts", alerts.AlertViewSet, basename="alert")
 
 urlpatterns = [
     path("auth/token/", TokenView.as_view(), name="token"),
@@ -43,6 +44,7 @@ urlpatterns = [
     path("counts/<int:pk>/explanation/", boxes.ExplainView.as_view(), name="count-explanation"),
     path("tronc/", boxes.TroncView.as_view(), name="tronc"),
     path("tronc/distribute/", boxes.TroncDistributeView.as_view(), name="tronc-distribute"),
+    path("review/", alerts.ReviewView.as_view(), name="review"),
     path("", include(router.urls)),
     path("schema/", SpectacularAPIView.as_view(custom_settings=SCHEMA_SETTINGS), name="schema"),
     path("docs/", docs.reference, name="docs"),

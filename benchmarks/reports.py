@@ -5,6 +5,8 @@ prints figures, never a timed test.
     .venv/bin/python benchmarks/reports.py [--hands 1000000] [--seed-hands 2000] [--repeat 3]
     .venv/bin/python benchmarks/reports.py --keep            # leave the scratch database
     .venv/bin/python benchmarks/reports.py --database NAME   # time again on a kept one
+    .venv/bin/python benchmarks/reports.py --load-only       # seed and load only (kept), time later
+    .venv/bin/python benchmarks/reports.py --database NAME --repeat 1 --no-warm-up   # one run each
 
 Everything happens in a scratch database ``reports_bench_<pid>`` on the PostgreSQL server
 of ``PGHOST``/``PGPORT``/``PGUSER`` (default 127.0.0.1:5432, postgres), created with
@@ -20,10 +22,12 @@ of ``PGHOST``/``PGPORT``/``PGUSER`` (default 127.0.0.1:5432, postgres), created 
    the load only: ``session_replication_role = replica``, as the postgres superuser):
    hands, settled bets, bank tenures and their shares and accounts, the tenures' and
    hands' ledger transactions and entries are copied with their ids, hand numbers, keys
-   and times shifted, until the one shift holds ``--hands`` hands. Entries of the table
-   (``HandEvent``) are not copied (their SHA-256 chain cannot be rebuilt in SQL): the
-   chain check covers the seed's real entries, as a real shift of a few thousand hands.
-   Then ``VACUUM ANALYZE``.
+   and times shifted, until the one shift holds ``--hands`` hands. The table's entries
+   (``HandEvent``) of the latest ``--entries-hands`` hands (default 20,000: the hands
+   the alerts' card tests read; 0: every hand) are copied too, signed again in Python
+   (``tables.chain.entry_hash``, the HMAC chain cannot be rebuilt in SQL) after the
+   seed's and streamed with ``COPY``: the shift report's chain check and replay and the
+   card tests run over them. Then ``VACUUM ANALYZE``.
 3. Time, each ``--repeat`` times after one warm-up, taking the median: the hand-written
    aggregate (hands by status with the commission and the bank's net, bets by multiplier
    and result, the hands' ledger entries by account kind: one statement; and the same
@@ -163,8 +167,9 @@ def _console_hand_with_an_undo(table, record, dealer):
                                               expected_version=hand.version)
 
 
-def multiply(table, shift, target):
-    """Copy the seed's hands, bets, tenures and ledger postings until ``target`` hands."""
+def multiply(table, shift, target, entries_hands=20_000):
+    """Copy the seed's hands, bets, tenures and ledger postings until ``target`` hands, and
+    the entries of the latest ``entries_hands`` hands (0: all)."""
     from django.db import connection
 
     with connection.cursor() as cursor:
@@ -249,6 +254,9 @@ def multiply(table, shift, target):
             started = time.perf_counter()
             cursor.execute(sql, p)
             print(f"  copy {label}: {cursor.rowcount:,} rows in {time.perf_counter() - started:.1f} s", flush=True)
+        started = time.perf_counter()
+        count = copy_entries(cursor, p, seed_hands, entries_hands)
+        print(f"  copy table entries (HandEvent): {count:,} rows signed and copied in {time.perf_counter() - started:.1f} s", flush=True)
         for name in maxima:
             cursor.execute(f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), (SELECT max(id) FROM {name}))")
         cursor.execute("UPDATE tables_table SET last_hand_number = (SELECT max(number) FROM tables_hand "
@@ -272,8 +280,49 @@ def multiply(table, shift, target):
         return cursor.fetchone()[0]
 
 
+def copy_entries(cursor, p, seed_hands, hands):
+    """The table's entries (``HandEvent``) of the last copies, enough for ``hands`` hands
+    (0: every copy): the seed's entries with their hand's copy id, number and time, each
+    signed again (``tables.chain.entry_hash``, HMAC under the current key) and chained
+    after the table's last entry, streamed with ``COPY``; the table's ``last_event_hash``
+    is the last one's. Returns how many entries were written."""
+    from datetime import timedelta
+
+    from tables.chain import GENESIS, current_key_id, entry_hash
+
+    last = p["copies"]
+    wanted = last if not hands else min(last, -(-hands // seed_hands))
+    cursor.execute("""SELECT e.hand_id, h.number, e.sequence, e.kind, e.event::text, e.entered_by_id, e.entered_at
+                        FROM tables_handevent e JOIN tables_hand h ON h.id = e.hand_id
+                       WHERE e.table_id = %(table)s AND e.hand_id < %(m_hand)s ORDER BY e.id""", p)
+    seed = [(*row[:4], row[4], json.loads(row[4]), *row[5:]) for row in cursor.fetchall()]
+    cursor.execute("SELECT last_event_hash FROM tables_table WHERE id = %(table)s", p)
+    previous = cursor.fetchone()[0] or GENESIS
+    key_id = current_key_id()
+    written = 0
+    with cursor.cursor.copy("COPY tables_handevent (hand_id, table_id, sequence, kind, event, entered_at, "
+                            "previous_hash, hash, entered_by_id, key_id) FROM STDIN") as copy:
+        for k in range(last - wanted + 1, last + 1):
+            later = timedelta(seconds=k * p["span"])
+            for hand_id, number, sequence, kind, text, event, by, at in seed:
+                at = at + later
+                digest = entry_hash(previous=previous, key_id=key_id, table_id=p["table"],
+                                    hand_number=number + k * p["n"], sequence=sequence, kind=kind, event=event,
+                                    entered_by_id=by, entered_at=at)
+                copy.write_row((hand_id + k * p["m_hand"], p["table"], sequence, kind, text, at, previous, digest, by,
+                                key_id))
+                previous = digest
+                written += 1
+    cursor.execute("UPDATE tables_table SET last_event_hash = %s WHERE id = %s", [previous, p["table"]])
+    return written
+
+
+WARM_UP = True
+
+
 def timed(function, repeat):
-    function()  # warm-up: the same cache for every contender
+    if WARM_UP:
+        function()  # warm-up: the same cache for every contender
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
@@ -365,6 +414,11 @@ def measure(repeat):
     print(f"figures            : handle {summary['handle']} €, win {summary['win']} €, hold {summary['hold_percent']} %, "
           f"commission {summary['commission']} €; reconciliation: "
           + ", ".join(f"{line['what']} {line['difference']}" for line in report["reconciliation"]["lines"]))
+    codes = {}
+    for item in report["exceptions"]:
+        codes[item["code"]] = codes.get(item["code"], 0) + 1
+    print(f"exceptions by code : {codes}; chain check over {report['chain']['entries']:,} entries, "
+          f"replayed {report['replay']['hands']:,} hands")
     copies = hands // max(1, Hand.objects.filter(shift=shift, events__isnull=False).values("id").distinct().count())
     for item in report["exceptions"][:5]:
         print(f"  exception: {item}")
@@ -377,10 +431,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=1_000_000)
     parser.add_argument("--seed-hands", type=int, default=2000)
+    parser.add_argument("--entries-hands", type=int, default=20_000,
+                        help="copy the entries of the latest N hands (0: all)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", action="store_true", help="do not drop the scratch database")
     parser.add_argument("--database", help="time again on a database a --keep run left (no load)")
+    parser.add_argument("--no-warm-up", action="store_true",
+                        help="time each contender without a run before (at 1,000,000 hands a report's run is minutes)")
+    parser.add_argument("--load-only", action="store_true", help="seed and load, keep the database, time nothing")
     args = parser.parse_args()
+    global WARM_UP
+    WARM_UP = not args.no_warm_up
 
     name = args.database or f"reports_bench_{os.getpid()}"
     if not args.database:
@@ -403,9 +464,12 @@ def main():
             print(f"seed               : {args.seed_hands} hands through the services in "
                   f"{time.perf_counter() - started:.0f} s", flush=True)
             started = time.perf_counter()
-            hands = multiply(table, shift, args.hands)
+            hands = multiply(table, shift, args.hands, args.entries_hands)
             print(f"load               : {hands:,} hands in {time.perf_counter() - started:.0f} s", flush=True)
-        measure(args.repeat)
+        if args.load_only:
+            args.keep = True
+        else:
+            measure(args.repeat)
         connection.close()
     finally:
         if not args.keep and not args.database:

@@ -119,7 +119,8 @@ def table_buy_in(*, shift: Shift, player: Player, amount: Decimal, recorded_by, 
         txn = _post(locked=locked, kind=Transaction.Kind.TABLE_BUY_IN,
                     legs=[(drop, DEBIT, amount_cents), (chips, CREDIT, amount_cents)],
                     idempotency_key=key, reference=reference, posted_by=recorded_by, source="console",
-                    detail={"table": shift.table_id, "shift": shift.pk, "player": player.code})
+                    detail={"table": shift.table_id, "shift": shift.pk, "player": player.code},
+                    cause={"kind": "table_buy_in", "table": shift.table.name, "number": number})
         return TableBuyIn.objects.create(shift=shift, player=player, amount=euros(amount_cents), transaction=txn,
                                          recorded_by=recorded_by, recorded_at=txn.posted_at)
 
@@ -196,7 +197,9 @@ def table_tip(*, shift: Shift, amount: Decimal, recorded_by, player: Player | No
                         idempotency_key=f"tip:{key}" if key else f"tip:{shift.pk}:{number}",
                         reference=f"tip {shift.table.name} session #{shift.pk} #{number}",
                         posted_by=recorded_by, source="console",
-                        detail={"table": shift.table_id, "shift": shift.pk, "player": player.code})
+                        detail={"table": shift.table_id, "shift": shift.pk, "player": player.code},
+                        cause={"kind": "tip", "table": shift.table.name, "shift": shift.pk, "number": number,
+                               "player": player.code})
         try:
             with db.atomic():
                 return TableTip.objects.create(
@@ -348,7 +351,9 @@ def _post_count(*, shift, box, total, earlier, recorded_by, number):
     what = "recount" if earlier is not None else "count"
     return _post(locked=locked, kind=kind, legs=legs, idempotency_key=f"box_count:{shift.pk}:{box}:{number}",
                  reference=f"{box} {what}, {shift.table.name} session #{shift.pk}", posted_by=recorded_by,
-                 source="pit", detail={"shift": shift.pk, "box": box, "total": str(total), "count": number})
+                 source="pit", detail={"shift": shift.pk, "box": box, "total": str(total), "count": number},
+                 cause={"kind": "box_count", "box": box, "table": shift.table.name, "shift": shift.pk,
+                        "recount": earlier is not None})
 
 
 def _check_counters(shift, first_counter, second_counter):

@@ -13,6 +13,13 @@ refers to; the words are drawn in the reader's language at display time
 ``bank_distribution``  ``tenure``, ``table`` (name)
 ``reversal``           ``of`` (the transaction reversed), ``original`` (its cause),
                        ``void`` (``{"table", "number"}`` when a hand's void made it)
+``opening``            ``player`` (code: his opening chips)
+``transfer``           ``giver``, ``receiver`` (player codes: a chip transfer)
+``table_buy_in``       ``table`` (name), ``number`` (the table's buy-in)
+``tips``               ``shift`` (the session whose tips box was counted)
+``tronc``              ``counts`` (how many tips counts the distribution pays out)
+``bank_withdrawal``    ``number``, ``tenure``, ``table`` (name)
+``bank_rebuild``       ``number``, ``tenure``, ``table`` (name)
 =====================  ==========================================================
 
 The ``reference`` column keeps its text (the API's and the idempotency's plain key,
@@ -26,7 +33,7 @@ language from structured data at display time"]
 import re
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 SOURCES = {
     "console": gettext_lazy("table console"),
@@ -73,6 +80,28 @@ def cause_text(cause: dict | None) -> str | None:
             return _("void of hand #%(number)s at %(table)s: reversal of #%(of)s (%(original)s)") % {
                 **cause["void"], "of": cause["of"], "original": original}
         return _("reversal of #%(of)s: %(original)s") % {"of": cause["of"], "original": original}
+    if kind == "opening":
+        return _("opening chips of %(player)s") % cause
+    if kind == "transfer":
+        return _("chip transfer from %(giver)s to %(receiver)s") % cause
+    if kind == "table_buy_in":
+        return _("table buy-in #%(number)s at %(table)s") % cause
+    if kind == "tips":
+        return _("tips of session #%(shift)s") % cause
+    if kind == "tip":
+        return _("tip #%(number)s of %(player)s at %(table)s, session #%(shift)s") % cause
+    if kind == "box_count":
+        words = {"drop": _("drop box"), "cagnotte": _("cagnotte box"), "tips": _("tips box")}
+        text = (_("%(box)s recounted at %(table)s, session #%(shift)s") if cause.get("recount")
+                else _("%(box)s counted at %(table)s, session #%(shift)s"))
+        return text % {**cause, "box": words.get(cause["box"], cause["box"])}
+    if kind == "tronc":
+        return ngettext("tronc distribution of %(counts)s tips count", "tronc distribution of %(counts)s tips counts",
+                        int(cause["counts"])) % cause
+    if kind == "bank_withdrawal":
+        return _("bank withdrawal %(number)s, tenure #%(tenure)s at %(table)s") % cause
+    if kind == "bank_rebuild":
+        return _("bank rebuilt %(number)s, tenure #%(tenure)s at %(table)s") % cause
     return None
 
 
@@ -93,16 +122,34 @@ _PATTERNS = [
     (re.compile(r"^bank sale, tenure #(?P<tenure>\d+)$"), lambda m: {"kind": "bank_price", "tenure": int(m["tenure"])}),
     (re.compile(r"^bank distribution, tenure #(?P<tenure>\d+) at (?P<table>.+)$"),
      lambda m: {"kind": "bank_distribution", "tenure": int(m["tenure"]), "table": m["table"]}),
+    (re.compile(r"^opening chips (?P<player>.+)$"), lambda m: {"kind": "opening", "player": m["player"]}),
+    (re.compile(r"^(?P<giver>.+?) → (?P<receiver>.+)$"),
+     lambda m: {"kind": "transfer", "giver": m["giver"], "receiver": m["receiver"]}),
+    (re.compile(r"^table buy-in (?P<table>.+) #(?P<number>\d+)$"),
+     lambda m: {"kind": "table_buy_in", "table": m["table"], "number": int(m["number"])}),
+    (re.compile(r"^tips, session #(?P<shift>\d+)$"), lambda m: {"kind": "tips", "shift": int(m["shift"])}),
+    (re.compile(r"^tronc distribution of (?P<counts>\d+) tips count\(s\)$"),
+     lambda m: {"kind": "tronc", "counts": int(m["counts"])}),
+    (re.compile(r"^bank withdrawal (?P<number>\d+), tenure #(?P<tenure>\d+) at (?P<table>.+)$"),
+     lambda m: {"kind": "bank_withdrawal", "number": int(m["number"]), "tenure": int(m["tenure"]), "table": m["table"]}),
+    (re.compile(r"^bank rebuilt (?P<number>\d+), tenure #(?P<tenure>\d+) at (?P<table>.+)$"),
+     lambda m: {"kind": "bank_rebuild", "number": int(m["number"]), "tenure": int(m["tenure"]), "table": m["table"]}),
 ]
+_SLIP_VOID = re.compile(r"^void of slip (?P<number>\d+)$")
 _REVERSAL = re.compile(r"^reversal of #(?P<of>\d+): (?P<original>.*)$", re.S)
 _VOID_MEMO = re.compile(r"^void of hand (?P<table>.+) #(?P<number>\d+): (?P<reason>.*)$", re.S)
 
 
-def parse_reference(reference: str, memo: str = "") -> tuple[dict, str]:
+def parse_reference(reference: str, memo: str = "", reverses: int | None = None) -> tuple[dict, str]:
     """``(cause, memo)`` of a transaction from the English text the services wrote
     before causes were stored: ``"slip 000021"`` → ``{"kind": "slip", "number": 21}``;
     a void's reversal (memo ``"void of hand Mesa 1 #17: <reason>"``) gets ``void`` and
-    its memo becomes the reason alone. ``({}, memo)`` for a text it does not know."""
+    its memo becomes the reason alone; a slip's void (``"void of slip 000021"``, with
+    ``reverses`` the transaction it reverses) is a reversal of that slip. ``({}, memo)``
+    for a text it does not know."""
+    found = _SLIP_VOID.match(reference or "")
+    if found and reverses is not None:
+        return {"kind": "reversal", "of": int(reverses), "original": {"kind": "slip", "number": int(found["number"])}}, memo
     found = _REVERSAL.match(reference or "")
     if found:
         original, _memo = parse_reference(found["original"])

@@ -22,7 +22,9 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Sum
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.db.models import Exists, F, Func, IntegerField, OuterRef, Sum
 from django.utils import timezone
 
 from ledger.models import BankTenure, Entry, Transaction
@@ -41,6 +43,7 @@ BANK_CHANGES_WINDOW = timedelta(days=30)
 EVIDENCE_LIMIT = 200
 #: A result against the expected is tested from this many hands (the normal approximation).
 MIN_HANDS = 30
+
 
 
 def edge_key(rules, seats) -> str:
@@ -127,33 +130,6 @@ class Theory:
         return self._edges[key]
 
 
-def _hand_groups(rows, theory):
-    """``{hand: (stake, bank result, expected, variance)}`` in cents, from its bets."""
-    from tables.engine.edge import hand_variance
-
-    bets = defaultdict(list)
-    for row in rows:
-        bets[row["hand"]].append(row)
-    hands = {}
-    for hand, items in bets.items():
-        edge = theory(items[0]["rules"], items[0]["seats"])
-        stakes = [float(r["stake"]) * 100 for r in items]
-        hands[hand] = (sum(stakes), sum(float(r["bank_result"]) * 100 for r in items),
-                       edge["mean_per_unit"],
-                       hand_variance(stakes, edge["sd_per_unit_bet"], edge["within_hand_correlation"]))
-    return hands
-
-
-def expected_figures(rows, theory, *, k=3.0):
-    """The bank's actual result against the expected for the hands of ``rows`` (``bet_rows``):
-    ``statistics.expected_vs_actual`` with each hand's variance from its bets' stakes and
-    the edge of its rules and seats. Money in cents (floats)."""
-    hands = _hand_groups(rows, theory)
-    values = list(hands.values())
-    return statistics.expected_vs_actual([v[0] for v in values], [v[1] for v in values],
-                                         mean=[v[2] for v in values], variances=[v[3] for v in values], k=k)
-
-
 def _cents(value):
     return None if value is None else round(value) / 100
 
@@ -172,10 +148,228 @@ def _money_figures(figures):
 
 
 # ---------------------------------------------------------------------------------------
+# The hands' sums, aggregated in PostgreSQL
+
+
+class Sums:
+    """The sums a review needs over a set of hands, aggregated in PostgreSQL (per bet,
+    then per hand or hand × player, then per group or pair): nothing is read per bet.
+
+    The theory enters the SQL as three arrays (the edge's ``mean_per_unit``,
+    ``sd_per_unit_bet`` and ``within_hand_correlation``, ``Theory``), one element per rule
+    set and seat count of the settled hands with bets, indexed per hand by a ``CASE``. Evidence lists (hand ids) are cut to
+    ``evidence`` in the database (``(array_agg(id ORDER BY id))[1:n]``) with their full
+    count kept (``hand_total``).
+
+    Args:
+        hands: a Hand queryset (its settled hands are summed).
+        theory: a ``Theory``.
+        evidence: hand ids kept per group, pair or player × bank.
+    Raises:
+        MissingTheory: the theory is ``compute=False`` and an edge is not stored.
+    """
+
+    def __init__(self, hands, theory, *, evidence=EVIDENCE_LIMIT):
+        self.theory = theory
+        self.evidence = int(evidence)
+        settled = hands.filter(status=Hand.Status.SETTLED).order_by().values("id")
+        self._ids_sql, self._ids_params = settled.query.sql_with_params()
+        with_bets = Hand.objects.filter(pk__in=settled).filter(Exists(HandBet.objects.filter(hand=OuterRef("pk"))))
+        first = with_bets.order_by("id").values_list("rules", "seats").first()
+        self.empty = first is None
+        self._edges = []
+        self._names = {}
+        if self.empty:
+            self.first_edge = None
+            return
+        self.first_edge = theory(first[0], len(first[1]))
+        keys = {(json.dumps(rules, sort_keys=True), seats) for rules, seats in
+                with_bets.annotate(n_seats=Func(F("seats"), function="jsonb_array_length", output_field=IntegerField()))
+                .values_list("rules", "n_seats").distinct().order_by()}
+        for rules_text, seats in sorted(keys):
+            edge = theory(json.loads(rules_text), seats)
+            self._edges.append((rules_text, seats, float(edge["mean_per_unit"]), float(edge["sd_per_unit_bet"]),
+                                float(edge["within_hand_correlation"])))
+
+    def _with(self):
+        """The common CTEs and their parameters: ``hand`` (each settled hand's tenure,
+        shift, bank holder's and dealer's ids, and its edge's ``mean``, ``sd`` per bet and
+        ``rho``: the theory as arrays indexed by a ``CASE`` over the rule sets and seat
+        counts, so that no join upsets the planner's estimates) and ``bet`` (its bets:
+        player id, stake, the bank's result)."""
+        names = {"hand": Hand._meta.db_table, "bet": HandBet._meta.db_table,
+                 "shift": Hand._meta.get_field("shift").related_model._meta.db_table}
+        cases = " ".join(f"WHEN h.rules = %s::jsonb AND jsonb_array_length(h.seats) = %s THEN {i}"
+                         for i in range(1, len(self._edges) + 1))
+        arrays = [[row[column] for row in self._edges] for column in (2, 3, 4)]
+        sql = f"""
+            WITH hand AS MATERIALIZED (
+                SELECT x.id, x.tenure, x.shift, x.bank, x.dealer, (%s::float8[])[x.edge] AS mean,
+                       (%s::float8[])[x.edge] AS sd, (%s::float8[])[x.edge] AS rho
+                  FROM (SELECT h.id, h.tenure_id AS tenure, h.shift_id AS shift, h.bank_id AS bank,
+                               s.dealer_id AS dealer, CASE {cases} END AS edge
+                          FROM {names['hand']} h LEFT JOIN {names['shift']} s ON s.id = h.shift_id
+                         WHERE h.id IN ({self._ids_sql})) x
+                 WHERE x.edge IS NOT NULL),
+            bet AS (
+                SELECT b.hand_id, b.id, b.player_id AS player, b.stake, -b.net AS result
+                  FROM {names['bet']} b WHERE b.hand_id IN (SELECT id FROM hand))"""
+        params = [*arrays, *(value for row in self._edges for value in row[:2]), *self._ids_params]
+        return sql, params
+
+    def _fetch(self, sql, params):
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+
+    def _name(self, kind, pk):
+        """A dealer's username (``"—"`` for none: an imported hand without a shift) or a
+        player's code, by id (read once per review)."""
+        if kind not in self._names:
+            if kind == "dealer":
+                user = get_user_model()
+                self._names[kind] = dict(user.objects.values_list("pk", user.USERNAME_FIELD))
+            else:
+                self._names[kind] = dict(HandBet._meta.get_field("player").related_model.objects
+                                         .values_list("pk", "code"))
+        if pk is None:
+            return "—"
+        return self._names[kind][pk]
+
+    def groups(self):
+        """The bank's result against the expected per group, in cents: ``{(field, group):
+        {"hands", "bets", "staked", "actual", "expected", "variance", "stake_squares",
+        "hand_ids" (sorted, cut), "hand_total"}}`` for field ``"all"`` (group None),
+        ``"tenure"`` (its id) and ``"dealer"`` (his username). A hand's variance is
+        ``edge.hand_variance`` of its bets' stakes: ``sd² · (Σ s² + ρ · ((Σ s)² − Σ s²))``."""
+        if self.empty:
+            return {}
+        common, params = self._with()
+        rows = self._fetch(common + """,
+            per_hand AS (
+                SELECT hand_id AS id, count(*) AS bets, sum(stake) * 100 AS staked, sum(result) * 100 AS actual,
+                       sum(stake * stake) * 10000 AS squares
+                  FROM bet GROUP BY hand_id)
+            SELECT GROUPING(hand.tenure), GROUPING(hand.dealer), hand.tenure, hand.dealer, count(*), sum(p.bets),
+                   sum(p.staked), sum(p.actual), sum(hand.mean * p.staked::float8),
+                   sum(hand.sd * hand.sd * (p.squares::float8 + hand.rho * (p.staked * p.staked - p.squares)::float8)),
+                   sum(p.staked * p.staked), (array_agg(p.id ORDER BY p.id))[1:%s]
+              FROM per_hand p JOIN hand ON hand.id = p.id
+             GROUP BY GROUPING SETS ((), (hand.tenure), (hand.dealer))""", params + [self.evidence])
+        out = {}
+        for no_tenure, no_dealer, tenure, dealer, hands, bets, staked, actual, expected, variance, squares, ids \
+                in rows:
+            if no_tenure and no_dealer:
+                key = ("all", None)
+            elif no_dealer:
+                key = ("tenure", tenure)
+            else:
+                key = ("dealer", self._name("dealer", dealer))
+            out[key] = {"hands": hands, "bets": int(bets), "staked": float(staked), "actual": float(actual),
+                        "expected": expected, "variance": variance, "stake_squares": float(squares),
+                        "hand_ids": list(ids), "hand_total": hands}
+        return out
+
+    def pairs(self, rho):
+        """Each pair's sums for ``statistics.pair_figures``, in euros: dealer × bank holder
+        (all the hand's bets), dealer × player and bank holder × player (the player's bets
+        in the hand); ``rho`` the within-hand correlation of the pairs' variance."""
+        if self.empty:
+            return []
+        common, params = self._with()
+        rho = float(rho)
+        figures = """count(*), sum(bets), sum(staked), sum(actual), sum(mean * staked::float8),
+                     sum(sd * sd * ((1 - %s) * squares::float8 + %s * (staked * staked)::float8)),
+                     (array_agg(id ORDER BY id))[1:%s]"""
+        rows = self._fetch(common + f""",
+            per_player AS MATERIALIZED (
+                SELECT p.*, hand.dealer, hand.bank, hand.mean, hand.sd
+                  FROM (SELECT hand_id AS id, player, count(*) AS bets, sum(stake) AS staked, sum(result) AS actual,
+                               sum(stake * stake) AS squares
+                          FROM bet GROUP BY hand_id, player) p
+                  JOIN hand ON hand.id = p.id),
+            per_hand AS (
+                SELECT id, min(dealer) AS dealer, min(bank) AS bank, min(mean) AS mean, min(sd) AS sd,
+                       sum(bets) AS bets, sum(staked) AS staked, sum(actual) AS actual, sum(squares) AS squares
+                  FROM per_player GROUP BY id)
+            SELECT 1, dealer, bank, {figures} FROM per_hand GROUP BY dealer, bank
+            UNION ALL
+            SELECT 2, dealer, player, {figures} FROM per_player GROUP BY dealer, player
+            UNION ALL
+            SELECT 3, bank, player, {figures} FROM per_player GROUP BY bank, player""",
+                           params + [rho, rho, self.evidence] * 3)
+        kinds = {1: ("dealer×bank", "dealer", "player"), 2: ("dealer×player", "dealer", "player"),
+                 3: ("bank×player", "player", "player")}
+        out = []
+        for kind, a, b, hands, bets, staked, actual, expected, variance, ids in rows:
+            name, first, second = kinds[kind]
+            out.append({"kind": name, "a": self._name(first, a), "b": self._name(second, b), "hands": hands,
+                        "bets": int(bets), "staked": float(staked), "actual": float(actual), "expected": expected,
+                        "variance": variance, "evidence": list(ids), "hand_total": hands})
+        return out
+
+    def large_losses(self, large_stake=None, quantile=0.9):
+        """Each player × bank holder's large stakes for ``statistics.large_loss_figures``
+        (euros): ``(large stake, pairs)``; the large stake is ``large_stake`` or the
+        ``quantile`` of the stakes (linear, as ``numpy.quantile``)."""
+        if self.empty:
+            return (float(large_stake) if large_stake is not None else 0.0), []
+        common, params = self._with()
+        if large_stake is None:
+            large_stake = self._fetch(common + " SELECT percentile_cont(%s) WITHIN GROUP (ORDER BY stake) FROM bet",
+                                      params + [quantile])[0][0] or 0.0
+        large_stake = float(large_stake)
+        rows = self._fetch(common + f"""
+            SELECT b.player_id, hand.bank, count(*), count(*) FILTER (WHERE b.net < 0),
+                   coalesce(sum(-b.net) FILTER (WHERE b.net < 0), 0),
+                   (array_agg(b.hand_id ORDER BY b.hand_id, b.id) FILTER (WHERE b.net < 0))[1:%s]
+              FROM {HandBet._meta.db_table} b JOIN hand ON hand.id = b.hand_id
+             WHERE b.stake >= %s
+             GROUP BY b.player_id, hand.bank""", params + [self.evidence, large_stake])
+        return large_stake, [{"player": self._name("player", player), "bank": self._name("player", bank),
+                              "large_bets": large_bets, "lost": lost, "amount_lost": float(amount),
+                              "evidence": list(ids or []), "hand_total": lost}
+                             for player, bank, large_bets, lost, amount, ids in rows]
+
+    def funnel(self, key):
+        """Per ``key`` (``"tenure"``, ``"dealer"`` or ``"shift"``) the sums of
+        ``statistics.funnel_sums`` in euros (each hand's stake squared), in the order of
+        each group's first hand."""
+        if self.empty:
+            return {}
+        if key not in ("tenure", "dealer", "shift"):
+            raise ValueError(f"funnel: by tenure, dealer or shift, not {key!r}")
+        common, params = self._with()
+        rows = self._fetch(common + f""",
+            per_hand AS (
+                SELECT hand_id AS id, sum(stake) AS staked, sum(result) AS actual FROM bet GROUP BY hand_id)
+            SELECT hand.{key}, count(*), sum(p.staked), sum(p.actual), sum(p.staked * p.staked)
+              FROM per_hand p JOIN hand ON hand.id = p.id
+             GROUP BY hand.{key} ORDER BY min(p.id)""", params)
+        return {self._name("dealer", group) if key == "dealer" else group:
+                {"hands": hands, "staked": float(staked), "actual": float(actual), "stake_squares": float(squares)}
+                for group, hands, staked, actual, squares in rows}
+
+    def counts(self):
+        """``(settled hands with bets, bets)``."""
+        if self.empty:
+            return 0, 0
+        common, params = self._with()
+        hands, bets = self._fetch(common + " SELECT count(*), coalesce(sum(n), 0) FROM (SELECT hand_id, count(*) AS n "
+                                           "FROM bet GROUP BY hand_id) x", params)[0]
+        return hands, int(bets)
+
+
+def _sum_args(figures):
+    """A group's sums as ``statistics.expected_vs_actual_sums``'s arguments."""
+    return {name: figures[name] for name in ("hands", "staked", "actual", "expected", "variance", "stake_squares")}
+
+
+# ---------------------------------------------------------------------------------------
 # The review
 
 
-def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, large_stake=None):
+def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, large_stake=None, sums=None):
     """The statistical review of a set of hands: every test with a p-value, corrected
     together, and the ones that alert.
 
@@ -187,36 +381,31 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
         card_observations: the cards' observations (default: replayed from the hands' entries).
         large_stake: a large stake (euros) for the losses to one bank: the table's large bet;
             None: the top 10% of the stakes reviewed.
+        sums: the hands' ``Sums`` (default: made here with ``theory``).
     Returns:
         dict: ``tests`` (every test, with ``combined_q`` and ``combined_alert``; evidence
         cut to ``EVIDENCE_LIMIT`` hand ids) and ``findings`` (``(kind, code, identity,
         evidence)`` of each alert).
     """
     theory = theory or Theory()
-    rows = bet_rows(hands)
+    sums = sums or Sums(hands, theory)
     tests = []
-    if rows:
-        whole = expected_figures(rows, theory)
+    if not sums.empty:
+        groups = sums.groups()
+        whole = _money_figures(statistics.expected_vs_actual_sums(**_sum_args(groups[("all", None)])))
         tests.append({"kind": AlertKind.EXPECTED, "code": "all", "identity": [], "group": subject,
-                      **_money_figures(whole), "hand_ids": None})
+                      **whole, "hand_ids": None})
         for field in ("tenure", "dealer"):
-            groups = defaultdict(list)
-            for row in rows:
-                groups[row[field]].append(row)
-            if len(groups) < 2:
+            found = sorted(((group, figures) for (name, group), figures in groups.items() if name == field),
+                           key=lambda item: str(item[0]))
+            if len(found) < 2:
                 continue
-            for group, items in sorted(groups.items(), key=lambda item: str(item[0])):
-                figures = expected_figures(items, theory)
+            for group, figures in found:
                 tests.append({"kind": AlertKind.EXPECTED, "code": field, "identity": [field, group], "group": group,
-                              **_money_figures(figures), "hand_ids": sorted({r["hand"] for r in items})})
-        edges = [theory(rows[0]["rules"], rows[0]["seats"])]
-        mean, sd, rho = (edges[0][name] for name in ("mean_per_unit", "sd_per_unit_bet", "within_hand_correlation"))
-        pair_rows = []
-        for row in rows:
-            edge = theory(row["rules"], row["seats"])
-            pair_rows.append({**row, "stake": float(row["stake"]), "bank_result": float(row["bank_result"]),
-                              "mean": edge["mean_per_unit"], "sd": edge["sd_per_unit_bet"]})
-        pairs = statistics.pair_analysis(pair_rows, mean=mean, sd=sd, rho=rho, alpha=alpha)
+                              **_money_figures(statistics.expected_vs_actual_sums(**_sum_args(figures))),
+                              "hand_ids": figures["hand_ids"], "hand_total": figures["hand_total"]})
+        first = sums.first_edge
+        pairs = statistics.pair_figures(sums.pairs(first["within_hand_correlation"]), alpha=alpha)
         for pair in pairs["pairs"]:
             if pair["p_value"] is None:
                 continue
@@ -224,9 +413,10 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
                           "a": pair["a"], "b": pair["b"], "hands": pair["hands"], "bets": pair["bets"],
                           "staked": pair["staked"], "actual": pair["actual"], "expected": pair["expected"],
                           "sd": pair["sd"], "z": pair["z"], "p_value": pair["p_value"], "q_value": pair["q_value"],
-                          "hand_ids": pair["evidence"]})
-        losses = statistics.large_losses(pair_rows, p_lose=edges[0]["bank_wins_bet"], alpha=alpha,
-                                         large_stake=None if large_stake is None else float(large_stake))
+                          "hand_ids": pair["evidence"], "hand_total": pair["hand_total"]})
+        threshold, large = sums.large_losses(large_stake)
+        losses = statistics.large_loss_figures(large, p_lose=first["bank_wins_bet"], large_stake=threshold,
+                                               alpha=alpha)
         for pair in losses["pairs"]:
             if pair["lost"] < 3:
                 continue
@@ -234,7 +424,7 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
                           "identity": [pair["player"], pair["bank"]], "player": pair["player"], "bank": pair["bank"],
                           "large_stake": losses["large_stake"], "large_bets": pair["large_bets"],
                           "lost": pair["lost"], "amount_lost": pair["amount_lost"], "p_value": pair["p_value"],
-                          "hand_ids": pair["evidence"]})
+                          "hand_ids": pair["evidence"], "hand_total": pair["hand_total"]})
     if card_observations is None:
         card_observations = hand_card_observations(hands)
     for deck, observations in sorted(card_observations.items()):
@@ -249,7 +439,7 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
     findings = []
     for test in combined:
         if test.get("hand_ids") is not None:
-            test["hand_total"] = len(test["hand_ids"])
+            test.setdefault("hand_total", len(test["hand_ids"]))
             test["hand_ids"] = test["hand_ids"][:EVIDENCE_LIMIT]
         if test["combined_alert"]:
             evidence = {key: value for key, value in test.items() if key not in ("kind", "code", "identity")}

@@ -5,7 +5,6 @@ and the card tests, each with its p-value and its hands as evidence. Computed on
 "Card tests with power"]"""
 
 import json
-from collections import defaultdict
 from datetime import timedelta
 
 from django import forms
@@ -21,7 +20,7 @@ from casino.roles import AUDITOR, role_required
 from reports import statistics
 from reports.banks import period_bounds
 from reports.charts import funnel_svg
-from reports.detection import MissingTheory, Theory, bet_rows, review
+from reports.detection import MissingTheory, Sums, Theory, review
 from reports.texts import CARD_TESTS, GROUPS, PAIR_KINDS
 from tables.models import Hand, Table
 
@@ -95,6 +94,42 @@ def rules_label(rules):
     return f"{rules.get('profile', '?')}{', ' + options if options else ''}"
 
 
+def review_figures(data):
+    """The review of the hands ``data`` chooses (``ReviewForm.cleaned_data``), read only:
+    the page's and the API's.
+
+    Returns:
+        dict: ``tests`` (``detection.review``'s, corrected together), ``hands`` (how
+        many, any status), ``bets`` (settled), ``edge`` (the theory of the first hand's
+        rules and seats, None without bets), ``funnel`` (``statistics.funnel_sums`` by
+        ``data["funnel"]``, None without bets).
+    Raises:
+        MissingTheory: an edge these hands need is not stored (nothing is simulated here).
+    """
+    from reports.detection import hand_card_observations
+
+    hands = _hands(data)
+    theory = Theory(compute=False)
+    sums = Sums(hands, theory)
+    result = review(hands, subject="page", theory=theory, large_stake=data["table"].large_bet, sums=sums,
+                    card_observations=hand_card_observations(hands, limit=PAGE_CARD_HANDS))
+    edge = sums.first_edge
+    funnel = None
+    if not sums.empty:
+        funnel = statistics.funnel_sums(sums.funnel(data["funnel"]), mean=edge["mean_per_unit"],
+                                        sd=edge["sd_per_unit_hand"])
+    return {"tests": result["tests"], "hands": hands.count(), "bets": sums.counts()[1], "edge": edge,
+            "funnel": funnel}
+
+
+def missing_theory_text(missing):
+    """What to do when a theory is missing (``MissingTheory``), in words."""
+    return gettext("The theory of %(rules)s with %(seats)s seats is not stored yet: run manage.py edge "
+                   "--rules '%(json)s' --seats %(seats)s --store (or wait for the next report's alerts, "
+                   "which compute it).") % {"rules": rules_label(missing.rules), "seats": missing.seats,
+                                            "json": json.dumps(missing.rules)}
+
+
 @require_GET
 @role_required(AUDITOR)
 def review_page(request):
@@ -107,21 +142,12 @@ def review_page(request):
     if not form.is_valid():
         return render(request, "reports/review.html", {"form": form}, status=400)
     data = form.cleaned_data
-    hands = _hands(data)
-    theory = Theory(compute=False)
-    rows = bet_rows(hands)
-    from reports.detection import hand_card_observations
-
     try:
-        result = review(hands, subject="page", theory=theory, large_stake=data["table"].large_bet,
-                        card_observations=hand_card_observations(hands, limit=PAGE_CARD_HANDS))
+        computed = review_figures(data)
     except MissingTheory as missing:
-        form.add_error(None, gettext("The theory of %(rules)s with %(seats)s seats is not stored yet: run manage.py edge "
-                               "--rules '%(json)s' --seats %(seats)s --store (or wait for the next report's alerts, "
-                               "which compute it).") % {"rules": rules_label(missing.rules), "seats": missing.seats,
-                                                        "json": json.dumps(missing.rules)})
+        form.add_error(None, missing_theory_text(missing))
         return render(request, "reports/review.html", {"form": form}, status=409)
-    tests = result["tests"]
+    tests = computed["tests"]
     links = _links([t.get("hand_ids") or [] for t in tests])
     expected = [_with_hands(t, links) for t in tests if t["kind"] == "expected"]
     expected.sort(key=lambda t: (t["code"] != "all", t["code"], str(t["group"])))
@@ -133,26 +159,13 @@ def review_page(request):
              for t in tests if t["kind"] == "cards"]
     losses = [_with_hands(t, links) for t in tests if t["kind"] == "large_losses"]
     chart = ""
-    if rows:
-        edge = theory(rows[0]["rules"], rows[0]["seats"])
-        groups = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
-        key = {"tenure": "tenure", "dealer": "dealer", "shift": "shift"}[data["funnel"]]
-        shifts = dict(hands.values_list("pk", "shift_id")) if key == "shift" else {}
-        for row in rows:
-            group = shifts.get(row["hand"]) if key == "shift" else row[key]
-            totals = groups[group][row["hand"]]
-            totals[0] += float(row["stake"])
-            totals[1] += float(row["bank_result"])
-        funnel = statistics.funnel({g: ([v[0] for v in h.values()], [v[1] for v in h.values()])
-                                    for g, h in groups.items()},
-                                   mean=edge["mean_per_unit"], sd=edge["sd_per_unit_hand"])
-        prefix = {"tenure": "#", "shift": "#", "dealer": ""}[key]
-        chart = mark_safe(funnel_svg(funnel, {g: f"{prefix}{g}" for g in groups}))  # our numbers, escaped labels
-        edge_shown = edge
-    else:
-        edge_shown = None
+    if computed["funnel"] is not None:
+        prefix = {"tenure": "#", "shift": "#", "dealer": ""}[data["funnel"]]
+        chart = mark_safe(funnel_svg(computed["funnel"], {point["id"]: f"{prefix}{point['id']}"
+                                                          for point in computed["funnel"]["points"]}))  # escaped
+    edge_shown = computed["edge"]
     return render(request, "reports/review.html", {
-        "form": form, "reviewed": True, "hand_count": hands.count(), "bet_count": len(rows),
+        "form": form, "reviewed": True, "hand_count": computed["hands"], "bet_count": computed["bets"],
         "expected": expected, "pairs": pairs, "cards": cards, "losses": losses, "chart": chart,
         "edge": edge_shown, "card_limit": PAGE_CARD_HANDS, "alpha": statistics.ALPHA,
         "alerts": sum(1 for t in tests if t["combined_alert"]),

@@ -107,14 +107,30 @@ def expected_vs_actual(stakes, results, *, mean, sd=None, variances=None, k=3.0)
         var = [(s * d) ** 2 for s, d in zip(stakes, sds, strict=True)]
     else:
         raise ValueError("expected_vs_actual needs sd or variances")
-    staked = sum(stakes)
-    actual = sum(results)
-    expected = sum(m * s for m, s in zip(means, stakes, strict=True))
-    spread = math.sqrt(sum(var))
-    squares = sum(s * s for s in stakes)
+    return expected_vs_actual_sums(hands=n, staked=sum(stakes), actual=sum(results),
+                                   expected=sum(m * s for m, s in zip(means, stakes, strict=True)),
+                                   variance=sum(var), stake_squares=sum(s * s for s in stakes), k=k)
+
+
+def expected_vs_actual_sums(*, hands, staked, actual, expected, variance, stake_squares, k=3.0):
+    """``expected_vs_actual`` from the hands' sums, as a database aggregates them
+    (``reports.detection``, one row per group), without a row per hand.
+
+    Args:
+        hands: how many hands.
+        staked: Σ stake (U); actual: Σ the bank's result (U); expected: Σ mean · stake (U).
+        variance: Σ each hand's variance (U²).
+        stake_squares: Σ stake² (U²; each hand's total stake squared).
+        k: the band's half-width in standard deviations.
+    Returns:
+        dict: as ``expected_vs_actual``.
+    """
+    staked, actual, expected = float(staked), float(actual), float(expected)
+    squares = float(stake_squares)
+    spread = math.sqrt(max(float(variance), 0.0))
     z = (actual - expected) / spread if spread > 0 else None
     return {
-        "hands": n, "staked": staked, "actual": actual, "expected": expected, "sd": spread,
+        "hands": int(hands), "staked": staked, "actual": actual, "expected": expected, "sd": spread,
         "effective_hands": staked * staked / squares if squares else 0.0,
         "band": [expected - k * spread, expected + k * spread], "k": k,
         "z": z, "p_value": None if z is None else _two_sided(z),
@@ -142,10 +158,34 @@ def funnel(groups, *, mean, sd, ks=(2.0, 3.0), steps=60):
         limits it lies outside, or None); ``limits``: ``{"x": [...], "center": mean,
         "bands": [{"k", "lower": [...], "upper": [...]}]}`` (per unit staked).
     """
+    sums = {}
+    for group, (stakes, results) in groups.items():
+        stakes = [float(x) for x in stakes]
+        results = [float(x) for x in results]
+        if len(results) != len(stakes):
+            raise ValueError(f"results: one per hand ({len(stakes)}), not {len(results)}")
+        sums[group] = {"hands": len(stakes), "staked": sum(stakes), "actual": sum(results),
+                       "stake_squares": sum(s * s for s in stakes)}
+    return funnel_sums(sums, mean=mean, sd=sd, ks=ks, steps=steps)
+
+
+def funnel_sums(groups, *, mean, sd, ks=(2.0, 3.0), steps=60):
+    """``funnel`` from each group's sums, as a database aggregates them.
+
+    Args:
+        groups: ``{group id: {"hands", "staked" (Σ stake), "actual" (Σ the bank's
+            result), "stake_squares" (Σ stake², each hand's total stake squared)}}``.
+        mean, sd, ks, steps: as ``funnel``.
+    Returns:
+        dict: as ``funnel``.
+    """
     points = []
     largest = 1.0
-    for group, (stakes, results) in groups.items():
-        figures = expected_vs_actual(stakes, results, mean=mean, sd=sd)
+    for group, sums in groups.items():
+        staked, squares = float(sums["staked"]), float(sums["stake_squares"])
+        figures = expected_vs_actual_sums(hands=sums["hands"], staked=staked, actual=sums["actual"],
+                                          expected=float(mean) * staked, variance=float(sd) ** 2 * squares,
+                                          stake_squares=squares)
         if not figures["hands"] or not figures["staked"]:
             continue
         z = figures["z"]
@@ -206,7 +246,7 @@ def pair_analysis(rows, *, mean, sd, rho=0.0, alpha=ALPHA, min_hands=30, kinds=P
             if hands is None:
                 hands = groups[key] = defaultdict(list)
             hands[row["hand"]].append(bet)
-    pairs = []
+    sums = []
     for (kind, a, b), hands in groups.items():
         staked = actual = expected = variance = 0.0
         bets = 0
@@ -220,13 +260,36 @@ def pair_analysis(rows, *, mean, sd, rho=0.0, alpha=ALPHA, min_hands=30, kinds=P
                 squares += spread * spread
                 bets += 1
             variance += (1 - rho) * squares + rho * linear * linear
-        spread = math.sqrt(variance)
+        sums.append({"kind": kind, "a": a, "b": b, "hands": len(hands), "bets": bets, "staked": staked,
+                     "actual": actual, "expected": expected, "variance": variance, "evidence": sorted(hands)})
+    return pair_figures(sums, alpha=alpha, min_hands=min_hands)
+
+
+def pair_figures(sums, *, alpha=ALPHA, min_hands=30):
+    """``pair_analysis`` from each pair's sums, as a database aggregates them.
+
+    Args:
+        sums: one per pair, dicts with ``kind``, ``a``, ``b``, ``hands``, ``bets``,
+            ``staked``, ``actual``, ``expected`` (U), ``variance`` (U²: over its hands
+            ``(1 − ρ)·Σ(σ_i s_i)² + ρ·(Σ σ_i s_i)²``), ``evidence`` (hand ids, sorted;
+            may be cut short) and optionally ``hand_total`` (the evidence's full count).
+        alpha, min_hands: as ``pair_analysis``.
+    Returns:
+        dict: as ``pair_analysis``.
+    """
+    pairs = []
+    for item in sums:
+        spread = math.sqrt(max(float(item["variance"]), 0.0))
+        actual, expected = float(item["actual"]), float(item["expected"])
         z = (actual - expected) / spread if spread > 0 else None
-        tested = len(hands) >= min_hands and z is not None
-        pairs.append({"kind": kind, "a": a, "b": b, "hands": len(hands), "bets": bets, "staked": staked,
-                      "actual": actual, "expected": expected, "sd": spread, "z": z,
-                      "p_value": _two_sided(z) if tested else None, "q_value": None, "alert": False,
-                      "evidence": sorted(hands)})
+        tested = item["hands"] >= min_hands and z is not None
+        pair = {"kind": item["kind"], "a": item["a"], "b": item["b"], "hands": int(item["hands"]),
+                "bets": int(item["bets"]), "staked": float(item["staked"]), "actual": actual, "expected": expected,
+                "sd": spread, "z": z, "p_value": _two_sided(z) if tested else None, "q_value": None,
+                "alert": False, "evidence": list(item["evidence"])}
+        if "hand_total" in item:
+            pair["hand_total"] = item["hand_total"]
+        pairs.append(pair)
     tested = [p for p in pairs if p["p_value"] is not None]
     for pair, q in zip(tested, benjamini_hochberg(p["p_value"] for p in tested), strict=True):
         pair["q_value"] = q
@@ -504,7 +567,6 @@ def large_losses(rows, *, p_lose, large_stake=None, quantile=0.9, min_count=3, a
         large_stake = float(np.quantile(stakes, quantile)) if stakes else 0.0
     large_stake = float(large_stake)
     pairs = defaultdict(lambda: {"large_bets": 0, "lost": 0, "amount_lost": 0.0, "evidence": []})
-    lost_by_player = defaultdict(int)
     for row in rows:
         if float(row["stake"]) < large_stake:
             continue
@@ -515,18 +577,39 @@ def large_losses(rows, *, p_lose, large_stake=None, quantile=0.9, min_count=3, a
             pair["lost"] += 1
             pair["amount_lost"] += result
             pair["evidence"].append(row["hand"])
-            lost_by_player[row["player"]] += 1
+    return large_loss_figures([{"player": player, "bank": bank, **pair} for (player, bank), pair in pairs.items()],
+                              p_lose=p_lose, large_stake=large_stake, min_count=min_count, alpha=alpha)
+
+
+def large_loss_figures(pairs, *, p_lose, large_stake, min_count=3, alpha=ALPHA):
+    """``large_losses`` from each player × bank's counts, as a database aggregates them.
+
+    Args:
+        pairs: one per player × bank with a large stake: dicts with ``player``, ``bank``,
+            ``large_bets``, ``lost``, ``amount_lost`` (U), ``evidence`` (the hands of the
+            large stakes lost, in the bets' order; may be cut short) and optionally
+            ``hand_total`` (the evidence's full count).
+        p_lose, large_stake, min_count, alpha: as ``large_losses`` (``large_stake`` the
+            threshold used, U).
+    Returns:
+        dict: as ``large_losses``.
+    """
+    lost_by_player = defaultdict(int)
+    for pair in pairs:
+        lost_by_player[pair["player"]] += int(pair["lost"])
     out = []
-    for (player, bank), pair in pairs.items():
-        p_value = float(stats.binom.sf(pair["lost"] - 1, pair["large_bets"], p_lose)) if pair["lost"] else 1.0
-        out.append({"player": player, "bank": bank, **pair,
-                    "share": pair["lost"] / lost_by_player[player] if lost_by_player[player] else 0.0,
+    for pair in pairs:
+        lost, large_bets = int(pair["lost"]), int(pair["large_bets"])
+        p_value = float(stats.binom.sf(lost - 1, large_bets, p_lose)) if lost else 1.0
+        out.append({**pair, "large_bets": large_bets, "lost": lost, "amount_lost": float(pair["amount_lost"]),
+                    "evidence": list(pair["evidence"]),
+                    "share": lost / lost_by_player[pair["player"]] if lost_by_player[pair["player"]] else 0.0,
                     "p_value": p_value, "q_value": None, "alert": False})
     for pair, q in zip(out, benjamini_hochberg(p["p_value"] for p in out), strict=True):
         pair["q_value"] = q
         pair["alert"] = q < alpha and pair["lost"] >= min_count
     out.sort(key=lambda p: (p["p_value"], str(p["player"]), str(p["bank"])))
-    return {"large_stake": large_stake, "alpha": alpha, "pairs": out, "alerts": [p for p in out if p["alert"]]}
+    return {"large_stake": float(large_stake), "alpha": alpha, "pairs": out, "alerts": [p for p in out if p["alert"]]}
 
 
 # ---------------------------------------------------------------------------------------

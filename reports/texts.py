@@ -127,7 +127,10 @@ def exception_text(item: dict) -> str:
     if code == "void_without_entry":
         return _("hand #%(hand)s is voided but no void was entered at the table") % p
     if code == "posting_without_hand":
-        return _("transaction #%(transaction)s (%(reference)s) is a hand posting no hand points at") % p
+        from ledger.references import cause_text
+
+        return _("transaction #%(transaction)s (%(reference)s) is a hand posting no hand points at") % {
+            **p, "reference": cause_text(p.get("cause")) or p.get("reference", "")}
     if code == "seal_broken":
         return _("the chain head sealed in the report of shift #%(shift)s (version %(version)s) is no longer "
                  "the chain's: entry #%(entry)s was %(sealed)s, now %(now)s") % {

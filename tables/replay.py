@@ -16,7 +16,7 @@ words):
 - ``hand_not_posted`` ``{hand, table}``: a settled hand with no transaction;
 - ``void_not_reversed`` ``{hand, table}``: a voided hand whose posting has no reversal;
 - ``void_without_entry`` ``{hand, table}``: a hand voided with no void entry at the table;
-- ``posting_without_hand`` ``{transaction, reference}``: a posted hand transaction that
+- ``posting_without_hand`` ``{transaction, reference, cause}``: a posted hand transaction that
   no hand points at.
 """
 
@@ -171,8 +171,9 @@ def postings_without_hand(transactions=None) -> list[dict]:
     look in, default every transaction)."""
     transactions = Transaction.objects.all() if transactions is None else transactions
     rows = (transactions.filter(kind=Transaction.Kind.HAND).filter(Q(hand__isnull=True)).order_by("id")
-            .values_list("pk", "reference"))
-    return [{"code": "posting_without_hand", "transaction": pk, "reference": reference} for pk, reference in rows]
+            .values_list("pk", "reference", "cause"))
+    return [{"code": "posting_without_hand", "transaction": pk, "reference": reference, "cause": cause or {}}
+            for pk, reference, cause in rows]
 
 
 def fault_text(fault: dict) -> str:

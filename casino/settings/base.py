@@ -187,7 +187,8 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Several fields are named "kind": the reports' gets a name of its own.
-    "ENUM_NAME_OVERRIDES": {"ReportKindEnum": "reports.models.ReportKind"},
+    "ENUM_NAME_OVERRIDES": {"ReportKindEnum": "reports.models.ReportKind", "AlertKindEnum": "reports.models.AlertKind",
+                            "AlertStatusEnum": "reports.models.Alert.Status"},
 }
 
 # django-axes first (it refuses any login of a locked-out user or address before a

@@ -190,6 +190,8 @@ def bank_withdraw(*, tenure: BankTenure, amount: Decimal, in_play: Decimal = Dec
                      idempotency_key=f"tenure:{tenure.pk}:withdrawal:{number}",
                      reference=f"bank withdrawal {number}, tenure #{tenure.pk} at {tenure.table}",
                      posted_by=posted_by, source=source, tenure=tenure,
+                     cause={"kind": "bank_withdrawal", "number": number, "tenure": tenure.pk,
+                            "table": tenure.table.name},
                      detail={"in_play": str(euros(in_play_cents)),
                              "shares": [[share.player.code, str(share.percent), str(euros(part))]
                                         for share, part in zip(shares, parts, strict=True)]})
@@ -249,6 +251,7 @@ def bank_rebuild(*, tenure: BankTenure, amount: Decimal, posted_by, source: str 
                      idempotency_key=f"tenure:{tenure.pk}:rebuild:{number}",
                      reference=f"bank rebuilt {number}, tenure #{tenure.pk} at {tenure.table}",
                      posted_by=posted_by, source=source, tenure=tenure,
+                     cause={"kind": "bank_rebuild", "number": number, "tenure": tenure.pk, "table": tenure.table.name},
                      detail={"shares": [[share.player.code, str(share.percent), str(euros(part))]
                                         for share, part in zip(shares, parts, strict=True)]})
 

@@ -177,7 +177,9 @@ def cashier_slip_void(*, slip: CashierSlip, reason: str, voided_by) -> SlipVoid:
                                               "player": slip.player.code, "balance": show(locked[chips].balance)})
             reversal = _post(locked=locked, kind=Transaction.Kind.REVERSAL, legs=legs, idempotency_key=key,
                              reference=f"void of {slip.reference}", posted_by=voided_by, source="cage",
-                             memo=reason, reverses=original)
+                             memo=reason, reverses=original,
+                             cause={"kind": "reversal", "of": original.pk, "original": original.cause or
+                                    {"kind": "slip", "number": slip.number}})
             return SlipVoid.objects.create(slip=slip, reason=reason, voided_by=voided_by,
                                            voided_at=reversal.posted_at, reversal=reversal)
     except IntegrityError as error:

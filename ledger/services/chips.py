@@ -56,7 +56,8 @@ def chips_opening(*, player: Player, amount: Decimal, posted_by=None, source: st
         return _post(locked=locked, kind=Transaction.Kind.OPENING,
                      legs=[(cage, DEBIT, amount_cents), (chips, CREDIT, amount_cents)],
                      idempotency_key=key, reference=f"opening chips {player.code}", posted_by=posted_by,
-                     source=source, detail={"opening": True, "player": player.code})
+                     source=source, detail={"opening": True, "player": player.code},
+                     cause={"kind": "opening", "player": player.code})
 
 
 def chips_transfer(*, giver: Player, receiver: Player, amount: Decimal, reason: str, posted_by,
@@ -112,4 +113,5 @@ def chips_transfer(*, giver: Player, receiver: Player, amount: Decimal, reason: 
                      legs=[(source_account, DEBIT, amount_cents), (accounts[receiver.pk], CREDIT, amount_cents)],
                      idempotency_key=key or f"transfer:{uuid.uuid4().hex}", reference=reference,
                      posted_by=posted_by, source="pit", memo=reason,
-                     detail={"giver": giver.code, "receiver": receiver.code, "amount": str(euros(amount_cents))})
+                     detail={"giver": giver.code, "receiver": receiver.code, "amount": str(euros(amount_cents))},
+                     cause={"kind": "transfer", "giver": giver.code, "receiver": receiver.code})

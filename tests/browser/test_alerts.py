@@ -99,3 +99,46 @@ def test_an_auditor_reviews_a_table_and_reads_its_funnel_on_a_phone(chromium, li
     width, viewport = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width <= viewport
     context.close()
+
+
+def test_the_review_and_the_alerts_fit_a_laptop_and_a_phone(chromium, live_server, staff, raised):
+    """The review of two dealers' shifts (its sums from PostgreSQL) and the alerts' list,
+    at 1024×768 and 390×844: the figures are there and nothing scrolls sideways.
+    ``SCREENSHOTS=dir`` keeps a PNG of each."""
+    import os
+    from pathlib import Path
+
+    from django.utils import timezone
+
+    from reports.detection import edge_store
+    from tests.factories import UserFactory
+    from tests.reports.sessions import RULES, SEATS, play_shift, records, simulated_table
+
+    edge_store(rules=RULES, seats=SEATS, hands=500_000, seed=17,
+               result={"mean_per_unit": 0.06, "sd_per_unit_hand": 0.8, "sd_per_unit_bet": 1.1,
+                       "within_hand_correlation": 0.28, "bank_wins_bet": 0.52, "seats": SEATS, "hands": 500_000,
+                       "seed": 17, "strategy_text": "—"})
+    table = simulated_table("Mesa W", staff)
+    play_shift(table, staff["dealer"], staff["supervisor"], records(8, 35))
+    play_shift(table, UserFactory(username="dealer2", roles=["dealer"]), staff["supervisor"], records(9, 35))
+    today = timezone.localdate().isoformat()
+    review = f"/reports/review/?table={table.pk}&date_from={today}&date_to={today}&funnel=dealer"
+    shots = os.environ.get("SCREENSHOTS")
+    for width, height in ((1024, 768), (390, 844)):
+        context = chromium.new_context(viewport={"width": width, "height": height}, locale="es-ES",
+                                       base_url=live_server.url)
+        page = context.new_page()
+        log_in(page, "audit1", "/reports/alerts/")
+        for name, url in (("review", review), ("alerts", "/reports/alerts/?status=all")):
+            page.goto(url)
+            if name == "review":
+                page.wait_for_selector("svg.funnel circle")
+                assert "70 manos" in page.inner_text("#summary")
+                assert page.locator("svg.funnel circle").count() == 2
+            else:
+                assert "luis" in page.inner_text("main")
+            scroll, viewport = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            assert scroll <= viewport, (name, width)
+            if shots:
+                page.screenshot(path=str(Path(shots) / f"{name}-{width}x{height}.png"), full_page=name == "alerts")
+        context.close()

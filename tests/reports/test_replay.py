@@ -142,7 +142,8 @@ def test_a_hand_posting_no_hand_points_at_is_a_fault(played):
     behind_the_back("UPDATE tables_hand SET transaction_id = NULL WHERE id = %s", [first.pk])
     tx = Transaction.objects.get(pk=first.transaction_id)
     report = shift_report(shift)
-    assert {"code": "posting_without_hand", "transaction": tx.pk, "reference": tx.reference} in report["exceptions"]
+    assert {"code": "posting_without_hand", "transaction": tx.pk, "reference": tx.reference,
+            "cause": tx.cause} in report["exceptions"]
     code, err = ledger_check()
     assert code == 1
     assert f"transaction #{tx.pk} (hand Mesa 1 #1) is a hand posting no hand points at" in err

@@ -90,7 +90,7 @@ def test_the_pit_records_a_transfer_after_a_confirmation_and_both_statements_sho
     for code, amount in (("luis", "75,25"), ("marta", "75,25")):
         statement = client.get(reverse("ledger:player_statement", args=[code])).content.decode()
         line = re.search(r"<tr><td>[^<]*</td>\s*<td>#\d+ traspaso de fichas</td>\s*<td>(.*?)</td>", statement, re.S)
-        assert line and line.group(1) == "luis → marta — le presta para la banca"
+        assert line and line.group(1) == "traspaso de fichas de luis a marta — le presta para la banca"
         assert amount in statement
 
 

@@ -1,0 +1,161 @@
+"""The auditors' alerts and the statistical review (``reports`` app, issue 17): list and
+read alerts, acknowledge one with a note (auditor, through ``reports.alerts.alert_acknowledge``,
+the service the page uses), and the review's figures for a table and a period (read only,
+computed on request as the page ``/reports/review/`` does)."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.errors import ErrorSerializer, Refusal
+from api.filters import AlertFilter
+from api.idempotency import idempotent
+from api.permissions import AcknowledgesAlerts, IsAdmin, IsAuditor
+from api.views.base import ApiViewMixin, validated
+from reports.alerts import NOTE_MIN, AlertError, alert_acknowledge
+from reports.detection import MissingTheory
+from reports.models import Alert
+from reports.review_views import ReviewForm, missing_theory_text, review_figures
+from reports.statistics import ALPHA
+from reports.texts import alert_text
+
+ALERT_READERS = IsAuditor | IsAdmin
+
+
+class AlertChangeSerializer(serializers.Serializer):
+    """One change of an alert: opened (by the system) or acknowledged (who, when, the note)."""
+
+    action = serializers.CharField()
+    by = serializers.CharField(source="by.username", allow_null=True, default=None)
+    at = serializers.DateTimeField()
+    note = serializers.CharField()
+
+
+class AlertSerializer(serializers.ModelSerializer):
+    """An alert: its finding (``kind``, ``code``, ``subject``), its place (table, shift,
+    report), its status, ``text`` (the finding in words, in the request's language) and
+    ``evidence`` (structured: ids of hands, bets, tenures; figures as numbers; hand ids
+    cut to 200 with ``hand_total`` their full count)."""
+
+    text = serializers.SerializerMethodField()
+    table_name = serializers.CharField(source="table.name", read_only=True, allow_null=True, default=None)
+
+    class Meta:
+        model = Alert
+        fields = ["id", "kind", "code", "subject", "status", "table", "table_name", "shift", "report", "opened_at",
+                  "text", "evidence"]
+
+    def get_text(self, alert) -> str:
+        return alert_text(alert.kind, alert.code, alert.evidence)
+
+
+class AlertDetailSerializer(AlertSerializer):
+    """An alert with its history (``changes``, oldest first)."""
+
+    changes = serializers.SerializerMethodField()
+
+    class Meta(AlertSerializer.Meta):
+        fields = [*AlertSerializer.Meta.fields, "changes"]
+
+    def get_changes(self, alert) -> list[dict]:
+        return AlertChangeSerializer(alert.changes.select_related("by").order_by("at", "id"), many=True).data
+
+
+class AcknowledgeInputSerializer(serializers.Serializer):
+    """The auditor's note: what he checked and what he found (at least 5 characters)."""
+
+    note = serializers.CharField(max_length=4000, trim_whitespace=True,
+                                 help_text=f"what was checked and what was found (at least {NOTE_MIN} characters)")
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List the alerts, newest first (filters: status, kind, table)", tags=["alerts"]),
+    retrieve=extend_schema(summary="An alert with its evidence and history", tags=["alerts"]),
+)
+class AlertViewSet(ApiViewMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """The auditors' alerts: read by the auditor and the admin, acknowledged by an auditor."""
+
+    queryset = Alert.objects.select_related("table").order_by("-opened_at", "-id")
+    filterset_class = AlertFilter
+    lookup_value_regex = r"\d+"
+    permission = ALERT_READERS
+    action_permissions = {"acknowledge": AcknowledgesAlerts}
+    refusal_field = "note"
+
+    def get_serializer_class(self):
+        return AlertSerializer if self.action == "list" else AlertDetailSerializer
+
+    @extend_schema(summary="Acknowledge an open alert with a note (auditor)", tags=["alerts"],
+                   request=AcknowledgeInputSerializer,
+                   responses={200: AlertDetailSerializer, 400: ErrorSerializer, 409: ErrorSerializer})
+    @action(detail=True, methods=["post"])
+    @idempotent
+    def acknowledge(self, request, pk=None):
+        """Acknowledge the alert (``reports.alerts.alert_acknowledge``): 400 naming ``note``
+        when the note is too short; 409 ``already_acknowledged`` when it is not open."""
+        alert = self.get_object()
+        data = validated(AcknowledgeInputSerializer, request)
+        try:
+            alert = alert_acknowledge(alert_id=alert.pk, note=data["note"], by=request.user)
+        except AlertError as error:
+            if error.field == "note":
+                raise Refusal(str(error), rule="note_too_short", field="note") from None
+            if not Alert.objects.filter(pk=alert.pk, status=Alert.Status.OPEN).exists():
+                raise Refusal(str(error), rule="already_acknowledged", field=None,
+                              status_code=status.HTTP_409_CONFLICT) from None
+            raise Refusal(str(error), rule="alert", field=error.field) from None
+        return Response(AlertDetailSerializer(Alert.objects.select_related("table").get(pk=alert.pk)).data)
+
+
+REVIEW_PARAMETERS = [
+    OpenApiParameter("table", OpenApiTypes.INT, required=True, description="the table's id"),
+    OpenApiParameter("date_from", OpenApiTypes.DATE, required=True, description="the first day (casino's time zone)"),
+    OpenApiParameter("date_to", OpenApiTypes.DATE, required=True,
+                     description="the last day, included (a period is at most 92 days)"),
+    OpenApiParameter("shift", OpenApiTypes.INT, description="only this shift's hands"),
+    OpenApiParameter("tenure", OpenApiTypes.INT, description="only this bank tenure's hands"),
+    OpenApiParameter("dealer", OpenApiTypes.STR, description="only this dealer's hands (his username)"),
+    OpenApiParameter("funnel", OpenApiTypes.STR, enum=["tenure", "dealer", "shift"],
+                     description="the funnel's groups (default tenure)"),
+]
+
+
+class ReviewView(ApiViewMixin, APIView):
+    """The statistical review of a table's hands over a period (auditor, read only)."""
+
+    permission = ALERT_READERS
+
+    @extend_schema(summary="The review's figures for a table and a period (auditor, read only)", tags=["alerts"],
+                   parameters=REVIEW_PARAMETERS,
+                   responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer, 409: ErrorSerializer})
+    def get(self, request):
+        """The page ``/reports/review/``'s figures as JSON: ``hands``, ``bets``, ``alpha``,
+        ``edge`` (the theory used), ``alerts`` (how many tests alert), ``tests`` (each:
+        ``kind`` expected / pair / cards / large_losses, its figures, ``p_value``,
+        ``combined_q``, ``combined_alert``, ``hand_ids`` cut to 200 with ``hand_total``;
+        money in euros) and ``funnel`` (points and control limits, per unit staked).
+        400 naming the parameter at fault; 409 ``theory_missing`` when the theory of the
+        hands' rules is not stored (nothing is simulated on request)."""
+        query = request.query_params.dict()
+        query.setdefault("funnel", "tenure")
+        form = ReviewForm(query)
+        if not form.is_valid():
+            field, messages = next(iter(form.errors.items()))
+            raise Refusal(" ".join(messages), rule=form.errors.as_data()[field][0].code or "invalid",
+                          field=None if field == "__all__" else field)
+        data = form.cleaned_data
+        try:
+            computed = review_figures(data)
+        except MissingTheory as missing:
+            raise Refusal(missing_theory_text(missing), rule="theory_missing", field="table",
+                          status_code=status.HTTP_409_CONFLICT) from None
+        tests = [{**test, "kind": str(test["kind"])} for test in computed["tests"]]
+        return Response({"table": data["table"].pk, "date_from": data["date_from"], "date_to": data["date_to"],
+                         "shift": data.get("shift"), "tenure": data.get("tenure"),
+                         "dealer": data["dealer"].get_username() if data.get("dealer") else None,
+                         "hands": computed["hands"], "bets": computed["bets"], "alpha": ALPHA,
+                         "edge": computed["edge"], "alerts": sum(1 for t in tests if t["combined_alert"]),
+                         "tests": tests, "funnel": computed["funnel"], "funnel_by": data["funnel"]})
