@@ -182,8 +182,9 @@ def test_the_bank_rotation_report_shows_deposits_withdrawals_rebuilds_and_the_re
     report = bank_rotation_report(mesa.table, today, today)
     assert report["exceptions"] == []
     row = report["tenures"][-1]
-    assert (row["capital"], row["deposits"], row["rebuilds"], row["withdrawals"]) == ("30.00", "70.00", "40.00", "20.00")
-    assert (row["distributed"], row["balance"], row["result"]) == ("29.50", "0.00", "-20.50")
+    assert (row["capital"], row["deposits"], row["rebuilds"], row["withdrawals"]) == ("30.00", "30.00", "40.00", "20.00")
+    assert (row["distributed"], row["paid_back"], row["balance"]) == ("29.50", "29.50", "0.00")
+    assert (row["result"], row["reconciled"]) == ("-20.50", True)  # 20 + 29.50 - 30 - 40
     assert row["net_takings"] == row["ledger_takings"] == "-20.50"
 
 
