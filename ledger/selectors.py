@@ -157,9 +157,12 @@ def tenure_closings(tenures) -> dict[int, tuple[Decimal, Decimal]]:
     A closed tenure's account is empty (its balance went back to the syndicate), so its
     balance says nothing: its *closing balance* is what it held when it closed, the
     distribution taken out of its account (a tenure that closed on zero distributed
-    nothing); its *result* is that less the capital put in (the syndicate's gain or loss,
-    the sale price received included). An open tenure's are its balance now and that
-    less its capital. [issue 3 "Bank tenure"; issue 17 "closed banks show their real
+    nothing); its *result* is all the syndicate took out (its withdrawals and that
+    closing balance) less all it put in (the capital, from chips or deposited at the cage,
+    less the deposits voided, and its rebuilds): its gain or loss, the sale price received
+    included, as the bank-rotation report's. An open tenure's closing balance is its
+    balance now. [issue 3 "Bank tenure"; issue 16 "the bank's deposits, withdrawals,
+    rebuilds and final result per tenure"; issue 17 "closed banks show their real
     closing balance and result"]
     """
     tenures = list(tenures)
@@ -176,13 +179,22 @@ def tenure_closings(tenures) -> dict[int, tuple[Decimal, Decimal]]:
         for moved in cause["through_distribution"]:
             later[moved["tenure"]] += euros(sum(amount if side == Entry.Side.CREDIT else -amount
                                                 for _account, side, amount in moved["legs"]))
+    # what went in and out of the bank's account besides its hands: capital (net of
+    # voided deposits), withdrawals, rebuilds, signed as the account sees them
+    life = dict(
+        Entry.objects.filter(Q(transaction__kind__in=[Transaction.Kind.CAPITAL_IN, Transaction.Kind.BANK_WITHDRAWAL,
+                                                      Transaction.Kind.BANK_REBUILD])
+                             | Q(transaction__reverses__kind=Transaction.Kind.CAPITAL_IN),
+                             account__tenure_id__in=[tenure.pk for tenure in tenures])
+        .values("account__tenure_id").annotate(total=Sum(SIGNED)).values_list("account__tenure_id", "total")
+        .order_by()) if tenures else {}
     out = {}
     for tenure in tenures:
         if tenure.closed_at is None:
             balance = tenure.account.balance if getattr(tenure, "account", None) is not None else ZERO
         else:
             balance = -distributed.get(tenure.pk, ZERO)
-        out[tenure.pk] = (balance, balance + later[tenure.pk] - tenure.capital)
+        out[tenure.pk] = (balance, balance + later[tenure.pk] - life.get(tenure.pk, ZERO))
     return out
 
 
