@@ -288,10 +288,10 @@ def _bank_change(request, table_id, kind):
             members = _members(cleaned, at_cage=change.kind != "transfer")
             short = [line for line in members if line.after < 0]
             for line in short:
-                form.add_error("price" if line.capital == 0 else "capital", ValidationError(
+                form.add_error("price" if line.capital == 0 or line.at_cage else "capital", ValidationError(
                     _("%(player)s has %(chips)s of chips and would pay %(due)s."),
                     params={"player": line.player.code, "chips": show(line.chips),
-                            "due": show(line.capital + line.price)}))
+                            "due": show(line.chips - line.after)}))
             if not short:
                 context["members"] = members
                 if tenure is not None:
