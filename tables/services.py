@@ -204,7 +204,8 @@ def hand_open(*, table: Table, seats: list[str], opened_by, shift: Shift | None 
         and bank loaded.
     Raises:
         HandNotOpen: a hand is already open. NoShift: no open shift. BankNotReady: no
-        bank at the table. TableError: bad seats (field ``seats``). RuleBroken: the
+        bank at the table, a bank opened by the pit still awaiting its deposits at the
+        cage (naming who owes what), or a limited bank wiped out. TableError: bad seats (field ``seats``). RuleBroken: the
         table's rules or limits do not make a valid hand.
     """
     with db.atomic():
