@@ -99,7 +99,7 @@ def prepare(dealers):
 
     from benchmarks.cage import cage_cashier, identity
     from casino.roles import ensure_role_groups
-    from ledger.services import cashier_buy_in
+    from ledger.services import cashier_bank_deposit, cashier_buy_in
     from tables import services
     from tables.models import Player, Table
 
@@ -120,7 +120,8 @@ def prepare(dealers):
         players = [Player.objects.create(code=code, name=code, **identity(code)) for code in codes]
         for player in players:
             cashier_buy_in(player=player, amount=Decimal("1000000.00"), posted_by=cashier)
-        services.table_bank_draw(table=table, holder=players[0], capital=Decimal("5000.00"), by=supervisor)
+        tenure = services.table_bank_draw(table=table, holder=players[0], capital=Decimal("5000.00"), by=supervisor)
+        cashier_bank_deposit(tenure=tenure, player=players[0], amount=Decimal("5000.00"), posted_by=cashier)
         services.shift_open(table=table, dealer=dealer, opened_by=supervisor)
         tables.append((dealer.username, table.pk, codes[0], codes[1:]))
     return tables

@@ -94,7 +94,7 @@ def seed(count, rng):
     from django.contrib.auth.models import User
 
     from benchmarks.cage import cage_cashier, identity
-    from ledger.services import cashier_buy_in, tenure_close
+    from ledger.services import awaiting_deposit, cashier_bank_deposit, cashier_buy_in, tenure_close
     from tables import services
     from tables.engine.simulate import NAMES, random_record
     from tables.errors import RecordRefused
@@ -107,7 +107,12 @@ def seed(count, rng):
     for player in players.values():
         cashier_buy_in(player=player, amount=Decimal("100000.00"), posted_by=staff["bench-cage"])
     table = Table.objects.create(name=TABLE, rules=RULES, min_bet=Decimal("1.00"), max_bet=Decimal("50.00"))
-    services.table_bank_draw(table=table, holder=players["ana"], capital=Decimal("5000.00"), by=staff["bench-pit"])
+    def deposit(tenure):  # a bank opened by the pit plays once its capital is deposited at the cage
+        for row in awaiting_deposit(tenure):
+            cashier_bank_deposit(tenure=tenure, player=row["player"], amount=row["owing"], posted_by=staff["bench-cage"])
+
+    deposit(services.table_bank_draw(table=table, holder=players["ana"], capital=Decimal("5000.00"),
+                                     by=staff["bench-pit"]))
     shift = services.shift_open(table=table, dealer=staff["bench-dealer"], opened_by=staff["bench-pit"])
     holder = "ana"
     started = time.perf_counter()
@@ -134,9 +139,9 @@ def seed(count, rng):
             buyer = rng.choice(others)
             partner = rng.choice([code for code in others if code != buyer])
             if (number // 100) % 2:
-                services.table_bank_sell(table=table, buyer=players[buyer], price=Decimal("100.00"),
-                                         capital=Decimal("3000.00"), by=staff["bench-pit"],
-                                         shares=[(players[buyer], Decimal("60")), (players[partner], Decimal("40"))])
+                deposit(services.table_bank_sell(
+                    table=table, buyer=players[buyer], price=Decimal("100.00"), capital=Decimal("3000.00"),
+                    by=staff["bench-pit"], shares=[(players[buyer], Decimal("60")), (players[partner], Decimal("40"))]))
             else:
                 services.table_bank_transfer(table=table, holder=players[buyer], capital=Decimal("3000.00"),
                                              by=staff["bench-pit"])

@@ -13,5 +13,6 @@ class LedgerConfig(AppConfig):
         register("ledger:home", _("Cage"), CASHIER, CAGE_SUPERVISOR, AUDITOR)
         register("ledger:buy_in", _("Buy-in"), CASHIER)
         register("ledger:cash_out", _("Cash-out"), CASHIER)
+        register("ledger:bank_deposit", _("Bank deposit"), CASHIER)
         register("ledger:players", _("Player statements"), CASHIER, CAGE_SUPERVISOR, AUDITOR)
         register("ledger:tenures", _("Bank tenures"), CASHIER, CAGE_SUPERVISOR, AUDITOR)

@@ -6,6 +6,7 @@ from decimal import Decimal
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from ledger.models import BankTenure
 from ledger.money import show
 from ledger.selectors import player_balance
 from ledger.services.cage import slip_maximum
@@ -46,6 +47,29 @@ class CashierForm(forms.Form):
             raise forms.ValidationError(_("At most %(maximum)s per slip (the cage's limit)."), code="max_value",
                                         params={"maximum": show(slip_maximum())})
         return amount
+
+
+class TenureChoiceField(forms.ModelChoiceField):
+    """A bank awaiting its deposits, shown as ``Mesa 1 · ana · #12``."""
+
+    def label_from_instance(self, obj):
+        return f"{obj.table.name} · {obj.holder.code} · #{obj.pk}"
+
+
+class BankDepositForm(CashierForm):
+    """A bank deposit at the cage: the bank (an open tenure opened by the pit, awaiting
+    its deposits), the syndicate member depositing and the amount (at most what he owes:
+    checked by ``cashier_bank_deposit``)."""
+
+    tenure = TenureChoiceField(label=_("Bank"), queryset=BankTenure.objects.none(),
+                               empty_label=_("— choose the bank —"))
+    field_order = ["tenure", "player", "amount"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["tenure"].queryset = (BankTenure.objects.filter(closed_at__isnull=True, deposit_required=True)
+                                          .select_related("table", "holder").order_by("table__name"))
+        self.fields["player"].widget.attrs.pop("autofocus", None)
 
 
 class CashOutForm(CashierForm):

@@ -49,6 +49,7 @@ class BankTenure(models.Model):
         NATURAL = "natural", _("natural 7½ takeover")
         SALE = "sale", _("sold")
         TRANSFER = "transfer", _("transferred")
+        TERM = "term", _("its awarded sessions played")
 
     table = models.ForeignKey(Table, models.PROTECT, related_name="bank_tenures", verbose_name=_("table"))
     holder = models.ForeignKey(Player, models.PROTECT, related_name="bank_tenures", verbose_name=_("holder"))
@@ -62,6 +63,12 @@ class BankTenure(models.Model):
                                verbose_name=_("seller"))
     previous = models.OneToOneField("self", models.PROTECT, null=True, blank=True, related_name="next",
                                     verbose_name=_("previous tenure"))
+    #: The capital is deposited at the cage (``CashierSlip`` of kind ``bank_deposit``, one
+    #: or more per syndicate member for his share) before the tenure's first hand: the
+    #: pit's openings (draw, auction, sale). False: it was taken from the syndicate's chips
+    #: on record at the opening (a 7½ takeover, a transfer at the table, an import).
+    #: [issue 16; Melilla casino rules 2014 art. 52]
+    deposit_required = models.BooleanField(_("capital deposited at the cage"), default=False)
 
     class Meta:
         ordering = ["-opened_at", "-id"]
@@ -300,19 +307,21 @@ class Entry(models.Model):
 
 
 class CashierSlip(models.Model):
-    """A numbered cashier's slip: a buy-in (cash in, chips out) or a cash-out (chips in,
-    cash out). ``number`` is sequential without gaps (taken under the cage account's row
-    lock); ``amount`` is Decimal euros above zero; ``balance_after`` is the player's chips
-    just after the slip, as they were at issue (Decimal euros, stored at booking under the
+    """A numbered cashier's slip: a buy-in (cash in, chips out), a cash-out (chips in,
+    cash out) or a bank deposit (cash in, into a bank tenure's account: ``tenure`` and the
+    depositing syndicate member ``player``, for his share of its capital). ``number`` is
+    sequential without gaps (taken under the cage account's row lock); ``amount`` is
+    Decimal euros above zero; ``balance_after`` is the player's chips just after the slip, as they were at issue (Decimal euros, stored at booking under the
     account's row lock; migration 0004 filled it in for the slips booked before). A slip
     is never changed: a void is a ``SlipVoid`` with its reversal."""
 
     class Kind(models.TextChoices):
         BUY_IN = "buy_in", _("buy-in")
         CASH_OUT = "cash_out", _("cash-out")
+        BANK_DEPOSIT = "bank_deposit", _("bank deposit")
 
     number = models.PositiveBigIntegerField(_("number"), unique=True)
-    kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices)
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     player = models.ForeignKey(Player, models.PROTECT, related_name="cashier_slips", verbose_name=_("player"))
     amount = models.DecimalField(_("amount"), **MONEY)
     balance_after = models.DecimalField(_("balance after the slip"), **MONEY)
@@ -325,6 +334,9 @@ class CashierSlip(models.Model):
     # drawers; PostgreSQL refuses a new slip without one: cage/migrations/0002).
     drawer = models.ForeignKey("cage.Drawer", models.PROTECT, null=True, blank=True, related_name="slips",
                                verbose_name=_("drawer"))
+    # A bank deposit's tenure (null for every other kind: CHECK below).
+    tenure = models.ForeignKey(BankTenure, models.PROTECT, null=True, blank=True, related_name="deposits",
+                               verbose_name=_("bank tenure"))
 
     class Meta:
         ordering = ["-number"]
@@ -332,6 +344,9 @@ class CashierSlip(models.Model):
         verbose_name_plural = _("cashier slips")
         constraints = [
             models.CheckConstraint(condition=Q(amount__gt=0), name="ledger_slip_amount_positive"),
+            models.CheckConstraint(condition=Q(kind="bank_deposit", tenure__isnull=False)
+                                   | (~Q(kind="bank_deposit") & Q(tenure__isnull=True)),
+                                   name="ledger_slip_deposit_has_tenure"),
         ]
 
     def __str__(self):

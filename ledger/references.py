@@ -5,7 +5,8 @@ refers to; the words are drawn in the reader's language at display time
 (``reference_text``), never stored. The kinds and their arguments:
 
 =====================  ==========================================================
-``slip``               ``number`` (the cashier slip's number)
+``slip``               ``number`` (the cashier slip's number); a bank deposit's also
+                       ``tenure`` (the bank it went into)
 ``hand``               ``table`` (name), ``table_id``, ``number`` (the hand's)
 ``bank_capital``       ``tenure``, ``table`` (name)
 ``bank_price``         ``tenure`` (the price a buyer paid the seller at a takeover)
@@ -62,6 +63,9 @@ def cause_text(cause: dict | None) -> str | None:
     if not cause:
         return None
     kind = cause.get("kind")
+    if kind == "slip" and cause.get("tenure"):
+        return _("bank deposit slip %(number)s into tenure #%(tenure)s") % {
+            "number": f"{int(cause['number']):06d}", "tenure": cause["tenure"]}
     if kind == "slip":
         return _("slip %(number)s") % {"number": f"{int(cause['number']):06d}"}
     if kind == "hand":

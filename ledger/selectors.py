@@ -157,9 +157,12 @@ def tenure_closings(tenures) -> dict[int, tuple[Decimal, Decimal]]:
     A closed tenure's account is empty (its balance went back to the syndicate), so its
     balance says nothing: its *closing balance* is what it held when it closed, the
     distribution taken out of its account (a tenure that closed on zero distributed
-    nothing); its *result* is that less the capital put in (the syndicate's gain or loss,
-    the sale price received included). An open tenure's are its balance now and that
-    less its capital. [issue 3 "Bank tenure"; issue 17 "closed banks show their real
+    nothing); its *result* is all the syndicate took out (its withdrawals and that
+    closing balance) less all it put in (the capital, from chips or deposited at the cage,
+    less the deposits voided, and its rebuilds): its gain or loss, the sale price received
+    included, as the bank-rotation report's. An open tenure's closing balance is its
+    balance now. [issue 3 "Bank tenure"; issue 16 "the bank's deposits, withdrawals,
+    rebuilds and final result per tenure"; issue 17 "closed banks show their real
     closing balance and result"]
     """
     tenures = list(tenures)
@@ -176,13 +179,22 @@ def tenure_closings(tenures) -> dict[int, tuple[Decimal, Decimal]]:
         for moved in cause["through_distribution"]:
             later[moved["tenure"]] += euros(sum(amount if side == Entry.Side.CREDIT else -amount
                                                 for _account, side, amount in moved["legs"]))
+    # what went in and out of the bank's account besides its hands: capital (net of
+    # voided deposits), withdrawals, rebuilds, signed as the account sees them
+    life = dict(
+        Entry.objects.filter(Q(transaction__kind__in=[Transaction.Kind.CAPITAL_IN, Transaction.Kind.BANK_WITHDRAWAL,
+                                                      Transaction.Kind.BANK_REBUILD])
+                             | Q(transaction__reverses__kind=Transaction.Kind.CAPITAL_IN),
+                             account__tenure_id__in=[tenure.pk for tenure in tenures])
+        .values("account__tenure_id").annotate(total=Sum(SIGNED)).values_list("account__tenure_id", "total")
+        .order_by()) if tenures else {}
     out = {}
     for tenure in tenures:
         if tenure.closed_at is None:
             balance = tenure.account.balance if getattr(tenure, "account", None) is not None else ZERO
         else:
             balance = -distributed.get(tenure.pk, ZERO)
-        out[tenure.pk] = (balance, balance + later[tenure.pk] - tenure.capital)
+        out[tenure.pk] = (balance, balance + later[tenure.pk] - life.get(tenure.pk, ZERO))
     return out
 
 
@@ -271,20 +283,24 @@ def _negative_chips_faults():
 def _slip_amount_faults():
     """Every cashier slip's transaction is exactly its two legs: the cage's cash and the
     slip's player's chips, each of the slip's amount (a buy-in debits the cage and credits
-    the chips; a cash-out the other way). [issue 14 "Sealed postings"]"""
-    slips = {tx_id: (number, kind, player_id, amount) for tx_id, number, kind, player_id, amount in
-             CashierSlip.objects.values_list("transaction_id", "number", "kind", "player_id", "amount")}
-    accounts = {account_id: (kind, player_id) for account_id, kind, player_id in
-                Account.objects.filter(kind__in=[Account.Kind.PLAYER, Account.Kind.CAGE])
-                .values_list("id", "kind", "player_id")}
+    the chips; a cash-out the other way; a bank deposit debits the cage and credits the
+    slip's tenure's bank). [issue 14 "Sealed postings"; issue 16]"""
+    slips = {tx_id: (number, kind, player_id, amount, tenure_id)
+             for tx_id, number, kind, player_id, amount, tenure_id in
+             CashierSlip.objects.values_list("transaction_id", "number", "kind", "player_id", "amount", "tenure_id")}
+    accounts = {account_id: (kind, player_id or tenure_id) for account_id, kind, player_id, tenure_id in
+                Account.objects.filter(kind__in=[Account.Kind.PLAYER, Account.Kind.CAGE, Account.Kind.TENURE])
+                .values_list("id", "kind", "player_id", "tenure_id")}
     legs = defaultdict(Counter)
     for tx_id, account_id, side, amount in (Entry.objects.filter(transaction_id__in=list(slips))
                                             .values_list("transaction_id", "account_id", "side", "amount")):
         legs[tx_id][(accounts.get(account_id, ("other", None)), side, amount)] += 1
     faults = []
-    for tx_id, (number, kind, player_id, amount) in sorted(slips.items(), key=lambda item: item[1][0]):
+    for tx_id, (number, kind, player_id, amount, tenure_id) in sorted(slips.items(), key=lambda item: item[1][0]):
         cash, chips = (("cage", None), ("player", player_id))
-        if kind == CashierSlip.Kind.BUY_IN:
+        if kind == CashierSlip.Kind.BANK_DEPOSIT:
+            expected = Counter({(cash, Entry.Side.DEBIT, amount): 1, (("tenure", tenure_id), Entry.Side.CREDIT, amount): 1})
+        elif kind == CashierSlip.Kind.BUY_IN:
             expected = Counter({(cash, Entry.Side.DEBIT, amount): 1, (chips, Entry.Side.CREDIT, amount): 1})
         else:
             expected = Counter({(chips, Entry.Side.DEBIT, amount): 1, (cash, Entry.Side.CREDIT, amount): 1})
@@ -357,6 +373,7 @@ def ledger_faults(*, chips: bool = True) -> list[str]:
             faults.append(f"cashier slip {expected_number:06d} is missing (the next is {number:06d})")
             break
     slip_faults = (CashierSlip.objects.exclude(transaction__kind=F("kind"))
+                   .exclude(kind=CashierSlip.Kind.BANK_DEPOSIT, transaction__kind=Transaction.Kind.CAPITAL_IN)
                    .values_list("number", flat=True))
     for number in slip_faults:
         faults.append(f"cashier slip {number:06d} does not match its transaction's kind")

@@ -20,6 +20,7 @@ from casino.roles import AUDITOR, CAGE_SUPERVISOR, CASHIER, has_role, role_requi
 from ledger import services, slip_forms
 from ledger.errors import AlreadyPosted, LedgerError
 from ledger.forms import (
+    BankDepositForm,
     CageSearchForm,
     CashierForm,
     CashOutForm,
@@ -155,13 +156,59 @@ def cash_out_form(request, token):
     return render(request, "ledger/cash_out.html", {"form": form})
 
 
+@never_cache
+@role_required(CASHIER)
+@require_GET
+def bank_deposit(request):
+    """Draw a bank deposit form: a redirect to its own address (``ledger.slip_forms``);
+    ``?tenure=ID&player=code&amount=X`` preselect it."""
+    return _draw(request, CashierSlip.Kind.BANK_DEPOSIT, "ledger:bank_deposit_form")
+
+
+def _awaiting_banks():
+    """The open banks awaiting their deposits, each with who owes what
+    (``[(BankTenure, [deposits_owed rows owing])]``), by table."""
+    rows = []
+    for tenure in (BankTenure.objects.filter(closed_at__isnull=True, deposit_required=True)
+                   .select_related("table", "holder").order_by("table__name")):
+        owing = services.awaiting_deposit(tenure)
+        if owing:
+            rows.append((tenure, owing))
+    return rows
+
+
+@never_cache
+@role_required(CASHIER)
+def bank_deposit_form(request, token):
+    """A bank deposit: a syndicate member's cash for his share of a bank's capital, into
+    the bank (a numbered slip; cash in at the drawer, as a buy-in). The banks awaiting
+    their deposits are listed with who owes what. [issue 16]"""
+    key, response = _form_key(request, token, CashierSlip.Kind.BANK_DEPOSIT, "ledger:bank_deposit")
+    if response is not None:
+        return response
+    initial = {**_initial(request), "tenure": request.GET.get("tenure", "")[:12],
+               "amount": request.GET.get("amount", "")[:16]}
+    form = BankDepositForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        tenure = form.cleaned_data["tenure"]
+
+        def deposit(**kwargs):
+            return services.cashier_bank_deposit(tenure=tenure, **kwargs)
+
+        response = _post_slip(request, form, deposit, key)
+        if response is not None:
+            return response
+    return render(request, "ledger/bank_deposit.html", {"form": form, "awaiting": _awaiting_banks()})
+
+
 @role_required(CASHIER, read_roles=READERS)
 def slip(request, number):
     """One cashier slip as the cage prints it: ``?layout=receipt`` (an 80 mm printer, the
     default) or ``?layout=a4``; the balance after it as it was at issue; VOID and its
     reversal once voided."""
     cashier_slip = get_object_or_404(
-        CashierSlip.objects.select_related("player", "transaction", "issued_by", "void__voided_by"), number=number)
+        CashierSlip.objects.select_related("player", "transaction", "issued_by", "void__voided_by", "tenure__table",
+                                           "tenure__holder"), number=number)
     void = getattr(cashier_slip, "void", None)
     return render(request, "ledger/slip.html", {
         "slip": cashier_slip, "void": void, "layout": "a4" if request.GET.get("layout") == "a4" else "receipt",

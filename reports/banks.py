@@ -35,14 +35,17 @@ def period_bounds(date_from, date_to):
 
 
 #: The ledger's idempotency keys of a tenure's own postings (``ledger.services.tenures``).
-TENURE_KEYS = {"capital": "tenure:{}:capital", "price": "tenure:{}:price", "sale": "tenure:{}:sale",
+TENURE_KEYS = {"price": "tenure:{}:price", "sale": "tenure:{}:sale",
                "distribution": "tenure:{}:close"}
 
 
 def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
     """The bank's rotation at a table over a period: each tenure in order, with its
     holder, syndicate, how it began and ended, hands held, capital, net takings,
-    commission and what each share received; the chain of holders.
+    commission and what each share received, and its life: capital deposited (from chips
+    or at the cage), rebuilt, withdrawn, paid back at the end, and one result (all taken
+    out less all put in, checked equal to the bank's takings in the ledger plus a sale's
+    price: exception ``tenure_result``); the chain of holders.
 
     Args:
         table: a ``tables.models.Table``; date_from, date_to: ``datetime.date``, both
@@ -69,7 +72,7 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
                 .filter(Q(closed_at__isnull=True) | Q(closed_at__gte=start)))
     tenures = list(selected.order_by("opened_at", "id")
                    .values("id", "holder__code", "opened_at", "closed_at", "began", "ended", "capital", "price",
-                           "seller__code", "previous_id", "account__id", "account__balance"))
+                           "seller__code", "previous_id", "account__id", "account__balance", "deposit_required"))
     ids = [row["id"] for row in tenures]
     shares = defaultdict(list)
     for row in (SyndicateShare.objects.filter(tenure__in=selected).order_by("tenure_id", "id")
@@ -130,10 +133,19 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
             .values_list("account_id", "transaction__kind").annotate(total=Sum(_signed())).order_by()):
         key = "withdrawals" if kind == Transaction.Kind.BANK_WITHDRAWAL else "rebuilds"
         life[accounts[account_id]][key] += total
+    # The capital put in: from chips at the opening, or deposited at the cage slip by slip
+    # (issue 16), less the deposits voided before the bank played.
+    deposited = defaultdict(lambda: ZERO)
+    capital_in = Q(transaction__kind=Transaction.Kind.CAPITAL_IN) | Q(
+        transaction__reverses__kind=Transaction.Kind.CAPITAL_IN)
+    for account_id, total in (Entry.objects.filter(capital_in, account_id__in=list(accounts))
+                              .values_list("account_id").annotate(total=Sum(_signed())).order_by()):
+        deposited[accounts[account_id]] += total
     reversal_sums = defaultdict(lambda: ZERO)
     reversals = (Entry.objects.filter(account_id__in=list(accounts),
                                       transaction__in=Transaction.objects.filter(reverses__isnull=False,
-                                                                                 tenure__in=selected))
+                                                                                 tenure__in=selected)
+                                      .exclude(reverses__kind=Transaction.Kind.CAPITAL_IN))
                  .values("account_id").annotate(total=Sum(_signed())).order_by())
     for row in reversals:
         reversal_sums[accounts[row["account_id"]]] += row["total"]
@@ -170,6 +182,12 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
                       for share, part in zip(shares[tid], capital_parts, strict=True)]
         on_account = hand_ledger[tid] + reversal_sums[tid]
         ledger_hands = on_account + shared[tid]
+        put_in = deposited[tid]
+        # What the syndicate got back at the end: its distribution, or (still open) the
+        # balance it would get if closed now; the result is all it took out less all it
+        # put in, and equals the bank's takings in the ledger plus a sale's price.
+        paid_back = -(distribution or ZERO) if tenure["closed_at"] is not None else balance
+        result = (-life[tid]["withdrawals"] + paid_back + shared[tid] - put_in - life[tid]["rebuilds"])
         row = {"id": tid, "holder": tenure["holder__code"], "opened_at": _iso(tenure["opened_at"]),
                "closed_at": _iso(tenure["closed_at"]), "began": tenure["began"], "ended": tenure["ended"] or None,
                "price": money(tenure["price"]) if tenure["price"] is not None else None,
@@ -183,22 +201,29 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
                "balance": money(balance), "shares": share_rows, "open": tenure["closed_at"] is None,
                "after_close": money(shared[tid]),
                "withdrawals": money(-life[tid]["withdrawals"]), "rebuilds": money(life[tid]["rebuilds"]),
-               "deposits": money(moved.get("capital", ZERO) + life[tid]["rebuilds"]),
-               "result": money(-(distribution or ZERO) + (balance if tenure["closed_at"] is None else ZERO)
-                               - life[tid]["withdrawals"] - moved.get("capital", ZERO) - life[tid]["rebuilds"])}
+               "deposits": money(put_in), "at_cage": tenure["deposit_required"],
+               "awaiting": money(tenure["capital"] - put_in if tenure["deposit_required"] and tenure["closed_at"] is None
+                                 else ZERO),
+               "paid_back": money(paid_back), "result": money(result),
+               "reconciled": result == ledger_hands + moved.get("sale", ZERO)}
         if figures["bank_net"] != ledger_hands:
             exceptions.append({"code": "tenure_differs", "tenure": tid, "holder": tenure["holder__code"],
                                "report": money(figures["bank_net"]), "ledger": money(ledger_hands),
                                "difference": money(figures["bank_net"] - ledger_hands)})
         # capital + price + hands + reversals - distribution = balance (what the account holds)
-        expected = (moved.get("capital", ZERO) + moved.get("sale", ZERO) + moved.get("price", ZERO)
+        expected = (put_in + moved.get("sale", ZERO) + moved.get("price", ZERO)
                     + on_account + (distribution or ZERO) + life[tid]["withdrawals"] + life[tid]["rebuilds"])
         if expected != balance:
             exceptions.append({"code": "tenure_balance", "tenure": tid, "holder": tenure["holder__code"],
                                "movements": money(expected), "balance": money(balance)})
-        if moved.get("capital", ZERO) != tenure["capital"]:
+        # A bank opened by the pit may close before all its deposits came in (given up);
+        # never with more than its capital. One opened from chips has its capital exactly.
+        if put_in > tenure["capital"] or (put_in != tenure["capital"] and not tenure["deposit_required"]):
             exceptions.append({"code": "tenure_capital", "tenure": tid, "capital": money(tenure["capital"]),
-                               "ledger": money(moved.get("capital", ZERO))})
+                               "ledger": money(put_in)})
+        if not row["reconciled"]:
+            exceptions.append({"code": "tenure_result", "tenure": tid, "result": row["result"],
+                               "ledger": money(ledger_hands + moved.get("sale", ZERO))})
         if tenure["closed_at"] is not None and balance:
             exceptions.append({"code": "closed_tenure_holds", "tenure": tid, "balance": money(balance)})
         if figures["open"]:

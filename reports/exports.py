@@ -124,6 +124,24 @@ def closing(row) -> tuple[str | None, str | None]:
     return str(balance), str(balance + Decimal(row.get("after_close") or "0") - capital)
 
 
+def tenure_life(row) -> dict:
+    """One tenure's life in a bank-rotation report's row, as stored strings of euros:
+    ``deposited`` (capital put in, from chips or at the cage), ``rebuilt``, ``withdrawn``,
+    ``paid_back`` (its distribution, or its balance now if still open), ``result``
+    (withdrawn + paid back − deposited − rebuilt: what the syndicate made) and
+    ``reconciled`` (the result equals its takings in the ledger plus a sale's price; None
+    when the row does not say). A row of an older stored report, without these, is read
+    with ``closing``: its result is then its closing balance less its capital."""
+    if "paid_back" in row:
+        return {"deposited": row["deposits"], "rebuilt": row["rebuilds"], "withdrawn": row["withdrawals"],
+                "paid_back": row["paid_back"], "result": row["result"], "reconciled": row.get("reconciled"),
+                "awaiting": row.get("awaiting") or "0.00"}
+    balance, outcome = closing(row)
+    return {"deposited": row["capital"], "rebuilt": row.get("rebuilds") or "0.00",
+            "withdrawn": row.get("withdrawals") or "0.00", "paid_back": balance, "result": outcome,
+            "reconciled": None, "awaiting": "0.00"}
+
+
 def sections(report, grouping=True):
     """``[(title, header, rows)]`` of a stored report, in reading order, every cell text
     for the reader (see the module's docstring); ``grouping=False`` writes numbers
@@ -211,28 +229,34 @@ def sections(report, grouping=True):
                       str(ENDED.get(row["ended"], row["ended"] or _("open")))) for row in result["chain"]]))
         tenure_rows = []
         for row in result["tenures"]:
-            balance, outcome = closing(row)
             tenure_rows.append((
                 f"#{row['id']}", row["holder"], instant(row["opened_at"]), instant(row["closed_at"]) or "—",
                 str(BEGAN.get(row["began"], row["began"])), amount(row["price"]) if row["price"] else "",
                 row["seller"] or "", str(ENDED.get(row["ended"], row["ended"] or "—")), whole(row["hands"]),
                 amount(row["capital"]), amount(row["win"]), amount(row["commission"]), amount(row["net_takings"]),
-                amount(row["ledger_takings"]), amount(row["distributed"]) if row["distributed"] else "",
-                amount(balance) if balance is not None else "—", amount(outcome) if outcome is not None else "—"))
+                amount(row["ledger_takings"])))
         out.append((_("Bank tenures"),
                     (_("tenure"), _("holder"), _("opened at"), _("closed at"), _("began"), _("price €"),
                      _("seller"), _("ended"), _("hands"), _("capital €"), _("win €"), _("commission €"),
-                     _("net takings €"), _("ledger €"), _("distributed €"), _("closing balance €"),
-                     _("result for the syndicate €")),
+                     _("net takings €"), _("ledger €")),
                     tenure_rows))
-        def optional(value):
-            return amount(value) if value not in (None, "") else ""
 
-        out.append((_("The bank's life: deposits, withdrawals, rebuilds"),
-                    (_("tenure"), _("holder"), _("deposited €"), _("withdrawn €"), _("rebuilt €"), _("result €")),
-                    [(f"#{row['id']}", row["holder"], optional(row.get("deposits", row["capital"])),
-                      optional(row.get("withdrawals")), optional(row.get("rebuilds")), optional(row.get("result")))
-                     for row in result["tenures"]]))
+        def optional(value):
+            return amount(value) if value not in (None, "") else "—"
+
+        life_rows = []
+        for row in result["tenures"]:
+            life = tenure_life(row)
+            life_rows.append((f"#{row['id']}", row["holder"], optional(life["deposited"]),
+                              optional(life["awaiting"]) if Decimal(life["awaiting"]) else "",
+                              optional(life["rebuilt"]), optional(life["withdrawn"]),
+                              optional(life["paid_back"]) + (" " + _("(if closed now)") if row["open"] else ""),
+                              optional(life["result"]),
+                              {True: _("yes"), False: _("no")}.get(life["reconciled"], "—")))
+        out.append((_("The bank's life and its result"),
+                    (_("tenure"), _("holder"), _("capital deposited €"), _("deposit awaited €"), _("rebuilt €"),
+                     _("withdrawn €"), _("paid back at the end €"), _("result €"), _("reconciled with the ledger")),
+                    life_rows))
         out.append((_("What each share received"),
                     (_("tenure"), _("player"), _("percent"), _("capital paid in €"), _("received €")),
                     [(f"#{row['id']}", share["player"], percent(share["percent"]), amount(share["capital"]),

@@ -41,7 +41,8 @@ BEGAN = {"draw": gettext_lazy("drawn for"), "natural": gettext_lazy("taken with 
 BOXES = {"drop": gettext_lazy("drop box"), "cagnotte": gettext_lazy("cagnotte box"),
          "tips": gettext_lazy("tips box")}
 ENDED = {"closed": gettext_lazy("closed by its holder"), "natural": gettext_lazy("lost to a 7½"),
-         "sale": gettext_lazy("sold"), "transfer": gettext_lazy("transferred")}
+         "sale": gettext_lazy("sold"), "transfer": gettext_lazy("transferred"),
+         "term": gettext_lazy("its awarded sessions played")}
 
 
 def stage_label(stage):
@@ -150,6 +151,9 @@ def exception_text(item: dict) -> str:
                  "holds %(balance)s €") % p
     if code == "tenure_capital":
         return _("bank tenure #%(tenure)s: capital %(capital)s € but the ledger's capital posting is %(ledger)s €") % p
+    if code == "tenure_result":
+        return _("bank tenure #%(tenure)s: its result of %(result)s € (taken out less put in) differs from its "
+                 "takings in the ledger plus its sale price, %(ledger)s €") % p
     if code == "closed_tenure_holds":
         return _("bank tenure #%(tenure)s is closed but its account still holds %(balance)s €") % p
     if code == "tenure_open_hands":

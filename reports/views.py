@@ -18,9 +18,9 @@ from reports.exports import (
     card_rows,
     chart_svg,
     chart_title,
-    closing,
     report_csv,
     report_pdf,
+    tenure_life,
 )
 from reports.forms import BankReportForm, ShiftReportForm
 from reports.models import Report, ReportKind, ReportRequest
@@ -150,7 +150,7 @@ def report_page(request, pk):
     context.update(
         tenures=_page([{**row, "began_label": BEGAN.get(row["began"], row["began"]),
                         "ended_label": ENDED.get(row["ended"], "") if row["ended"] else "",
-                        **dict(zip(("closing_balance", "outcome"), closing(row), strict=True))}
+                        "life": tenure_life(row)}
                        for row in result["tenures"]], request, "tenures"),
         chain=result["chain"],
     )

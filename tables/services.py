@@ -30,6 +30,7 @@ from ledger.models import Account, BankTenure, Transaction
 from ledger.money import cents, euros, show
 from ledger.selectors import player_balance
 from ledger.services import (
+    awaiting_deposit,
     bank_sell,
     bank_transfer,
     chips_opening,
@@ -39,7 +40,12 @@ from ledger.services import (
     tenure_close,
     tenure_open,
 )
-from ledger.services.bank_life import bank_floor, bank_rebuild, bank_withdraw
+from ledger.services.bank_life import (
+    auction_sessions_played,
+    bank_floor,
+    bank_rebuild,
+    bank_withdraw,
+)
 from ledger.services.posting import SettlementBatch
 from tables.chain import GENESIS, current_key_id, entry_hash
 from tables.engine import HandState, IllegalEvent, parse_amount
@@ -150,8 +156,28 @@ def shift_close(*, shift: Shift, closed_by) -> Shift:
         shift.closed_at = timezone.now()
         shift.closed_by = closed_by
         shift.save(update_fields=["closed_at", "closed_by"])
+        _end_awarded_term(table, closed_by)
         db.on_commit(lambda: shift_closed.send(sender=Shift, shift_id=shift.pk))
         return shift
+
+
+def _end_awarded_term(table, closed_by):
+    """At the close of a table session: a bank won at auction for N sessions whose N-th
+    session this was ends with it (``ended="term"``, its balance back to its syndicate by
+    shares); the table has no bank until the pit draws for it or auctions it again.
+
+    The session counted is the table's shift (opened and closed by the pit); the session
+    during which the bank was awarded is its first. [France, arrêté of 14 May 2007 art.
+    61: the bank is awarded "per taille or per session"; Melilla casino rules 2014 art.
+    52: without a banker the bank is auctioned]
+    """
+    tenure = open_tenure(table)
+    if tenure is None or tenure.began != BankTenure.Began.AUCTION:
+        return None
+    played = auction_sessions_played(tenure)
+    if played is None or played[0] < played[1]:
+        return None
+    return tenure_close(tenure=tenure, ended=BankTenure.Ended.TERM, posted_by=closed_by, source="pit")
 
 
 def dealer_shift(*, table: Table, user):
@@ -180,7 +206,8 @@ def hand_open(*, table: Table, seats: list[str], opened_by, shift: Shift | None 
         and bank loaded.
     Raises:
         HandNotOpen: a hand is already open. NoShift: no open shift. BankNotReady: no
-        bank at the table. TableError: bad seats (field ``seats``). RuleBroken: the
+        bank at the table, a bank opened by the pit still awaiting its deposits at the
+        cage (naming who owes what), or a limited bank wiped out. TableError: bad seats (field ``seats``). RuleBroken: the
         table's rules or limits do not make a valid hand.
     """
     with db.atomic():
@@ -245,6 +272,8 @@ def _open_locked(opening: Opening, *, seats, opened_by, shift, require_shift, im
     tenure = _take_over_if_due(table=table, tenure=opening.tenure, by=opened_by, last=last, players=players)
     if ledger is not None and tenure is not opening.tenure:
         ledger.forget()  # the takeover posted: the balances are read again
+    if tenure.deposit_required:
+        _refuse_bank_awaiting_deposit(table, tenure)
     if table.bank_cover:
         _refuse_wiped_out_bank(table, tenure, ledger)
     players = _seat_players(seats, bank=tenure.holder, known=players)
@@ -823,7 +852,8 @@ def _check_record_fits(table, record):
 # The bank between hands (pit supervisor)
 
 def table_bank_draw(*, table: Table, holder: Player, capital: Decimal, shares=None, by) -> BankTenure:
-    """The bank drawn for at the start of a session: the first tenure at the table.
+    """The bank drawn for at the start of a session: the first tenure at the table. Its
+    capital is deposited at the cage (``cashier_bank_deposit``) before its first hand.
 
     Raises:
         BankNotReady: a hand is open, or a tenure is already open (sell or transfer it).
@@ -835,20 +865,22 @@ def table_bank_draw(*, table: Table, holder: Player, capital: Decimal, shares=No
         if open_tenure(table) is not None:
             raise BankNotReady(_("%(table)s already has a bank: sell or transfer it"), params={"table": table.name})
         return tenure_open(table=table, holder=holder, capital=capital, shares=shares,
-                           began=BankTenure.Began.DRAW, posted_by=by)
+                           began=BankTenure.Began.DRAW, posted_by=by, deposit=True)
 
 
 def table_bank_sell(*, table: Table, buyer: Player, price: Decimal, capital: Decimal, shares=None, by) -> BankTenure:
-    """The bank sold between hands: the buyer pays the price and opens his tenure."""
+    """The bank sold between hands: the buyer pays the price from his chips and opens his
+    tenure, whose capital is deposited at the cage before its first hand."""
     with db.atomic():
         table = _lock_table(table.pk)
         _no_open_hand(table)
         return bank_sell(tenure=_require_tenure(table), buyer=buyer, price=price, capital=capital,
-                         shares=shares, posted_by=by)
+                         shares=shares, posted_by=by, deposit=True)
 
 
 def table_bank_transfer(*, table: Table, holder: Player, capital: Decimal, shares=None, by) -> BankTenure:
-    """The bank handed over between hands without a price."""
+    """The bank handed over between hands without a price: the bank passes at the table
+    (rules.md "The bank passes"), its capital from the new holder's chips on record."""
     with db.atomic():
         table = _lock_table(table.pk)
         _no_open_hand(table)
@@ -956,6 +988,24 @@ def _free_chips(player):
     hands (``tables.stakes``), ``Decimal`` euros, at least zero."""
     risk = open_hands_at_risk(codes=[player.code]).get(player.code, 0)
     return max(player_balance(player=player) - euros(risk), Decimal("0"))
+
+
+def _refuse_bank_awaiting_deposit(table, tenure):
+    """A bank opened by the pit (drawn for, auctioned, sold) plays its first hand only once
+    its capital is deposited at the cage, each member for his share. [issue 16; Melilla
+    casino rules 2014 art. 52: "the bank's money is deposited at the cage before play"]
+
+    Raises:
+        BankNotReady: naming each member who still owes, and how much.
+    """
+    owing = awaiting_deposit(tenure)
+    if owing:
+        raise BankNotReady(
+            _("the bank of %(holder)s awaits its deposit at the cage (capital %(capital)s): %(owing)s"),
+            params={"holder": tenure.holder.code, "capital": show(tenure.capital),
+                    "owing": "; ".join(_("%(player)s owes %(amount)s") % {"player": row["player"].code,
+                                                                         "amount": show(row["owing"])}
+                                       for row in owing)})
 
 
 def _refuse_wiped_out_bank(table, tenure, ledger=None):

@@ -7,7 +7,7 @@ import pytest
 
 from ledger.services import cashier_buy_in
 from tables import services
-from tests.factories import PlayerFactory, TableFactory, UserFactory, open_drawer
+from tests.factories import PlayerFactory, TableFactory, UserFactory, deposit_bank, open_drawer
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -38,7 +38,8 @@ def staff(db):
 
 
 def mesa_ready(staff):
-    """Mesa 1 (reglamento, 5–100): ana holds the bank with 100.00; luis, marta, pepe and
+    """Mesa 1 (reglamento, 5–100): ana holds the bank with 100.00 deposited at the cage (her
+    500.00 of chips untouched); luis, marta, pepe and
     rosa have 500.00 of chips each; dealer1's shift is open. Returns ``(table,
     {code: Player})`` for the ``mesa`` fixtures of the tables' and the reports' tests."""
     players = {code: PlayerFactory(code=code) for code in ("ana", "luis", "marta", "pepe", "rosa")}
@@ -46,5 +47,6 @@ def mesa_ready(staff):
         cashier_buy_in(player=player, amount=Decimal("500.00"), posted_by=staff["cashier"])
     table = TableFactory(name="Mesa 1")
     services.table_bank_draw(table=table, holder=players["ana"], capital=Decimal("100.00"), by=staff["supervisor"])
+    deposit_bank(table, staff["cashier"])  # ana deposits the bank's 100.00 at the cage
     services.shift_open(table=table, dealer=staff["dealer"], opened_by=staff["supervisor"])
     return table, players

@@ -70,3 +70,21 @@ class TableFactory(factory.django.DjangoModelFactory):
     min_bet = Decimal("5.00")
     max_bet = Decimal("100.00")
     bank_capital = Decimal("200.00")
+
+
+def deposit_bank(table, cashier=None):
+    """Book at the cage what the bank open at ``table`` still awaits (each member's share
+    of its capital, ``deposits_owed``), so that it may play its first hand. ``cashier``
+    (default: a cashier ``caja-banca``) gets his drawer opened if he has none.
+
+    Returns:
+        the slips booked (``[CashierSlip]``, empty when nothing was owed).
+    """
+    from ledger.models import BankTenure
+    from ledger.services import awaiting_deposit, cashier_bank_deposit
+
+    cashier = cashier or UserFactory(username="caja-banca", roles=["cashier"])
+    open_drawer(cashier)
+    tenure = BankTenure.objects.get(table=table, closed_at__isnull=True)
+    return [cashier_bank_deposit(tenure=tenure, player=row["player"], amount=row["owing"], posted_by=cashier)
+            for row in awaiting_deposit(tenure)]

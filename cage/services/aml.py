@@ -133,13 +133,15 @@ def refusable(*, posted_by, source: str) -> bool:
     return posted_by is not None and not source.startswith("system") and source not in UNREFUSABLE_SOURCES
 
 
-def aml_check(*, kind: str, legs, posted_by, at: datetime, source: str = "") -> list[Pending]:
+def aml_check(*, kind: str, legs, posted_by, at: datetime, source: str = "", patron=None) -> list[Pending]:
     """Check a posting's patrons before it is written.
 
     Args:
         kind: the ledger transaction's kind (only ``AML_KINDS`` are checked);
         legs: ``[(account id, "D"/"C", cents)]``; posted_by: the staff user or None (the
-        system); at: the posting's time; source: the posting's channel (``refusable``).
+        system); at: the posting's time; source: the posting's channel (``refusable``);
+        patron: ``(Player, cents)``: the patron's cash in when no leg is his chips (a bank
+        deposit at the cage, kind ``capital_in``: cash in, as a buy-in).
     Returns:
         the movements to record with ``aml_record`` (empty for other kinds).
     Raises:
@@ -156,6 +158,8 @@ def aml_check(*, kind: str, legs, posted_by, at: datetime, source: str = "") -> 
     for account_id, side, amount in legs:
         if account_id in players:
             amounts[(account_id, _direction(kind, side))] += amount
+    if patron is not None:
+        players, amounts = {0: patron[0]}, {(0, IN): patron[1]}
     day, us, limit = gaming_day(at), profile() == "us", threshold()
     pending = []
     for (account_id, direction), amount_cents in sorted(amounts.items()):

@@ -91,12 +91,14 @@ def _share_lock(cashier):
 
 
 def drawer_cash(drawer) -> tuple[Decimal, Decimal]:
-    """``(cash in, cash out)`` of the drawer's slips, Decimal euros: buy-ins in, cash-outs
-    out; a slip whose posting was reversed (voided) counts for nothing."""
+    """``(cash in, cash out)`` of the drawer's slips, Decimal euros: buy-ins and bank
+    deposits in, cash-outs out; a slip whose posting was reversed (voided) counts for
+    nothing."""
     from ledger.models import CashierSlip
 
     live = drawer.slips.filter(transaction__reversal__isnull=True)
-    sums = live.aggregate(cash_in=Sum("amount", filter=Q(kind=CashierSlip.Kind.BUY_IN)),
+    sums = live.aggregate(cash_in=Sum("amount", filter=Q(kind__in=[CashierSlip.Kind.BUY_IN,
+                                                                         CashierSlip.Kind.BANK_DEPOSIT])),
                           cash_out=Sum("amount", filter=Q(kind=CashierSlip.Kind.CASH_OUT)))
     return sums["cash_in"] or ZERO, sums["cash_out"] or ZERO
 

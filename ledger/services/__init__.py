@@ -18,8 +18,8 @@ the owner holds; see ``ledger.models``).
 - ``posting``: the posting core (checks, locks, the one-statement write, idempotency
   keys); a hand's settlement (``ledger_post_settlement``) and a reversal
   (``ledger_reverse``).
-- ``cage``: the cashier's slips (``cashier_buy_in``, ``cashier_cash_out``, one function per
-  kind, each booked against the cashier's open drawer, ``cage.services.drawer``;
+- ``cage``: the cashier's slips (``cashier_buy_in``, ``cashier_cash_out``,
+  ``cashier_bank_deposit`` for a bank's capital, ``deposits_owed``; one function per kind, each booked against the cashier's open drawer, ``cage.services.drawer``;
   ``cashier_slip_void`` by a cage supervisor); ``patrons``: the players' register.
 - ``chips``: chips away from the cage and the tables (``chips_opening``: a migration's
   opening chips; ``chips_transfer``: from one player to another, recorded by the pit).
@@ -34,7 +34,14 @@ checks it first (``cage.services.aml.aml_check``, which may refuse: ``AmlRefused
 records it with the transaction.
 """
 
-from ledger.services.cage import cashier_buy_in, cashier_cash_out, cashier_slip_void
+from ledger.services.cage import (
+    awaiting_deposit,
+    cashier_bank_deposit,
+    cashier_buy_in,
+    cashier_cash_out,
+    cashier_slip_void,
+    deposits_owed,
+)
 from ledger.services.chips import chips_opening, chips_transfer
 from ledger.services.posting import ledger_post_settlement, ledger_reverse
 from ledger.services.tenures import (
@@ -46,7 +53,7 @@ from ledger.services.tenures import (
 )
 
 __all__ = [
-    "bank_sell", "bank_transfer", "cashier_buy_in", "cashier_cash_out", "cashier_slip_void", "chips_opening",
-    "chips_transfer", "ledger_post_settlement",
+    "awaiting_deposit", "bank_sell", "bank_transfer", "cashier_bank_deposit", "cashier_buy_in", "cashier_cash_out",
+    "cashier_slip_void", "chips_opening", "chips_transfer", "deposits_owed", "ledger_post_settlement",
     "ledger_reverse", "tenure_check_cover", "tenure_close", "tenure_open",
 ]

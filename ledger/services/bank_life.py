@@ -17,7 +17,7 @@ from django.db import transaction as db
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from ledger.errors import InsufficientChips, TenureError
+from ledger.errors import TenureError
 from ledger.models import Account, BankAuction, BankBid, BankTenure, Transaction
 from ledger.money import cents, euros, show
 from ledger.services.posting import (
@@ -61,13 +61,13 @@ def auction_open(*, table, sessions: int = 1, opened_by) -> BankAuction:
 
 
 def auction_bid(*, auction: BankAuction, player: Player, amount: Decimal, recorded_by) -> BankBid:
-    """Record a player's bid: ``amount`` (Decimal euros) he offers as the bank's capital.
-    He must hold it in chips (the deposit covering it) and bid at least the table's
-    minimum bet.
+    """Record a player's bid: ``amount`` (Decimal euros) he offers as the bank's capital,
+    at least the table's minimum bet. The winner proves it by depositing it at the cage
+    before the bank's first hand (``cashier_bank_deposit``), not from his chips.
 
     Raises:
-        InvalidAmount, InsufficientChips (field ``amount``); TenureError: the auction was
-        awarded already.
+        InvalidAmount (field ``amount``); TenureError: the auction was awarded already,
+        or the bid is below the table's minimum (field ``amount``).
     """
     amount_cents = _amount_cents(amount)
     with db.atomic():
@@ -78,12 +78,6 @@ def auction_bid(*, auction: BankAuction, player: Player, amount: Decimal, record
             raise TenureError(_("a bid of %(amount)s is below the table's minimum bet, %(low)s"),
                               params={"amount": show(euros(amount_cents)), "low": show(auction.table.min_bet)},
                               field="amount")
-        chips = _ensure_player_accounts([player.pk])[player.pk]
-        held = Account.objects.filter(pk=chips).values_list("balance", flat=True).get()
-        if cents(held) < amount_cents:
-            raise InsufficientChips(_("%(player)s holds %(balance)s in chips: a bid of %(amount)s is not covered"),
-                                    params={"player": player.code, "balance": show(held),
-                                            "amount": show(euros(amount_cents))}, field="amount")
         return BankBid.objects.create(auction=auction, player=player, amount=euros(amount_cents),
                                       recorded_by=recorded_by)
 
@@ -106,12 +100,14 @@ def auction_award(*, auction: BankAuction, awarded_by, rng=None) -> BankAuction:
     """Award the bank: the highest bid wins; a tie is settled by a draw of lots among the
     tied bidders (``rng.choice`` over them in code order; default a system random),
     recorded in ``auction.draw``. The winner's tenure opens (began ``auction``) with his
-    bid as its capital, from his chips.
+    bid as its capital, awaiting its deposit at the cage (``tenure_open(deposit=True)``):
+    the console opens no hand on it until he has deposited it. It ends at the close of
+    the last of the sessions awarded (``tables.services.shift_close``).
 
     Returns:
         the awarded BankAuction (``winner``, ``amount``, ``draw``, ``tenure``).
     Raises:
-        TenureError: no bid, awarded already, the table has a bank; InsufficientChips.
+        TenureError: no bid, awarded already, the table has a bank.
     """
     rng = rng or secrets.SystemRandom()
     with db.atomic():
@@ -127,7 +123,7 @@ def auction_award(*, auction: BankAuction, awarded_by, rng=None) -> BankAuction:
             winner = rng.choice(tied)
             draw = {"tied": [p.code for p in tied], "drawn": winner.code, "at": timezone.now().isoformat()}
         tenure = tenure_open(table=auction.table, holder=winner, capital=amount, began=BankTenure.Began.AUCTION,
-                             posted_by=awarded_by)
+                             posted_by=awarded_by, deposit=True, source="pit")
         BankAuction.objects.filter(pk=auction.pk).update(
             awarded_at=timezone.now(), awarded_by=awarded_by, winner=winner, amount=amount, draw=draw, tenure=tenure)
         auction.refresh_from_db()
@@ -258,12 +254,13 @@ def bank_rebuild(*, tenure: BankTenure, amount: Decimal, posted_by, source: str 
 
 def auction_sessions_played(tenure: BankTenure):
     """For a bank won at auction: ``(sessions played at its table since the award,
-    sessions awarded)``; None for a bank that began otherwise. A session counts once it
-    is closed. [arrêté of 14 May 2007 art. 61: the bank awarded per session or several]"""
+    sessions awarded)``; None for a bank that began otherwise. A session (the table's
+    shift) counts once it is closed; the one open at the award is the first.
+    [arrêté of 14 May 2007 art. 61: the bank awarded per session or several]"""
     auction = BankAuction.objects.filter(tenure=tenure).first()
     if auction is None:
         return None
-    played = tenure.table.shifts.filter(opened_at__gte=auction.awarded_at, closed_at__isnull=False).count()
+    played = tenure.table.shifts.filter(closed_at__gte=auction.awarded_at).count()
     return played, auction.sessions
 
 

@@ -1,7 +1,14 @@
-"""The cashier's desk: buy-ins and cash-outs, each a numbered slip and its posting.
+"""The cashier's desk: buy-ins, cash-outs and bank deposits, each a numbered slip and its
+posting.
 
 Chips are sold for cash (the cage's cash account debited, the player's chips credited) and
-bought back the other way, in one transaction each (``ledger.services``' rules).
+bought back the other way, in one transaction each (``ledger.services``' rules). A bank's
+capital is deposited in cash (the cage's cash account debited, the tenure's bank
+credited, a ``capital_in`` posting): cash in at the drawer and in the AML totals, as a
+buy-in. What a bank pays back (a withdrawal, its final distribution) goes to its
+members' chips on record, which they cash out at the cage with a cash-out slip.
+[issue 16: "The bank's capital is deposited at the cage (a slip from the banker, or from
+each syndicate member for his share) before its first hand"]
 """
 
 from decimal import Decimal
@@ -13,8 +20,14 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from cage.services.drawer import drawer_for_slip
-from ledger.errors import AlreadyReversed, InsufficientChips, InvalidAmount, VoidRefused
-from ledger.models import Account, CashierSlip, SlipVoid, Transaction
+from ledger.errors import (
+    AlreadyReversed,
+    InsufficientChips,
+    InvalidAmount,
+    TenureError,
+    VoidRefused,
+)
+from ledger.models import Account, BankTenure, CashierSlip, SlipVoid, Transaction
 from ledger.money import cents, euros, show
 from ledger.services.posting import (
     CREDIT,
@@ -29,6 +42,7 @@ from ledger.services.posting import (
     _refuse_second_posting,
     _singleton_account,
 )
+from ledger.shares import split_by_shares
 from tables.models import Player
 from tables.stakes import open_hands_at_risk
 
@@ -128,6 +142,98 @@ def cashier_cash_out(*, player: Player, amount: Decimal, posted_by, idempotency_
                     idempotency_key=idempotency_key)
 
 
+def deposits_owed(tenure: BankTenure) -> list[dict]:
+    """What each member of a tenure awaiting its deposits at the cage owes.
+
+    Returns:
+        ``[{"player": Player, "percent": Decimal, "due": Decimal, "deposited": Decimal,
+        "owing": Decimal}]`` in the syndicate's order (euros; ``due`` his share of the
+        capital to the cent by largest remainder, ``deposited`` his live deposit slips,
+        voids excepted); empty for a tenure whose capital came from chips
+        (``deposit_required`` false).
+    """
+    if not tenure.deposit_required:
+        return []
+    shares = list(tenure.shares.select_related("player").order_by("id"))
+    parts = split_by_shares(cents(tenure.capital), [share.percent for share in shares])
+    paid = {}
+    for player_id, amount in (CashierSlip.objects.filter(tenure=tenure, kind=CashierSlip.Kind.BANK_DEPOSIT,
+                                                         void__isnull=True).values_list("player_id", "amount")):
+        paid[player_id] = paid.get(player_id, 0) + cents(amount)
+    return [{"player": share.player, "percent": share.percent, "due": euros(part),
+             "deposited": euros(paid.get(share.player_id, 0)), "owing": euros(max(part - paid.get(share.player_id, 0), 0))}
+            for share, part in zip(shares, parts, strict=True)]
+
+
+def awaiting_deposit(tenure: BankTenure) -> list[dict]:
+    """The members of ``tenure`` who still owe part of their deposit (``deposits_owed``'s
+    rows with ``owing`` above zero); empty when the bank may play."""
+    return [row for row in deposits_owed(tenure) if row["owing"] > 0]
+
+
+def cashier_bank_deposit(*, tenure: BankTenure, player: Player, amount: Decimal, posted_by,
+                         idempotency_key: str = "") -> CashierSlip:
+    """A syndicate member deposits cash at the cage for his share of a bank's capital: the
+    cage's cash account debited, the tenure's bank credited (a ``capital_in`` posting), a
+    numbered slip of kind ``bank_deposit`` issued against the cashier's open drawer.
+
+    Args:
+        tenure: an open BankTenure awaiting its deposits (``deposit_required``);
+        player: a member of its syndicate (the banker alone: the holder); amount:
+        ``Decimal`` euros above zero, at most what he still owes (``deposits_owed``; in
+        one slip or several); posted_by: the cashier's user; idempotency_key: as
+        ``cashier_buy_in``.
+    Returns:
+        CashierSlip of kind ``bank_deposit`` (``tenure`` set; ``balance_after``: the
+        player's chips, which it does not change).
+    Raises:
+        TenureError: the tenure is closed, takes no deposit, the player is not of its
+        syndicate (field ``player``), or the amount is above what he owes (field
+        ``amount``, the amount owed named).
+        InvalidAmount, AlreadyPosted, DrawerError, AmlRefused (cash in, as a buy-in).
+    [issue 16; Melilla casino rules 2014 art. 52: "the bank's money is deposited at the
+    cage before play"]
+    """
+    amount_cents = check_slip_amount(amount)
+    if posted_by is None or not getattr(posted_by, "is_authenticated", False):
+        raise TypeError("a cashier slip needs the cashier's user as posted_by")
+    with _refuse_second_posting(idempotency_key or ""), db.atomic():
+        if idempotency_key:
+            _check_new_key(idempotency_key)
+        chips = _ensure_player_accounts([player.pk])[player.pk]
+        cage = _singleton_account(Account.Kind.CAGE)
+        drawer = drawer_for_slip(cashier=posted_by)
+        tenure = BankTenure.objects.select_for_update().select_related("table").get(pk=tenure.pk)
+        bank = Account.objects.filter(tenure_id=tenure.pk).values_list("id", flat=True).get()
+        locked = _lock([chips, cage, bank])
+        if tenure.closed_at is not None or not locked[bank].is_open:
+            raise TenureError(_("bank tenure #%(tenure)s is closed: it takes no deposit"),
+                              params={"tenure": tenure.pk}, field="tenure")
+        if not tenure.deposit_required:
+            raise TenureError(_("bank tenure #%(tenure)s took its capital from chips: it takes no deposit"),
+                              params={"tenure": tenure.pk}, field="tenure")
+        row = next((row for row in deposits_owed(tenure) if row["player"].pk == player.pk), None)
+        if row is None:
+            raise TenureError(_("%(player)s is not of the syndicate of bank tenure #%(tenure)s"),
+                              params={"player": player.code, "tenure": tenure.pk}, field="player")
+        if amount_cents > cents(row["owing"]):
+            raise TenureError(_("%(player)s owes %(owing)s of his share of the bank's capital, not %(amount)s"),
+                              params={"player": player.code, "owing": show(row["owing"]),
+                                      "amount": show(euros(amount_cents))}, field="amount")
+        number = (CashierSlip.objects.aggregate(last=Max("number"))["last"] or 0) + 1
+        reference = f"slip {number:06d}"
+        txn = _post(locked=locked, kind=Transaction.Kind.CAPITAL_IN,
+                    legs=[(cage, DEBIT, amount_cents), (bank, CREDIT, amount_cents)],
+                    idempotency_key=idempotency_key or reference, reference=reference, posted_by=posted_by,
+                    source="cashier", tenure=tenure, patron=(player, amount_cents),
+                    cause={"kind": "slip", "number": number, "tenure": tenure.pk},
+                    detail={"deposit": [player.code, str(euros(amount_cents))]})
+        return CashierSlip.objects.create(number=number, kind=CashierSlip.Kind.BANK_DEPOSIT, player=player,
+                                          amount=euros(amount_cents), balance_after=locked[chips].balance,
+                                          transaction=txn, issued_at=txn.posted_at, issued_by=posted_by,
+                                          drawer=drawer, tenure=tenure)
+
+
 def cashier_slip_void(*, slip: CashierSlip, reason: str, voided_by) -> SlipVoid:
     """Void a cashier slip: a cage supervisor (never the cashier who issued it) reverses
     its posting, with a reason, in one transaction.
@@ -164,6 +270,10 @@ def cashier_slip_void(*, slip: CashierSlip, reason: str, voided_by) -> SlipVoid:
         with db.atomic():
             if SlipVoid.objects.filter(slip=slip).exists():
                 raise AlreadyReversed(_("slip %(number)s was already voided"), params={"number": str(slip)})
+            if slip.kind == CashierSlip.Kind.BANK_DEPOSIT and slip.tenure.hands.exists():
+                raise VoidRefused(_("slip %(number)s is a deposit of a bank that has played: it is not voided "
+                                    "(a withdrawal or the bank's distribution pays it back)"),
+                                  params={"number": str(slip)})
             original = Transaction.objects.get(pk=slip.transaction_id)
             legs = [(account_id, CREDIT if side == DEBIT else DEBIT, cents(amount))
                     for account_id, side, amount in original.entries.order_by("id")
@@ -177,7 +287,7 @@ def cashier_slip_void(*, slip: CashierSlip, reason: str, voided_by) -> SlipVoid:
                                               "player": slip.player.code, "balance": show(locked[chips].balance)})
             reversal = _post(locked=locked, kind=Transaction.Kind.REVERSAL, legs=legs, idempotency_key=key,
                              reference=f"void of {slip.reference}", posted_by=voided_by, source="cage",
-                             memo=reason, reverses=original,
+                             memo=reason, reverses=original, tenure=original.tenure,
                              cause={"kind": "reversal", "of": original.pk, "original": original.cause or
                                     {"kind": "slip", "number": slip.number}})
             return SlipVoid.objects.create(slip=slip, reason=reason, voided_by=voided_by,

@@ -112,12 +112,14 @@ def _lock(account_ids):
 
 
 def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, memo="",
-          reverses=None, tenure=None, detail=None, cause=None):
+          reverses=None, tenure=None, detail=None, cause=None, patron=None):
     """Insert one balanced transaction and apply it to the balances.
 
     Expects the row locks of every account in ``legs`` held (``locked`` from ``_lock``).
     Args:
         legs: ``[(account id, "D" or "C", cents > 0)]``, debits summing to credits.
+        patron: ``(Player, cents)`` the patron whose cash this is when no leg is his chips
+            (a bank deposit at the cage: cash into a tenure), for the AML rules.
     Returns:
         Transaction. The ``locked`` accounts' ``balance`` attributes are updated too.
     Raises:
@@ -133,7 +135,8 @@ def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, 
     posted_at = timezone.now()
     # Anti-money-laundering: a patron's movement of the cage or a bank, checked against his
     # gaming day before anything is written (cage.services.aml; may refuse), recorded after.
-    movements = aml.aml_check(kind=kind, legs=legs, posted_by=posted_by, at=posted_at, source=source)
+    movements = aml.aml_check(kind=kind, legs=legs, posted_by=posted_by, at=posted_at, source=source,
+                              patron=patron)
     txn = Transaction(kind=kind, reference=reference[:200], idempotency_key=idempotency_key, posted_by=posted_by,
                       source=source, memo=memo, reverses=reverses, tenure=tenure, detail=detail or {},
                       cause=cause or {}, posted_at=posted_at)

@@ -84,10 +84,12 @@ def _require_chips(locked, debits, players, field="amount"):
 
 
 def _open_tenure(*, table, holder, capital_cents, shares, began, posted_by, source, price_cents=None,
-                 seller=None, pay_seller=True, previous=None, handover=None):
+                 seller=None, pay_seller=True, previous=None, handover=None, deposit=False):
     """Open a tenure inside the caller's transaction (locks taken here, in id order,
     on accounts the caller has not locked, or already holds: ``handover``, a
-    ``_Handover`` whose locks cover every payer, is used as it is)."""
+    ``_Handover`` whose locks cover every payer, is used as it is). ``deposit``: the
+    capital is deposited at the cage later (``cashier_bank_deposit``), nothing taken from
+    chips."""
     # A bank passed (``previous``, closed just now under its locks) needs no look: the one open
     # tenure per table index refuses a second all the same (``_refuse_second_open_tenure``).
     # One statement fewer per bank passed: 6.5 to 6.2 a hand on benchmarks/import.py's hands.
@@ -107,15 +109,17 @@ def _open_tenure(*, table, holder, capital_cents, shares, began, posted_by, sour
         locked = _lock(accounts.values())
     parts = split_by_shares(capital_cents, [percent for _player, percent in shares])
     needed = defaultdict(int)
-    for (player, _percent), part in zip(shares, parts, strict=True):
-        needed[accounts[player.pk]] += part
+    if not deposit:
+        for (player, _percent), part in zip(shares, parts, strict=True):
+            needed[accounts[player.pk]] += part
     if price_cents and pay_seller:
         needed[accounts[holder.pk]] += price_cents
     _require_chips(locked, {account_id: amount for account_id, amount in needed.items() if amount},
                    {accounts[pid]: player for pid, player in payers.items()}, field="capital")
     tenure = BankTenure.objects.create(
         table=table, holder=holder, began=began, capital=euros(capital_cents),
-        price=euros(price_cents) if price_cents else None, seller=seller, previous=previous)
+        price=euros(price_cents) if price_cents else None, seller=seller, previous=previous,
+        deposit_required=deposit)
     SyndicateShare.objects.bulk_create([SyndicateShare(tenure=tenure, player=player, percent=percent)
                                         for player, percent in shares])
     bank = Account.objects.create(kind=Account.Kind.TENURE, tenure=tenure)
@@ -125,8 +129,8 @@ def _open_tenure(*, table, holder, capital_cents, shares, began, posted_by, sour
               legs=[(accounts[holder.pk], DEBIT, price_cents), (accounts[seller.pk], CREDIT, price_cents)],
               idempotency_key=f"tenure:{tenure.pk}:price", reference=f"bank sale, tenure #{tenure.pk}",
               posted_by=posted_by, source=source, tenure=tenure, cause={"kind": "bank_price", "tenure": tenure.pk})
-    if not capital_cents:
-        return tenure  # a bank opened empty: nothing to post
+    if not capital_cents or deposit:
+        return tenure  # a bank opened empty, or awaiting its deposits at the cage: nothing to post
     legs = [(accounts[player.pk], DEBIT, part) for (player, _percent), part in zip(shares, parts, strict=True)
             if part]
     legs.append((bank.id, CREDIT, capital_cents))
@@ -227,8 +231,19 @@ def _new_holder_checks(*, tenure, holder, capital, shares):
 
 def tenure_open(*, table, holder: Player, capital: Decimal, shares: list[tuple[Player, Decimal]] | None = None,
                 began: str, posted_by, price: Decimal | None = None, seller: Player | None = None,
-                source: str = "") -> BankTenure:
-    """Open a bank tenure at ``table``: its capital comes from the syndicate's chips.
+                source: str = "", deposit: bool = False) -> BankTenure:
+    """Open a bank tenure at ``table``: its capital comes from the syndicate's chips, or,
+    with ``deposit``, is deposited at the cage before its first hand.
+
+    Which openings take which (issue 16, "the bank's capital is deposited at the cage
+    before its first hand"): the pit's openings between hands, a draw
+    (``tables.services.table_bank_draw``), an auction award (``auction_award``) and a
+    sale to a new holder (``table_bank_sell``), pass ``deposit=True``: the tenure opens
+    awaiting its deposits (``deposits_owed``) and the console opens no hand on it until
+    they cover its capital. What the game imposes at the table during play (a 7½
+    takeover, ``bank_transfer``), a transfer at the table, and the imports of recorded
+    hands (``import_hands``, ``settle``, conformance) keep taking the capital from the
+    chips on record: the hand is played at once, there is no moment for the cage.
 
     Args:
         table: the Table (no other tenure open there).
@@ -238,7 +253,9 @@ def tenure_open(*, table, holder: Player, capital: Decimal, shares: list[tuple[P
             ``bank_cover`` it can accept no stake).
         shares: ``[(Player, Decimal percent)]`` summing to 100, or None for the holder alone
             (100 %); each member pays his share of the capital, rounded by largest remainder.
-        began: ``draw``, ``natural``, ``transfer`` or ``sale``.
+        began: ``draw``, ``natural``, ``transfer``, ``sale`` or ``auction``.
+        deposit: False (default): the capital is taken from the members' chips now;
+            True: nothing is taken, each member deposits his share at the cage.
         price, seller: for ``sale`` only, both required: the holder pays ``price`` euros
             from his chips to the seller's chips.
         posted_by: the staff user (None for the system).
@@ -264,7 +281,8 @@ def tenure_open(*, table, holder: Player, capital: Decimal, shares: list[tuple[P
     source = _source(posted_by, source, "cashier")
     with _refuse_second_open_tenure(table), db.atomic():
         return _open_tenure(table=table, holder=holder, capital_cents=capital_cents, shares=shares, began=began,
-                            posted_by=posted_by, source=source, price_cents=price_cents, seller=seller)
+                            posted_by=posted_by, source=source, price_cents=price_cents, seller=seller,
+                            deposit=deposit)
 
 
 def tenure_close(*, tenure: BankTenure, ended: str = BankTenure.Ended.CLOSED, posted_by,
@@ -292,7 +310,8 @@ def tenure_close(*, tenure: BankTenure, ended: str = BankTenure.Ended.CLOSED, po
 
 
 def bank_sell(*, tenure: BankTenure, buyer: Player, price: Decimal, capital: Decimal, posted_by,
-              shares: list[tuple[Player, Decimal]] | None = None, source: str = "") -> BankTenure:
+              shares: list[tuple[Player, Decimal]] | None = None, source: str = "",
+              deposit: bool = False) -> BankTenure:
     """Sell the bank: the buyer pays the price, the old tenure closes, the buyer's opens.
 
     The price goes into the old tenure's account just before it closes, so the sellers
@@ -301,7 +320,9 @@ def bank_sell(*, tenure: BankTenure, buyer: Player, price: Decimal, capital: Dec
     Args:
         tenure: the open BankTenure sold; buyer: the new holder (not the seller);
         price: ``Decimal`` euros above zero; capital: ``Decimal`` euros (zero or more) for
-        the new tenure, from the buyer (or his syndicate ``shares``); posted_by: staff user.
+        the new tenure, from the buyer (or his syndicate ``shares``); posted_by: staff user;
+        deposit: the new tenure's capital is deposited at the cage (``tenure_open``); the
+        price is paid from the buyer's chips all the same.
     Returns:
         the new BankTenure (``began="sale"``, ``price``, ``seller`` = the old holder,
         ``previous`` = the old tenure).
@@ -328,7 +349,7 @@ def bank_sell(*, tenure: BankTenure, buyer: Player, price: Decimal, capital: Dec
         return _open_tenure(table=tenure.table, holder=buyer, capital_cents=capital_cents, shares=shares,
                             began=BankTenure.Began.SALE, posted_by=posted_by, source=source,
                             price_cents=price_cents, seller=tenure.holder, pay_seller=False, previous=tenure,
-                            handover=handover)
+                            handover=handover, deposit=deposit)
 
 
 def bank_transfer(*, tenure: BankTenure, holder: Player, capital: Decimal, posted_by,

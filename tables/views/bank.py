@@ -74,6 +74,8 @@ def auction(request, table_id):
                     else:
                         messages.success(request, _("The bank goes to %(player)s, the highest bid: %(amount)s.")
                                          % {"player": done.winner.code, "amount": show(done.amount)})
+                    messages.info(request, _("Its capital is deposited at the cage before its first hand: the "
+                                             "console opens no hand until then."))
                     return redirect("tables:pit_table", table_id=table.pk)
         except ValidationError as error:
             _refuse(bid_form if "bid" in request.POST else open_form, error)

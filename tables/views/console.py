@@ -364,8 +364,12 @@ def _bank_news(table, hand):
     """What the console announces about the bank between hands: its latest withdrawal or
     rebuild since the last hand (``kind``, ``amount`` Decimal euros, ``at``), and whether
     a limited bank is wiped out (the next hand is refused until it is rebuilt or given
-    up). [issue 16 "The bank's life": withdrawals recorded and announced on the console]"""
+    up), and what a bank opened by the pit still awaits at the cage (``owing``: each
+    member who owes, ``player``, ``owing``, ``due``). [issue 16 "The bank's life":
+    withdrawals recorded and announced on the console; the capital deposited at the cage
+    before the first hand]"""
     from ledger.models import BankTenure
+    from ledger.services import awaiting_deposit
     from ledger.services.bank_life import bank_floor, bank_wiped_out, last_bank_movement
 
     tenure = (BankTenure.objects.select_related("holder", "account").filter(table=table, closed_at__isnull=True)
@@ -383,7 +387,9 @@ def _bank_news(table, hand):
                  at=timezone.localtime(movement.posted_at).strftime("%H:%M") if movement else None,
                  amount=movement.entries.filter(account__tenure=tenure).values_list("amount", flat=True).first()
                  if movement else None,
-                 wiped_out=bank_wiped_out(tenure, balance), floor=bank_floor(tenure))
+                 wiped_out=bank_wiped_out(tenure, balance), floor=bank_floor(tenure), capital=tenure.capital,
+                 owing=[Shown(player=row["player"].code, owing=row["owing"], due=row["due"])
+                        for row in awaiting_deposit(tenure)])
 
 
 def _next_bank(table, hand, settled_now):

@@ -28,6 +28,7 @@ from ledger.errors import AlreadyPosted
 from ledger.models import Account, BankTenure
 from ledger.money import cents, euros, show
 from ledger.selectors import player_balance
+from ledger.services import awaiting_deposit
 from ledger.services.bank_life import auction_sessions_played, bank_floor, bank_wiped_out
 from ledger.shares import HUNDRED, split_by_shares
 from tables import services
@@ -121,6 +122,7 @@ def pit_table(request, table_id):
         "wiped_out": bool(tenure) and bank_wiped_out(tenure, tenure.account.balance),
         "floor": bank_floor(tenure) if tenure else None,
         "award": auction_sessions_played(tenure) if tenure and tenure.began == "auction" else None,
+        "owing": awaiting_deposit(tenure) if tenure else [],
         "shifts": _page(request, shifts, "shifts"), "tenures": _page(request, tenures, "tenures", 10),
         "can_change": _can_change(request)})
 
@@ -173,17 +175,19 @@ def shift_close(request, shift_id):
 @dataclass
 class MemberLine:
     """What one player pays into a bank change: his share of the capital (and the price
-    for a buyer), his chips now and after (``Decimal`` euros)."""
+    for a buyer), his chips now and after (``Decimal`` euros). ``at_cage``: his share of
+    the capital is deposited at the cage (a draw, a sale), not taken from his chips."""
 
     player: object
     percent: Decimal | None
     capital: Decimal
     price: Decimal
     chips: Decimal
+    at_cage: bool = False
 
     @property
     def after(self):
-        return self.chips - self.capital - self.price
+        return self.chips - (Decimal("0.00") if self.at_cage else self.capital) - self.price
 
 
 @dataclass
@@ -215,14 +219,16 @@ def _bank_changes():
     }
 
 
-def _members(cleaned):
-    """The players paying into the change, syndicate order, with their part and chips."""
+def _members(cleaned, at_cage=False):
+    """The players paying into the change, syndicate order, with their part and chips
+    (``at_cage``: the capital is deposited at the cage)."""
     holder = cleaned.get("holder") or cleaned.get("buyer")
     shares = cleaned["shares"] or [(holder, HUNDRED)]
     parts = split_by_shares(cents(cleaned["capital"]), [percent for _player, percent in shares])
     price = cleaned.get("price") or Decimal("0.00")
     lines = [MemberLine(player, percent, euros(part), price if player.pk == holder.pk else Decimal("0.00"),
-                        player_balance(player=player)) for (player, percent), part in zip(shares, parts, strict=True)]
+                        player_balance(player=player), at_cage)
+             for (player, percent), part in zip(shares, parts, strict=True)]
     if price and all(line.player.pk != holder.pk for line in lines):
         lines.append(MemberLine(holder, None, Decimal("0.00"), price, player_balance(player=holder)))
     return lines
@@ -269,17 +275,23 @@ def _bank_change(request, table_id, kind):
             except ValidationError as error:
                 _refuse(form, error, change.form_class.service_fields)
             else:
-                messages.success(request, _("%(holder)s now holds the bank at %(table)s with %(capital)s.")
-                                 % {"holder": new.holder.code, "table": table.name, "capital": show(new.capital)})
+                if new.deposit_required and new.capital:
+                    messages.success(request, _("%(holder)s now holds the bank at %(table)s with %(capital)s, to be "
+                                                "deposited at the cage before its first hand.")
+                                     % {"holder": new.holder.code, "table": table.name, "capital": show(new.capital)})
+                else:
+                    messages.success(request, _("%(holder)s now holds the bank at %(table)s with %(capital)s.")
+                                     % {"holder": new.holder.code, "table": table.name,
+                                        "capital": show(new.capital)})
                 return redirect("tables:pit_table", table_id=table.pk)
         else:
-            members = _members(cleaned)
+            members = _members(cleaned, at_cage=change.kind != "transfer")
             short = [line for line in members if line.after < 0]
             for line in short:
-                form.add_error("price" if line.capital == 0 else "capital", ValidationError(
+                form.add_error("price" if line.capital == 0 or line.at_cage else "capital", ValidationError(
                     _("%(player)s has %(chips)s of chips and would pay %(due)s."),
                     params={"player": line.player.code, "chips": show(line.chips),
-                            "due": show(line.capital + line.price)}))
+                            "due": show(line.chips - line.after)}))
             if not short:
                 context["members"] = members
                 if tenure is not None:

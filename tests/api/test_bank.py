@@ -17,7 +17,7 @@ def test_the_bank_is_drawn_for_with_a_syndicate_then_sold(api, mesa):
     drawn = api["supervisor"].post(f"/api/tables/{table.pk}/bank/draw/", body)
     assert drawn.status_code == 201, drawn.json()
     assert (drawn.json()["holder"], drawn.json()["capital"], drawn.json()["began"]) == ("pepe", "100.00", "draw")
-    assert player_balance(player=mesa.players["rosa"]) == Decimal("460.00")
+    assert player_balance(player=mesa.players["rosa"]) == Decimal("500.00")  # her 40.00 deposited at the cage
     twice = api["supervisor"].post(f"/api/tables/{table.pk}/bank/draw/", body)
     assert twice.status_code == 409 and error_of(twice)["rule"] == "bank"
     no_price = api["supervisor"].post(f"/api/tables/{table.pk}/bank/sell/", {"holder": "luis", "capital": "50"})
@@ -52,4 +52,4 @@ def test_a_transfer_after_a_hand(api, mesa):
     response = api["supervisor"].post(f"/api/tables/{mesa.table.pk}/bank/transfer/",
                                       {"holder": "marta", "capital": "50"})
     assert response.status_code == 201 and response.json()["began"] == "transfer"
-    assert player_balance(player=mesa.players["ana"]) == Decimal("510.00")  # 400 + the tenure's 110
+    assert player_balance(player=mesa.players["ana"]) == Decimal("610.00")  # 500 + the tenure's 110

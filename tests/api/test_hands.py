@@ -5,7 +5,7 @@ from decimal import Decimal
 from ledger.selectors import player_balance
 from tables.models import Hand, HandEvent
 from tests.api.conftest import error_of
-from tests.factories import TableFactory, UserFactory
+from tests.factories import TableFactory, UserFactory, deposit_bank
 from tests.hands import event
 
 P01 = ["luis deal 5O", "marta deal 3C", "bank deal 2E", "luis bet 10", "luis card 2B", "luis stand",
@@ -175,6 +175,7 @@ def test_la_loca_takes_raises_up_to_twice_the_first_stake_from_its_turn(api, mes
     from tables import services
 
     services.table_bank_draw(table=table, holder=mesa.players["ana"], capital=Decimal("100.00"), by=mesa.supervisor)
+    deposit_bank(table)
     services.shift_open(table=table, dealer=mesa.dealer, opened_by=mesa.supervisor)
     response = api["dealer"].post(f"/api/tables/{table.pk}/hands/", {"seats": ["luis"]})
     hand_id = response.json()["hand"]["id"]

@@ -88,7 +88,7 @@ def test_accounts_and_tenures(api, mesa):
     assert statement["statement"]["results"][0]["kind"] == "capital_in"
     kinds = api["auditor"].get("/api/accounts/", kind="tenure").json()
     assert kinds["count"] == 1 and kinds["results"][0]["tenure"] == tenure["id"]
-    assert api["auditor"].get("/api/accounts/", player="ana").json()["results"][0]["balance"] == "400.00"
+    assert api["auditor"].get("/api/accounts/", player="ana").json()["results"][0]["balance"] == "500.00"
     assert api["dealer"].get("/api/accounts/").status_code == 403
     slips = api["auditor"].get("/api/slips/", player="luis", kind="buy_in").json()
     assert slips["count"] == 1

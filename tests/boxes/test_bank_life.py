@@ -8,13 +8,14 @@ from decimal import Decimal
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from ledger.errors import InsufficientChips, TenureError
+from ledger.errors import TenureError
 from ledger.models import Account, BankAuction, BankTenure, Transaction
 from ledger.selectors import ledger_faults
 from ledger.services.bank_life import auction_award, auction_bid, auction_open
 from tables import services
 from tables.errors import BankNotReady
 from tables.models import Table
+from tests.factories import deposit_bank
 from tests.hands import event
 from tests.reports.conftest import P01
 
@@ -47,9 +48,8 @@ def test_an_auction_with_a_tie_is_settled_by_a_recorded_draw_of_lots(mesa):
     auction_bid(auction=auction, player=p["luis"], amount=Decimal("250"), recorded_by=pit)
     auction_bid(auction=auction, player=p["marta"], amount=Decimal("300"), recorded_by=pit)
     auction_bid(auction=auction, player=p["luis"], amount=Decimal("300"), recorded_by=pit)
-    with pytest.raises(InsufficientChips) as short:
-        auction_bid(auction=auction, player=p["rosa"], amount=Decimal("500.01"), recorded_by=pit)
-    assert short.value.field == "amount" and "rosa" in str(short.value)
+    # A bid is a promise: the winner proves it by his deposit at the cage, not his chips.
+    auction_bid(auction=auction, player=p["rosa"], amount=Decimal("299.99"), recorded_by=pit)
     with pytest.raises(TenureError):
         auction_bid(auction=auction, player=p["rosa"], amount=Decimal("4"), recorded_by=pit)
     awarded = auction_award(auction=auction, awarded_by=pit, rng=random.Random(7))
@@ -59,7 +59,12 @@ def test_an_auction_with_a_tie_is_settled_by_a_recorded_draw_of_lots(mesa):
     assert awarded.amount == Decimal("300.00") and awarded.sessions == 2
     tenure = awarded.tenure
     assert (tenure.holder.code, tenure.began, tenure.capital) == (winner, BankTenure.Began.AUCTION, Decimal("300.00"))
-    assert tenure.account.balance == Decimal("300.00") and chips(awarded.winner) == Decimal("200.00")
+    assert tenure.deposit_required and tenure.account.balance == Decimal("0.00")
+    assert chips(awarded.winner) == Decimal("500.00")  # nothing taken from his chips
+    (slip,) = deposit_bank(table)
+    assert (slip.player.code, slip.amount) == (winner, Decimal("300.00"))
+    tenure.account.refresh_from_db()
+    assert tenure.account.balance == Decimal("300.00") and chips(awarded.winner) == Decimal("500.00")
     with pytest.raises(TenureError):
         auction_award(auction=auction, awarded_by=pit)
     with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
@@ -113,6 +118,7 @@ def test_a_wiped_out_limited_bank_is_rebuilt_before_the_next_hand(mesa):
     mesa.table.save(update_fields=["bank_cover"])
     services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)  # ana's 100 back to her
     services.table_bank_draw(table=mesa.table, holder=mesa.players["ana"], capital=Decimal("30"), by=mesa.supervisor)
+    deposit_bank(mesa.table)
     play(mesa, BANK_LOSES)  # the bank pays 30.00: it holds 0.00
     with pytest.raises(BankNotReady) as refused:
         services.hand_open(table=mesa.table, seats=["luis"], opened_by=mesa.dealer)
@@ -132,6 +138,7 @@ def test_a_wiped_out_bank_given_up_leaves_the_table_without_a_bank(mesa):
     mesa.table.save(update_fields=["bank_cover"])
     services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
     services.table_bank_draw(table=mesa.table, holder=mesa.players["ana"], capital=Decimal("30"), by=mesa.supervisor)
+    deposit_bank(mesa.table)
     play(mesa, BANK_LOSES)
     services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
     with pytest.raises(BankNotReady):
@@ -139,12 +146,16 @@ def test_a_wiped_out_bank_given_up_leaves_the_table_without_a_bank(mesa):
     auction = auction_open(table=mesa.table, opened_by=mesa.supervisor)
     auction_bid(auction=auction, player=mesa.players["pepe"], amount=Decimal("50"), recorded_by=mesa.supervisor)
     auction_award(auction=auction, awarded_by=mesa.supervisor)
+    with pytest.raises(BankNotReady, match="pepe"):  # awaiting his deposit at the cage
+        services.hand_open(table=mesa.table, seats=["luis"], opened_by=mesa.dealer)
+    deposit_bank(mesa.table)
     assert services.hand_open(table=mesa.table, seats=["luis"], opened_by=mesa.dealer).bank.code == "pepe"
 
 
 def test_an_open_bank_is_never_wiped_out(mesa):
     services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
     services.table_bank_draw(table=mesa.table, holder=mesa.players["ana"], capital=Decimal("30"), by=mesa.supervisor)
+    deposit_bank(mesa.table)
     play(mesa, BANK_LOSES)
     assert services.hand_open(table=mesa.table, seats=["luis"], opened_by=mesa.dealer).number == 2
 
@@ -161,6 +172,7 @@ def test_the_bank_rotation_report_shows_deposits_withdrawals_rebuilds_and_the_re
     mesa.table.save(update_fields=["bank_cover"])
     services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
     services.table_bank_draw(table=mesa.table, holder=mesa.players["ana"], capital=Decimal("30"), by=mesa.supervisor)
+    deposit_bank(mesa.table)
     play(mesa, BANK_LOSES)
     services.table_bank_rebuild(table=mesa.table, amount=Decimal("40"), by=mesa.supervisor)
     play(mesa, P01)
@@ -170,8 +182,9 @@ def test_the_bank_rotation_report_shows_deposits_withdrawals_rebuilds_and_the_re
     report = bank_rotation_report(mesa.table, today, today)
     assert report["exceptions"] == []
     row = report["tenures"][-1]
-    assert (row["capital"], row["deposits"], row["rebuilds"], row["withdrawals"]) == ("30.00", "70.00", "40.00", "20.00")
-    assert (row["distributed"], row["balance"], row["result"]) == ("29.50", "0.00", "-20.50")
+    assert (row["capital"], row["deposits"], row["rebuilds"], row["withdrawals"]) == ("30.00", "30.00", "40.00", "20.00")
+    assert (row["distributed"], row["paid_back"], row["balance"]) == ("29.50", "29.50", "0.00")
+    assert (row["result"], row["reconciled"]) == ("-20.50", True)  # 20 + 29.50 - 30 - 40
     assert row["net_takings"] == row["ledger_takings"] == "-20.50"
 
 

@@ -21,7 +21,7 @@ from ledger.services import cashier_buy_in
 from reports.shift import shift_report
 from tables import services
 from tables.models import Hand, Table
-from tests.factories import PlayerFactory, UserFactory
+from tests.factories import PlayerFactory, UserFactory, deposit_bank
 from tests.hands import event
 
 pytestmark = pytest.mark.django_db
@@ -78,6 +78,7 @@ def test_boxes_counted_as_recorded_reconcile_with_zero_variance(crew, hands, buy
                                                                        "commission_rate": "0.05"},
                                  min_bet=Decimal("5"), max_bet=Decimal("100"))
     services.table_bank_draw(table=table, holder=players["ana"], capital=Decimal("1000.00"), by=pit)
+    deposit_bank(table)
     shift = services.shift_open(table=table, dealer=dealer, opened_by=pit)
     for code, amount in buy_ins:
         table_buy_in(shift=shift, player=players[code], amount=amount, recorded_by=dealer)

@@ -11,6 +11,7 @@ from ledger.services import cashier_buy_in
 from tables import services
 from tables.engine.edge import play_hands
 from tables.models import Player, Table
+from tests.factories import deposit_bank
 
 RULES = {"profile": "reglamento", "bank_passes_on_natural": False}
 SEATS = 4
@@ -31,6 +32,7 @@ def simulated_table(name, staff, *, holders=(BANK,), players=SEAT_PLAYERS, rules
                                  bank_capital=Decimal("0.00"))
     services.table_bank_draw(table=table, holder=Player.objects.get(code=holders[0]), capital=Decimal("5000.00"),
                              by=staff["supervisor"])
+    deposit_bank(table)
     return table
 
 

@@ -10,6 +10,7 @@ from django.utils import timezone
 from ledger.models import Account, BankTenure, Entry, Transaction
 from reports.banks import bank_rotation_report
 from tables import services
+from tests.factories import deposit_bank
 from tests.reports.conftest import P01
 from tests.reports.test_exceptions import behind_the_back
 
@@ -24,6 +25,7 @@ def rotation(played):
     p = mesa.players
     services.table_bank_sell(table=mesa.table, buyer=p["pepe"], price=Decimal("50.00"), capital=Decimal("150.00"),
                              shares=[(p["pepe"], Decimal("60")), (p["rosa"], Decimal("40"))], by=mesa.supervisor)
+    deposit_bank(mesa.table)
     mesa.hand(["luis", "marta"], P01)
     services.table_bank_transfer(table=mesa.table, holder=p["marta"], capital=Decimal("100.00"), by=mesa.supervisor)
     mesa.hand(["luis", "pepe"], [line.replace("marta", "pepe") for line in P01])

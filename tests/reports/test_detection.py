@@ -18,7 +18,7 @@ from tables import services
 from tables.engine.cards import CARD_RANK
 from tables.engine.edge import bank_edge, hand_variance
 from tables.models import Hand, Player
-from tests.factories import UserFactory
+from tests.factories import UserFactory, deposit_bank
 from tests.reports.sessions import RULES, SEATS, play_shift, records, simulated_table
 
 STATISTICAL = ("expected", "pair", "cards", "large_losses")
@@ -129,6 +129,7 @@ def test_a_bank_sold_back_and_forth_between_two_players_is_found(staff, db):
     for buyer, price in ((luis, "4900.00"), (ana, "5000.00"), (luis, "300.00")):
         services.table_bank_sell(table=table, buyer=buyer, price=Decimal(price), capital=Decimal("5000.00"),
                                  by=staff["supervisor"])
+        deposit_bank(table)
     today = timezone.localdate()
     report = report_of("banks", table, date_from=today, date_to=today)
     raise_alerts(report.pk)

@@ -13,6 +13,7 @@ from reports.shift import shift_report
 from reports.texts import exception_text
 from tables import services
 from tables.models import Hand
+from tests.factories import deposit_bank
 from tests.reports.conftest import P01, import_shift
 
 RULES = {"profile": "profesional", "side_bets": True, "commission_rate": "0.05", "bank_natural_collects": 2}
@@ -73,6 +74,7 @@ def test_the_sale_price_received_and_the_page_and_csv_show_the_house(mesa, clien
     tenure = mesa.table.bank_tenures.get(closed_at__isnull=True)
     services.table_bank_sell(table=mesa.table, buyer=tenure.table.hands.first().bets.get(player__code="marta").player,
                              price=Decimal("150.00"), capital=Decimal("50.00"), by=staff["supervisor"])
+    deposit_bank(mesa.table)
     shift = mesa.close()
     request = report_request(kind="shift", table=mesa.table, shift=shift, requested_by=None)
     report = report_run(request_id=request.pk).report

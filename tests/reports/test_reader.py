@@ -208,7 +208,8 @@ def test_postings_store_their_cause_and_pages_show_it_in_spanish(played, staff, 
                                         "number": voided.number}
     assert reversal.cause["void"]["number"] == voided.number and reversal.memo == "dealt from the wrong shoe"
     assert Transaction.objects.filter(kind="buy_in").first().cause["kind"] == "slip"
-    assert Transaction.objects.filter(kind="capital_in").first().cause["kind"] == "bank_capital"
+    deposit = Transaction.objects.filter(kind="capital_in").first()  # the bank's capital deposited at the cage
+    assert deposit.cause == {"kind": "slip", "number": deposit.slip.number, "tenure": deposit.tenure_id}
     client.force_login(staff["supervisor"])
     html = client.get(reverse("tables:hand_detail", args=[played.table.pk, voided.number])).content.decode()
     assert f"mano n.º {voided.number} de Mesa 1" in html and "anulación de la mano" in html

@@ -12,7 +12,7 @@ from ledger.services import cashier_cash_out
 from tables import services
 from tables.errors import ChipsNotCovered
 from tables.models import HandEvent
-from tests.factories import TableFactory
+from tests.factories import TableFactory, deposit_bank
 from tests.hands import event
 from tests.tables.test_concurrency import in_thread, waiting_for_a_lock
 
@@ -23,6 +23,7 @@ def test_a_bet_at_another_table_waits_for_the_first_and_is_refused_if_no_longer_
     cashier_cash_out(player=mesa.players["luis"], amount=Decimal("450.00"), posted_by=mesa.cashier)  # 50.00 left
     other = TableFactory(name="Mesa 2")
     services.table_bank_draw(table=other, holder=mesa.players["rosa"], capital=Decimal("100.00"), by=mesa.supervisor)
+    deposit_bank(other)
     here = mesa.play(mesa.open("luis", "marta"), "luis deal 5O", "marta deal 3C", "bank deal 2E")
     there = services.hand_open(table=other, seats=["luis"], opened_by=mesa.dealer, require_shift=False)
     there = mesa.play(there, "luis deal 4O", "bank deal 2E")

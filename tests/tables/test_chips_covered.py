@@ -24,7 +24,7 @@ from tables.engine.simulate import random_record
 from tables.errors import ChipsNotCovered, TableError
 from tables.models import Hand, HandEvent, Player
 from tests.conftest import mesa_ready
-from tests.factories import PlayerFactory, TableFactory
+from tests.factories import PlayerFactory, TableFactory, deposit_bank
 from tests.hands import event
 from tests.tables.test_console_views import Console, refusal_of
 
@@ -74,6 +74,7 @@ def test_stakes_in_an_open_hand_at_another_table_count(mesa, staff):
     other = TableFactory(name="Mesa 2")
     services.table_bank_draw(table=other, holder=mesa.players["rosa"], capital=Decimal("100.00"),
                              by=mesa.supervisor)
+    deposit_bank(other)
     there = services.hand_open(table=other, seats=["luis"], opened_by=mesa.dealer, require_shift=False)
     mesa.play(there, "luis deal 4O", "bank deal 2E", "luis bet 40")
     hand = mesa.play(mesa.open("luis", "marta"), *DEAL)
@@ -221,6 +222,7 @@ def test_no_sequence_of_buy_ins_cash_outs_and_hands_leaves_a_player_s_balance_ne
                                  max_bet=Decimal("5.00" if rules == "tradicional" else "100.00"))
             services.table_bank_draw(table=table, holder=players[holder], capital=Decimal("500.00"),
                                      by=staff["supervisor"])
+            deposit_bank(table)
             tables.append(table)
         for step in steps:
             if step[0] == "buy":

@@ -14,7 +14,7 @@ from django.urls import reverse
 from ledger.selectors import player_balance
 from tables import services
 from tables.models import Hand, HandEvent
-from tests.factories import TableFactory, UserFactory
+from tests.factories import TableFactory, UserFactory, deposit_bank
 
 pytestmark = pytest.mark.django_db
 
@@ -497,6 +497,7 @@ def profesional(mesa):
     table = TableFactory(name="Mesa P", rules={"profile": "profesional"})
     services.table_bank_draw(table=table, holder=mesa.players["rosa"], capital=Decimal("100.00"),
                              by=mesa.supervisor)
+    deposit_bank(table)
     services.shift_open(table=table, dealer=mesa.dealer, opened_by=mesa.supervisor)
     return table
 
@@ -557,6 +558,7 @@ def test_the_loca_form_says_which_phase_it_is_in(dealer_client, profesional, mes
 def test_a_seat_standing_on_an_announced_seven_and_a_half_names_its_face_down_card(dealer_client, mesa):
     table = TableFactory(name="Mesa C", rules={"profile": "reglamento", "bank_chases_natural": True})
     services.table_bank_draw(table=table, holder=mesa.players["ana"], capital=Decimal("100.00"), by=mesa.supervisor)
+    deposit_bank(table)
     services.shift_open(table=table, dealer=mesa.dealer, opened_by=mesa.supervisor)
     screen = Console(dealer_client, table)
     screen.load()
@@ -637,6 +639,7 @@ def test_a_side_bet_through_the_console_settles_as_the_seat(dealer_client, mesa)
     table = TableFactory(name="Mesa S", rules={"profile": "reglamento", "side_bets": True})
     services.table_bank_draw(table=table, holder=mesa.players["rosa"], capital=Decimal("100.00"),
                              by=mesa.supervisor)
+    deposit_bank(table)
     services.shift_open(table=table, dealer=mesa.dealer, opened_by=mesa.supervisor)
     screen = Console(dealer_client, table)
     screen.load()

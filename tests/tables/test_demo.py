@@ -12,7 +12,7 @@ from casino.roles import roles_of
 from ledger.models import BankTenure, CashierSlip, Transaction
 from ledger.selectors import ledger_faults, player_balance
 from tables.integrity import chain_faults, number_gaps
-from tables.management.commands.demo import DEMO_PLAYERS, DEMO_STAFF, HANDS_PER_TABLE
+from tables.management.commands.demo import DEMO_PLAYERS, DEMO_STAFF, DEMO_TABLES, HANDS_PER_TABLE
 from tables.models import Hand, HandEvent, Player, Shift, Table
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +35,10 @@ def test_demo_creates_staff_players_banks_hands_and_a_shift_and_is_idempotent(cl
         assert user.check_password(password) and set(roles) <= roles_of(user)
     assert client.login(request=HttpRequest(), username="pit", password="demo-pit")  # django-axes needs a request
 
-    assert first["Player"] == len(DEMO_PLAYERS) and first["CashierSlip"] == len(DEMO_PLAYERS)
+    # one buy-in per player, and each table's bank deposited at the cage by its holder
+    assert first["Player"] == len(DEMO_PLAYERS) and first["CashierSlip"] == len(DEMO_PLAYERS) + len(DEMO_TABLES)
+    assert sorted(CashierSlip.objects.filter(kind="bank_deposit").values_list("tenure__table__name", "amount")) == [
+        (name, Decimal(capital)) for name, _rules, _low, _high, _takeover, _holder, capital, _seats in DEMO_TABLES]
     for table in Table.objects.all():
         assert set(table.hands.values_list("status", flat=True)) == {"settled"}
         assert table.hands.count() == HANDS_PER_TABLE and number_gaps(table) == []

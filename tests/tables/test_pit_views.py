@@ -110,7 +110,7 @@ def test_the_bank_is_drawn_for_after_a_confirmation_with_a_syndicate(pit, mesa):
     confirm = pit.post(url, data)
     assert confirm.status_code == 200 and "tables/pit/bank_confirm.html" in [t.name for t in confirm.templates]
     assert [(m.player.code, m.capital, m.after) for m in confirm.context["members"]] == [
-        ("pepe", Decimal("180.00"), Decimal("320.00")), ("rosa", Decimal("120.00"), Decimal("380.00"))]
+        ("pepe", Decimal("180.00"), Decimal("500.00")), ("rosa", Decimal("120.00"), Decimal("500.00"))]  # at the cage
     assert not BankTenure.objects.filter(table=mesa2).exists()  # nothing until confirmed
     response = pit.post(url, {**data, "confirm": "yes"})
     assert response.status_code == 302
@@ -118,7 +118,8 @@ def test_the_bank_is_drawn_for_after_a_confirmation_with_a_syndicate(pit, mesa):
     assert (tenure.holder.code, tenure.capital, tenure.began) == ("pepe", Decimal("300.00"), "draw")
     assert sorted((s.player.code, s.percent) for s in tenure.shares.all()) == [
         ("pepe", Decimal("60.00")), ("rosa", Decimal("40.00"))]
-    assert (chips(mesa, "pepe"), chips(mesa, "rosa")) == (Decimal("320.00"), Decimal("380.00"))
+    assert tenure.deposit_required  # the capital is deposited at the cage, the chips untouched
+    assert (chips(mesa, "pepe"), chips(mesa, "rosa")) == (Decimal("500.00"), Decimal("500.00"))
 
 
 @pytest.mark.parametrize(("data", "field", "words"), [
@@ -128,7 +129,6 @@ def test_the_bank_is_drawn_for_after_a_confirmation_with_a_syndicate(pit, mesa):
     ({"holder": "pepe", "capital": "100", "shares": "pepe 60\nrosa 30"}, "shares", "90"),
     ({"holder": "pepe", "capital": "100", "shares": "pepe 60\nnadie 40"}, "shares", "nadie"),
     ({"holder": "pepe", "capital": "100", "shares": "pepe sesenta"}, "shares", "sesenta"),
-    ({"holder": "pepe", "capital": "900"}, "capital", "pepe"),  # more than his 500,00 of chips
 ])
 def test_a_bad_draw_names_the_field_and_writes_nothing(pit, mesa, data, field, words):
     mesa2 = TableFactory(name="Mesa 2")
@@ -156,19 +156,19 @@ def test_the_bank_is_sold_with_its_price(pit, mesa):
     assert "pepe" in page(confirm) and "50,00 €" in page(confirm) and "200,00 €" in page(confirm)
     assert [(s.player.code, amount) for s, amount in confirm.context["handback"]] == [("ana", Decimal("160.00"))]
     assert [(m.player.code, m.capital, m.price, m.after) for m in confirm.context["members"]] == [
-        ("pepe", Decimal("200.00"), Decimal("50.00"), Decimal("250.00"))]
+        ("pepe", Decimal("200.00"), Decimal("50.00"), Decimal("450.00"))]  # the capital at the cage
     assert pit.post(url, {**data, "confirm": "yes"}).status_code == 302
     tenure = open_tenure(mesa.table)
     assert (tenure.holder.code, tenure.began, tenure.price, tenure.seller.code) == ("pepe", "sale", Decimal("50.00"),
                                                                                    "ana")
     assert tenure.previous.ended == "sale"
-    assert (chips(mesa, "ana"), chips(mesa, "pepe")) == (Decimal("560.00"), Decimal("250.00"))
+    assert (chips(mesa, "ana"), chips(mesa, "pepe")) == (Decimal("660.00"), Decimal("450.00"))
 
 
 def test_a_buyer_short_of_chips_is_told_before_the_confirmation(pit, mesa):
     response = pit.post(reverse("tables:bank_sell", args=[mesa.table.pk]),
-                        {"buyer": "pepe", "price": "400", "capital": "200"})
-    assert response.status_code == 200 and "pepe" in " ".join(response.context["form"].errors["capital"])
+                        {"buyer": "pepe", "price": "600", "capital": "200"})  # the price from his 500,00 of chips
+    assert response.status_code == 200 and "pepe" in " ".join(response.context["form"].errors["price"])
     assert open_tenure(mesa.table).holder.code == "ana"
 
 
@@ -179,7 +179,7 @@ def test_the_bank_is_transferred_without_a_price(pit, mesa):
     tenure = open_tenure(mesa.table)
     assert (tenure.holder.code, tenure.began, tenure.capital, tenure.price) == ("marta", "transfer",
                                                                                Decimal("150.00"), None)
-    assert (chips(mesa, "ana"), chips(mesa, "marta")) == (Decimal("500.00"), Decimal("350.00"))
+    assert (chips(mesa, "ana"), chips(mesa, "marta")) == (Decimal("600.00"), Decimal("350.00"))  # from chips
 
 
 def test_the_bank_does_not_change_during_a_hand(pit, mesa):
@@ -326,4 +326,7 @@ def test_the_players_of_the_pages_are_registered_players(pit, mesa):
     PlayerFactory(code="nuevo")
     mesa2 = TableFactory(name="Mesa 2")
     response = pit.post(reverse("tables:bank_draw", args=[mesa2.pk]), {"holder": "nuevo", "capital": "10"})
-    assert "nuevo" in " ".join(response.context["form"].errors["capital"])  # no chips for a capital
+    # no chips needed: the capital is deposited at the cage
+    assert [(m.player.code, m.capital) for m in response.context["members"]] == [("nuevo", Decimal("10.00"))]
+    response = pit.post(reverse("tables:bank_draw", args=[mesa2.pk]), {"holder": "nadie", "capital": "10"})
+    assert "nadie" in " ".join(response.context["form"].errors["holder"])

@@ -10,7 +10,7 @@ from django.urls import reverse
 from ledger.models import BankTenure
 from tables import services
 from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
-from tests.factories import TableFactory, UserFactory
+from tests.factories import TableFactory, UserFactory, deposit_bank
 from tests.tables.test_pit_views import P01
 
 
@@ -20,6 +20,7 @@ def mesa2(mesa, staff):
     table = TableFactory(name="Mesa 2")
     services.table_bank_draw(table=table, holder=mesa.players["pepe"], capital=Decimal("100.00"),
                              by=staff["supervisor"])
+    deposit_bank(table)
     other = UserFactory(username="dealer2", roles=["dealer"])
     services.shift_open(table=table, dealer=other, opened_by=staff["supervisor"])
     hand = services.hand_open(table=table, seats=["luis", "marta"], opened_by=other)

@@ -28,8 +28,9 @@ from casino.roles import (
     ensure_role_groups,
 )
 from ledger.errors import AlreadyPosted
+from ledger.models import BankTenure
 from ledger.money import cents
-from ledger.services import cashier_buy_in
+from ledger.services import awaiting_deposit, cashier_bank_deposit, cashier_buy_in
 from tables import services
 from tables.engine.simulate import random_record
 from tables.models import Player, Table
@@ -125,10 +126,15 @@ class Command(BaseCommand):
         return players
 
     def _play(self, table, staff, holder, capital, seats):
-        """A past shift of ``dealer2`` at a fresh table: the bank drawn, hands played and
+        """A past shift of ``dealer2`` at a fresh table: the bank drawn and its capital
+        deposited at the cage by its holder (a bank deposit slip), hands played and
         imported (the bank passes on a 7½ as the rules say), the shift closed."""
         if services.pending_bank_holder(table) is None:
             services.table_bank_draw(table=table, holder=holder, capital=capital, by=staff["pit"])
+        tenure = BankTenure.objects.get(table=table, closed_at__isnull=True)
+        for row in awaiting_deposit(tenure):  # nothing when it was deposited already
+            cashier_bank_deposit(tenure=tenure, player=row["player"], amount=row["owing"], posted_by=staff["cashier"],
+                                 idempotency_key=f"demo:bank-deposit:{tenure.pk}:{row['player'].code}")
         shift = services.shift_open(table=table, dealer=staff["dealer2"], opened_by=staff["pit"])
         group = [holder.code, *seats]
         rng = random.Random(f"demo:{table.name}")
