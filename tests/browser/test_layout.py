@@ -1,4 +1,5 @@
-"""Every page a role opens, on a phone (390 × 844): nothing scrolls sideways. The pages are
+"""Every page a role opens, on a phone (390 × 844) and a tablet (1024 × 768): nothing scrolls
+sideways. The pages are
 those of the demo data, reached from the menu and one step further, as a person would."""
 
 from urllib.parse import urlparse
@@ -27,9 +28,11 @@ def demo(db):
     call_command("demo", verbosity=0)
 
 
+@pytest.mark.parametrize("size", [(390, 844), (1024, 768)], ids=["phone", "tablet"])
 @pytest.mark.parametrize("username", sorted(ROLES))
-def test_no_page_scrolls_sideways_on_a_phone(chromium, live_server, demo, username):
-    context = chromium.new_context(viewport={"width": 390, "height": 844}, locale="es-ES", base_url=live_server.url)
+def test_no_page_scrolls_sideways(chromium, live_server, demo, username, size):
+    context = chromium.new_context(viewport={"width": size[0], "height": size[1]}, locale="es-ES",
+                                   base_url=live_server.url)
     page = context.new_page()
     page.goto("/accounts/login/")
     page.fill("input[name=username]", username)
@@ -57,7 +60,7 @@ def test_no_page_scrolls_sideways_on_a_phone(chromium, live_server, demo, userna
                     queue.append((path, depth + 1))
     context.close()
     assert len(seen) > 3, seen
-    assert wide == [], f"{username}: pages wider than 390 px: {wide}"
+    assert wide == [], f"{username}: pages wider than {size[0]} px: {wide}"
 
 
 def test_every_screen_of_a_hand_at_the_console_fits_a_phone(chromium, live_server, mesa):
