@@ -373,7 +373,10 @@ def ledger_faults(*, chips: bool = True) -> list[str]:
             faults.append(f"cashier slip {expected_number:06d} is missing (the next is {number:06d})")
             break
     slip_faults = (CashierSlip.objects.exclude(transaction__kind=F("kind"))
-                   .exclude(kind=CashierSlip.Kind.BANK_DEPOSIT, transaction__kind=Transaction.Kind.CAPITAL_IN)
+                   .exclude(kind=CashierSlip.Kind.BANK_DEPOSIT, rebuild__isnull=True,
+                            transaction__kind=Transaction.Kind.CAPITAL_IN)
+                   .exclude(kind=CashierSlip.Kind.BANK_DEPOSIT, rebuild__isnull=False,
+                            transaction__kind=Transaction.Kind.BANK_REBUILD)
                    .values_list("number", flat=True))
     for number in slip_faults:
         faults.append(f"cashier slip {number:06d} does not match its transaction's kind")

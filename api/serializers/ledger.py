@@ -192,9 +192,11 @@ class BankDepositSlipSerializer(SlipSerializer):
     """A ``bank_deposit`` slip: as any slip, with its tenure."""
 
     tenure = serializers.IntegerField(source="tenure_id", read_only=True)
+    rebuild = serializers.IntegerField(source="rebuild.number", read_only=True, allow_null=True, default=None,
+                                       help_text="the rebuild's number it pays for; null: the bank's capital")
 
     class Meta(SlipSerializer.Meta):
-        fields = [*SlipSerializer.Meta.fields, "tenure"]
+        fields = [*SlipSerializer.Meta.fields, "tenure", "rebuild"]
 
 
 class DepositOwedSerializer(serializers.Serializer):
@@ -214,4 +216,8 @@ class AwaitingBankSerializer(serializers.Serializer):
     table = serializers.CharField()
     holder = serializers.CharField()
     capital = serializers.DecimalField(max_digits=14, decimal_places=2, coerce_to_string=True)
+    rebuild = serializers.IntegerField(allow_null=True, help_text="the rebuild's number the deposits are for; "
+                                                                  "null: for the bank's capital")
+    amount = serializers.DecimalField(max_digits=14, decimal_places=2, coerce_to_string=True,
+                                      help_text="what is to be deposited: the capital, or the rebuild's amount")
     members = DepositOwedSerializer(many=True, help_text="every member of the syndicate, paid up or not")

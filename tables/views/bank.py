@@ -119,7 +119,8 @@ def _money_change(request, table_id, kind):
             else:
                 messages.success(request, (_("%(player)s withdrew %(amount)s from the bank; the console announces it.")
                                            if kind == "withdraw" else
-                                           _("The bank of %(player)s was rebuilt with %(amount)s."))
+                                           _("The rebuild of the bank of %(player)s with %(amount)s is ordered: its syndicate deposits it "
+                                             "at the cage, each member his share, before the next hand."))
                                  % {"player": tenure.holder.code, "amount": show(amount)})
                 return redirect("tables:pit_table", table_id=table.pk)
     return render(request, "tables/pit/bank_money.html", context)
@@ -133,7 +134,8 @@ def bank_withdraw(request, table_id):
 
 @pit_page
 def bank_rebuild(request, table_id):
-    """A wiped-out bank rebuilt to at least its first amount, between hands."""
+    """A wiped-out bank ordered rebuilt to at least its first amount, between hands; its
+    syndicate deposits the rebuild at the cage (``table_bank_rebuild``)."""
     return _money_change(request, table_id, "rebuild")
 
 

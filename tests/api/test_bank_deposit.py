@@ -30,7 +30,8 @@ def test_the_banks_awaiting_their_deposits_with_who_owes_what(api, mesa, syndica
     response = api["cashier"].get(URL)
     assert response.status_code == 200
     assert response.json() == [{
-        "tenure": syndicate.pk, "table": "Mesa 2", "holder": "pepe", "capital": "300.00",
+        "tenure": syndicate.pk, "table": "Mesa 2", "holder": "pepe", "capital": "300.00", "rebuild": None,
+        "amount": "300.00",
         "members": [
             {"player": "pepe", "percent": "60.00", "due": "180.00", "deposited": "0.00", "owing": "180.00"},
             {"player": "rosa", "percent": "40.00", "due": "120.00", "deposited": "0.00", "owing": "120.00"}]}]
