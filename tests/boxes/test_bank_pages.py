@@ -82,7 +82,8 @@ def test_a_wiped_out_bank_is_flagged_on_the_console_and_rebuilt_at_the_cage(clie
     client_es.force_login(mesa.dealer)
     opened = client_es.post(reverse("tables:console_open", args=[mesa.table.pk]), {"seats": "luis", "after": "1"})
     assert "pendiente del depósito de su reconstitución en caja" in opened.content.decode()
-    assert "ana debe 30,00 €" in client_es.get(reverse("tables:console", args=[mesa.table.pk])).content.decode()
+    waiting = client_es.get(reverse("tables:console", args=[mesa.table.pk])).content.decode()
+    assert "ana debe 30,00 €" in waiting and "pendiente del depósito de su reconstitución en caja (30,00 €)" in waiting
     client_es.force_login(staff["cashier"])
     cage = client_es.get(reverse("ledger:bank_deposit"), follow=True).content.decode()
     assert "banca de ana, reconstitución 1 de 30,00 €" in cage
