@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from ledger.models import BankAuction, BankTenure
 from ledger.money import euros, show
+from ledger.services import awaiting_deposit
 from ledger.services.bank_life import (
     auction_award,
     auction_bid,
@@ -101,7 +102,8 @@ def _money_change(request, table_id, kind):
     context = {"table": table, "tenure": tenure, "kind": kind, "form": form, "in_play": in_play,
                "free": max(tenure.account.balance - in_play, Decimal("0.00")),
                "least": max(bank_floor(tenure) - tenure.account.balance, Decimal("0.01")),
-               "floor": bank_floor(tenure), "can_change": _can_change(request), "confirming": False}
+               "floor": bank_floor(tenure), "can_change": _can_change(request), "confirming": False,
+               "owing": awaiting_deposit(tenure) if kind == "rebuild" else []}
     if request.method == "POST" and form.is_valid():
         if not _can_change(request):
             raise PermissionDenied

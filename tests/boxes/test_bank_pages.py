@@ -79,6 +79,11 @@ def test_a_wiped_out_bank_is_flagged_on_the_console_and_rebuilt_at_the_cage(clie
     assert "al menos 30,00 €" in short.content.decode()
     ordered = client_es.post(url, {"amount": "30", "confirm": "yes"}, follow=True).content.decode()
     assert "Ordenada la reconstitución de la banca de ana con 30,00 €" in ordered
+    pending = client_es.get(url).content.decode()
+    assert "La reconstitución 1 de 30,00 € está pendiente de sus depósitos en caja" in pending
+    assert "ana debe 30,00 € de sus 30,00 €" in pending
+    twice = client_es.post(url, {"amount": "30", "confirm": "yes"}).content.decode()
+    assert "sigue pendiente de sus depósitos en caja" in twice
     client_es.force_login(mesa.dealer)
     opened = client_es.post(reverse("tables:console_open", args=[mesa.table.pk]), {"seats": "luis", "after": "1"})
     assert "pendiente del depósito de su reconstitución en caja" in opened.content.decode()
