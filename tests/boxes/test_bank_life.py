@@ -182,6 +182,22 @@ def test_a_bank_awaiting_its_rebuild_may_be_given_up_and_its_deposits_go_back_as
     with pytest.raises(TenureError):  # a closed bank takes no more deposit
         cashier_bank_deposit(tenure=tenure, player=mesa.players["pepe"], amount=Decimal("10"), posted_by=cashier)
     assert ledger_faults() == []
+    from django.utils import timezone
+
+    from reports.banks import bank_rotation_report
+
+    today = timezone.localdate()
+    row = bank_rotation_report(mesa.table, today, today)["tenures"][-1]
+    assert (row["rebuilds"], row["reconciled"]) == ("0.00", True)  # deposited 10.00, paid back 10.00
+
+
+def test_a_bank_awaiting_its_rebuild_is_not_sold(mesa):
+    _wiped_out_syndicate(mesa)
+    services.table_bank_rebuild(table=mesa.table, amount=Decimal("30"), by=mesa.supervisor)
+    with pytest.raises(TenureError) as refused:
+        services.table_bank_sell(table=mesa.table, buyer=mesa.players["luis"], price=Decimal("5"),
+                                 capital=Decimal("50"), by=mesa.supervisor)
+    assert refused.value.field == "tenure"
 
 
 def test_postgresql_refuses_a_hand_while_a_rebuild_awaits_its_deposits(mesa):
