@@ -184,7 +184,8 @@ def tenure_closings(tenures) -> dict[int, tuple[Decimal, Decimal]]:
     life = dict(
         Entry.objects.filter(Q(transaction__kind__in=[Transaction.Kind.CAPITAL_IN, Transaction.Kind.BANK_WITHDRAWAL,
                                                       Transaction.Kind.BANK_REBUILD])
-                             | Q(transaction__reverses__kind=Transaction.Kind.CAPITAL_IN),
+                             | Q(transaction__reverses__kind__in=[Transaction.Kind.CAPITAL_IN,
+                                                                  Transaction.Kind.BANK_REBUILD]),
                              account__tenure_id__in=[tenure.pk for tenure in tenures])
         .values("account__tenure_id").annotate(total=Sum(SIGNED)).values_list("account__tenure_id", "total")
         .order_by()) if tenures else {}

@@ -12,7 +12,8 @@ from django.db import migrations, models
 # - a deposit slip for a rebuild is of the rebuild's tenure, and its live deposits never
 #   exceed the rebuild's amount; the capital's deposits (``ledger_live_deposits``) are the
 #   slips of no rebuild;
-# - no hand is inserted on a tenure while one of its rebuilds awaits deposits.
+# - no hand is inserted on a tenure while one of its rebuilds awaits deposits;
+# - a rebuild's deposit slip is voided only before the bank's next hand after the order.
 FORWARD = """
 CREATE OR REPLACE FUNCTION ledger_live_deposits(tenure bigint) RETURNS numeric AS $$
     SELECT COALESCE(SUM(s.amount), 0) FROM ledger_cashierslip s
@@ -92,6 +93,19 @@ BEGIN
 END;
 $$ LANGUAGE plpgsql;
 
+CREATE OR REPLACE FUNCTION ledger_deposit_void_before_play() RETURNS trigger AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM ledger_cashierslip s JOIN tables_hand h ON h.tenure_id = s.tenure_id
+                LEFT JOIN ledger_bankrebuild r ON r.id = s.rebuild_id
+                WHERE s.id = NEW.slip_id AND s.kind = 'bank_deposit'
+                  AND (r.id IS NULL OR h.opened_at >= r.ordered_at)) THEN
+        RAISE EXCEPTION 'slip %: a bank deposit is not voided once its bank has played', NEW.slip_id
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END;
+$$ LANGUAGE plpgsql;
+
 CREATE TRIGGER ledger_rebuild_order_check BEFORE INSERT ON ledger_bankrebuild
     FOR EACH ROW EXECUTE FUNCTION ledger_rebuild_order_check();
 CREATE TRIGGER ledger_bankrebuild_refuse_change BEFORE UPDATE OR DELETE ON ledger_bankrebuild
@@ -102,6 +116,17 @@ BACKWARD = """
 DROP TRIGGER ledger_bankrebuild_refuse_change ON ledger_bankrebuild;
 DROP TRIGGER ledger_rebuild_order_check ON ledger_bankrebuild;
 DROP FUNCTION ledger_rebuild_order_check();
+
+CREATE OR REPLACE FUNCTION ledger_deposit_void_before_play() RETURNS trigger AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM ledger_cashierslip s JOIN tables_hand h ON h.tenure_id = s.tenure_id
+                WHERE s.id = NEW.slip_id AND s.kind = 'bank_deposit') THEN
+        RAISE EXCEPTION 'slip %: a bank deposit is not voided once its bank has played', NEW.slip_id
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END;
+$$ LANGUAGE plpgsql;
 
 CREATE OR REPLACE FUNCTION ledger_hand_needs_deposited_bank() RETURNS trigger AS $$
 DECLARE

@@ -273,6 +273,15 @@ def cashier_bank_deposit(*, tenure: BankTenure, player: Player, amount: Decimal,
                                           drawer=drawer, tenure=tenure, rebuild=rebuild)
 
 
+def _bank_played_since(slip):
+    """A deposit slip's bank has played since what it paid for: its first hand for the
+    capital's, the next hand after the rebuild was ordered for a rebuild's."""
+    hands = slip.tenure.hands.all()
+    if slip.rebuild_id is not None:
+        hands = hands.filter(opened_at__gte=slip.rebuild.ordered_at)
+    return hands.exists()
+
+
 def cashier_slip_void(*, slip: CashierSlip, reason: str, voided_by) -> SlipVoid:
     """Void a cashier slip: a cage supervisor (never the cashier who issued it) reverses
     its posting, with a reason, in one transaction.
@@ -309,7 +318,7 @@ def cashier_slip_void(*, slip: CashierSlip, reason: str, voided_by) -> SlipVoid:
         with db.atomic():
             if SlipVoid.objects.filter(slip=slip).exists():
                 raise AlreadyReversed(_("slip %(number)s was already voided"), params={"number": str(slip)})
-            if slip.kind == CashierSlip.Kind.BANK_DEPOSIT and slip.tenure.hands.exists():
+            if slip.kind == CashierSlip.Kind.BANK_DEPOSIT and _bank_played_since(slip):
                 raise VoidRefused(_("slip %(number)s is a deposit of a bank that has played: it is not voided "
                                     "(a withdrawal or the bank's distribution pays it back)"),
                                   params={"number": str(slip)})

@@ -300,3 +300,35 @@ def test_the_shift_report_lists_an_auction_with_its_draw(mesa):
     auction_award(auction=auction, awarded_by=mesa.supervisor, rng=random.Random(1))
     (row,) = shift_report(mesa.table.shifts.get())["boxes"]["bank_life"]
     assert (row["kind"], row["amount"], row["tied"], row["sessions"]) == ("auction", "60.00", ["pepe", "rosa"], 1)
+
+
+def test_a_rebuilds_deposit_is_voided_before_the_next_hand_never_after(mesa):
+    from django.utils import timezone
+
+    from ledger.errors import VoidRefused
+    from ledger.services import cashier_slip_void
+    from reports.banks import bank_rotation_report
+
+    tenure = _wiped_out_syndicate(mesa)
+    services.table_bank_rebuild(table=mesa.table, amount=Decimal("30"), by=mesa.supervisor)
+    cashier = UserFactory(username="caja-rebuild", roles=["cashier"])
+    supervisor = UserFactory(username="cage-super", roles=["cage_supervisor"])
+    open_drawer(cashier)
+    wrong = cashier_bank_deposit(tenure=tenure, player=mesa.players["pepe"], amount=Decimal("10"), posted_by=cashier)
+    cashier_slip_void(slip=wrong, reason="rosa's cash booked to pepe", voided_by=supervisor)
+    assert [(r["player"].code, r["owing"]) for r in awaiting_deposit(tenure)] == [
+        ("ana", Decimal("10.00")), ("pepe", Decimal("10.00")), ("rosa", Decimal("10.00"))]
+    slips = deposit_bank(mesa.table, cashier)
+    play(mesa, ["luis deal 5O", "bank deal 6E", "luis bet 5", "luis stand", "bank stand"],
+         seats=("luis",))
+    with pytest.raises(VoidRefused):
+        cashier_slip_void(slip=slips[0], reason="too late", voided_by=supervisor)
+    with pytest.raises(IntegrityError, match="not voided once its bank has played"), transaction.atomic(), \
+            connection.cursor() as cursor:
+        cursor.execute("INSERT INTO ledger_slipvoid (slip_id, reason, voided_at, voided_by_id, reversal_id) "
+                       "SELECT id, 'x', now(), issued_by_id, transaction_id FROM ledger_cashierslip WHERE id = %s",
+                       [slips[0].pk])
+    assert ledger_faults() == []
+    today = timezone.localdate()
+    row = bank_rotation_report(mesa.table, today, today)["tenures"][-1]
+    assert (row["rebuilds"], row["reconciled"]) == ("30.00", True), row  # the voided 10.00 netted
