@@ -4,6 +4,7 @@ fault; the services do the posting (and check again under the row locks)."""
 from decimal import Decimal
 
 from django import forms
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from ledger.models import BankTenure
@@ -57,8 +58,8 @@ class TenureChoiceField(forms.ModelChoiceField):
 
 
 class BankDepositForm(CashierForm):
-    """A bank deposit at the cage: the bank (an open tenure opened by the pit, awaiting
-    its deposits), the syndicate member depositing and the amount (at most what he owes:
+    """A bank deposit at the cage: the bank (an open tenure opened by the pit, or one whose
+    rebuild the pit ordered, awaiting its deposits), the syndicate member depositing and the amount (at most what he owes:
     checked by ``cashier_bank_deposit``)."""
 
     tenure = TenureChoiceField(label=_("Bank"), queryset=BankTenure.objects.none(),
@@ -67,8 +68,9 @@ class BankDepositForm(CashierForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["tenure"].queryset = (BankTenure.objects.filter(closed_at__isnull=True, deposit_required=True)
-                                          .select_related("table", "holder").order_by("table__name"))
+        self.fields["tenure"].queryset = (
+            BankTenure.objects.filter(Q(deposit_required=True) | Q(rebuilds__isnull=False), closed_at__isnull=True)
+            .distinct().select_related("table", "holder").order_by("table__name"))
         self.fields["player"].widget.attrs.pop("autofocus", None)
 
 

@@ -337,6 +337,9 @@ class CashierSlip(models.Model):
     # A bank deposit's tenure (null for every other kind: CHECK below).
     tenure = models.ForeignKey(BankTenure, models.PROTECT, null=True, blank=True, related_name="deposits",
                                verbose_name=_("bank tenure"))
+    # A deposit for a rebuild the pit ordered (null: for the bank's capital, or no deposit).
+    rebuild = models.ForeignKey("BankRebuild", models.PROTECT, null=True, blank=True, related_name="deposits",
+                                verbose_name=_("bank rebuild"))
 
     class Meta:
         ordering = ["-number"]
@@ -347,6 +350,8 @@ class CashierSlip(models.Model):
             models.CheckConstraint(condition=Q(kind="bank_deposit", tenure__isnull=False)
                                    | (~Q(kind="bank_deposit") & Q(tenure__isnull=True)),
                                    name="ledger_slip_deposit_has_tenure"),
+            models.CheckConstraint(condition=Q(rebuild__isnull=True) | Q(kind="bank_deposit"),
+                                   name="ledger_slip_rebuild_is_a_deposit"),
         ]
 
     def __str__(self):
@@ -469,3 +474,35 @@ class BankBid(models.Model):
 
     def __str__(self):
         return f"{self.player} {self.amount}"
+
+
+class BankRebuild(models.Model):
+    """A wiped-out bank's rebuild ordered by the pit between hands: ``amount`` (Decimal
+    euros above zero, at least the bank's first amount less what it held, ``held``) is
+    deposited at the cage by its syndicate, each member his share by largest remainder
+    (``CashierSlip`` of kind ``bank_deposit`` with ``rebuild`` set); the console opens no
+    hand until it is deposited (PostgreSQL too: migration 0014) or the bank is given up.
+    ``number`` counts the tenure's rebuilds from 1. Written once, never changed.
+    [issue 16; Melilla casino rules 2014 art. 52: "a bank wiped out is rebuilt to at least
+    its first amount or given up"; "the bank's money is deposited at the cage before play"]
+    """
+
+    tenure = models.ForeignKey(BankTenure, models.PROTECT, related_name="rebuilds", verbose_name=_("tenure"))
+    number = models.PositiveIntegerField(_("number"))
+    amount = models.DecimalField(_("amount"), **MONEY)
+    held = models.DecimalField(_("the bank held"), **MONEY)
+    ordered_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="bank_rebuilds",
+                                   verbose_name=_("ordered by"))
+    ordered_at = models.DateTimeField(_("ordered at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["tenure", "number"]
+        verbose_name = _("bank rebuild")
+        verbose_name_plural = _("bank rebuilds")
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="ledger_rebuild_amount_positive"),
+            models.UniqueConstraint(fields=["tenure", "number"], name="ledger_rebuild_number_per_tenure"),
+        ]
+
+    def __str__(self):
+        return f"{self.tenure} · rebuild {self.number}"

@@ -184,7 +184,8 @@ def tenure_closings(tenures) -> dict[int, tuple[Decimal, Decimal]]:
     life = dict(
         Entry.objects.filter(Q(transaction__kind__in=[Transaction.Kind.CAPITAL_IN, Transaction.Kind.BANK_WITHDRAWAL,
                                                       Transaction.Kind.BANK_REBUILD])
-                             | Q(transaction__reverses__kind=Transaction.Kind.CAPITAL_IN),
+                             | Q(transaction__reverses__kind__in=[Transaction.Kind.CAPITAL_IN,
+                                                                  Transaction.Kind.BANK_REBUILD]),
                              account__tenure_id__in=[tenure.pk for tenure in tenures])
         .values("account__tenure_id").annotate(total=Sum(SIGNED)).values_list("account__tenure_id", "total")
         .order_by()) if tenures else {}
@@ -373,7 +374,10 @@ def ledger_faults(*, chips: bool = True) -> list[str]:
             faults.append(f"cashier slip {expected_number:06d} is missing (the next is {number:06d})")
             break
     slip_faults = (CashierSlip.objects.exclude(transaction__kind=F("kind"))
-                   .exclude(kind=CashierSlip.Kind.BANK_DEPOSIT, transaction__kind=Transaction.Kind.CAPITAL_IN)
+                   .exclude(kind=CashierSlip.Kind.BANK_DEPOSIT, rebuild__isnull=True,
+                            transaction__kind=Transaction.Kind.CAPITAL_IN)
+                   .exclude(kind=CashierSlip.Kind.BANK_DEPOSIT, rebuild__isnull=False,
+                            transaction__kind=Transaction.Kind.BANK_REBUILD)
                    .values_list("number", flat=True))
     for number in slip_faults:
         faults.append(f"cashier slip {number:06d} does not match its transaction's kind")

@@ -166,11 +166,13 @@ def bank_deposit(request):
 
 
 def _awaiting_banks():
-    """The open banks awaiting their deposits, each with who owes what
+    """The open banks awaiting their deposits (their capital, or a rebuild the pit
+    ordered), each with who owes what
     (``[(BankTenure, [deposits_owed rows owing])]``), by table."""
     rows = []
-    for tenure in (BankTenure.objects.filter(closed_at__isnull=True, deposit_required=True)
-                   .select_related("table", "holder").order_by("table__name")):
+    for tenure in (BankTenure.objects.filter(Q(deposit_required=True) | Q(rebuilds__isnull=False),
+                                             closed_at__isnull=True)
+                   .distinct().select_related("table", "holder").order_by("table__name")):
         owing = services.awaiting_deposit(tenure)
         if owing:
             rows.append((tenure, owing))

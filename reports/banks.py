@@ -133,6 +133,12 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
             .values_list("account_id", "transaction__kind").annotate(total=Sum(_signed())).order_by()):
         key = "withdrawals" if kind == Transaction.Kind.BANK_WITHDRAWAL else "rebuilds"
         life[accounts[account_id]][key] += total
+    # a rebuild's deposit slip voided before the next hand: its reversal nets the rebuilds
+    for account_id, total in (
+            Entry.objects.filter(account_id__in=list(accounts),
+                                 transaction__reverses__kind=Transaction.Kind.BANK_REBUILD)
+            .values_list("account_id").annotate(total=Sum(_signed())).order_by()):
+        life[accounts[account_id]]["rebuilds"] += total
     # The capital put in: from chips at the opening, or deposited at the cage slip by slip
     # (issue 16), less the deposits voided before the bank played.
     deposited = defaultdict(lambda: ZERO)
@@ -145,7 +151,8 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
     reversals = (Entry.objects.filter(account_id__in=list(accounts),
                                       transaction__in=Transaction.objects.filter(reverses__isnull=False,
                                                                                  tenure__in=selected)
-                                      .exclude(reverses__kind=Transaction.Kind.CAPITAL_IN))
+                                      .exclude(reverses__kind__in=[Transaction.Kind.CAPITAL_IN,
+                                                                   Transaction.Kind.BANK_REBUILD]))
                  .values("account_id").annotate(total=Sum(_signed())).order_by())
     for row in reversals:
         reversal_sums[accounts[row["account_id"]]] += row["total"]

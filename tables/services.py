@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ledger.errors import InsufficientChips
-from ledger.models import Account, BankTenure, Transaction
+from ledger.models import Account, BankRebuild, BankTenure, Transaction
 from ledger.money import cents, euros, show
 from ledger.selectors import player_balance
 from ledger.services import (
@@ -43,7 +43,7 @@ from ledger.services import (
 from ledger.services.bank_life import (
     auction_sessions_played,
     bank_floor,
-    bank_rebuild,
+    bank_rebuild_order,
     bank_withdraw,
 )
 from ledger.services.posting import SettlementBatch
@@ -272,7 +272,7 @@ def _open_locked(opening: Opening, *, seats, opened_by, shift, require_shift, im
     tenure = _take_over_if_due(table=table, tenure=opening.tenure, by=opened_by, last=last, players=players)
     if ledger is not None and tenure is not opening.tenure:
         ledger.forget()  # the takeover posted: the balances are read again
-    if tenure.deposit_required:
+    if tenure.deposit_required or table.bank_cover:  # a rebuild is ordered only for a limited bank
         _refuse_bank_awaiting_deposit(table, tenure)
     if table.bank_cover:
         _refuse_wiped_out_bank(table, tenure, ledger)
@@ -992,13 +992,21 @@ def _free_chips(player):
 
 def _refuse_bank_awaiting_deposit(table, tenure):
     """A bank opened by the pit (drawn for, auctioned, sold) plays its first hand only once
-    its capital is deposited at the cage, each member for his share. [issue 16; Melilla
+    its capital is deposited at the cage, each member for his share; a bank whose rebuild
+    the pit ordered plays its next hand only once the rebuild is deposited. [issue 16; Melilla
     casino rules 2014 art. 52: "the bank's money is deposited at the cage before play"]
 
     Raises:
         BankNotReady: naming each member who still owes, and how much.
     """
     owing = awaiting_deposit(tenure)
+    if owing and owing[0]["rebuild"] is not None:
+        raise BankNotReady(
+            _("the bank of %(holder)s awaits the deposit of its rebuild at the cage (%(amount)s): %(owing)s"),
+            params={"holder": tenure.holder.code, "amount": show(owing[0]["rebuild"].amount),
+                    "owing": "; ".join(_("%(player)s owes %(amount)s") % {"player": row["player"].code,
+                                                                         "amount": show(row["owing"])}
+                                       for row in owing)})
     if owing:
         raise BankNotReady(
             _("the bank of %(holder)s awaits its deposit at the cage (capital %(capital)s): %(owing)s"),
@@ -1026,7 +1034,7 @@ def _refuse_wiped_out_bank(table, tenure, ledger=None):
     if balance < table.min_bet and tenure.hands.filter(status=Hand.Status.SETTLED).exists():
         tenure.table = table
         raise BankNotReady(_("the bank of %(holder)s holds %(balance)s, below the table's minimum of %(low)s: the pit "
-                             "rebuilds it to at least %(floor)s or it is given up before the next hand"),
+                             "orders it rebuilt to at least %(floor)s or it is given up before the next hand"),
                            params={"holder": tenure.holder.code, "balance": show(balance), "low": show(table.min_bet),
                                    "floor": show(bank_floor(tenure))})
 
@@ -1050,16 +1058,21 @@ def table_bank_withdraw(*, table: Table, amount: Decimal, by) -> Transaction:
         return bank_withdraw(tenure=tenure, amount=amount, in_play=in_play, posted_by=by)
 
 
-def table_bank_rebuild(*, table: Table, amount: Decimal, by) -> Transaction:
-    """The bank rebuilt by its syndicate to at least its first amount, between hands.
+def table_bank_rebuild(*, table: Table, amount: Decimal, by) -> BankRebuild:
+    """The pit orders the bank rebuilt to at least its first amount, between hands; its
+    syndicate deposits ``amount`` at the cage, each member his share, before the next hand
+    (``ledger.services.bank_life.bank_rebuild_order``).
 
+    Returns:
+        the BankRebuild recorded.
     Raises:
-        BankNotReady: no bank, or a hand is open; the ledger's refusals (``bank_rebuild``).
+        BankNotReady: no bank, or a hand is open; the ledger's refusals
+        (``bank_rebuild_order``: TenureError naming ``amount`` or ``tenure``).
     """
     with db.atomic():
         table = _lock_table(table.pk)
         _no_open_hand(table)
-        return bank_rebuild(tenure=_require_tenure(table), amount=amount, posted_by=by)
+        return bank_rebuild_order(tenure=_require_tenure(table), amount=amount, ordered_by=by)
 
 
 def table_bank_give_up(*, table: Table, by):

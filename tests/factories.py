@@ -74,7 +74,8 @@ class TableFactory(factory.django.DjangoModelFactory):
 
 def deposit_bank(table, cashier=None):
     """Book at the cage what the bank open at ``table`` still awaits (each member's share
-    of its capital, ``deposits_owed``), so that it may play its first hand. ``cashier``
+    of its capital, or of the rebuild the pit ordered: ``deposits_owed``), so that it may
+    play its next hand. ``cashier``
     (default: a cashier ``caja-banca``) gets his drawer opened if he has none.
 
     Returns:

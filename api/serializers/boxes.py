@@ -130,7 +130,7 @@ class AuctionSerializer(serializers.Serializer):
 
 
 class BankMovementSerializer(serializers.Serializer):
-    """A withdrawal from the bank or its rebuild: the ledger transaction and the bank now."""
+    """A withdrawal from the bank: the ledger transaction and the bank now."""
 
     transaction = serializers.IntegerField(source="pk")
     kind = serializers.CharField()
@@ -147,6 +147,19 @@ class BankMovementSerializer(serializers.Serializer):
     @extend_schema_field({"type": "string", "example": "150.00"})
     def get_bank(self, txn):
         return f"{txn.tenure.account.balance:.2f}"
+
+
+class BankRebuildSerializer(serializers.Serializer):
+    """A rebuild ordered by the pit: to be deposited at the cage by the syndicate, each
+    member his share (``GET /api/cashier/bank-deposits/`` lists what each owes)."""
+
+    id = serializers.IntegerField()
+    tenure = serializers.IntegerField(source="tenure_id")
+    number = serializers.IntegerField(help_text="the tenure's rebuilds counted from 1")
+    amount = serializers.DecimalField(**MONEY_OUT)
+    held = serializers.DecimalField(help_text="what the bank held when it was ordered", **MONEY_OUT)
+    ordered_by = serializers.CharField(source="ordered_by.username")
+    ordered_at = serializers.DateTimeField()
 
 
 class GiveUpSerializer(serializers.Serializer):

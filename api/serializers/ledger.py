@@ -177,3 +177,47 @@ class ChipTransferSerializer(serializers.Serializer):
     def get_balances(self, txn):
         return {entry.account.player.code: f"{entry.account.balance:.2f}"
                 for entry in txn.entries.select_related("account__player").order_by("id")}
+
+
+class BankDepositInputSerializer(CashierInputSerializer):
+    """A bank deposit at the cage: the open tenure's id, the syndicate member's id and the
+    cash he deposits for his share of the bank's capital (euros; at most the cage's
+    maximum per slip, and what he still owes: the service checks that)."""
+
+    tenure = serializers.PrimaryKeyRelatedField(queryset=BankTenure.objects.all(),
+                                                help_text="the bank tenure's id (``GET /api/cashier/bank-deposits/``)")
+
+
+class BankDepositSlipSerializer(SlipSerializer):
+    """A ``bank_deposit`` slip: as any slip, with its tenure."""
+
+    tenure = serializers.IntegerField(source="tenure_id", read_only=True)
+    rebuild = serializers.IntegerField(source="rebuild.number", read_only=True, allow_null=True, default=None,
+                                       help_text="the rebuild's number it pays for; null: the bank's capital")
+
+    class Meta(SlipSerializer.Meta):
+        fields = [*SlipSerializer.Meta.fields, "tenure", "rebuild"]
+
+
+class DepositOwedSerializer(serializers.Serializer):
+    """What one syndicate member owes of a bank's deposit (euros)."""
+
+    player = serializers.CharField(source="player.code")
+    percent = serializers.DecimalField(max_digits=5, decimal_places=2, coerce_to_string=True)
+    due = serializers.DecimalField(max_digits=14, decimal_places=2, coerce_to_string=True)
+    deposited = serializers.DecimalField(max_digits=14, decimal_places=2, coerce_to_string=True)
+    owing = serializers.DecimalField(max_digits=14, decimal_places=2, coerce_to_string=True)
+
+
+class AwaitingBankSerializer(serializers.Serializer):
+    """An open bank awaiting its deposits at the cage, with who owes what."""
+
+    tenure = serializers.IntegerField()
+    table = serializers.CharField()
+    holder = serializers.CharField()
+    capital = serializers.DecimalField(max_digits=14, decimal_places=2, coerce_to_string=True)
+    rebuild = serializers.IntegerField(allow_null=True, help_text="the rebuild's number the deposits are for; "
+                                                                  "null: for the bank's capital")
+    amount = serializers.DecimalField(max_digits=14, decimal_places=2, coerce_to_string=True,
+                                      help_text="what is to be deposited: the capital, or the rebuild's amount")
+    members = DepositOwedSerializer(many=True, help_text="every member of the syndicate, paid up or not")

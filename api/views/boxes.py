@@ -27,6 +27,7 @@ from api.serializers.boxes import (
     AuctionSerializer,
     BankAmountInputSerializer,
     BankMovementSerializer,
+    BankRebuildSerializer,
     BidInputSerializer,
     BoxCountInputSerializer,
     BoxCountSerializer,
@@ -176,20 +177,22 @@ class WithdrawView(_TableView):
 
 
 class RebuildView(_TableView):
-    """``/api/tables/{id}/bank/rebuild/``: a wiped-out bank rebuilt, between hands."""
+    """``/api/tables/{id}/bank/rebuild/``: a wiped-out bank ordered rebuilt, between hands;
+    its syndicate deposits the amount at the cage (``POST /api/cashier/bank-deposits/``)
+    before the next hand."""
 
     serializer_class = BankAmountInputSerializer
 
     permission = IsPitSupervisor
     refusal_field = "amount"
 
-    @extend_schema(summary="Rebuild the bank to at least its first amount (pit supervisor)", tags=["bank"],
-                   request=BankAmountInputSerializer, responses={201: BankMovementSerializer})
+    @extend_schema(summary="Order the bank rebuilt to at least its first amount, deposited at the cage (pit supervisor)",
+                   tags=["bank"], request=BankAmountInputSerializer, responses={201: BankRebuildSerializer})
     @idempotent
     def post(self, request, pk):
         data = validated(BankAmountInputSerializer, request)
-        txn = tables.table_bank_rebuild(table=self.table(), amount=data["amount"], by=request.user)
-        return Response(_movement(txn), status=status.HTTP_201_CREATED)
+        rebuild = tables.table_bank_rebuild(table=self.table(), amount=data["amount"], by=request.user)
+        return Response(BankRebuildSerializer(rebuild).data, status=status.HTTP_201_CREATED)
 
 
 class GiveUpView(_TableView):

@@ -10,7 +10,7 @@ slips by the cashier, the auditor and the admin. Writes: the cashier, through
 import hashlib
 from decimal import Decimal
 
-from django.db.models import Value
+from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
@@ -23,6 +23,9 @@ from api.idempotency import idempotent
 from api.permissions import IsAdmin, IsAuditor, IsCashier, IsPitSupervisor, IsStaff
 from api.serializers.ledger import (
     AccountSerializer,
+    AwaitingBankSerializer,
+    BankDepositInputSerializer,
+    BankDepositSlipSerializer,
     CashierInputSerializer,
     ChipTransferInputSerializer,
     ChipTransferSerializer,
@@ -190,6 +193,39 @@ class CashierViewSet(ApiViewMixin, viewsets.GenericViewSet):
     def cash_out(self, request):
         """Post a cash-out (refused above the player's chips) and issue its slip."""
         return self._slip(request, services.cashier_cash_out)
+
+    @extend_schema(summary="The banks awaiting their deposits at the cage, with who owes what (cashier)",
+                   tags=["cashier"], request=None, responses={200: AwaitingBankSerializer(many=True)})
+    @action(detail=False, methods=["get"], url_path="bank-deposits", pagination_class=None, refusal_field="tenure")
+    def bank_deposits(self, request):
+        """The open banks whose capital (or the rebuild the pit ordered) is not yet deposited, by table: each
+        member of the syndicate with his share due, deposited and still owing
+        (``ledger.services.deposits_owed``), as the cage's page lists them."""
+        rows = []
+        for tenure in (BankTenure.objects.filter(Q(deposit_required=True) | Q(rebuilds__isnull=False),
+                                                 closed_at__isnull=True)
+                       .distinct().select_related("table", "holder").order_by("table__name", "id")):
+            members = services.deposits_owed(tenure)
+            if any(row["owing"] > 0 for row in members):
+                rebuild = members[0]["rebuild"]
+                rows.append({"tenure": tenure.pk, "table": tenure.table.name, "holder": tenure.holder.code,
+                             "capital": tenure.capital, "rebuild": rebuild.number if rebuild else None,
+                             "amount": rebuild.amount if rebuild else tenure.capital, "members": members})
+        return Response(AwaitingBankSerializer(rows, many=True).data)
+
+    @extend_schema(summary="A bank deposit: a syndicate member's cash for his share of the bank (cashier)",
+                   tags=["cashier"], request=BankDepositInputSerializer, responses={201: BankDepositSlipSerializer})
+    @bank_deposits.mapping.post
+    @idempotent
+    def bank_deposit(self, request):
+        """Book a ``bank_deposit`` slip against the cashier's open drawer
+        (``ledger.services.cashier_bank_deposit``): refused (409 naming ``tenure``,
+        ``player`` or ``amount``) for a closed bank, one not awaiting deposits, a player
+        not of its syndicate, or above what he still owes; 409 without an open drawer."""
+        data = validated(BankDepositInputSerializer, request)
+        slip = services.cashier_bank_deposit(tenure=data["tenure"], player=data["player"], amount=data["amount"],
+                                             posted_by=request.user, idempotency_key=ledger_key(request))
+        return Response(BankDepositSlipSerializer(slip).data, status=status.HTTP_201_CREATED)
 
 
 class ChipTransferViewSet(ApiViewMixin, viewsets.GenericViewSet):

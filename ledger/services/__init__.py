@@ -19,14 +19,15 @@ the owner holds; see ``ledger.models``).
   keys); a hand's settlement (``ledger_post_settlement``) and a reversal
   (``ledger_reverse``).
 - ``cage``: the cashier's slips (``cashier_buy_in``, ``cashier_cash_out``,
-  ``cashier_bank_deposit`` for a bank's capital, ``deposits_owed``; one function per kind, each booked against the cashier's open drawer, ``cage.services.drawer``;
+  ``cashier_bank_deposit`` for a bank's capital or its rebuild, ``deposits_owed``; one function per kind, each booked against the cashier's open drawer, ``cage.services.drawer``;
   ``cashier_slip_void`` by a cage supervisor); ``patrons``: the players' register.
 - ``chips``: chips away from the cage and the tables (``chips_opening``: a migration's
   opening chips; ``chips_transfer``: from one player to another, recorded by the pit).
 - ``tenures``: the bank's tenures (``tenure_open``, ``tenure_close``, ``bank_sell``,
   ``bank_transfer``, ``tenure_check_cover``).
 - ``bank_life``: the bank's auction (``auction_open``, ``auction_bid``, ``auction_award``),
-  withdrawals (``bank_withdraw``) and rebuilds (``bank_rebuild``, ``bank_wiped_out``).
+  withdrawals (``bank_withdraw``) and rebuilds (``bank_rebuild_order``, deposited at the cage;
+  ``bank_wiped_out``).
 
 Every posting of a buy-in, a cash-out, a bank's capital, distribution or sale price is
 also a patron's movement of his gaming day for the anti-money-laundering rules: ``_post``
@@ -41,6 +42,7 @@ from ledger.services.cage import (
     cashier_cash_out,
     cashier_slip_void,
     deposits_owed,
+    outstanding_rebuild,
 )
 from ledger.services.chips import chips_opening, chips_transfer
 from ledger.services.posting import ledger_post_settlement, ledger_reverse
@@ -55,5 +57,5 @@ from ledger.services.tenures import (
 __all__ = [
     "awaiting_deposit", "bank_sell", "bank_transfer", "cashier_bank_deposit", "cashier_buy_in", "cashier_cash_out",
     "cashier_slip_void", "chips_opening", "chips_transfer", "deposits_owed", "ledger_post_settlement",
-    "ledger_reverse", "tenure_check_cover", "tenure_close", "tenure_open",
+    "ledger_reverse", "outstanding_rebuild", "tenure_check_cover", "tenure_close", "tenure_open",
 ]

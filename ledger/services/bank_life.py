@@ -2,9 +2,10 @@
 wins, a tie drawn by lot and recorded), drawn down by its banker after a hand (never the
 stakes in play), rebuilt when wiped out.
 
-Every withdrawal and rebuild is one posting on the tenure's account (kinds
-``bank_withdrawal``, ``bank_rebuild``), split among its syndicate by shares to the cent
-(largest remainder, ``ledger.shares``). [France, arrêté of 14 May 2007 art. 61; Melilla
+Every withdrawal is one posting on the tenure's account (kind ``bank_withdrawal``),
+split among its syndicate's chips by shares to the cent (largest remainder,
+``ledger.shares``). A rebuild is ordered by the pit (``BankRebuild``) and deposited at the
+cage by the members, each his share (``bank_rebuild`` postings, one per slip). [France, arrêté of 14 May 2007 art. 61; Melilla
 casino rules 2014 art. 52: "after the first hand the banker may withdraw part of the
 bank, announcing it; a bank wiped out is rebuilt to at least its first amount or given up"]
 """
@@ -18,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ledger.errors import TenureError
-from ledger.models import Account, BankAuction, BankBid, BankTenure, Transaction
+from ledger.models import Account, BankAuction, BankBid, BankRebuild, BankTenure, Transaction
 from ledger.money import cents, euros, show
 from ledger.services.posting import (
     CREDIT,
@@ -30,7 +31,7 @@ from ledger.services.posting import (
     _post,
     _source,
 )
-from ledger.services.tenures import _require_chips, tenure_open
+from ledger.services.tenures import tenure_open
 from ledger.shares import split_by_shares
 from tables.models import Player
 
@@ -210,24 +211,45 @@ def bank_wiped_out(tenure: BankTenure, balance: Decimal | None = None) -> bool:
     return balance < tenure.table.min_bet and tenure.hands.filter(status="settled").exists()
 
 
-def bank_rebuild(*, tenure: BankTenure, amount: Decimal, posted_by, source: str = "") -> Transaction:
-    """Rebuild the bank: its syndicate puts ``amount`` from their chips (by shares) into
-    the tenure's account, so that it holds at least ``bank_floor``.
+def bank_rebuild_order(*, tenure: BankTenure, amount: Decimal, ordered_by) -> BankRebuild:
+    """The pit orders a wiped-out bank rebuilt, between hands: ``amount`` is to be
+    deposited at the cage by its syndicate, each member his share to the cent by largest
+    remainder (``ledger.shares``; ``ledger.services.cage.deposits_owed``, paid with
+    ``cashier_bank_deposit``: a ``bank_rebuild`` posting per slip). Until the deposits
+    cover it the console opens no hand (PostgreSQL refuses one too, migration 0014); the
+    bank may be given up instead (``tenure_close``: what was deposited goes back to the
+    syndicate's chips with the rest of its balance).
 
+    Args:
+        tenure: the open tenure; amount: Decimal euros above zero, at least the bank's
+        first amount (``bank_floor``) less what it holds; ordered_by: the pit supervisor.
     Returns:
-        Transaction of kind ``bank_rebuild``.
+        the BankRebuild recorded (``number`` from 1 per tenure, ``held``: what the bank held).
     Raises:
-        InvalidAmount; TenureError: closed, or ``amount`` leaves the bank below its first
-        amount (field ``amount``, the least amount named); InsufficientChips.
+        InvalidAmount (field ``amount``); TenureError: the tenure is closed, its capital or
+        an earlier rebuild still awaits deposits (field ``tenure``), or ``amount`` leaves
+        the bank below its first amount (field ``amount``, the least amount named).
+    [issue 16; Melilla casino rules 2014 art. 52: "a bank wiped out is rebuilt to at least
+    its first amount or given up"; "the bank's money is deposited at the cage before play"]
     """
+    from ledger.services.cage import awaiting_deposit
+
     amount_cents = _amount_cents(amount)
-    source = _source(posted_by, source, "pit")
+    if ordered_by is None or not getattr(ordered_by, "is_authenticated", False):
+        raise TypeError("a rebuild needs the pit supervisor's user as ordered_by")
     with db.atomic():
-        shares, accounts = _members(tenure)
+        tenure = BankTenure.objects.select_for_update().select_related("table").get(pk=tenure.pk)
         bank = _tenure_account(tenure)
-        locked = _lock([bank, *accounts.values()])
-        if not locked[bank].is_open:
-            raise TenureError(_("bank tenure #%(tenure)s is already closed"), params={"tenure": tenure.pk})
+        locked = _lock([bank])
+        if tenure.closed_at is not None or not locked[bank].is_open:
+            raise TenureError(_("bank tenure #%(tenure)s is already closed"), params={"tenure": tenure.pk},
+                              field="tenure")
+        owing = awaiting_deposit(tenure)
+        if owing:
+            if owing[0]["rebuild"] is not None:
+                raise TenureError(_("the bank's rebuild %(number)s still awaits its deposits at the cage"),
+                                  params={"number": owing[0]["rebuild"].number}, field="tenure")
+            raise TenureError(_("the bank still awaits its capital's deposits at the cage"), field="tenure")
         floor = cents(bank_floor(tenure))
         least = floor - cents(locked[bank].balance)
         if amount_cents < least:
@@ -235,21 +257,10 @@ def bank_rebuild(*, tenure: BankTenure, amount: Decimal, posted_by, source: str 
                                 "%(floor)s, so at least %(least)s go in"),
                               params={"balance": show(locked[bank].balance), "floor": show(euros(floor)),
                                       "least": show(euros(least))}, field="amount")
-        parts = split_by_shares(amount_cents, [share.percent for share in shares])
-        debits = {}
-        for share, part in zip(shares, parts, strict=True):
-            if part:
-                debits[accounts[share.player_id]] = debits.get(accounts[share.player_id], 0) + part
-        _require_chips(locked, debits, {accounts[s.player_id]: s.player for s in shares}, field="amount")
-        number = tenure.transactions.filter(kind=KIND.BANK_REBUILD).count() + 1
-        legs = [(account, DEBIT, part) for account, part in debits.items()] + [(bank, CREDIT, amount_cents)]
-        return _post(locked=locked, kind=KIND.BANK_REBUILD, legs=legs,
-                     idempotency_key=f"tenure:{tenure.pk}:rebuild:{number}",
-                     reference=f"bank rebuilt {number}, tenure #{tenure.pk} at {tenure.table}",
-                     posted_by=posted_by, source=source, tenure=tenure,
-                     cause={"kind": "bank_rebuild", "number": number, "tenure": tenure.pk, "table": tenure.table.name},
-                     detail={"shares": [[share.player.code, str(share.percent), str(euros(part))]
-                                        for share, part in zip(shares, parts, strict=True)]})
+        number = BankRebuild.objects.filter(tenure=tenure).count() + 1
+        return BankRebuild.objects.create(tenure=tenure, number=number, amount=euros(amount_cents),
+                                          held=locked[bank].balance, ordered_by=ordered_by,
+                                          ordered_at=timezone.now())
 
 
 def auction_sessions_played(tenure: BankTenure):
@@ -271,5 +282,5 @@ def last_bank_movement(tenure: BankTenure):
             .order_by("-id").first())
 
 
-__all__ = ["auction_award", "auction_bid", "auction_open", "auction_standing", "bank_floor", "bank_rebuild",
+__all__ = ["auction_award", "auction_bid", "auction_open", "auction_standing", "bank_floor", "bank_rebuild_order",
            "bank_wiped_out", "bank_withdraw", "last_bank_movement"]

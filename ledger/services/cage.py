@@ -142,26 +142,54 @@ def cashier_cash_out(*, player: Player, amount: Decimal, posted_by, idempotency_
                     idempotency_key=idempotency_key)
 
 
+def outstanding_rebuild(tenure: BankTenure):
+    """The tenure's latest rebuild (``BankRebuild``) if its live deposits (voids excepted)
+    do not yet cover its amount, else None. Its ``deposited`` is set (Decimal euros)."""
+    from django.db.models import Q, Sum
+    from django.db.models.functions import Coalesce
+
+    from ledger.models import BankRebuild
+
+    rebuild = (BankRebuild.objects.filter(tenure_id=tenure.pk).order_by("-number")
+               .annotate(deposited=Coalesce(Sum("deposits__amount", filter=Q(deposits__void__isnull=True)),
+                                            Decimal("0")))
+               .first())
+    if rebuild is None or rebuild.deposited >= rebuild.amount:
+        return None
+    return rebuild
+
+
 def deposits_owed(tenure: BankTenure) -> list[dict]:
-    """What each member of a tenure awaiting its deposits at the cage owes.
+    """What each member of a tenure awaiting deposits at the cage owes: for the rebuild the
+    pit ordered if one awaits its deposits (``outstanding_rebuild``), else for the bank's
+    capital.
 
     Returns:
         ``[{"player": Player, "percent": Decimal, "due": Decimal, "deposited": Decimal,
-        "owing": Decimal}]`` in the syndicate's order (euros; ``due`` his share of the
-        capital to the cent by largest remainder, ``deposited`` his live deposit slips,
+        "owing": Decimal, "rebuild": BankRebuild | None}]`` in the syndicate's order (euros;
+        ``due`` his share of the capital, or of the rebuild's amount, to the cent by
+        largest remainder, ``ledger.shares``; ``deposited`` his live deposit slips for it,
         voids excepted); empty for a tenure whose capital came from chips
-        (``deposit_required`` false).
+        (``deposit_required`` false) and that awaits no rebuild.
     """
-    if not tenure.deposit_required:
+    rebuild = outstanding_rebuild(tenure)
+    if rebuild is not None:
+        amount = rebuild.amount
+        slips = CashierSlip.objects.filter(rebuild=rebuild)
+    elif tenure.deposit_required:
+        amount = tenure.capital
+        slips = CashierSlip.objects.filter(tenure=tenure, rebuild__isnull=True)
+    else:
         return []
     shares = list(tenure.shares.select_related("player").order_by("id"))
-    parts = split_by_shares(cents(tenure.capital), [share.percent for share in shares])
+    parts = split_by_shares(cents(amount), [share.percent for share in shares])
     paid = {}
-    for player_id, amount in (CashierSlip.objects.filter(tenure=tenure, kind=CashierSlip.Kind.BANK_DEPOSIT,
-                                                         void__isnull=True).values_list("player_id", "amount")):
-        paid[player_id] = paid.get(player_id, 0) + cents(amount)
+    for player_id, paid_amount in (slips.filter(kind=CashierSlip.Kind.BANK_DEPOSIT, void__isnull=True)
+                                   .values_list("player_id", "amount")):
+        paid[player_id] = paid.get(player_id, 0) + cents(paid_amount)
     return [{"player": share.player, "percent": share.percent, "due": euros(part),
-             "deposited": euros(paid.get(share.player_id, 0)), "owing": euros(max(part - paid.get(share.player_id, 0), 0))}
+             "deposited": euros(paid.get(share.player_id, 0)),
+             "owing": euros(max(part - paid.get(share.player_id, 0), 0)), "rebuild": rebuild}
             for share, part in zip(shares, parts, strict=True)]
 
 
@@ -173,26 +201,28 @@ def awaiting_deposit(tenure: BankTenure) -> list[dict]:
 
 def cashier_bank_deposit(*, tenure: BankTenure, player: Player, amount: Decimal, posted_by,
                          idempotency_key: str = "") -> CashierSlip:
-    """A syndicate member deposits cash at the cage for his share of a bank's capital: the
-    cage's cash account debited, the tenure's bank credited (a ``capital_in`` posting), a
-    numbered slip of kind ``bank_deposit`` issued against the cashier's open drawer.
+    """A syndicate member deposits cash at the cage for his share of a bank's capital, or
+    of the rebuild the pit ordered (``ledger.services.bank_life.bank_rebuild_order``): the
+    cage's cash account debited, the tenure's bank credited (a ``capital_in`` posting, a
+    ``bank_rebuild`` one for a rebuild), a numbered slip of kind ``bank_deposit`` issued
+    against the cashier's open drawer.
 
     Args:
-        tenure: an open BankTenure awaiting its deposits (``deposit_required``);
-        player: a member of its syndicate (the banker alone: the holder); amount:
-        ``Decimal`` euros above zero, at most what he still owes (``deposits_owed``; in
-        one slip or several); posted_by: the cashier's user; idempotency_key: as
+        tenure: an open BankTenure awaiting deposits (its capital, ``deposit_required``, or
+        a rebuild: ``deposits_owed``); player: a member of its syndicate (the banker
+        alone: the holder); amount: ``Decimal`` euros above zero, at most what he still
+        owes (in one slip or several); posted_by: the cashier's user; idempotency_key: as
         ``cashier_buy_in``.
     Returns:
-        CashierSlip of kind ``bank_deposit`` (``tenure`` set; ``balance_after``: the
-        player's chips, which it does not change).
+        CashierSlip of kind ``bank_deposit`` (``tenure`` set, ``rebuild`` for a rebuild's;
+        ``balance_after``: the player's chips, which it does not change).
     Raises:
-        TenureError: the tenure is closed, takes no deposit, the player is not of its
+        TenureError: the tenure is closed, awaits no deposit, the player is not of its
         syndicate (field ``player``), or the amount is above what he owes (field
         ``amount``, the amount owed named).
         InvalidAmount, AlreadyPosted, DrawerError, AmlRefused (cash in, as a buy-in).
     [issue 16; Melilla casino rules 2014 art. 52: "the bank's money is deposited at the
-    cage before play"]
+    cage before play"; "a bank wiped out is rebuilt to at least its first amount"]
     """
     amount_cents = check_slip_amount(amount)
     if posted_by is None or not getattr(posted_by, "is_authenticated", False):
@@ -209,29 +239,47 @@ def cashier_bank_deposit(*, tenure: BankTenure, player: Player, amount: Decimal,
         if tenure.closed_at is not None or not locked[bank].is_open:
             raise TenureError(_("bank tenure #%(tenure)s is closed: it takes no deposit"),
                               params={"tenure": tenure.pk}, field="tenure")
-        if not tenure.deposit_required:
+        rows = deposits_owed(tenure)
+        if not rows:
             raise TenureError(_("bank tenure #%(tenure)s took its capital from chips: it takes no deposit"),
                               params={"tenure": tenure.pk}, field="tenure")
-        row = next((row for row in deposits_owed(tenure) if row["player"].pk == player.pk), None)
+        row = next((row for row in rows if row["player"].pk == player.pk), None)
         if row is None:
             raise TenureError(_("%(player)s is not of the syndicate of bank tenure #%(tenure)s"),
                               params={"player": player.code, "tenure": tenure.pk}, field="player")
+        rebuild = row["rebuild"]
         if amount_cents > cents(row["owing"]):
+            if rebuild is not None:
+                raise TenureError(_("%(player)s owes %(owing)s of his share of the bank's rebuild, not %(amount)s"),
+                                  params={"player": player.code, "owing": show(row["owing"]),
+                                          "amount": show(euros(amount_cents))}, field="amount")
             raise TenureError(_("%(player)s owes %(owing)s of his share of the bank's capital, not %(amount)s"),
                               params={"player": player.code, "owing": show(row["owing"]),
                                       "amount": show(euros(amount_cents))}, field="amount")
         number = (CashierSlip.objects.aggregate(last=Max("number"))["last"] or 0) + 1
         reference = f"slip {number:06d}"
-        txn = _post(locked=locked, kind=Transaction.Kind.CAPITAL_IN,
+        detail = {"deposit": [player.code, str(euros(amount_cents))]}
+        if rebuild is not None:
+            detail["rebuild"] = rebuild.number
+        txn = _post(locked=locked,
+                    kind=Transaction.Kind.CAPITAL_IN if rebuild is None else Transaction.Kind.BANK_REBUILD,
                     legs=[(cage, DEBIT, amount_cents), (bank, CREDIT, amount_cents)],
                     idempotency_key=idempotency_key or reference, reference=reference, posted_by=posted_by,
                     source="cashier", tenure=tenure, patron=(player, amount_cents),
-                    cause={"kind": "slip", "number": number, "tenure": tenure.pk},
-                    detail={"deposit": [player.code, str(euros(amount_cents))]})
+                    cause={"kind": "slip", "number": number, "tenure": tenure.pk}, detail=detail)
         return CashierSlip.objects.create(number=number, kind=CashierSlip.Kind.BANK_DEPOSIT, player=player,
                                           amount=euros(amount_cents), balance_after=locked[chips].balance,
                                           transaction=txn, issued_at=txn.posted_at, issued_by=posted_by,
-                                          drawer=drawer, tenure=tenure)
+                                          drawer=drawer, tenure=tenure, rebuild=rebuild)
+
+
+def _bank_played_since(slip):
+    """A deposit slip's bank has played since what it paid for: its first hand for the
+    capital's, the next hand after the rebuild was ordered for a rebuild's."""
+    hands = slip.tenure.hands.all()
+    if slip.rebuild_id is not None:
+        hands = hands.filter(opened_at__gte=slip.rebuild.ordered_at)
+    return hands.exists()
 
 
 def cashier_slip_void(*, slip: CashierSlip, reason: str, voided_by) -> SlipVoid:
@@ -270,7 +318,7 @@ def cashier_slip_void(*, slip: CashierSlip, reason: str, voided_by) -> SlipVoid:
         with db.atomic():
             if SlipVoid.objects.filter(slip=slip).exists():
                 raise AlreadyReversed(_("slip %(number)s was already voided"), params={"number": str(slip)})
-            if slip.kind == CashierSlip.Kind.BANK_DEPOSIT and slip.tenure.hands.exists():
+            if slip.kind == CashierSlip.Kind.BANK_DEPOSIT and _bank_played_since(slip):
                 raise VoidRefused(_("slip %(number)s is a deposit of a bank that has played: it is not voided "
                                     "(a withdrawal or the bank's distribution pays it back)"),
                                   params={"number": str(slip)})

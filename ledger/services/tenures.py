@@ -306,7 +306,38 @@ def tenure_close(*, tenure: BankTenure, ended: str = BankTenure.Ended.CLOSED, po
     _check_choice(ended, BankTenure.Ended, "ended")
     source = _source(posted_by, source, "cashier")
     with db.atomic():
+        _refund_unfinished_rebuild(tenure=tenure, posted_by=posted_by, source=source)
         return _close_tenure(tenure=tenure, ended=ended, posted_by=posted_by, source=source)
+
+
+def _refund_unfinished_rebuild(*, tenure, posted_by, source):
+    """A bank given up while the rebuild the pit ordered still awaits deposits: what each
+    member deposited for it goes back to his own chips (not by shares: the others paid
+    nothing of it), one ``bank_rebuild`` posting debiting the bank; None if nothing to
+    refund. [issue 16: "rebuilt to at least its first amount or given up"]"""
+    from ledger.services.cage import outstanding_rebuild
+
+    rebuild = outstanding_rebuild(tenure)
+    if rebuild is None or not rebuild.deposited:
+        return None
+    paid = defaultdict(int)
+    codes = {}
+    for player_id, code, amount in (rebuild.deposits.filter(void__isnull=True)
+                                    .values_list("player_id", "player__code", "amount")):
+        paid[player_id] += cents(amount)
+        codes[player_id] = code
+    accounts = _ensure_player_accounts(paid)
+    bank = Account.objects.filter(tenure_id=tenure.pk).values_list("id", flat=True).get()
+    locked = _lock([bank, *accounts.values()])
+    total = sum(paid.values())
+    legs = [(bank, DEBIT, total)] + [(accounts[pid], CREDIT, amount) for pid, amount in paid.items()]
+    return _post(locked=locked, kind=KIND.BANK_REBUILD, legs=legs,
+                 idempotency_key=f"tenure:{tenure.pk}:rebuild:{rebuild.number}:refund",
+                 reference=f"bank rebuilt {rebuild.number}, tenure #{tenure.pk} at {tenure.table}",
+                 posted_by=posted_by, source=source, tenure=tenure,
+                 cause={"kind": "bank_rebuild", "number": rebuild.number, "tenure": tenure.pk,
+                        "table": tenure.table.name},
+                 detail={"refund": [[codes[pid], str(euros(amount))] for pid, amount in paid.items()]})
 
 
 def bank_sell(*, tenure: BankTenure, buyer: Player, price: Decimal, capital: Decimal, posted_by,
@@ -331,8 +362,13 @@ def bank_sell(*, tenure: BankTenure, buyer: Player, price: Decimal, capital: Dec
         InvalidAmount, InvalidSyndicate.
     [rules.md "The bank passes": sold or transferred]
     """
+    from ledger.services.cage import outstanding_rebuild
+
     capital_cents, shares = _new_holder_checks(tenure=tenure, holder=buyer, capital=capital, shares=shares)
     price_cents = _amount_cents(price, "price")
+    if outstanding_rebuild(tenure) is not None:
+        raise TenureError(_("the bank awaits the deposits of its rebuild at the cage: it is not sold before "
+                            "(or it is given up)"), field="tenure")
     source = _source(posted_by, source, "cashier")
     with _refuse_second_open_tenure(tenure.table), db.atomic():
         handover = _lock_handover(tenure=tenure, players=[buyer, *(p for p, _s in shares)])

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from ledger.models import BankAuction, BankTenure
 from ledger.money import euros, show
+from ledger.services import awaiting_deposit
 from ledger.services.bank_life import (
     auction_award,
     auction_bid,
@@ -101,7 +102,8 @@ def _money_change(request, table_id, kind):
     context = {"table": table, "tenure": tenure, "kind": kind, "form": form, "in_play": in_play,
                "free": max(tenure.account.balance - in_play, Decimal("0.00")),
                "least": max(bank_floor(tenure) - tenure.account.balance, Decimal("0.01")),
-               "floor": bank_floor(tenure), "can_change": _can_change(request), "confirming": False}
+               "floor": bank_floor(tenure), "can_change": _can_change(request), "confirming": False,
+               "owing": awaiting_deposit(tenure) if kind == "rebuild" else []}
     if request.method == "POST" and form.is_valid():
         if not _can_change(request):
             raise PermissionDenied
@@ -119,7 +121,8 @@ def _money_change(request, table_id, kind):
             else:
                 messages.success(request, (_("%(player)s withdrew %(amount)s from the bank; the console announces it.")
                                            if kind == "withdraw" else
-                                           _("The bank of %(player)s was rebuilt with %(amount)s."))
+                                           _("The rebuild of the bank of %(player)s with %(amount)s is ordered: its syndicate deposits it "
+                                             "at the cage, each member his share, before the next hand."))
                                  % {"player": tenure.holder.code, "amount": show(amount)})
                 return redirect("tables:pit_table", table_id=table.pk)
     return render(request, "tables/pit/bank_money.html", context)
@@ -133,7 +136,8 @@ def bank_withdraw(request, table_id):
 
 @pit_page
 def bank_rebuild(request, table_id):
-    """A wiped-out bank rebuilt to at least its first amount, between hands."""
+    """A wiped-out bank ordered rebuilt to at least its first amount, between hands; its
+    syndicate deposits the rebuild at the cage (``table_bank_rebuild``)."""
     return _money_change(request, table_id, "rebuild")
 
 

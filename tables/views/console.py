@@ -365,7 +365,8 @@ def _bank_news(table, hand):
     rebuild since the last hand (``kind``, ``amount`` Decimal euros, ``at``), and whether
     a limited bank is wiped out (the next hand is refused until it is rebuilt or given
     up), and what a bank opened by the pit still awaits at the cage (``owing``: each
-    member who owes, ``player``, ``owing``, ``due``). [issue 16 "The bank's life":
+    member who owes, ``player``, ``owing``, ``due``; ``rebuild``: the BankRebuild they
+    owe for, else None: the capital). [issue 16 "The bank's life":
     withdrawals recorded and announced on the console; the capital deposited at the cage
     before the first hand]"""
     from ledger.models import BankTenure
@@ -382,14 +383,16 @@ def _bank_news(table, hand):
     if movement is not None and since is not None and movement.posted_at < since:
         movement = None
     balance = tenure.account.balance
+    owing = awaiting_deposit(tenure)
     return Shown(holder=tenure.holder.code, balance=balance,
+                 rebuild=owing[0]["rebuild"] if owing else None,
                  kind=movement.kind if movement else None,
                  at=timezone.localtime(movement.posted_at).strftime("%H:%M") if movement else None,
                  amount=movement.entries.filter(account__tenure=tenure).values_list("amount", flat=True).first()
                  if movement else None,
                  wiped_out=bank_wiped_out(tenure, balance), floor=bank_floor(tenure), capital=tenure.capital,
                  owing=[Shown(player=row["player"].code, owing=row["owing"], due=row["due"])
-                        for row in awaiting_deposit(tenure)])
+                        for row in owing])
 
 
 def _next_bank(table, hand, settled_now):

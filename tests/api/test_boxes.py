@@ -69,7 +69,16 @@ def test_a_withdrawal_a_rebuild_and_the_bank_given_up_through_the_api(api, mesa)
     assert Transaction.objects.filter(kind=Transaction.Kind.BANK_WITHDRAWAL).count() == 1
     rebuilt = api["supervisor"].post(base + "rebuild/", {"amount": "70.00"})
     assert rebuilt.status_code == 201, rebuilt.json()
-    assert rebuilt.json()["bank"] == "100.00"
+    assert (rebuilt.json()["number"], rebuilt.json()["amount"], rebuilt.json()["held"],
+            rebuilt.json()["ordered_by"]) == (1, "70.00", "30.00", "pit1")
+    # Deposited at the cage by its syndicate (ana alone) before the next hand.
+    awaiting = api["cashier"].get("/api/cashier/bank-deposits/").json()
+    assert [(b["rebuild"], b["amount"], [(m["player"], m["owing"]) for m in b["members"]]) for b in awaiting] == [
+        (1, "70.00", [("ana", "70.00")])]
+    tenure = BankTenure.objects.get(table=mesa.table, closed_at__isnull=True)
+    slip = api["cashier"].post("/api/cashier/bank-deposits/", {"tenure": tenure.pk, "player": "ana", "amount": "70"})
+    assert slip.status_code == 201 and slip.json()["rebuild"] == 1, slip.json()
+    assert tenure.account.balance == Decimal("100.00") and api["cashier"].get("/api/cashier/bank-deposits/").json() == []
     tenure = BankTenure.objects.get(table=mesa.table, closed_at__isnull=True)
     given = api["supervisor"].post(base + "give-up/")
     assert given.status_code == 200, given.json()

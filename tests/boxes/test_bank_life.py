@@ -9,13 +9,14 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from ledger.errors import TenureError
-from ledger.models import Account, BankAuction, BankTenure, Transaction
+from ledger.models import Account, BankAuction, BankRebuild, BankTenure, Transaction
 from ledger.selectors import ledger_faults
+from ledger.services import awaiting_deposit, cashier_bank_deposit
 from ledger.services.bank_life import auction_award, auction_bid, auction_open
 from tables import services
 from tables.errors import BankNotReady
 from tables.models import Table
-from tests.factories import deposit_bank
+from tests.factories import UserFactory, deposit_bank, open_drawer
 from tests.hands import event
 from tests.reports.conftest import P01
 
@@ -113,24 +114,113 @@ def test_a_withdrawal_that_would_touch_the_stakes_in_play_is_refused(mesa):
     assert ledger_faults() == []
 
 
-def test_a_wiped_out_limited_bank_is_rebuilt_before_the_next_hand(mesa):
+def _wiped_out_syndicate(mesa):
+    """Mesa 1 limited, ana's bank of 30.00 (ana, pepe, rosa a third each), deposited, then
+    wiped out by a hand: it holds 0.00."""
     mesa.table.bank_cover = True
     mesa.table.save(update_fields=["bank_cover"])
     services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)  # ana's 100 back to her
-    services.table_bank_draw(table=mesa.table, holder=mesa.players["ana"], capital=Decimal("30"), by=mesa.supervisor)
+    p = mesa.players
+    tenure = services.table_bank_draw(table=mesa.table, holder=p["ana"], capital=Decimal("30"), by=mesa.supervisor,
+                                      shares=[(p["ana"], Decimal("33.34")), (p["pepe"], Decimal("33.33")),
+                                              (p["rosa"], Decimal("33.33"))])
     deposit_bank(mesa.table)
     play(mesa, BANK_LOSES)  # the bank pays 30.00: it holds 0.00
+    return tenure
+
+
+def test_a_wiped_out_limited_bank_is_rebuilt_at_the_cage_before_the_next_hand(mesa):
+    tenure = _wiped_out_syndicate(mesa)
+    chips_before = {code: chips(mesa.players[code]) for code in ("ana", "pepe", "rosa")}
     with pytest.raises(BankNotReady) as refused:
         services.hand_open(table=mesa.table, seats=["luis"], opened_by=mesa.dealer)
     assert "0,00 €" in str(refused.value) and "al menos a 30,00 €" in str(refused.value)
     with pytest.raises(TenureError) as short:
         services.table_bank_rebuild(table=mesa.table, amount=Decimal("29.99"), by=mesa.supervisor)
-    assert short.value.field == "amount"
-    txn = services.table_bank_rebuild(table=mesa.table, amount=Decimal("30.00"), by=mesa.supervisor)
-    assert txn.kind == Transaction.Kind.BANK_REBUILD
+    assert short.value.field == "amount" and "30,00" in str(short.value)
+    rebuild = services.table_bank_rebuild(table=mesa.table, amount=Decimal("30.01"), by=mesa.supervisor)
+    assert (rebuild.tenure, rebuild.number, rebuild.amount, rebuild.held, rebuild.ordered_by) == (
+        tenure, 1, Decimal("30.01"), Decimal("0.00"), mesa.supervisor)
+    # Each member owes his share, the cent left over to the largest remainder (ana's).
+    assert [(r["player"].code, r["due"], r["owing"], r["rebuild"]) for r in awaiting_deposit(tenure)] == [
+        ("ana", Decimal("10.01"), Decimal("10.01"), rebuild), ("pepe", Decimal("10.00"), Decimal("10.00"), rebuild),
+        ("rosa", Decimal("10.00"), Decimal("10.00"), rebuild)]
+    with pytest.raises(TenureError) as twice:  # one rebuild at a time
+        services.table_bank_rebuild(table=mesa.table, amount=Decimal("40"), by=mesa.supervisor)
+    assert twice.value.field == "tenure"
+    cashier = UserFactory(username="caja-rebuild", roles=["cashier"])
+    open_drawer(cashier)
+    with pytest.raises(TenureError) as above:
+        cashier_bank_deposit(tenure=tenure, player=mesa.players["pepe"], amount=Decimal("10.01"), posted_by=cashier)
+    assert above.value.field == "amount" and "10,00" in str(above.value)
+    first = cashier_bank_deposit(tenure=tenure, player=mesa.players["ana"], amount=Decimal("10.01"),
+                                 posted_by=cashier)
+    assert (first.kind, first.rebuild, first.transaction.kind) == ("bank_deposit", rebuild,
+                                                                   Transaction.Kind.BANK_REBUILD)
+    with pytest.raises(BankNotReady) as waiting:  # pepe and rosa still owe theirs
+        services.hand_open(table=mesa.table, seats=["luis"], opened_by=mesa.dealer)
+    assert "reconstitución" in str(waiting.value) and "pepe" in str(waiting.value) and "rosa" in str(waiting.value)
+    deposit_bank(mesa.table, cashier)
+    assert awaiting_deposit(tenure) == []
+    # Cash in at the cage: the members' chips are untouched, the bank holds the rebuild.
+    assert {code: chips(mesa.players[code]) for code in ("ana", "pepe", "rosa")} == chips_before
     hand = services.hand_open(table=mesa.table, seats=["luis"], opened_by=mesa.dealer)
-    assert hand.number == 2 and hand.tenure.account.balance == Decimal("30.00")
+    assert hand.number == 2 and hand.tenure.account.balance == Decimal("30.01")
     assert ledger_faults() == []
+
+
+def test_a_bank_awaiting_its_rebuild_may_be_given_up_and_its_deposits_go_back_as_chips(mesa):
+    tenure = _wiped_out_syndicate(mesa)
+    services.table_bank_rebuild(table=mesa.table, amount=Decimal("30"), by=mesa.supervisor)
+    cashier = UserFactory(username="caja-rebuild", roles=["cashier"])
+    open_drawer(cashier)
+    cashier_bank_deposit(tenure=tenure, player=mesa.players["rosa"], amount=Decimal("10"), posted_by=cashier)
+    before = chips(mesa.players["rosa"])
+    services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
+    tenure.refresh_from_db()
+    assert tenure.closed_at is not None and chips(mesa.players["rosa"]) - before == Decimal("10.00")
+    with pytest.raises(TenureError):  # a closed bank takes no more deposit
+        cashier_bank_deposit(tenure=tenure, player=mesa.players["pepe"], amount=Decimal("10"), posted_by=cashier)
+    assert ledger_faults() == []
+    from django.utils import timezone
+
+    from reports.banks import bank_rotation_report
+
+    today = timezone.localdate()
+    row = bank_rotation_report(mesa.table, today, today)["tenures"][-1]
+    assert (row["rebuilds"], row["reconciled"]) == ("0.00", True)  # deposited 10.00, paid back 10.00
+
+
+def test_a_bank_awaiting_its_rebuild_is_not_sold(mesa):
+    _wiped_out_syndicate(mesa)
+    services.table_bank_rebuild(table=mesa.table, amount=Decimal("30"), by=mesa.supervisor)
+    with pytest.raises(TenureError) as refused:
+        services.table_bank_sell(table=mesa.table, buyer=mesa.players["luis"], price=Decimal("5"),
+                                 capital=Decimal("50"), by=mesa.supervisor)
+    assert refused.value.field == "tenure"
+
+
+def test_postgresql_refuses_a_hand_while_a_rebuild_awaits_its_deposits(mesa):
+    from tables.models import Hand
+
+    tenure = _wiped_out_syndicate(mesa)
+    rebuild = services.table_bank_rebuild(table=mesa.table, amount=Decimal("30"), by=mesa.supervisor)
+    table = Table.objects.get(pk=mesa.table.pk)
+    with pytest.raises(IntegrityError, match="rebuild"), transaction.atomic():
+        Hand.objects.create(table=table, number=table.last_hand_number + 1, tenure=tenure, bank=tenure.holder,
+                            seats=["luis"], rules=table.rules, min_bet=table.min_bet, max_bet=table.max_bet)
+    with pytest.raises(IntegrityError, match="awaits its deposits"), transaction.atomic():  # a second order
+        BankRebuild.objects.create(tenure=tenure, number=2, amount=Decimal("5"), held=Decimal("0"),
+                                   ordered_by=mesa.supervisor)
+    (slip,) = deposit_bank(mesa.table)[:1]
+    with pytest.raises(IntegrityError, match="exceed"), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO ledger_cashierslip (number, kind, player_id, amount, balance_after, transaction_id, "
+            "issued_at, issued_by_id, drawer_id, tenure_id, rebuild_id) SELECT number + 10, kind, player_id, 1, "
+            "balance_after, transaction_id, issued_at, issued_by_id, drawer_id, tenure_id, rebuild_id "
+            "FROM ledger_cashierslip WHERE id = %s", [slip.pk])
+    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+        BankRebuild.objects.filter(pk=rebuild.pk).update(amount=Decimal("1"))
 
 
 def test_a_wiped_out_bank_given_up_leaves_the_table_without_a_bank(mesa):
@@ -175,6 +265,7 @@ def test_the_bank_rotation_report_shows_deposits_withdrawals_rebuilds_and_the_re
     deposit_bank(mesa.table)
     play(mesa, BANK_LOSES)
     services.table_bank_rebuild(table=mesa.table, amount=Decimal("40"), by=mesa.supervisor)
+    deposit_bank(mesa.table)  # the rebuild deposited at the cage
     play(mesa, P01)
     services.table_bank_withdraw(table=mesa.table, amount=Decimal("20"), by=mesa.supervisor)
     services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
@@ -209,3 +300,35 @@ def test_the_shift_report_lists_an_auction_with_its_draw(mesa):
     auction_award(auction=auction, awarded_by=mesa.supervisor, rng=random.Random(1))
     (row,) = shift_report(mesa.table.shifts.get())["boxes"]["bank_life"]
     assert (row["kind"], row["amount"], row["tied"], row["sessions"]) == ("auction", "60.00", ["pepe", "rosa"], 1)
+
+
+def test_a_rebuilds_deposit_is_voided_before_the_next_hand_never_after(mesa):
+    from django.utils import timezone
+
+    from ledger.errors import VoidRefused
+    from ledger.services import cashier_slip_void
+    from reports.banks import bank_rotation_report
+
+    tenure = _wiped_out_syndicate(mesa)
+    services.table_bank_rebuild(table=mesa.table, amount=Decimal("30"), by=mesa.supervisor)
+    cashier = UserFactory(username="caja-rebuild", roles=["cashier"])
+    supervisor = UserFactory(username="cage-super", roles=["cage_supervisor"])
+    open_drawer(cashier)
+    wrong = cashier_bank_deposit(tenure=tenure, player=mesa.players["pepe"], amount=Decimal("10"), posted_by=cashier)
+    cashier_slip_void(slip=wrong, reason="rosa's cash booked to pepe", voided_by=supervisor)
+    assert [(r["player"].code, r["owing"]) for r in awaiting_deposit(tenure)] == [
+        ("ana", Decimal("10.00")), ("pepe", Decimal("10.00")), ("rosa", Decimal("10.00"))]
+    slips = deposit_bank(mesa.table, cashier)
+    play(mesa, ["luis deal 5O", "bank deal 6E", "luis bet 5", "luis stand", "bank stand"],
+         seats=("luis",))
+    with pytest.raises(VoidRefused):
+        cashier_slip_void(slip=slips[0], reason="too late", voided_by=supervisor)
+    with pytest.raises(IntegrityError, match="not voided once its bank has played"), transaction.atomic(), \
+            connection.cursor() as cursor:
+        cursor.execute("INSERT INTO ledger_slipvoid (slip_id, reason, voided_at, voided_by_id, reversal_id) "
+                       "SELECT id, 'x', now(), issued_by_id, transaction_id FROM ledger_cashierslip WHERE id = %s",
+                       [slips[0].pk])
+    assert ledger_faults() == []
+    today = timezone.localdate()
+    row = bank_rotation_report(mesa.table, today, today)["tenures"][-1]
+    assert (row["rebuilds"], row["reconciled"]) == ("30.00", True), row  # the voided 10.00 netted

@@ -59,7 +59,7 @@ def test_a_withdrawal_is_confirmed_then_announced_on_the_console(client_es, mesa
     assert "El banquero ana retiró 50,00 € de la banca" in console and "tiene 59,50 €" in console
 
 
-def test_a_wiped_out_bank_is_flagged_on_the_console_and_rebuilt_from_the_pit(client_es, mesa):
+def test_a_wiped_out_bank_is_flagged_on_the_console_and_rebuilt_at_the_cage(client_es, mesa, staff):
     mesa.table.bank_cover = True
     mesa.table.save(update_fields=["bank_cover"])
     services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
@@ -77,7 +77,22 @@ def test_a_wiped_out_bank_is_flagged_on_the_console_and_rebuilt_from_the_pit(cli
     url = reverse("tables:bank_rebuild", args=[mesa.table.pk])
     short = client_es.post(url, {"amount": "10", "confirm": "yes"})
     assert "al menos 30,00 €" in short.content.decode()
-    client_es.post(url, {"amount": "30", "confirm": "yes"})
+    ordered = client_es.post(url, {"amount": "30", "confirm": "yes"}, follow=True).content.decode()
+    assert "Ordenada la reconstitución de la banca de ana con 30,00 €" in ordered
+    pending = client_es.get(url).content.decode()
+    assert "La reconstitución 1 de 30,00 € está pendiente de sus depósitos en caja" in pending
+    assert "ana debe 30,00 € de sus 30,00 €" in pending
+    twice = client_es.post(url, {"amount": "30", "confirm": "yes"}).content.decode()
+    assert "sigue pendiente de sus depósitos en caja" in twice
+    client_es.force_login(mesa.dealer)
+    opened = client_es.post(reverse("tables:console_open", args=[mesa.table.pk]), {"seats": "luis", "after": "1"})
+    assert "pendiente del depósito de su reconstitución en caja" in opened.content.decode()
+    waiting = client_es.get(reverse("tables:console", args=[mesa.table.pk])).content.decode()
+    assert "ana debe 30,00 €" in waiting and "pendiente del depósito de su reconstitución en caja (30,00 €)" in waiting
+    client_es.force_login(staff["cashier"])
+    cage = client_es.get(reverse("ledger:bank_deposit"), follow=True).content.decode()
+    assert "banca de ana, reconstitución 1 de 30,00 €" in cage
+    deposit_bank(mesa.table, staff["cashier"])
     client_es.force_login(mesa.dealer)
     console = client_es.get(reverse("tables:console", args=[mesa.table.pk])).content.decode()
     assert "fue reconstituida con 30,00 €" in console and "ninguna mano se abre" not in console

@@ -117,3 +117,102 @@ def test_the_pages_of_a_bank_awaiting_its_deposit_fit_the_screen(chromium, live_
             context.close()
     assert wide == []
     deposit_bank(mesa.table)
+
+
+def test_a_wiped_out_bank_rebuilt_at_the_cage_before_the_next_hand(chromium, live_server, mesa):
+    """The pit orders the rebuild of ana's wiped-out limited bank (pepe and rosa hold a
+    third each), the console refuses the next hand naming who owes what, the cashier books
+    each member's share from the banks awaiting theirs, and the dealer opens the hand. The
+    pages changed fit 1024x768 and 390x844 (``SCREENSHOT_DIR`` keeps them)."""
+    from tests.boxes.test_bank_life import BANK_LOSES, play
+
+    mesa.table.bank_cover = True
+    mesa.table.save(update_fields=["bank_cover"])
+    services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
+    p = mesa.players
+    tenure = services.table_bank_draw(table=mesa.table, holder=p["ana"], capital=Decimal("30"), by=mesa.supervisor,
+                                      shares=[(p["ana"], Decimal("33.34")), (p["pepe"], Decimal("33.33")),
+                                              (p["rosa"], Decimal("33.33"))])
+    deposit_bank(mesa.table)
+    play(mesa, BANK_LOSES)  # the bank pays 30.00: wiped out
+
+    pit = _context(chromium, live_server).new_page()
+    log_in(pit, "pit1", f"/tables/pit/tables/{mesa.table.pk}/bank/rebuild/")
+    assert "depositados en caja por su sindicato" in pit.inner_text("main")
+    pit.fill("input[name=amount]", "30,01")
+    pit.get_by_role("button", name="Continuar").click()
+    pit.get_by_role("button", name="Confirmar").click()
+    pit.wait_for_selector("text=Ordenada la reconstitución de la banca de ana con 30,01 €")
+    rebuild = tenure.rebuilds.get()
+    assert (rebuild.amount, rebuild.ordered_by.username) == (Decimal("30.01"), "pit1")
+
+    dealer = _context(chromium, live_server).new_page()
+    log_in(dealer, "dealer1", f"/tables/console/{mesa.table.pk}/")
+    dealer.wait_for_selector(".bank-awaiting-deposit")
+    waiting = dealer.inner_text(".bank-awaiting-deposit")
+    assert "reconstitución en caja (30,01 €)" in waiting and "ana debe 10,01 €" in waiting
+    dealer.fill("#form-open input[name=seats]", "luis marta")
+    dealer.click("#form-open button[type=submit]")
+    dealer.wait_for_selector("text=pepe debe 10,00 €")
+    assert Hand.objects.filter(tenure=tenure).count() == 1
+
+    cashier = _context(chromium, live_server).new_page()
+    log_in(cashier, "caja1", "/ledger/")
+    for code, amount in (("ana", "10,01"), ("pepe", "10,00"), ("rosa", "10,00")):
+        cashier.click("nav >> text=Depósito de banca")
+        cashier.wait_for_url(re.compile(r"/ledger/bank-deposit/[^/]+/"))
+        assert "banca de ana, reconstitución 1 de 30,01 €" in cashier.inner_text("main")
+        cashier.click(f"li:has-text('{code} debe') >> text=rellenar")
+        assert (cashier.input_value("input[name=player]"), cashier.input_value("input[name=amount]")) == (code, amount)
+        cashier.get_by_role("button", name="Asentar el depósito de banca").click()
+        cashier.wait_for_url(re.compile(r"/ledger/slips/\d+/"))
+    slips = CashierSlip.objects.filter(rebuild=rebuild).order_by("number")
+    assert [(s.player.code, s.amount, s.transaction.kind) for s in slips] == [
+        ("ana", Decimal("10.01"), "bank_rebuild"), ("pepe", Decimal("10.00"), "bank_rebuild"),
+        ("rosa", Decimal("10.00"), "bank_rebuild")]
+
+    dealer.goto(f"/tables/console/{mesa.table.pk}/")
+    assert dealer.locator(".bank-awaiting-deposit").count() == 0
+    dealer.fill("#form-open input[name=seats]", "luis marta")
+    dealer.click("#form-open button[type=submit]")
+    dealer.wait_for_selector("[data-card-input]")
+    assert Hand.objects.get(table=mesa.table, status="open").tenure == tenure
+    for page in (pit, dealer, cashier):
+        page.context.close()
+
+
+def test_the_pages_of_a_bank_awaiting_its_rebuild_fit_the_screen(chromium, live_server, mesa):
+    """The pit's rebuild page, the console and the cage's deposit page while a rebuild
+    awaits its deposits, at 1024x768 and 390x844: no sideways scroll."""
+    from tests.boxes.test_bank_life import BANK_LOSES, play
+
+    mesa.table.bank_cover = True
+    mesa.table.save(update_fields=["bank_cover"])
+    services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
+    p = mesa.players
+    services.table_bank_draw(table=mesa.table, holder=p["ana"], capital=Decimal("30"), by=mesa.supervisor,
+                             shares=[(p["ana"], Decimal("50")), (p["pepe"], Decimal("50"))])
+    deposit_bank(mesa.table)
+    play(mesa, BANK_LOSES)
+    services.table_bank_rebuild(table=mesa.table, amount=Decimal("30"), by=mesa.supervisor)
+    shots = os.environ.get("SCREENSHOT_DIR")
+    pages = {"rebuild-console": ("dealer1", f"/tables/console/{mesa.table.pk}/"),
+             "rebuild-pit": ("pit1", f"/tables/pit/tables/{mesa.table.pk}/bank/rebuild/"),
+             "rebuild-cage": ("caja1", "/ledger/bank-deposit/")}
+    wide = []
+    for width, height in ((1024, 768), (390, 844)):
+        for name, (user, url) in pages.items():
+            context = _context(chromium, live_server, width, height)
+            page = context.new_page()
+            log_in(page, user, "/ledger/" if name == "rebuild-cage" else url)
+            if name == "rebuild-cage":
+                page.goto(url)
+                assert "reconstitución 1 de 30,00 €" in page.inner_text("main")
+            page.wait_for_load_state()
+            scroll, viewport = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            if scroll > viewport:
+                wide.append((name, width, scroll))
+            if shots:
+                page.screenshot(path=str(Path(shots) / f"{name}-{width}x{height}.png"), full_page=True)
+            context.close()
+    assert wide == []
