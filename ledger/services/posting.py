@@ -468,7 +468,10 @@ class SettlementBatch:
         self.house_read = False  # its balance read since the last forget
         self.stale = set()  # codes whose balances were forgotten: read again with the next read
         self.pending = []  # [(Transaction unsaved, legs)]
-        self.ids = IdPool(Transaction)  # the transactions' ids, taken from their sequence at each flush
+        # The transactions' ids, taken from their sequence at each flush, as many as it writes (taken
+        # ahead for the whole batch, the ids left unused would be gaps: the import would not number
+        # its transactions as the console's services do, which tests/tables/test_import_batches.py checks).
+        self.ids = IdPool(Transaction)
 
     def _read(self, codes=(), tenure_id=None):
         """Lock and read, in one statement in account-id order, the chips of ``codes``, the
