@@ -181,9 +181,14 @@ def _close_tenure(*, tenure, ended, posted_by, source, handover=None):
             cause={"kind": "bank_distribution", "tenure": tenure.pk, "table": tenure.table.name},
             detail={"shares": [[share.player.code, str(share.percent), str(euros(part))]
                                for share, part in zip(shares, parts, strict=True)]})
-    Account.objects.filter(pk=bank).update(is_open=False)
     closed_at = timezone.now()
-    BankTenure.objects.filter(pk=tenure.pk).update(closed_at=closed_at, ended=ended)
+    # The account closed and the tenure's closing recorded in one statement (each row's trigger
+    # checks its own table: ledger_account_update, ledger_banktenure_update): 6.07 to 5.83
+    # statements a hand on benchmarks/import.py's first 1,000 hands (in-process, a bank passed in one hand in four).
+    with connection.cursor() as cursor:
+        cursor.execute("WITH account AS (UPDATE ledger_account SET is_open = false WHERE id = %s)"
+                       " UPDATE ledger_banktenure SET closed_at = %s, ended = %s WHERE id = %s",
+                       [bank, closed_at, ended, tenure.pk])
     tenure.closed_at, tenure.ended = closed_at, ended
     return distribution
 
