@@ -30,9 +30,12 @@ the end:
    (``CaptureQueriesContext``, savepoints, BEGIN and COMMIT included): statements per hand.
 
 Goal (issue 18): at least 1,000 hands/s. Last measured (2026-11-24, README's
-"Benchmarks"): 54 and 69 hands/s against 29 and 53 for the code before (two rounds in
-alternation), 6.2 statements a hand against 15.3; not met: a 7½ takeover (one hand in
-four) still goes through the ledger's services, about 16 statements each.
+"Benchmarks"), the batch's rows and postings copied in (``casino/bulk.py``) and a bank
+passed in fewer statements, against the ``integ`` branch's code (9f35817) in the same
+conditions, two rounds each, back to back: 166 and 182 hands/s against 136 and 132
+(1.22× and 1.38×; ratio to pgbench 0.09 and 0.09 against 0.07 and 0.07), 5.8 statements a
+hand against 6.2. Not met: a 7½ takeover (one hand in four) still goes through the
+ledger's services (about 13 statements, with a flush before it and a savepoint around it).
 """
 
 import argparse
