@@ -171,6 +171,7 @@ class CashierViewSet(ApiViewMixin, viewsets.GenericViewSet):
 
     permission = IsCashier
     serializer_class = CashierInputSerializer
+    queryset = CashierSlip.objects.none()  # for the schema: the actions post through the services
 
     def _slip(self, request, service):
         data = validated(CashierInputSerializer, request)

@@ -188,6 +188,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # Several fields are named "kind": the reports' gets a name of its own.
     "ENUM_NAME_OVERRIDES": {"ReportKindEnum": "reports.models.ReportKind", "AlertKindEnum": "reports.models.AlertKind",
+                            "SlipKindEnum": "ledger.models.CashierSlip.Kind",
                             "AlertStatusEnum": "reports.models.Alert.Status"},
 }
 
