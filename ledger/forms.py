@@ -4,13 +4,12 @@ fault; the services do the posting (and check again under the row locks)."""
 from decimal import Decimal
 
 from django import forms
-from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from ledger.models import BankTenure
 from ledger.money import show
 from ledger.selectors import player_balance
-from ledger.services.cage import slip_maximum
+from ledger.services.cage import banks_taking_deposits, slip_maximum
 from tables.models import Player
 
 
@@ -68,9 +67,7 @@ class BankDepositForm(CashierForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["tenure"].queryset = (
-            BankTenure.objects.filter(Q(deposit_required=True) | Q(rebuilds__isnull=False), closed_at__isnull=True)
-            .distinct().select_related("table", "holder").order_by("table__name"))
+        self.fields["tenure"].queryset = banks_taking_deposits()
         self.fields["player"].widget.attrs.pop("autofocus", None)
 
 

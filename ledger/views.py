@@ -167,16 +167,10 @@ def bank_deposit(request):
 
 def _awaiting_banks():
     """The open banks awaiting their deposits (their capital, or a rebuild the pit
-    ordered), each with who owes what
+    ordered), each with the members who still owe
     (``[(BankTenure, [deposits_owed rows owing])]``), by table."""
-    rows = []
-    for tenure in (BankTenure.objects.filter(Q(deposit_required=True) | Q(rebuilds__isnull=False),
-                                             closed_at__isnull=True)
-                   .distinct().select_related("table", "holder").order_by("table__name")):
-        owing = services.awaiting_deposit(tenure)
-        if owing:
-            rows.append((tenure, owing))
-    return rows
+    return [(tenure, [row for row in members if row["owing"] > 0])
+            for tenure, members in services.banks_awaiting_deposits()]
 
 
 @never_cache

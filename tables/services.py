@@ -1005,20 +1005,18 @@ def _refuse_bank_awaiting_deposit(table, tenure):
         BankNotReady: naming each member who still owes, and how much.
     """
     owing = awaiting_deposit(tenure)
-    if owing and owing[0]["rebuild"] is not None:
+    if not owing:
+        return
+    who = "; ".join(_("%(player)s owes %(amount)s") % {"player": row["player"].code, "amount": show(row["owing"])}
+                    for row in owing)
+    rebuild = owing[0]["rebuild"]
+    if rebuild is not None:
         raise BankNotReady(
             _("the bank of %(holder)s awaits the deposit of its rebuild at the cage (%(amount)s): %(owing)s"),
-            params={"holder": tenure.holder.code, "amount": show(owing[0]["rebuild"].amount),
-                    "owing": "; ".join(_("%(player)s owes %(amount)s") % {"player": row["player"].code,
-                                                                         "amount": show(row["owing"])}
-                                       for row in owing)})
-    if owing:
-        raise BankNotReady(
-            _("the bank of %(holder)s awaits its deposit at the cage (capital %(capital)s): %(owing)s"),
-            params={"holder": tenure.holder.code, "capital": show(tenure.capital),
-                    "owing": "; ".join(_("%(player)s owes %(amount)s") % {"player": row["player"].code,
-                                                                         "amount": show(row["owing"])}
-                                       for row in owing)})
+            params={"holder": tenure.holder.code, "amount": show(rebuild.amount), "owing": who})
+    raise BankNotReady(
+        _("the bank of %(holder)s awaits its deposit at the cage (capital %(capital)s): %(owing)s"),
+        params={"holder": tenure.holder.code, "capital": show(tenure.capital), "owing": who})
 
 
 def _refuse_wiped_out_bank(table, tenure, ledger=None):

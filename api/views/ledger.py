@@ -10,7 +10,7 @@ slips by the cashier, the auditor and the admin. Writes: the cashier, through
 import hashlib
 from decimal import Decimal
 
-from django.db.models import Q, Value
+from django.db.models import Value
 from django.db.models.functions import Coalesce
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
@@ -203,15 +203,11 @@ class CashierViewSet(ApiViewMixin, viewsets.GenericViewSet):
         member of the syndicate with his share due, deposited and still owing
         (``ledger.services.deposits_owed``), as the cage's page lists them."""
         rows = []
-        for tenure in (BankTenure.objects.filter(Q(deposit_required=True) | Q(rebuilds__isnull=False),
-                                                 closed_at__isnull=True)
-                       .distinct().select_related("table", "holder").order_by("table__name", "id")):
-            members = services.deposits_owed(tenure)
-            if any(row["owing"] > 0 for row in members):
-                rebuild = members[0]["rebuild"]
-                rows.append({"tenure": tenure.pk, "table": tenure.table.name, "holder": tenure.holder.code,
-                             "capital": tenure.capital, "rebuild": rebuild.number if rebuild else None,
-                             "amount": rebuild.amount if rebuild else tenure.capital, "members": members})
+        for tenure, members in services.banks_awaiting_deposits():
+            rebuild = members[0]["rebuild"]
+            rows.append({"tenure": tenure.pk, "table": tenure.table.name, "holder": tenure.holder.code,
+                         "capital": tenure.capital, "rebuild": rebuild.number if rebuild else None,
+                         "amount": rebuild.amount if rebuild else tenure.capital, "members": members})
         return Response(AwaitingBankSerializer(rows, many=True).data)
 
     @extend_schema(summary="A bank deposit: a syndicate member's cash for his share of the bank (cashier)",

@@ -37,6 +37,8 @@ records it with the transaction.
 
 from ledger.services.cage import (
     awaiting_deposit,
+    banks_awaiting_deposits,
+    banks_taking_deposits,
     cashier_bank_deposit,
     cashier_buy_in,
     cashier_cash_out,
@@ -55,7 +57,7 @@ from ledger.services.tenures import (
 )
 
 __all__ = [
-    "awaiting_deposit", "bank_sell", "bank_transfer", "cashier_bank_deposit", "cashier_buy_in", "cashier_cash_out",
+    "awaiting_deposit", "bank_sell", "banks_awaiting_deposits", "banks_taking_deposits", "bank_transfer", "cashier_bank_deposit", "cashier_buy_in", "cashier_cash_out",
     "cashier_slip_void", "chips_opening", "chips_transfer", "deposits_owed", "ledger_post_settlement",
     "ledger_reverse", "outstanding_rebuild", "tenure_check_cover", "tenure_close", "tenure_open",
 ]

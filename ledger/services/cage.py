@@ -16,7 +16,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import IntegrityError
 from django.db import transaction as db
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils.translation import gettext as _
 
 from cage.services.drawer import drawer_for_slip
@@ -197,6 +197,26 @@ def awaiting_deposit(tenure: BankTenure) -> list[dict]:
     """The members of ``tenure`` who still owe part of their deposit (``deposits_owed``'s
     rows with ``owing`` above zero); empty when the bank may play."""
     return [row for row in deposits_owed(tenure) if row["owing"] > 0]
+
+
+def banks_taking_deposits():
+    """The open banks that take deposits at the cage: their capital is deposited there
+    (``deposit_required``), or the pit ordered a rebuild. A ``BankTenure`` queryset with
+    its table and holder, by table (one open bank per table)."""
+    return (BankTenure.objects.filter(Q(deposit_required=True) | Q(rebuilds__isnull=False), closed_at__isnull=True)
+            .distinct().select_related("table", "holder").order_by("table__name", "id"))
+
+
+def banks_awaiting_deposits() -> list[tuple[BankTenure, list[dict]]]:
+    """The open banks with something still owed at the cage (their capital, or a rebuild
+    the pit ordered), each with every member's ``deposits_owed`` row (those paid up
+    included): ``[(BankTenure, [row])]``, by table."""
+    banks = []
+    for tenure in banks_taking_deposits():
+        members = deposits_owed(tenure)
+        if any(row["owing"] > 0 for row in members):
+            banks.append((tenure, members))
+    return banks
 
 
 def cashier_bank_deposit(*, tenure: BankTenure, player: Player, amount: Decimal, posted_by,
