@@ -4,7 +4,6 @@ fault; ``boxes.services`` writes and checks again under the session's row lock. 
 are ``Decimal`` euros with two places (a Spanish ``150,50`` is accepted)."""
 
 import uuid
-from decimal import Decimal
 
 from django import forms
 from django.contrib.auth import get_user_model
@@ -14,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from boxes.models import BoxCount, TableTip
 from boxes.services import denominations
 from casino.roles import ROLES
-from ledger.forms import PlayerCodeField
+from ledger.forms import EurosField, PlayerCodeField
 
 
 class TableBuyInForm(forms.Form):
@@ -22,8 +21,7 @@ class TableBuyInForm(forms.Form):
     form sent twice posts once."""
 
     player = PlayerCodeField(label=_("Player id"))
-    amount = forms.DecimalField(label=_("Amount (€)"), max_digits=12, decimal_places=2, min_value=Decimal("0.01"),
-                                localize=True)
+    amount = EurosField()
     token = forms.CharField(widget=forms.HiddenInput, max_length=64)
 
     def __init__(self, *args, **kwargs):
@@ -98,8 +96,7 @@ class TableTipForm(forms.Form):
     kind = forms.ChoiceField(label=_("Paid in"), choices=TableTip.Kind.choices, initial=TableTip.Kind.CHIPS,
                              widget=forms.RadioSelect)
     player = OptionalPlayerCodeField(label=_("Player id (chips)"), required=False)
-    amount = forms.DecimalField(label=_("Amount (€)"), max_digits=12, decimal_places=2, min_value=Decimal("0.01"),
-                                localize=True)
+    amount = EurosField()
     token = forms.CharField(widget=forms.HiddenInput, max_length=64)
 
     def __init__(self, *args, **kwargs):

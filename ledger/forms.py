@@ -30,15 +30,32 @@ class PlayerCodeField(forms.CharField):
         return player
 
 
+class EurosField(forms.DecimalField):
+    """An amount of euros above zero with at most two decimals, typed in the reader's format
+    (``1250,50`` in Spanish), cleaned to a ``Decimal``. Below one cent it is refused with the
+    least amount in the reader's format (``0,01 €``; Django's own message prints the limit as
+    ``0.01`` in every language). Keyword arguments as ``forms.DecimalField``'s."""
+
+    LEAST = Decimal("0.01")
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("label", _("Amount (€)"))
+        super().__init__(max_digits=12, decimal_places=2, localize=True, **kwargs)
+
+    def validate(self, value):
+        super().validate(value)
+        if value is not None and value < self.LEAST:
+            raise forms.ValidationError(_("Enter an amount of at least %(least)s."), code="min_value",
+                                        params={"least": show(self.LEAST)})
+
+
 class CashierForm(forms.Form):
     """A buy-in or a cash-out: player and amount (Decimal euros, two decimals, above
     zero). Its one-time token is in the form's address (``ledger.slip_forms``), so that
     the same form sent twice books one slip."""
 
     player = PlayerCodeField(widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "off"}))
-    amount = forms.DecimalField(label=_("Amount (€)"), max_digits=12, decimal_places=2,
-                                min_value=Decimal("0.01"), localize=True,
-                                widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}))
+    amount = EurosField(widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}))
 
     def clean_amount(self):
         """The amount, refused above the cage's maximum per slip (``slip_maximum``)."""

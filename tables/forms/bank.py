@@ -2,16 +2,15 @@
 rebuild. Amounts are ``Decimal`` euros with two places (a Spanish ``150,50`` is accepted);
 the services in ``ledger.services.bank_life`` and ``tables.services`` check the rest."""
 
-from decimal import Decimal
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from ledger.forms import PlayerCodeField
+from ledger.forms import EurosField, PlayerCodeField
 
 
 def _money(label):
-    return forms.DecimalField(label=label, max_digits=12, decimal_places=2, min_value=Decimal("0.01"), localize=True)
+    return EurosField(label=label)
 
 
 class AuctionOpenForm(forms.Form):

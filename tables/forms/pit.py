@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from casino.roles import DEALER
-from ledger.forms import PlayerCodeField
+from ledger.forms import EurosField, PlayerCodeField
 from ledger.shares import HUNDRED
 from tables.models import Player, Shift, Table
 
@@ -111,8 +111,7 @@ class SharesField(forms.CharField):
 
 
 def _money(label):
-    return forms.DecimalField(label=label, max_digits=12, decimal_places=2, min_value=Decimal("0.01"),
-                              localize=True)
+    return EurosField(label=label)
 
 
 class BankDrawForm(forms.Form):
@@ -164,8 +163,7 @@ class ChipTransferForm(forms.Form):
 
     giver = PlayerCodeField(label=_("From (player id)"))
     receiver = PlayerCodeField(label=_("To (player id)"))
-    amount = forms.DecimalField(label=_("Amount (€)"), max_digits=12, decimal_places=2,
-                                min_value=Decimal("0.01"), localize=True)
+    amount = EurosField()
     reason = forms.CharField(label=_("Reason"), max_length=500, strip=True,
                              widget=forms.Textarea(attrs={"rows": 2, "cols": 30}),  # fits a phone
                              error_messages={"required": _("Say why the chips change hands.")})
