@@ -1,9 +1,12 @@
 """The cashier's forms: they check the shape of what was typed and name the field at
 fault; the services do the posting (and check again under the row locks)."""
 
+import re
+from contextlib import contextmanager
 from decimal import Decimal
 
 from django import forms
+from django.utils.formats import get_format
 from django.utils.translation import gettext_lazy as _
 
 from ledger.models import BankTenure
@@ -30,20 +33,77 @@ class PlayerCodeField(forms.CharField):
         return player
 
 
+def read_grouping(text):
+    """``text`` as typed, with its thousands grouping taken out where it is well formed.
+
+    A group separator is the reader's own (a no-break space in Spanish, as the site prints
+    ``1 250,00 €``), a space, or the other one of point and comma (``1.250,50`` in Spanish,
+    ``1,250.50`` in English).
+
+    Args:
+        text: what was typed in an amount field (``str``).
+    Returns:
+        ``str``: the amount without its grouping (``"1250,50"``, ``"1250.50"``), or ``text``
+        stripped when it has none (``"12,50"``; ``"12.50"``, a decimal point, which Django
+        accepts in every language).
+    Raises:
+        ``forms.ValidationError`` (code ``grouping``) when a group separator is there but not
+        in groups of three followed by the cents: ``"1.250"`` in Spanish could be 1250 or
+        1,25, so it is refused with an example rather than guessed.
+    """
+    text = text.strip()
+    decimal = get_format("DECIMAL_SEPARATOR")
+    separators = {get_format("THOUSAND_SEPARATOR"), " ", "\xa0", "\u202f", "," if decimal == "." else "."}
+    separators.discard(decimal)
+    used = {char for char in text if char in separators}
+    if not used or (used == {"."} and re.fullmatch(r"\d+\.\d{1,2}", text)):
+        return text
+    if len(used) > 1:
+        used = {None}  # mixed separators: refused below
+    group = re.escape(used.pop() or "?")
+    if not re.fullmatch(rf"\d{{1,3}}(?:{group}\d{{3}})+{re.escape(decimal)}\d{{1,2}}", text):
+        example = "1.250,50" if decimal == "," else "1,250.50"
+        raise forms.ValidationError(
+            _("Write the amount as %(example)s or %(plain)s: thousands in groups of three, then the cents."),
+            code="grouping", params={"example": example, "plain": example.replace(example[1], "")})
+    return re.sub(group, "", text)
+
+
 class EurosField(forms.DecimalField):
     """An amount of euros above zero with at most two decimals, typed in the reader's format
-    (``1250,50`` in Spanish), cleaned to a ``Decimal``. Below one cent it is refused with the
-    least amount in the reader's format (``0,01 €``; Django's own message prints the limit as
-    ``0.01`` in every language). Keyword arguments as ``forms.DecimalField``'s."""
+    (``1250,50`` or ``1.250,50`` in Spanish; see ``read_grouping``), cleaned to a ``Decimal``.
+    Below one cent it is refused with the least amount in the reader's format (``0,01 €``;
+    Django's own message prints the limit as ``0.01`` in every language). Keyword arguments
+    as ``forms.DecimalField``'s; the widget asks phones for the decimal keypad."""
 
     LEAST = Decimal("0.01")
 
     def __init__(self, **kwargs):
         kwargs.setdefault("label", _("Amount (€)"))
+        kwargs.setdefault("widget", forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}))
         super().__init__(max_digits=12, decimal_places=2, localize=True, **kwargs)
+        self.error_messages["invalid"] = _("Enter an amount in euros, such as %(example)s.")
+
+    def to_python(self, value):
+        if isinstance(value, str):
+            value = read_grouping(value)
+        with self._example_on_invalid():
+            return super().to_python(value)
+
+    @contextmanager
+    def _example_on_invalid(self):
+        """Django's "invalid" refusals (words, NaN, infinity) given the example they name."""
+        try:
+            yield
+        except forms.ValidationError as error:
+            if getattr(error, "code", None) != "invalid":
+                raise
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid",
+                                        params={"example": f"1250{get_format('DECIMAL_SEPARATOR')}50"}) from None
 
     def validate(self, value):
-        super().validate(value)
+        with self._example_on_invalid():
+            super().validate(value)
         if value is not None and value < self.LEAST:
             raise forms.ValidationError(_("Enter an amount of at least %(least)s."), code="min_value",
                                         params={"least": show(self.LEAST)})

@@ -112,3 +112,10 @@ def deferred_checks_fire(request):
     if checks and connection.in_atomic_block and not connection.needs_rollback:
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+
+@pytest.fixture
+def as_cashier(client, cashier):
+    """The test client logged in as the cashier."""
+    client.force_login(cashier)
+    return client

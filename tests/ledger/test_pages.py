@@ -16,12 +16,6 @@ pytestmark = pytest.mark.django_db
 PAGES = ["ledger:buy_in", "ledger:cash_out", "ledger:players", "ledger:tenures"]
 
 
-@pytest.fixture
-def as_cashier(client, cashier):
-    client.force_login(cashier)
-    return client
-
-
 def draw(client, name):
     """Draw a slip form (``ledger:buy_in``, ``ledger:cash_out``): the address of its own."""
     response = client.get(reverse(name))
