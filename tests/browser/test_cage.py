@@ -185,3 +185,23 @@ def test_a_cage_supervisor_voids_a_slip_with_a_reason(cashier_page, chromium, li
     other.wait_for_url("**/ledger/slips/1/")
     assert "ANULADO" in other.inner_text("#slip") and "no entregó" in other.inner_text("#slip")
     other.context.close()
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (390, 844)])
+def test_a_cashier_types_the_amount_as_the_slip_prints_it(cashier_page, size, tmp_path):
+    """'1.250' is refused with an example on the amount (nothing booked); '1.250,50' books
+    1250,50 €, the slip printing it grouped."""
+    page = cashier_page
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    _fill_buy_in(page, "1.250")
+    page.get_by_role("button", name="Asentar la compra").click()
+    page.wait_for_load_state()
+    assert "1.250,50" in page.inner_text("main") and not CashierSlip.objects.exists()
+    page.screenshot(path=str(tmp_path / f"buy-in-refused-{size[0]}.png"), full_page=True)
+    if os.environ.get("SCREENSHOTS"):
+        page.screenshot(path=f"{os.environ['SCREENSHOTS']}/buy-in-refused-{size[0]}.png", full_page=True)
+    _fill_buy_in(page, "1.250,50")
+    page.get_by_role("button", name="Asentar la compra").click()
+    page.wait_for_url("**/ledger/slips/1/")
+    assert "1\xa0250,50 €" in page.inner_text("main") or "1.250,50 €" in page.inner_text("main")
+    assert str(CashierSlip.objects.get().amount) == "1250.50"
