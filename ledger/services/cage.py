@@ -268,6 +268,12 @@ def cashier_bank_deposit(*, tenure: BankTenure, player: Player, amount: Decimal,
             raise TenureError(_("%(player)s is not of the syndicate of bank tenure #%(tenure)s"),
                               params={"player": player.code, "tenure": tenure.pk}, field="player")
         rebuild = row["rebuild"]
+        if cents(row["owing"]) == 0:
+            if rebuild is not None:
+                raise TenureError(_("%(player)s has deposited all his share of the bank's rebuild: he owes nothing"),
+                                  params={"player": player.code}, field="player")
+            raise TenureError(_("%(player)s has deposited all his share of the bank's capital: he owes nothing"),
+                              params={"player": player.code}, field="player")
         if amount_cents > cents(row["owing"]):
             if rebuild is not None:
                 raise TenureError(_("%(player)s owes %(owing)s of his share of the bank's rebuild, not %(amount)s"),

@@ -221,3 +221,16 @@ def test_the_cashier_books_a_deposit_on_the_cage_page(client, mesa, syndicate_ba
     assert f"Mesa 2, banca de pepe (n.º {tenure.pk})" in done.content.decode()  # the slip printed
     again = client.post(url, {"tenure": tenure.pk, "player": "rosa", "amount": "120,00"}, follow=True)
     assert CashierSlip.objects.filter(tenure=tenure).count() == 1 and again.status_code == 200
+
+
+def test_a_member_who_paid_his_share_is_told_so_and_nothing_is_booked(mesa, syndicate_bank):
+    _table, tenure = syndicate_bank
+    cashier_bank_deposit(tenure=tenure, player=mesa.players["pepe"], amount=Decimal("180.00"),
+                         posted_by=mesa.cashier)
+    slips = CashierSlip.objects.count()
+    with pytest.raises(TenureError) as refused:
+        cashier_bank_deposit(tenure=tenure, player=mesa.players["pepe"], amount=Decimal("10.00"),
+                             posted_by=mesa.cashier)
+    assert refused.value.field == "player"
+    assert "pepe" in str(refused.value) and "capital" in str(refused.value) and "0,00" not in str(refused.value)
+    assert CashierSlip.objects.count() == slips and balance(tenure) == Decimal("180.00")
