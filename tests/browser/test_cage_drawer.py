@@ -48,6 +48,9 @@ def test_a_drawer_from_opening_to_close_with_a_variance(browser_page):
     page.fill("input[name=d20_00]", "20")
     page.fill("input[name=d0_50]", "4")
     assert page.inner_text("#count-total").replace("\u00a0", " ") == "902,00 €"
+    page.fill("input[name=d50_00]", "30")  # a thousand and more: grouped as the pages print it
+    assert page.inner_text("#count-total").replace("\u00a0", " ").replace("\u202f", " ") == "1 902,00 €"
+    page.fill("input[name=d50_00]", "10")
     page.click("#open-drawer button[type=submit]")
     page.wait_for_selector("#count-and-close")
     assert "902,00 €" in page.inner_text("main")
