@@ -118,6 +118,15 @@ class IdentityRecord(models.Model):
         return f"{self.player_id} · {self.document_type} {self.document_number}"
 
 
+class AmlMovementQuerySet(models.QuerySet):
+    """AML movements, with the ones that stand told from the ones whose posting was voided."""
+
+    def standing(self):
+        """The movements whose transaction was not reversed (a voided slip's stays in the
+        register, marked, but no longer adds to the patron's day: its cash went back)."""
+        return self.filter(transaction__reversal__isnull=True)
+
+
 class AmlMovement(models.Model):
     """One patron's part of a movement the AML rules add up per gaming day.
 
@@ -151,6 +160,8 @@ class AmlMovement(models.Model):
     recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
                                     related_name="+", verbose_name=_("recorded by"))
     retain_until = models.DateField(_("kept until"))
+
+    objects = AmlMovementQuerySet.as_manager()
 
     class Meta:
         ordering = ["at", "id"]

@@ -4,11 +4,12 @@ import csv
 import io
 from datetime import date
 
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch
 from django.utils.translation import gettext as _
 
 from cage.models import AmlAlert, AmlMovement, AmlReview
 from cage.services import aml
+from ledger.models import Transaction
 
 
 def aml_register(*, day: date) -> dict:
@@ -19,7 +20,8 @@ def aml_register(*, day: date) -> dict:
         (Decimal), ``bounds`` (the day's aware start and end), ``totals`` (``[(code,
         {in, out, total, movements, largest, identified})]``, as ``aml.day_totals``),
         ``alerts`` (AmlAlerts with ``latest_review`` or None), ``movements`` (the day's
-        AmlMovements, oldest first), ``log`` (us: the movements above the log's threshold).
+        AmlMovements, oldest first, each with ``voided``: its posting reversed, so not in
+        the totals), ``log`` (us: the movements above the log's threshold).
     """
     reviews = Prefetch("reviews", queryset=AmlReview.objects.select_related("reviewed_by"))
     alerts = list(AmlAlert.objects.filter(gaming_day=day).select_related("player", "movement")
@@ -28,6 +30,7 @@ def aml_register(*, day: date) -> dict:
         found = list(alert.reviews.all())
         alert.latest_review = found[0] if found else None
     movements = list(AmlMovement.objects.filter(gaming_day=day).select_related("player", "transaction", "recorded_by")
+                     .annotate(voided=Exists(Transaction.objects.filter(reverses=OuterRef("transaction"))))
                      .order_by("at", "id"))
     us = aml.profile() == "us"
     log_threshold = aml.log_threshold()
@@ -63,10 +66,11 @@ def register_csv(register: dict) -> str:
                          review.reviewed_at.isoformat() if review else "", review.note if review else ""])
     writer.writerow([])
     writer.writerow([_("movement"), _("at"), _("player"), _("kind"), _("direction"), _("amount"), _("transaction"),
-                     _("recorded by"), _("identity on file"), _("in the log")])
+                     _("recorded by"), _("identity on file"), _("in the log"), _("voided")])
     logged = {m.pk for m in register["log"]}
     for m in register["movements"]:
         writer.writerow([m.pk, m.at.isoformat(), m.player.code, m.get_kind_display(), m.get_direction_display(),
                          m.amount, m.transaction_id, m.recorded_by.get_username() if m.recorded_by else "system",
-                         _("yes") if m.identified else _("no"), _("yes") if m.pk in logged else ""])
+                         _("yes") if m.identified else _("no"), _("yes") if m.pk in logged else "",
+                         _("yes") if m.voided else ""])
     return out.getvalue()

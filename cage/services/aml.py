@@ -116,8 +116,9 @@ def _direction(kind, side):
 
 
 def _day_so_far(player, day):
-    """``{direction: (total, count, largest)}`` of the patron's movements that day."""
-    rows = (AmlMovement.objects.filter(player=player, gaming_day=day).values("direction")
+    """``{direction: (total, count, largest)}`` of the patron's standing movements that day
+    (``AmlMovementQuerySet.standing``: a voided slip's no longer counts)."""
+    rows = (AmlMovement.objects.standing().filter(player=player, gaming_day=day).values("direction")
             .annotate(total=Sum("amount"), n=Count("id"), largest=Max("amount")))
     return {row["direction"]: (row["total"], row["n"], row["largest"]) for row in rows}
 
@@ -214,13 +215,14 @@ def aml_record(pending: list[Pending], *, transaction, posted_by) -> list[AmlMov
 
 
 def day_totals(*, day: date) -> dict[str, dict]:
-    """Every patron's totals for gaming day ``day``, one query.
+    """Every patron's totals for gaming day ``day``, one query: his standing movements
+    (a voided slip's is listed in the register but not added up).
 
     Returns:
         ``{player code: {"in", "out", "total" (Decimal), "movements" (int), "largest"
         (Decimal), "identified" (bool)}}``, ``total`` = in + out.
     """
-    rows = (AmlMovement.objects.filter(gaming_day=day).values("player__code")
+    rows = (AmlMovement.objects.standing().filter(gaming_day=day).values("player__code")
             .annotate(cash_in=Sum("amount", filter=Q(direction=IN)), cash_out=Sum("amount", filter=Q(direction=OUT)),
                       n=Count("id"), largest=Max("amount"))
             .order_by("player__code"))

@@ -222,3 +222,23 @@ def test_the_days_totals_per_patron_are_the_sum_of_its_movements(movements, cash
             assert {code: (t["in"], t["out"], t["total"], t["movements"]) for code, t in totals.items()} == {
                 code: (r["in"], r["out"], r["in"] + r["out"], r["movements"]) for code, r in rows.items()}
         transaction.set_rollback(True)
+
+
+def test_a_voided_slip_stays_in_the_register_but_no_longer_counts(client, anon, cashier, supervisor, compliance,
+                                                                  drawer):
+    wrong = buy(anon, "1500.00", cashier)  # typed 1500 for 150
+    services.cashier_slip_void(slip=wrong, reason="typed 1500 for 150", voided_by=supervisor)
+    buy(anon, "150.00", cashier)
+    buy(anon, "1000.00", cashier)  # 1,150.00 standing: under the threshold, no identity asked
+    day = aml.gaming_day(timezone.now())
+    assert aml.day_totals(day=day)["anon"]["total"] == D("1150.00")
+    assert aml.day_totals(day=day)["anon"]["movements"] == 2
+    assert AmlMovement.objects.filter(player=anon).count() == 3  # nothing deleted
+    with pytest.raises(AmlRefused, match=r"2,000\.00"):
+        buy(anon, "850.00", cashier)  # 2,000.00 standing: the voided 1,500.00 is not what reaches it
+    client.force_login(compliance)
+    page = client.get("/cage/aml/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert page.count("<del>") == 1 and "anulado: no se cuenta" in page
+    csv = client.get("/cage/aml/", {"format": "csv"}, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    voided = [line for line in csv.splitlines() if line.endswith(",sí")]
+    assert len(voided) == 1 and ",anon," in voided[0] and ",1500.00," in voided[0]
