@@ -13,9 +13,20 @@ class DrawerError(LedgerError):
 
 class AmlRefused(LedgerError):
     """A movement that takes a patron's gaming day to the due-diligence threshold (or, in
-    the US profile, above the currency transaction report's) without his identity on file."""
+    the US profile, above the currency transaction report's) without his identity on file.
+
+    Attributes:
+        attempt: the refused movement's fields for an ``AmlRefusal`` (dict), or None;
+        recorded: the id of the ``AmlRefusal`` written for it, or None
+        (``cage.services.aml.records_refusals``).
+    """
 
     code = "aml_identity"
+
+    def __init__(self, message, *, params=None, field=None, attempt=None):
+        super().__init__(message, params=params, field=field)
+        self.attempt = attempt
+        self.recorded = None
 
 
 class IdentityError(LedgerError):

@@ -177,6 +177,42 @@ class AmlMovement(models.Model):
         return f"{self.gaming_day} · {self.player_id} · {self.kind} {self.direction} {self.amount}"
 
 
+class AmlRefusal(models.Model):
+    """An attempted movement the AML rules refused: a staff member's buy-in, cash-out,
+    deposit or bank movement that would have taken a patron without identity on file to
+    the threshold (``cage.services.aml.aml_check``). Nothing of the movement was posted;
+    this record keeps the attempt. [Directive (EU) 2015/849 art. 33(1)(a): suspicious
+    transactions "including attempted transactions"; Ley 10/2010 art. 18]
+
+    ``amount`` Decimal euros of the attempt; ``day_total`` the patron's standing day with
+    it; ``threshold`` the one it reached; ``refused_by`` the staff member whose entry was
+    refused; ``source`` the posting's channel (``cashier``, ``pit``…).
+    """
+
+    player = models.ForeignKey(Player, models.PROTECT, related_name="aml_refusals", verbose_name=_("player"))
+    kind = models.CharField(_("kind"), max_length=16, choices=AmlMovement.Kind.choices)
+    direction = models.CharField(_("direction"), max_length=3, choices=AmlMovement.Direction.choices)
+    amount = models.DecimalField(_("amount"), **MONEY)
+    day_total = models.DecimalField(_("day's total with it"), **MONEY)
+    threshold = models.DecimalField(_("threshold"), **MONEY)
+    at = models.DateTimeField(_("at"))
+    gaming_day = models.DateField(_("gaming day"))
+    refused_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                                   verbose_name=_("entered by"))
+    source = models.CharField(_("source"), max_length=32, blank=True)
+    retain_until = models.DateField(_("kept until"))
+
+    class Meta:
+        ordering = ["at", "id"]
+        verbose_name = _("refused AML movement")
+        verbose_name_plural = _("refused AML movements")
+        constraints = [models.CheckConstraint(condition=Q(amount__gt=0), name="cage_aml_refusal_amount_positive")]
+        indexes = [models.Index(fields=["gaming_day", "player"], name="cage_aml_refusal_day_player")]
+
+    def __str__(self):
+        return f"{self.gaming_day} · {self.player_id} · refused {self.kind} {self.amount}"
+
+
 class AmlAlert(models.Model):
     """What a patron's gaming day raised.
 

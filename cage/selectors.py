@@ -7,7 +7,7 @@ from datetime import date
 from django.db.models import Exists, OuterRef, Prefetch
 from django.utils.translation import gettext as _
 
-from cage.models import AmlAlert, AmlMovement, AmlReview
+from cage.models import AmlAlert, AmlMovement, AmlRefusal, AmlReview
 from cage.services import aml
 from ledger.models import Transaction
 
@@ -21,7 +21,7 @@ def aml_register(*, day: date) -> dict:
         {in, out, total, movements, largest, identified})]``, as ``aml.day_totals``),
         ``alerts`` (AmlAlerts with ``latest_review`` or None), ``movements`` (the day's
         AmlMovements, oldest first, each with ``voided``: its posting reversed, so not in
-        the totals), ``log`` (us: the movements above the log's threshold).
+        the totals), ``refusals`` (the day's refused attempts, ``AmlRefusal``), ``log`` (us: the movements above the log's threshold).
     """
     reviews = Prefetch("reviews", queryset=AmlReview.objects.select_related("reviewed_by"))
     alerts = list(AmlAlert.objects.filter(gaming_day=day).select_related("player", "movement")
@@ -37,6 +37,7 @@ def aml_register(*, day: date) -> dict:
     return {"day": day, "profile": aml.profile(), "threshold": aml.threshold(), "log_threshold": log_threshold,
             "bounds": aml.gaming_day_bounds(day), "totals": list(aml.day_totals(day=day).items()),
             "alerts": alerts, "movements": movements,
+            "refusals": list(AmlRefusal.objects.filter(gaming_day=day).select_related("player", "refused_by")),
             "log": [m for m in movements if m.amount > log_threshold] if us else []}
 
 
@@ -73,4 +74,10 @@ def register_csv(register: dict) -> str:
                          m.amount, m.transaction_id, m.recorded_by.get_username() if m.recorded_by else "system",
                          _("yes") if m.identified else _("no"), _("yes") if m.pk in logged else "",
                          _("yes") if m.voided else ""])
+    writer.writerow([])
+    writer.writerow([_("refused attempt"), _("at"), _("player"), _("kind"), _("direction"), _("amount"),
+                     _("day's total with it"), _("threshold"), _("entered by")])
+    for r in register["refusals"]:
+        writer.writerow([r.pk, r.at.isoformat(), r.player.code, r.get_kind_display(), r.get_direction_display(),
+                         r.amount, r.day_total, r.threshold, r.refused_by.get_username()])
     return out.getvalue()

@@ -25,6 +25,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cage.services.aml import records_refusals
 from casino.bulk import IdPool, copy_instances
 from ledger.errors import InsufficientChips
 from ledger.models import Account, BankRebuild, BankTenure, Transaction
@@ -856,6 +857,7 @@ def _check_record_fits(table, record):
 # ---------------------------------------------------------------------------------------
 # The bank between hands (pit supervisor)
 
+@records_refusals
 def table_bank_draw(*, table: Table, holder: Player, capital: Decimal, shares=None, by) -> BankTenure:
     """The bank drawn for at the start of a session: the first tenure at the table. Its
     capital is deposited at the cage (``cashier_bank_deposit``) before its first hand.
@@ -873,6 +875,7 @@ def table_bank_draw(*, table: Table, holder: Player, capital: Decimal, shares=No
                            began=BankTenure.Began.DRAW, posted_by=by, deposit=True)
 
 
+@records_refusals
 def table_bank_sell(*, table: Table, buyer: Player, price: Decimal, capital: Decimal, shares=None, by) -> BankTenure:
     """The bank sold between hands: the buyer pays the price from his chips and opens his
     tenure, whose capital is deposited at the cage before its first hand."""
@@ -883,6 +886,7 @@ def table_bank_sell(*, table: Table, buyer: Player, price: Decimal, capital: Dec
                          shares=shares, posted_by=by, deposit=True)
 
 
+@records_refusals
 def table_bank_transfer(*, table: Table, holder: Player, capital: Decimal, shares=None, by) -> BankTenure:
     """The bank handed over between hands without a price: the bank passes at the table
     (rules.md "The bank passes"), its capital from the new holder's chips on record."""
@@ -1045,6 +1049,7 @@ def _refuse_wiped_out_bank(table, tenure, ledger=None):
 # ---------------------------------------------------------------------------------------
 # The bank's life: withdrawals, rebuilds, giving it up
 
+@records_refusals
 def table_bank_withdraw(*, table: Table, amount: Decimal, by) -> Transaction:
     """The banker withdraws part of the bank (recorded by the pit, announced on the
     console): never the stakes of the hand in play.

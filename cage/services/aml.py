@@ -7,7 +7,8 @@ patron's movements are checked one after the other):
 
 1. ``aml_check`` before anything is written: the patron's day with this movement; at the
    threshold without his identity on file, a staff member's movement is refused
-   (``AmlRefused``, nothing written); a system posting, or a 7½ takeover the game imposes
+   (``AmlRefused``, nothing of it posted; the attempt kept as an ``AmlRefusal`` by the
+   services decorated with ``records_refusals``); a system posting, or a 7½ takeover the game imposes
    (``UNREFUSABLE_SOURCES``), is recorded with an ``unidentified`` alert instead.
 2. ``aml_record`` after the posting: the movements, and the alerts they raise.
 
@@ -25,18 +26,20 @@ Structuring: movements of one day each under the threshold that together reach i
 the US profile: pass the report's threshold) raise a ``structuring`` alert.
 """
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
 from django.conf import settings
+from django.db import transaction as db
 from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cage.errors import AmlRefused
-from cage.models import AmlAlert, AmlMovement, AmlReview
+from cage.models import AmlAlert, AmlMovement, AmlRefusal, AmlReview
 from ledger.money import euros, show
 
 ZERO = Decimal("0.00")
@@ -186,7 +189,10 @@ def aml_check(*, kind: str, legs, posted_by, at: datetime, source: str = "", pat
                       "the threshold of %(threshold)s that needs his identity on file; record his document, "
                       "nationality and date of birth first"),
                     params={"player": player.code, "day": day.isoformat(), "total": show(after),
-                            "threshold": show(limit)}, field="player")
+                            "threshold": show(limit)}, field="player",
+                    attempt={"player": player, "kind": kind, "direction": direction, "amount": amount,
+                             "day_total": after, "threshold": limit, "at": at, "gaming_day": day,
+                             "refused_by": posted_by, "source": source})
             alerts.append((AmlAlert.Kind.UNIDENTIFIED, after, count + 1))
         if crossed and small and count >= 1:
             alerts.append((AmlAlert.Kind.STRUCTURING, after, count + 1))
@@ -194,6 +200,42 @@ def aml_check(*, kind: str, legs, posted_by, at: datetime, source: str = "", pat
             alerts.append((AmlAlert.Kind.CTR, after, count + 1))
         pending.append(Pending(player, kind, direction, amount, at, day, alerts))
     return pending
+
+
+def records_refusals(service):
+    """Decorate a service that may be refused by ``aml_check``: the refused attempt is
+    written as an ``AmlRefusal`` before ``AmlRefused`` goes on to the caller.
+
+    The service's own transaction has been rolled back when the refusal reaches this
+    wrapper, so the attempt is written after it. A pit service that calls a decorated
+    ledger service inside its transaction rolls that record back too: its own wrapper
+    finds it gone and writes it again (``AmlRefused.recorded``, the record's id).
+    """
+
+    @functools.wraps(service)
+    def refusals_recorded(*args, **kwargs):
+        try:
+            return service(*args, **kwargs)
+        except AmlRefused as refused:
+            if refused.attempt is not None and (
+                    refused.recorded is None or not AmlRefusal.objects.filter(pk=refused.recorded).exists()):
+                refused.recorded = aml_refusal_record(**refused.attempt).pk
+            raise
+
+    return refusals_recorded
+
+
+def aml_refusal_record(*, player, kind: str, direction: str, amount: Decimal, day_total: Decimal,
+                       threshold: Decimal, at: datetime, gaming_day: date, refused_by, source: str = "") -> AmlRefusal:
+    """Write a refused attempt (``AmlRefusal``), kept ``AML_RETENTION_YEARS`` years.
+
+    Args: the refusal's fields (``amount``, ``day_total``, ``threshold``: Decimal euros;
+        ``refused_by``: the staff user). Returns: the AmlRefusal.
+    """
+    with db.atomic():
+        return AmlRefusal.objects.create(player=player, kind=kind, direction=direction, amount=amount,
+                                         day_total=day_total, threshold=threshold, at=at, gaming_day=gaming_day,
+                                         refused_by=refused_by, source=source or "", retain_until=retain_until(gaming_day))
 
 
 def aml_record(pending: list[Pending], *, transaction, posted_by) -> list[AmlMovement]:

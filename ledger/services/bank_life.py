@@ -18,6 +18,7 @@ from django.db import transaction as db
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cage.services.aml import records_refusals
 from ledger.errors import TenureError
 from ledger.models import Account, BankAuction, BankBid, BankRebuild, BankTenure, Transaction
 from ledger.money import cents, euros, show
@@ -97,6 +98,7 @@ def auction_standing(auction: BankAuction):
     return top, players
 
 
+@records_refusals
 def auction_award(*, auction: BankAuction, awarded_by, rng=None) -> BankAuction:
     """Award the bank: the highest bid wins; a tie is settled by a draw of lots among the
     tied bidders (``rng.choice`` over them in code order; default a system random),
@@ -145,6 +147,7 @@ def _tenure_account(tenure):
     return Account.objects.filter(tenure_id=tenure.pk).values_list("id", flat=True).get()
 
 
+@records_refusals
 def bank_withdraw(*, tenure: BankTenure, amount: Decimal, in_play: Decimal = Decimal("0"), posted_by,
                   source: str = "") -> Transaction:
     """The banker withdraws part of the bank after a hand: the tenure's account debited,

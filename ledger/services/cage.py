@@ -19,6 +19,7 @@ from django.db import transaction as db
 from django.db.models import Max, Q
 from django.utils.translation import gettext as _
 
+from cage.services.aml import records_refusals
 from cage.services.drawer import drawer_for_slip
 from ledger.errors import (
     AlreadyReversed,
@@ -104,6 +105,7 @@ def _cashier(*, kind, player, amount, posted_by, idempotency_key):
                                           issued_at=txn.posted_at, issued_by=posted_by, drawer=drawer)
 
 
+@records_refusals
 def cashier_buy_in(*, player: Player, amount: Decimal, posted_by, idempotency_key: str = "") -> CashierSlip:
     """Sell chips for cash: the cage's cash account is debited, the player's chips
     credited, and a numbered slip issued.
@@ -126,6 +128,7 @@ def cashier_buy_in(*, player: Player, amount: Decimal, posted_by, idempotency_ke
                     idempotency_key=idempotency_key)
 
 
+@records_refusals
 def cashier_cash_out(*, player: Player, amount: Decimal, posted_by, idempotency_key: str = "") -> CashierSlip:
     """Buy chips back for cash: the player's chips debited, the cage credited, a slip issued.
 
@@ -219,6 +222,7 @@ def banks_awaiting_deposits() -> list[tuple[BankTenure, list[dict]]]:
     return banks
 
 
+@records_refusals
 def cashier_bank_deposit(*, tenure: BankTenure, player: Player, amount: Decimal, posted_by,
                          idempotency_key: str = "") -> CashierSlip:
     """A syndicate member deposits cash at the cage for his share of a bank's capital, or

@@ -15,6 +15,7 @@ from django.db import transaction as db
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cage.services.aml import records_refusals
 from ledger.errors import CoverExceeded, InsufficientChips, InvalidSyndicate, TenureError
 from ledger.models import Account, BankTenure, SyndicateShare, Transaction
 from ledger.money import cents, euros, show
@@ -262,6 +263,7 @@ def _new_holder_checks(*, tenure, holder, capital, shares):
     return capital_cents, shares
 
 
+@records_refusals
 def tenure_open(*, table, holder: Player, capital: Decimal, shares: list[tuple[Player, Decimal]] | None = None,
                 began: str, posted_by, price: Decimal | None = None, seller: Player | None = None,
                 source: str = "", deposit: bool = False) -> BankTenure:
@@ -318,6 +320,7 @@ def tenure_open(*, table, holder: Player, capital: Decimal, shares: list[tuple[P
                             deposit=deposit)
 
 
+@records_refusals
 def tenure_close(*, tenure: BankTenure, ended: str = BankTenure.Ended.CLOSED, posted_by,
                  source: str = "") -> Transaction | None:
     """Close a tenure: its whole balance goes back to its syndicate by shares, to the
@@ -373,6 +376,7 @@ def _refund_unfinished_rebuild(*, tenure, posted_by, source):
                  detail={"refund": [[codes[pid], str(euros(amount))] for pid, amount in paid.items()]})
 
 
+@records_refusals
 def bank_sell(*, tenure: BankTenure, buyer: Player, price: Decimal, capital: Decimal, posted_by,
               shares: list[tuple[Player, Decimal]] | None = None, source: str = "",
               deposit: bool = False) -> BankTenure:
@@ -421,6 +425,7 @@ def bank_sell(*, tenure: BankTenure, buyer: Player, price: Decimal, capital: Dec
                             handover=handover, deposit=deposit)
 
 
+@records_refusals
 def bank_transfer(*, tenure: BankTenure, holder: Player, capital: Decimal, posted_by,
                   shares: list[tuple[Player, Decimal]] | None = None, cause: str = BankTenure.Began.TRANSFER,
                   source: str = "") -> BankTenure:

@@ -242,3 +242,52 @@ def test_a_voided_slip_stays_in_the_register_but_no_longer_counts(client, anon, 
     csv = client.get("/cage/aml/", {"format": "csv"}, HTTP_ACCEPT_LANGUAGE="es").content.decode()
     voided = [line for line in csv.splitlines() if line.endswith(",sí")]
     assert len(voided) == 1 and ",anon," in voided[0] and ",1500.00," in voided[0]
+
+
+def test_a_refused_attempt_is_kept_in_the_register_and_by_postgresql(client, anon, cashier, compliance, drawer):
+    from cage.models import AmlRefusal
+
+    buy(anon, "1500.00", cashier)
+    with pytest.raises(AmlRefused):
+        buy(anon, "600.00", cashier)
+    refusal = AmlRefusal.objects.get()
+    assert (refusal.player, refusal.kind, refusal.direction, refusal.amount, refusal.day_total, refusal.threshold,
+            refusal.refused_by, refusal.source) == (anon, "buy_in", "in", D("600.00"), D("2100.00"), D("2000.00"),
+                                                    cashier, "cashier")
+    assert AmlMovement.objects.count() == 1 and CashierSlip.objects.count() == 1  # nothing of it posted
+    client.force_login(compliance)
+    page = client.get("/cage/aml/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Intentos rechazados (1)" in page and "2100,00" in page.replace("\xa0", "").replace("&nbsp;", "")
+    csv = client.get("/cage/aml/", {"format": "csv"}, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert f"\n{refusal.pk}," in csv and f",600.00,2100.00,2000.00,{cashier.get_username()}" in csv
+    with connection.cursor() as cursor, pytest.raises(DatabaseError, match="AML record"), transaction.atomic():
+        cursor.execute("UPDATE cage_amlrefusal SET amount = 1 WHERE id = %s", [refusal.pk])
+
+
+def test_a_refusal_through_the_cashiers_page_is_recorded_once(client, anon, cashier, drawer):
+    from cage.models import AmlRefusal
+
+    buy(anon, "1999.00", cashier)
+    client.force_login(cashier)
+    form = client.get("/ledger/buy-in/")["Location"]
+    response = client.post(form, {"player": "anon", "amount": "5,00"}, HTTP_ACCEPT_LANGUAGE="es")
+    assert response.status_code == 200 and list(response.context["form"].errors) == ["player"]
+    assert AmlRefusal.objects.get().amount == D("5.00") and CashierSlip.objects.count() == 1
+
+
+def test_a_pit_refusal_is_recorded_once_though_two_services_see_it(anon, luis, cashier, drawer):
+    """The pit's sale (tables.services.table_bank_sell) calls the ledger's (bank_sell): both
+    are decorated, the outer one writes the attempt."""
+    from cage.models import AmlRefusal
+    from tables import services as pit
+    from tests.factories import UserFactory
+
+    supervisor = UserFactory(username="pitboss", roles=["pit_supervisor"])
+    table = TableFactory(name="Mesa 9")
+    buy(luis, "3000.00", cashier)
+    buy(anon, "1900.00", cashier)
+    pit.table_bank_draw(table=table, holder=luis, capital=D("500.00"), by=supervisor)
+    with pytest.raises(AmlRefused):
+        pit.table_bank_sell(table=table, buyer=anon, price=D("200.00"), capital=D("100.00"), by=supervisor)
+    refusals = list(AmlRefusal.objects.all())
+    assert len(refusals) == 1 and refusals[0].refused_by == supervisor and refusals[0].player in (anon, luis)
