@@ -332,3 +332,14 @@ def test_a_rebuilds_deposit_is_voided_before_the_next_hand_never_after(mesa):
     today = timezone.localdate()
     row = bank_rotation_report(mesa.table, today, today)["tenures"][-1]
     assert (row["rebuilds"], row["reconciled"]) == ("30.00", True), row  # the voided 10.00 netted
+
+
+def test_a_rebuilds_deposit_slip_names_the_rebuild(client, mesa):
+    tenure = _wiped_out_syndicate(mesa)
+    services.table_bank_rebuild(table=mesa.table, amount=Decimal("30"), by=mesa.supervisor)
+    cashier = UserFactory(username="caja-slip", roles=["cashier"])
+    open_drawer(cashier)
+    slip = cashier_bank_deposit(tenure=tenure, player=mesa.players["rosa"], amount=Decimal("10"), posted_by=cashier)
+    client.force_login(cashier)
+    page = client.get(f"/ledger/slips/{slip.number}/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "la reconstitución n.º 1 de la banca (30,00 €)" in page

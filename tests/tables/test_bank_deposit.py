@@ -219,6 +219,7 @@ def test_the_cashier_books_a_deposit_on_the_cage_page(client, mesa, syndicate_ba
     slip = CashierSlip.objects.get(tenure=tenure)
     assert (slip.player.code, slip.amount) == ("rosa", Decimal("120.00"))
     assert f"Mesa 2, banca de pepe (n.º {tenure.pk})" in done.content.decode()  # the slip printed
+    assert "el capital de la banca" in done.content.decode()  # what the deposit is for
     again = client.post(url, {"tenure": tenure.pk, "player": "rosa", "amount": "120,00"}, follow=True)
     assert CashierSlip.objects.filter(tenure=tenure).count() == 1 and again.status_code == 200
 
