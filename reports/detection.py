@@ -582,8 +582,7 @@ def large_bet_findings(report, hands) -> list[Finding]:
     if Alert.objects.filter(kind=AlertKind.LARGE_BET, code="stake", table=table).exists():
         singles = {Finding(kind=AlertKind.LARGE_BET, code="stake", subject=f"hand:{hand}", identity=bet).fingerprint:
                    bet for bet, hand in bets.values_list("id", "hand_id")}
-        done = _already_alerted([Finding(kind=AlertKind.LARGE_BET, code="stake", subject=f"hand:{singles[p]}",
-                                         identity=singles[p]) for p in singles])
+        done = set(Alert.objects.filter(fingerprint__in=list(singles)).values_list("fingerprint", flat=True))
         bets = bets.exclude(id__in=[bet for fingerprint, bet in singles.items() if fingerprint in done])
     rows = (bets.annotate(day=GamingDay(F("hand__opened_at")))
             .values("player__code", "hand__shift_id", "day")

@@ -87,7 +87,7 @@ def _with_hands(test, links, data=None):
     exactly its hands (``reports.evidence.review_line_url``; None when no filter can)."""
     ids = test.get("hand_ids") or []
     shown = [links[pk] for pk in ids[:EVIDENCE_SHOWN] if pk in links]
-    count = test.get("hand_total", len(ids))
+    count = test.get("hand_total", len(ids)) if test.get("hand_ids") is not None else test.get("hands", 0)
     url = review_line_url(data, test) if data is not None and count > len(shown) else None
     return {**test, "hand_links": shown, "hand_count": count, "hands_url": url}
 
