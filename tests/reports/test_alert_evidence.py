@@ -12,6 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.db import connection
 from django.urls import reverse
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reports import detection
 from reports.alerts import Finding, alert_raise
@@ -22,6 +24,7 @@ from reports.services import report_request, report_run, report_store
 from reports.tasks import raise_alerts
 from reports.texts import alert_text
 from tables.models import Hand
+from tables.views.hands import exception_hand_numbers
 from tests.reports.conftest import import_shift
 from tests.reports.test_house import HANDS as LOCA_HANDS
 
@@ -315,3 +318,25 @@ def test_the_csv_honours_every_filter(played, auditor, staff):
     assert response.status_code == 200
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode()), delimiter=";"))
     assert [row[0] for row in rows[2:]] == ["3"]
+
+
+_numbers = st.lists(st.integers(min_value=1, max_value=500), max_size=5)
+_items = st.lists(st.one_of(
+    st.builds(lambda code, hand: {"code": code, "hand": hand}, st.sampled_from(["hand_replay", "chain_link"]),
+              st.one_of(st.integers(min_value=1, max_value=500), st.text(max_size=3), st.none(), st.booleans())),
+    st.builds(lambda numbers: {"code": "open_hands", "numbers": numbers}, _numbers),
+    st.builds(lambda numbers: {"code": "gaps", "count": len(numbers), "numbers": numbers}, _numbers),
+    st.just("not a dict")), max_size=12)
+
+
+@given(items=_items)
+def test_the_hands_an_exception_names_are_its_numbers_never_a_gap_s(items):
+    """Every code's hands are the union of each code's; a gap's numbers (hands that do not
+    exist) and values that are no number never count."""
+    every = exception_hand_numbers(items)
+    by_code = set().union(*(exception_hand_numbers(items, code) for code in ("hand_replay", "chain_link",
+                                                                              "open_hands", "gaps")))
+    assert every == by_code and exception_hand_numbers(items, "gaps") == set()
+    named = {item["hand"] for item in items if isinstance(item, dict) and type(item.get("hand")) is int}
+    opened = {n for item in items if isinstance(item, dict) and item["code"] == "open_hands" for n in item["numbers"]}
+    assert every == named | opened
