@@ -2,6 +2,9 @@
 evidence and history, its acknowledgement with a note. Thin: ``reports.alerts`` writes.
 [issue 17 "Alerts"]"""
 
+from datetime import date
+from decimal import Decimal
+
 from django import forms
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -12,9 +15,9 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from casino.roles import AUDITOR, role_required
 from reports.alerts import NOTE_MIN, AlertError, alert_acknowledge
+from reports.evidence import evidence_hand_links, evidence_hands_url
 from reports.models import Alert
-from reports.texts import alert_text
-from tables.models import Hand
+from reports.texts import alert_text, exception_text
 
 PER_PAGE = 50
 #: Hands shown as links in an alert's evidence (the rest are counted).
@@ -58,16 +61,31 @@ def alert_list(request):
 
 
 def _evidence_hands(alert):
-    """The hands an alert's evidence names, as ``[(table id, number)]`` for links, and their count."""
-    evidence = alert.evidence or {}
-    ids = list(evidence.get("hand_ids") or [])
-    if "hand" in evidence and isinstance(evidence["hand"], int):
-        ids.append(evidence["hand"])
-    total = evidence.get("hand_total", len(ids))
-    shown = ids[:HANDS_SHOWN]
-    hands = dict((pk, (table, number)) for pk, table, number
-                 in Hand.objects.filter(pk__in=shown).values_list("pk", "table_id", "number"))
-    return [hands[pk] for pk in shown if pk in hands], total
+    """The hands an alert's evidence names, as ``[(table id, number)]`` for links, and their
+    count (``reports.evidence.evidence_hand_links``: old evidence never breaks the page)."""
+    return evidence_hand_links(alert, HANDS_SHOWN)
+
+
+def _exception_items(alert):
+    """A grouped exception alert's exceptions in words (at most ``HANDS_SHOWN``), or []."""
+    evidence = alert.evidence if isinstance(alert.evidence, dict) else {}
+    items = evidence.get("items") if alert.kind == "exception" else None
+    if not isinstance(items, list):
+        return []
+    return [exception_text(item) for item in items[:HANDS_SHOWN] if isinstance(item, dict)]
+
+
+def _large_bet_figures(alert):
+    """A grouped large-bet alert's figures (count, total, largest, threshold, gaming day), or None."""
+    evidence = alert.evidence if isinstance(alert.evidence, dict) else {}
+    if alert.kind != "large_bet" or alert.code != "stakes":
+        return None
+    try:
+        return {"count": int(evidence["count"]), "total": Decimal(evidence["total"]),
+                "largest": Decimal(evidence["largest"]), "threshold": Decimal(evidence["threshold"]),
+                "gaming_day": date.fromisoformat(evidence["gaming_day"]), "player": evidence.get("player")}
+    except (KeyError, TypeError, ValueError, ArithmeticError):
+        return None
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -87,7 +105,12 @@ def alert_detail(request, pk):
                 messages.success(request, _("Alert #%(id)s acknowledged.") % {"id": alert.pk})
                 return redirect("reports:alerts")
     hands, total = _evidence_hands(alert)
+    evidence = alert.evidence if isinstance(alert.evidence, dict) else {}
+    items = _exception_items(alert)
     context = {"alert": alert, "text": alert_text(alert.kind, alert.code, alert.evidence), "form": form,
                "changes": alert.changes.select_related("by").order_by("at", "id"), "hands": hands,
-               "hand_total": total, "categories": (alert.evidence or {}).get("categories")}
+               "hand_total": total, "categories": evidence.get("categories"),
+               "hands_url": evidence_hands_url(alert), "items": items,
+               "item_total": evidence.get("item_total", len(items)) if items else 0,
+               "figures": _large_bet_figures(alert)}
     return render(request, "reports/alert.html", context, status=400 if request.method == "POST" else 200)

@@ -23,14 +23,26 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import connection
-from django.db.models import Exists, F, Func, IntegerField, OuterRef, Sum
+from django.db.models import (
+    Count,
+    DateField,
+    Exists,
+    F,
+    Func,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Sum,
+)
 from django.utils import timezone
 
 from ledger.models import BankTenure, Entry, Transaction
 from reports import statistics
 from reports.alerts import Finding
-from reports.models import AlertKind, EdgeFigure, ReportKind
+from reports.models import Alert, AlertKind, EdgeFigure, ReportKind
 from tables.engine import IllegalEvent, Profile
 from tables.models import Hand, HandBet
 
@@ -507,6 +519,92 @@ def bank_changes(table, *, start, end):
 # A report's findings
 
 
+class GamingDay(Func):
+    """The gaming day (a date) of a timestamp column, in SQL: the casino's date
+    (``TIME_ZONE``) of the day that began at ``AML_GAMING_DAY_START`` o'clock at or before
+    it, as ``cage.services.aml.gaming_day`` (wall-clock arithmetic: right on DST days)."""
+
+    output_field = DateField()
+
+    def as_sql(self, compiler, connection, **extra):
+        sql, params = compiler.compile(self.source_expressions[0])
+        return (f"(({sql} AT TIME ZONE %s) - make_interval(hours => %s))::date",
+                [*params, settings.TIME_ZONE, int(settings.AML_GAMING_DAY_START)])
+
+
+def _already_alerted(findings):
+    """The fingerprints among ``findings``' that already have an alert (one query)."""
+    prints = {f.fingerprint for f in findings}
+    return set(Alert.objects.filter(fingerprint__in=prints).values_list("fingerprint", flat=True)) if prints else set()
+
+
+def exception_findings(report) -> list[Finding]:
+    """A report's exceptions as findings: one per exception code of the report's subject
+    (``report.key``: its versions share it), in the order of each code's first exception.
+
+    Evidence: ``code``, ``count`` (the code's exceptions), ``items`` (the exceptions as
+    stored, the first ``EVIDENCE_LIMIT``), ``item_total``. Exceptions that already have an
+    alert of their own (one per exception, as they were raised before issue 17's grouping)
+    are left out, so that nothing is raised twice; a code with none left raises nothing.
+    The hands are the hand history's ``?report=&exception=`` filter. [issue 17 "Alerts"]
+    """
+    base = {"table_id": report.table_id, "shift_id": report.shift_id, "report_id": report.pk}
+    items = [item for item in report.result.get("exceptions", []) if isinstance(item, dict)]
+    singles = [Finding(kind=AlertKind.EXCEPTION, code=str(item.get("code", "?")), subject=report.key,
+                       identity=item, **base) for item in items]
+    done = _already_alerted(singles)
+    by_code = {}
+    for item, single in zip(items, singles, strict=True):
+        if single.fingerprint not in done:
+            by_code.setdefault(single.code, []).append(item)
+    return [Finding(kind=AlertKind.EXCEPTION, code=code, subject=report.key, identity={"grouped": code},
+                    evidence={"code": code, "count": len(found), "items": found[:EVIDENCE_LIMIT],
+                              "item_total": len(found)}, **base)
+            for code, found in by_code.items()]
+
+
+def large_bet_findings(report, hands) -> list[Finding]:
+    """The settled bets of ``hands`` at or above the table's large bet, as one finding per
+    player × gaming day × shift (aggregated in PostgreSQL), however many bets.
+
+    Identity: the player's code, the gaming day and the shift (not the report: a shift's
+    report and a bank-rotation report over it raise the same alert). Evidence: ``player``,
+    ``gaming_day`` (ISO date), ``shift`` (id, None for imported hands), ``threshold``,
+    ``count`` (bets), ``total`` and ``largest`` (Decimal euros as strings), ``hand_ids``
+    (the first ``EVIDENCE_LIMIT`` hands' ids, by number), ``hand_total`` and
+    ``number_from``/``number_to`` (the first and last hand's numbers: with the shift, the
+    player and the threshold they select exactly these hands in the hand history). Bets
+    that already have an alert of their own (``code="stake"``, one per bet, as raised
+    before issue 17's grouping) are left out. [issue 17 "Alerts"]
+    """
+    table = report.table
+    bets = HandBet.objects.filter(hand__in=hands.filter(status=Hand.Status.SETTLED), stake__gte=table.large_bet)
+    if Alert.objects.filter(kind=AlertKind.LARGE_BET, code="stake", table=table).exists():
+        singles = {Finding(kind=AlertKind.LARGE_BET, code="stake", subject=f"hand:{hand}", identity=bet).fingerprint:
+                   bet for bet, hand in bets.values_list("id", "hand_id")}
+        done = set(Alert.objects.filter(fingerprint__in=list(singles)).values_list("fingerprint", flat=True))
+        bets = bets.exclude(id__in=[bet for fingerprint, bet in singles.items() if fingerprint in done])
+    rows = (bets.annotate(day=GamingDay(F("hand__opened_at")))
+            .values("player__code", "hand__shift_id", "day")
+            .annotate(count=Count("id"), total=Sum("stake"), largest=Max("stake"),
+                      hand_total=Count("hand_id", distinct=True), number_from=Min("hand__number"),
+                      number_to=Max("hand__number"),
+                      hand_ids=ArrayAgg("hand_id", distinct=True, order_by="hand_id"))
+            .order_by("day", "hand__shift_id", "player__code"))
+    findings = []
+    for row in rows:
+        player, shift, day = row["player__code"], row["hand__shift_id"], row["day"].isoformat()
+        evidence = {"player": player, "gaming_day": day, "shift": shift, "threshold": str(table.large_bet),
+                    "count": row["count"], "total": str(row["total"]), "largest": str(row["largest"]),
+                    "hand_ids": row["hand_ids"][:EVIDENCE_LIMIT], "hand_total": row["hand_total"],
+                    "number_from": row["number_from"], "number_to": row["number_to"]}
+        findings.append(Finding(kind=AlertKind.LARGE_BET, code="stakes",
+                                subject=f"player:{player}:{day}:shift:{shift or '-'}"[:120],
+                                identity=[player, day, shift], evidence=evidence, table_id=table.pk,
+                                shift_id=shift, report_id=report.pk))
+    return findings
+
+
 def report_findings(report, *, theory=None, card_observations=None) -> list[Finding]:
     """Every finding of a stored report: its exceptions, its large bets, its hands' review
     and the bank's changes of holder around it.
@@ -518,9 +616,7 @@ def report_findings(report, *, theory=None, card_observations=None) -> list[Find
     """
     table = report.table
     base = {"table_id": table.pk, "shift_id": report.shift_id, "report_id": report.pk}
-    findings = [Finding(kind=AlertKind.EXCEPTION, code=str(item.get("code", "?")), subject=report.key,
-                        identity=item, evidence=item, **base)
-                for item in report.result.get("exceptions", [])]
+    findings = exception_findings(report)
     if report.kind == ReportKind.SHIFT:
         shift = report.shift
         hands = Hand.objects.filter(shift=shift)
@@ -532,13 +628,7 @@ def report_findings(report, *, theory=None, card_observations=None) -> list[Find
         start, end = period_bounds(report.date_from, report.date_to)
         hands = Hand.objects.filter(table=table, opened_at__gte=start, opened_at__lt=end)
     if table.large_bet is not None:
-        large = (HandBet.objects.filter(hand__in=hands.filter(status=Hand.Status.SETTLED), stake__gte=table.large_bet)
-                 .values_list("id", "hand_id", "hand__number", "player__code", "stake", "net").order_by("id"))
-        for bet, hand, number, player, stake, net in large:
-            findings.append(Finding(kind=AlertKind.LARGE_BET, code="stake", subject=f"hand:{hand}", identity=bet,
-                                    evidence={"bet": bet, "hand": hand, "number": number, "player": player,
-                                              "stake": str(stake), "net": str(net),
-                                              "threshold": str(table.large_bet)}, **base))
+        findings.extend(large_bet_findings(report, hands))
     result = review(hands, subject=report.key, theory=theory, card_observations=card_observations,
                     large_stake=table.large_bet)
     for kind, code, identity, evidence in result["findings"]:

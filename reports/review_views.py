@@ -21,6 +21,7 @@ from reports import statistics
 from reports.banks import period_bounds
 from reports.charts import funnel_svg
 from reports.detection import MissingTheory, Sums, Theory, review
+from reports.evidence import review_line_url
 from reports.texts import CARD_TESTS, GROUPS, PAIR_KINDS
 from tables.models import Hand, Table
 
@@ -80,10 +81,15 @@ def _links(ids_lists):
             in Hand.objects.filter(pk__in=wanted).values_list("pk", "table_id", "number")}
 
 
-def _with_hands(test, links):
+def _with_hands(test, links, data=None):
+    """A review line with ``hand_links`` (its first ``EVIDENCE_SHOWN`` hands), ``hand_count``
+    and, when it has more hands than it lists, ``hands_url``: the hand history filtered to
+    exactly its hands (``reports.evidence.review_line_url``; None when no filter can)."""
     ids = test.get("hand_ids") or []
-    return {**test, "hand_links": [links[pk] for pk in ids[:EVIDENCE_SHOWN] if pk in links],
-            "hand_count": test.get("hand_total", len(ids))}
+    shown = [links[pk] for pk in ids[:EVIDENCE_SHOWN] if pk in links]
+    count = test.get("hand_total", len(ids)) if test.get("hand_ids") is not None else test.get("hands", 0)
+    url = review_line_url(data, test) if data is not None and count > len(shown) else None
+    return {**test, "hand_links": shown, "hand_count": count, "hands_url": url}
 
 
 def rules_label(rules):
@@ -149,11 +155,11 @@ def review_page(request):
         return render(request, "reports/review.html", {"form": form}, status=409)
     tests = computed["tests"]
     links = _links([t.get("hand_ids") or [] for t in tests])
-    expected = [_with_hands(t, links) for t in tests if t["kind"] == "expected"]
+    expected = [_with_hands(t, links, data) for t in tests if t["kind"] == "expected"]
     expected.sort(key=lambda t: (t["code"] != "all", t["code"], str(t["group"])))
     for test in expected:
         test["label"] = GROUPS.get(test["code"], test["code"])
-    pairs = [_with_hands({**t, "label": PAIR_KINDS.get(t["code"], t["code"])}, links)
+    pairs = [_with_hands({**t, "label": PAIR_KINDS.get(t["code"], t["code"])}, links, data)
              for t in tests if t["kind"] == "pair"]
     cards = [_with_hands({**t, "label": CARD_TESTS.get(t["test"], t["test"])}, links)
              for t in tests if t["kind"] == "cards"]

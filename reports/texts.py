@@ -5,8 +5,11 @@ here when the page, the CSV or the PDF is made, so one report reads in Spanish o
 English.
 """
 
+from datetime import date
+
+from django.utils import formats
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from tables.rules_words import deck_words
 
@@ -230,8 +233,26 @@ def alert_text(kind: str, code: str, evidence: dict) -> str:
     """An alert's finding in one sentence, in the reader's language, from its kind, code
     and evidence (``reports.detection``). Unknown kinds show their code and data."""
     e = evidence
+    if kind == "exception" and "items" in e:
+        first = exception_text(e["items"][0]) if e["items"] else str(code)
+        more = e.get("item_total", len(e["items"])) - 1
+        if more <= 0:
+            return first
+        return ngettext("%(first)s, and %(count)s more exception of the same kind",
+                        "%(first)s, and %(count)s more exceptions of the same kind", more) % {
+            "first": first, "count": more}
     if kind == "exception":
         return exception_text(e)
+    if kind == "large_bet" and code == "stakes":
+        return ngettext(
+            "%(player)s staked at or above the table's large bet of %(threshold)s € %(count)s time on gaming day "
+            "%(day)s (%(shift)s): %(total)s € in all, the largest %(largest)s €",
+            "%(player)s staked at or above the table's large bet of %(threshold)s € %(count)s times on gaming day "
+            "%(day)s (%(shift)s): %(total)s € in all, the largest %(largest)s €", e["count"]) % {
+            "player": e["player"], "threshold": number(e["threshold"]), "count": e["count"],
+            "day": formats.date_format(date.fromisoformat(e["gaming_day"]), "SHORT_DATE_FORMAT"),
+            "shift": (_("shift #%(id)s") % {"id": e["shift"]}) if e.get("shift") else _("imported hands"),
+            "total": number(e["total"]), "largest": number(e["largest"])}
     if kind == "large_bet":
         return _("hand %(hand)s: %(player)s staked %(stake)s €, at or above the table's large bet of "
                  "%(threshold)s €") % {"hand": f"#{e['number']}", "player": e["player"],

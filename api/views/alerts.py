@@ -17,6 +17,7 @@ from api.permissions import AcknowledgesAlerts, IsAdmin, IsAuditor
 from api.views.base import ApiViewMixin, validated
 from reports.alerts import NOTE_MIN, AlertError, alert_acknowledge
 from reports.detection import MissingTheory
+from reports.evidence import evidence_hands_url
 from reports.models import Alert
 from reports.review_views import ReviewForm, missing_theory_text, review_figures
 from reports.statistics import ALPHA
@@ -53,12 +54,21 @@ class AlertSerializer(serializers.ModelSerializer):
 
 
 class AlertDetailSerializer(AlertSerializer):
-    """An alert with its history (``changes``, oldest first)."""
+    """An alert with its history (``changes``, oldest first) and ``hands_url``: the hand
+    history page filtered to exactly its evidence's hands (absolute when the request is
+    known; null when its evidence names no hands a filter selects:
+    ``reports.evidence.evidence_hands_url``)."""
 
     changes = serializers.SerializerMethodField()
+    hands_url = serializers.SerializerMethodField()
 
     class Meta(AlertSerializer.Meta):
-        fields = [*AlertSerializer.Meta.fields, "changes"]
+        fields = [*AlertSerializer.Meta.fields, "changes", "hands_url"]
+
+    def get_hands_url(self, alert) -> str | None:
+        url = evidence_hands_url(alert)
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if url and request is not None else url
 
     def get_changes(self, alert) -> list[dict]:
         return AlertChangeSerializer(alert.changes.select_related("by").order_by("at", "id"), many=True).data
@@ -78,7 +88,7 @@ class AcknowledgeInputSerializer(serializers.Serializer):
 class AlertViewSet(ApiViewMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """The auditors' alerts: read by the auditor and the admin, acknowledged by an auditor."""
 
-    queryset = Alert.objects.select_related("table").order_by("-opened_at", "-id")
+    queryset = Alert.objects.select_related("table", "report").order_by("-opened_at", "-id")
     filterset_class = AlertFilter
     lookup_value_regex = r"\d+"
     permission = ALERT_READERS
@@ -107,7 +117,8 @@ class AlertViewSet(ApiViewMixin, mixins.ListModelMixin, mixins.RetrieveModelMixi
                 raise Refusal(str(error), rule="already_acknowledged", field=None,
                               status_code=status.HTTP_409_CONFLICT) from None
             raise Refusal(str(error), rule="alert", field=error.field) from None
-        return Response(AlertDetailSerializer(Alert.objects.select_related("table").get(pk=alert.pk)).data)
+        return Response(AlertDetailSerializer(Alert.objects.select_related("table", "report").get(pk=alert.pk),
+                                              context=self.get_serializer_context()).data)
 
 
 REVIEW_PARAMETERS = [

@@ -11,9 +11,10 @@ from datetime import datetime, time, timedelta
 from decimal import Decimal
 
 from django import forms
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count, Max
+from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
@@ -25,12 +26,13 @@ from django.views.decorators.http import require_safe
 
 from casino.formatting import csv_dialect, instant, number
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
-from ledger.models import Transaction
+from ledger.forms import EurosField
+from ledger.models import SyndicateShare, Transaction
 from tables.chain import entry_fault
 from tables.engine import IllegalEvent
 from tables.errors import engine_message
 from tables.integrity import chain_faults, number_gaps
-from tables.models import Hand, HandEvent, Shift, Table
+from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
 from tables.rules_words import rules_words
 from tables.selectors import hand_record
 from tables.words import describe, seat_words
@@ -82,9 +84,71 @@ def tables(request):
     return render(request, "tables/hands/tables.html", {"rows": rows})
 
 
+class _PlayerField(forms.CharField):
+    """A player's id (``luis``), optional, cleaned to the ``Player`` (None when empty);
+    an unknown id is refused naming it."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, max_length=64, **kwargs)
+
+    def clean(self, value):
+        code = super().clean(value)
+        if not code:
+            return None
+        player = Player.objects.filter(code=code).first() or Player.objects.filter(code__iexact=code).first()
+        if player is None:
+            raise forms.ValidationError(_("No player has the id %(code)s."), code="unknown_player",
+                                        params={"code": code})
+        return player
+
+
+#: Where a report's exception names its hands: one hand's number, or a list of them.
+EXCEPTION_HAND_KEYS = ("hand", "numbers")
+#: Exceptions whose numbers are no hands (the numbers missing from the table's sequence).
+EXCEPTION_NOT_HANDS = ("gaps",)
+
+
+def exception_hand_numbers(exceptions, code=None) -> set[int]:
+    """The hand numbers a report's exceptions name (``hand``, or ``numbers`` of hands left
+    open), of the exceptions with ``code`` (every code when None); the numbers of gaps
+    (hands that do not exist) are left out.
+
+    Args:
+        exceptions: a stored report's ``result["exceptions"]`` (dicts with ``code``).
+        code: an exception code, or None.
+    Returns:
+        a set of hand numbers (ints).
+    """
+    numbers = set()
+    for item in exceptions or []:
+        if not isinstance(item, dict) or item.get("code") in EXCEPTION_NOT_HANDS:
+            continue
+        if code is not None and item.get("code") != code:
+            continue
+        for key in EXCEPTION_HAND_KEYS:
+            value = item.get(key)
+            values = value if isinstance(value, list) else [value]
+            numbers.update(v for v in values if isinstance(v, int) and not isinstance(v, bool))
+    return numbers
+
+
 class HandFilterForm(forms.Form):
-    """The hand list's filters: one shift of the table, one status, and the days the
-    hands were opened (the casino's days, ``TIME_ZONE``, both included)."""
+    """The hand list's filters (GET; each optional, all applied together):
+
+    - ``shift`` (one shift of the table), ``status``, ``date_from``/``date_to`` (the days the
+      hands were opened, the casino's days, ``TIME_ZONE``, both included);
+    - ``dealer`` (his username), ``bank`` (a player id: the hands whose bank he held, or in
+      whose bank tenure he had a syndicate share), ``player`` (a player id: the hands where
+      he had a bet, la loca's included, or a seat), ``min_stake`` (euros: the hands with a
+      bet of at least this much; with ``player``, a bet of his of at least this much);
+    - ``number_from``/``number_to`` (hand numbers, both included), ``tenure`` (a bank
+      tenure's id);
+    - ``report`` and ``exception`` (a stored report of this table and one of its exception
+      codes: the hands those exceptions name; the report alone: every exception's).
+
+    Bad input is a field error naming the field (the page answers 400, the CSV 400 with
+    the errors as text), never a 500. [issue 4 "Around the hand", issue 17 "Alerts"]
+    """
 
     shift = forms.TypedChoiceField(label=gettext_lazy("Shift"), required=False, coerce=int, empty_value=None)
     status = forms.ChoiceField(label=gettext_lazy("Status"), required=False)
@@ -92,9 +156,27 @@ class HandFilterForm(forms.Form):
                                 widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(label=gettext_lazy("To"), required=False,
                               widget=forms.DateInput(attrs={"type": "date"}))
+    dealer = forms.CharField(label=gettext_lazy("Dealer"), required=False, max_length=150)
+    bank = _PlayerField(label=gettext_lazy("Bank holder or syndicate member"))
+    player = _PlayerField(label=gettext_lazy("Player"))
+    min_stake = EurosField(label=gettext_lazy("Stake of at least (€)"), required=False,
+                           widget=forms.TextInput(attrs={"inputmode": "decimal", "size": 8}))
+    number_from = forms.IntegerField(label=gettext_lazy("From hand #"), required=False, min_value=1,
+                                     max_value=2_147_483_647, widget=forms.NumberInput(attrs={"size": 7}))
+    number_to = forms.IntegerField(label=gettext_lazy("To hand #"), required=False, min_value=1,
+                                   max_value=2_147_483_647, widget=forms.NumberInput(attrs={"size": 7}))
+    tenure = forms.IntegerField(label=gettext_lazy("Bank tenure"), required=False, min_value=1,
+                                max_value=2_147_483_647, widget=forms.NumberInput(attrs={"size": 7}))
+    report = forms.IntegerField(label=gettext_lazy("Report"), required=False, min_value=1,
+                                max_value=2_147_483_647, widget=forms.NumberInput(attrs={"size": 7}))
+    exception = forms.CharField(label=gettext_lazy("Exception"), required=False, max_length=64)
+
+    #: The filters shown at first; the others open under "More filters" (or when used).
+    MAIN = ("shift", "status", "date_from", "date_to", "dealer", "player")
 
     def __init__(self, *args, table, **kwargs):
         super().__init__(*args, **kwargs)
+        self.table = table
         # The latest shifts (and the one asked for, however old): a select stays short.
         shifts = list(table.shifts.select_related("dealer").order_by("-opened_at", "-id")[:100])
         asked = self.data.get("shift")
@@ -104,12 +186,64 @@ class HandFilterForm(forms.Form):
             (s.pk, f"{formats.date_format(timezone.localtime(s.opened_at), 'SHORT_DATETIME_FORMAT')} · "
                    f"{s.dealer.get_username()}") for s in shifts]
         self.fields["status"].choices = [("", _("every status")), *Hand.Status.choices]
+        self.exception_numbers = None
+
+    @property
+    def main_fields(self):
+        """The filters shown at first (``MAIN``)."""
+        return [self[name] for name in self.MAIN]
+
+    @property
+    def more_fields(self):
+        """The other filters, under "More filters"."""
+        return [self[name] for name in self.fields if name not in self.MAIN]
+
+    @property
+    def more_used(self):
+        """Whether any of the other filters is given or wrong (its box opens)."""
+        return any(self.data.get(field.name) or field.errors for field in self.more_fields)
+
+    def clean_dealer(self):
+        name = self.cleaned_data["dealer"].strip()
+        if not name:
+            return None
+        user = get_user_model().objects.filter(username=name).first()
+        if user is None:
+            raise forms.ValidationError(_("No user is called %(name)s."), code="unknown_dealer",
+                                        params={"name": name})
+        return user
 
     def clean(self):
         data = super().clean()
         if data.get("date_from") and data.get("date_to") and data["date_to"] < data["date_from"]:
             self.add_error("date_to", _("the last day comes before the first"))
+        if data.get("number_from") and data.get("number_to") and data["number_to"] < data["number_from"]:
+            self.add_error("number_to", _("the last hand number comes before the first"))
+        code = (data.get("exception") or "").strip()
+        data["exception"] = code or None
+        if "report" in data and "exception" not in self.errors:
+            self._clean_report(data, code)
         return data
+
+    def _clean_report(self, data, code):
+        from reports.models import Report
+
+        if not data.get("report"):
+            if code:
+                self.add_error("report", _("Give the report whose exception %(code)s you want the hands of.")
+                               % {"code": code})
+            return
+        report = Report.objects.filter(pk=data["report"], table=self.table).only("pk", "result").first()
+        if report is None:
+            self.add_error("report", _("Table %(table)s has no report #%(id)s.")
+                           % {"table": self.table.name, "id": data["report"]})
+            return
+        exceptions = report.result.get("exceptions", []) if isinstance(report.result, dict) else []
+        if code and not any(isinstance(item, dict) and item.get("code") == code for item in exceptions):
+            self.add_error("exception", _("Report #%(id)s has no exception %(code)s.")
+                           % {"id": report.pk, "code": code})
+            return
+        self.exception_numbers = exception_hand_numbers(exceptions, code or None)
 
     def filter(self, hands):
         """``hands`` narrowed by the valid filters (none when the form is invalid)."""
@@ -126,6 +260,28 @@ class HandFilterForm(forms.Form):
         if data["date_to"]:
             end = timezone.make_aware(datetime.combine(data["date_to"] + timedelta(days=1), time.min), zone)
             hands = hands.filter(opened_at__lt=end)
+        if data["dealer"]:
+            hands = hands.filter(shift__dealer=data["dealer"])
+        if data["bank"]:
+            hands = hands.filter(Q(bank=data["bank"]) | Exists(
+                SyndicateShare.objects.filter(tenure_id=OuterRef("tenure_id"), player=data["bank"])))
+        bets = HandBet.objects.filter(hand_id=OuterRef("pk"))
+        if data["player"]:
+            bets = bets.filter(player=data["player"])
+        if data["min_stake"] is not None:
+            bets = bets.filter(stake__gte=data["min_stake"])
+        if data["min_stake"] is not None:
+            hands = hands.filter(Exists(bets))
+        elif data["player"]:
+            hands = hands.filter(Exists(bets) | Q(seats__contains=[data["player"].code]))
+        if data["number_from"]:
+            hands = hands.filter(number__gte=data["number_from"])
+        if data["number_to"]:
+            hands = hands.filter(number__lte=data["number_to"])
+        if data["tenure"]:
+            hands = hands.filter(tenure_id=data["tenure"])
+        if self.exception_numbers is not None:
+            hands = hands.filter(number__in=sorted(self.exception_numbers))
         return hands
 
 

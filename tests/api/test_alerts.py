@@ -130,3 +130,27 @@ def test_the_review_s_bad_input_names_the_parameter(api, staff, session):
     play_shift(other, staff["dealer"], staff["supervisor"], records(7, 5, rules={"profile": "profesional"}))
     missing = api["auditor"].get("/api/review/", table=other.pk, date_from=today, date_to=today)
     assert missing.status_code == 409 and error_of(missing)["rule"] == "theory_missing"
+
+
+def test_an_alert_s_detail_gives_the_hand_history_of_its_hands(api, alerts, staff):
+    """``hands_url``: the hand history filtered to exactly the evidence's hands (absolute),
+    null when the evidence names none a filter selects."""
+    from urllib.parse import parse_qs, urlsplit
+
+    table = simulated_table("Mesa U", staff)
+    grouped, _created = alert_raise(finding=Finding(
+        kind=AlertKind.LARGE_BET, code="stakes", subject="player:luis:2026-11-24:shift:7",
+        identity=["luis", "2026-11-24", 7], table_id=table.pk,
+        evidence={"player": "luis", "gaming_day": "2026-11-24", "shift": 7, "threshold": "50.00", "count": 3,
+                  "total": "240.00", "largest": "90.00", "hand_ids": [], "hand_total": 2, "number_from": 4,
+                  "number_to": 9}))
+    auditor = api["auditor"]
+    one = auditor.get(f"/api/alerts/{grouped.pk}/").json()
+    url = urlsplit(one["hands_url"])
+    assert url.scheme == "http" and url.path == f"/tables/hands/{table.pk}/"
+    assert parse_qs(url.query) == {"status": ["settled"], "shift": ["7"], "player": ["luis"], "min_stake": ["50.00"],
+                                   "number_from": ["4"], "number_to": ["9"]}
+    assert "3 veces" in one["text"] and "240,00" in one["text"]
+    _first, _second, pattern = alerts
+    assert auditor.get(f"/api/alerts/{pattern.pk}/").json()["hands_url"] is None
+    assert "hands_url" not in auditor.get("/api/alerts/").json()["results"][0]

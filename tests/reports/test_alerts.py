@@ -88,8 +88,10 @@ def test_a_closed_shift_raises_its_large_bets_once_however_often_it_is_reported(
     with django_capture_on_commit_callbacks(execute=True):
         report = stored_report(played)
     large = Alert.objects.filter(kind="large_bet")
-    # marta's 20.00 in P01 and in LUIS_BANK; the voided fourth hand's 20.00 is not a bet any more.
-    assert sorted((a.evidence["player"], a.evidence["stake"]) for a in large) == [("marta", "20.00")] * 2
+    # marta's 20.00 in P01 and in LUIS_BANK (one alert: one player, one gaming day, one shift);
+    # the voided fourth hand's 20.00 is not a bet any more.
+    assert [(a.code, a.evidence["player"], a.evidence["count"], a.evidence["total"], a.evidence["largest"])
+            for a in large] == [("stakes", "marta", 2, "40.00", "20.00")]
     assert {a.shift_id for a in large} == {played.shift.pk} and {a.report_id for a in large} == {report.pk}
     count = Alert.objects.count()
     assert raise_alerts(report.pk) == 0  # the task again: nothing new
@@ -107,7 +109,8 @@ def test_a_report_exception_becomes_an_alert(played, edges):
     report = report_store(kind=stored.kind, table=stored.table, shift=stored.shift, result=result)
     assert raise_alerts(report.pk) >= 1
     alert = Alert.objects.get(kind="exception")
-    assert alert.code == "drawer_variance" and alert.evidence["difference"] == "-5.00"
+    assert alert.code == "drawer_variance" and alert.evidence["items"][0]["difference"] == "-5.00"
+    assert alert.evidence["count"] == alert.evidence["item_total"] == 1
     assert alert.subject == report.key
 
 
@@ -152,7 +155,7 @@ def test_a_report_s_page_lists_its_alerts_and_links_to_the_review_of_its_hands(p
     client.force_login(staff["auditor"])
     page = client.get(reverse("reports:report", args=[report.pk])).content.decode()
     section = page.split('id="report-alerts"')[1].split("</section>")[0]
-    assert section.count("marta apostó 20,00 €") == 2
+    assert section.count("marta apostó 2 veces al menos la apuesta grande de la mesa, 20,00 €") == 1
     review = reverse("reports:review")
     assert f'{review}?table={played.table.pk}&amp;' in section and f"shift={played.shift.pk}" in section
     link = section.split('href="')[-1].split('"')[0].replace("&amp;", "&")
