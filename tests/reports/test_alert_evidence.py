@@ -284,7 +284,7 @@ def test_la_loca_s_player_is_found_by_the_player_filter(staff, client):
     ({"bank": "nadie"}, "bank", "nadie"),
     ({"player": "x" * 70}, "player", "64"),
     ({"player": "nadie"}, "player", "nadie"),
-    ({"min_stake": "mucho"}, "min_stake", "número"),
+    ({"min_stake": "mucho"}, "min_stake", "importe"),
     ({"min_stake": "0"}, "min_stake", "0,01"),
     ({"number_from": "-1"}, "number_from", "1"),
     ({"number_from": "5", "number_to": "2"}, "number_to", "anterior"),
