@@ -76,7 +76,8 @@ def test_a_refused_deposit_names_its_field_and_writes_nothing(api, mesa, syndica
 def test_a_tenure_that_takes_no_deposit_or_does_not_exist_is_named(api, mesa, syndicate):
     played = mesa.table.bank_tenures.get(closed_at__isnull=True)  # mesa's bank: deposited already
     paid_up = api["cashier"].post(URL, {"tenure": played.pk, "player": "ana", "amount": "1.00"})
-    assert paid_up.status_code == 409 and error_of(paid_up)["field"] == "amount"
+    assert paid_up.status_code == 409 and error_of(paid_up)["field"] == "player"  # he owes nothing
+    assert "ana" in str(paid_up.json())
     missing = api["cashier"].post(URL, {"tenure": 10**9, "player": "rosa", "amount": "1.00"})
     assert missing.status_code == 400 and error_of(missing)["field"] == "tenure"
 
