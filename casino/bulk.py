@@ -17,7 +17,7 @@ import time
 
 from django.db import connection, models
 
-__all__ = ["IdPool", "copy_instances", "copy_rows"]
+__all__ = ["IdPool", "copy_instances", "copy_rows", "take_ids"]
 
 
 def copy_rows(table: str, columns: list[str], rows) -> None:
@@ -38,6 +38,21 @@ def copy_rows(table: str, columns: list[str], rows) -> None:
         connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
 
 
+def take_ids(model, count: int) -> list[int]:
+    """``count`` new primary keys of ``model``'s table, ascending, from its sequence
+    (``nextval``), in one statement: for rows made in memory and copied in later (a bank
+    passed in an import: its tenure and account), whose ids other rows need first.
+
+    Ids taken and never used are gaps, as a rolled-back ``INSERT`` leaves.
+    """
+    if count <= 0:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+                       [model._meta.db_table, count])
+        return [row[0] for row in cursor.fetchall()]
+
+
 class IdPool:
     """Primary keys of one table taken ahead from its sequence, many at a time, so that rows
     copied in (which ``COPY`` cannot return ids for) get theirs in memory first.
@@ -47,16 +62,13 @@ class IdPool:
     """
 
     def __init__(self, model, chunk: int = 0):
-        self.table, self.chunk, self.free = model._meta.db_table, chunk, []
+        self.model, self.chunk, self.free = model, chunk, []
 
     def take(self, count: int) -> list[int]:
         """``count`` new ids, ascending (one statement whenever the pool runs dry; it then
         takes at least ``chunk``)."""
         if count > len(self.free):
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
-                               [self.table, max(self.chunk, count - len(self.free))])
-                self.free += [row[0] for row in cursor.fetchall()]
+            self.free += take_ids(self.model, max(self.chunk, count - len(self.free)))
         taken, self.free = self.free[:count], self.free[count:]
         return taken
 
@@ -85,11 +97,13 @@ def copy_instances(model, objs, ids: IdPool | None = None) -> None:
     """Insert the unsaved ``objs`` of ``model`` with one ``COPY``, every concrete field
     as the instance holds it (defaults were applied when it was made). With ``ids``, each
     gets its primary key from the pool first (set on the instance, which then counts as
-    saved); without, the database numbers them and the instances keep ``pk`` None."""
+    saved); without, instances whose ``pk`` was set (``take_ids``) keep it, and the
+    others are numbered by the database (they keep ``pk`` None): all or none of them."""
     objs = list(objs)
     if not objs:
         return
-    fields = [f for f in model._meta.concrete_fields if ids is not None or not f.primary_key]
+    keep = ids is not None or objs[0].pk is not None
+    fields = [f for f in model._meta.concrete_fields if keep or not f.primary_key]
     if ids is not None:
         for obj, pk in zip(objs, ids.take(len(objs)), strict=True):
             obj.pk = pk

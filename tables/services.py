@@ -599,14 +599,17 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
         batch.expect(records)
         for index, record in enumerate(records):
             writes = batch.before(record)
+            mark = batch.ledger.mark()
             try:
                 # A savepoint for a record that writes before the batch's end: refused, it leaves
                 # nothing behind. One that only reads needs none (SAVEPOINT and RELEASE fewer for
                 # three records in four: 7.9 to 6.5 statements a hand, in-process, 1,000 of
-                # benchmarks/import.py's hands): refused, it is simply not added to the batch.
+                # benchmarks/import.py's hands): refused, it is simply not added to the batch, and
+                # what it kept in the batch's ledger (a bank passed by a 7½) is undone.
                 with db.atomic() if writes else nullcontext():
                     batch.add(record)
             except ValidationError as error:
+                batch.ledger.undo(mark)
                 refused = error
                 refused.index = index
                 break
@@ -683,6 +686,7 @@ class _ImportBatch:
         self.hands, self.entries, self.bets = [], [], []  # of the records accepted, not written yet
         self.heads = {}  # table -> (last hand number, last entry's hash) after the last record accepted
         self.ledger = SettlementBatch()
+        self.ledger.players = self.players  # the same dict: the batch's players, their AML days read together
         self.cover = _ImportCover(self.ledger)
 
     def expect(self, records):
@@ -697,25 +701,37 @@ class _ImportBatch:
 
     def before(self, record):
         """Before a record: will entering it write anything before the batch's end (its
-        table created, players registered, a bank drawn for or passed by a 7½ with its
-        postings, a player's first chips account)? Then the settlements pending are posted
+        table created, players registered, a bank drawn for, a player's first chips
+        account, or a bank passed by a 7½ that ``SettlementBatch.pass_bank`` cannot pass
+        in memory: an account it moves missing)? Then the settlements pending are posted
         first (the ledger's own services read the balances from the database, and inside
         the record's savepoint its refusal would roll them back) and True is returned: the
         record needs a savepoint. Otherwise entering it only reads (its writes wait in the
-        batch) and nothing of it needs undoing if it is refused."""
+        batch) and nothing of it needs undoing if it is refused but what it kept in the
+        batch (``SettlementBatch.undo``)."""
         if not isinstance(record, dict):
             return True
         table = record.get("table")
         opening = self.openings.get(table) if isinstance(table, str) else None
         codes = _record_codes(record)
         writes = (opening is None or opening.tenure is None
-                  or (opening.last_hand is not None and opening.last_hand.next_bank
-                      and opening.last_hand.next_bank != opening.tenure.holder.code)
                   or not self._known(codes)
                   or any(self.ledger.accounts.get(code) is None for code in codes))
+        if not writes:
+            taker = self._taker(opening)
+            writes = taker is not None and not self.ledger.can_pass(opening.tenure, taker)
         if writes:
             self.ledger.flush()
         return writes
+
+    def _taker(self, opening):
+        """The Player a 7½ of the table's last hand passes its bank to (None: none due, or
+        not one of the batch's players)."""
+        last = opening.last_hand
+        if (last is None or last.status != Hand.Status.SETTLED or last.tenure_id != opening.tenure.pk
+                or not last.next_bank or last.next_bank == opening.tenure.holder.code):
+            return None
+        return self.players.get(last.next_bank)
 
     def add(self, record):
         """Check and enter one record (inside the caller's savepoint); its hand, entries
@@ -741,6 +757,8 @@ class _ImportBatch:
         elif holder.code != record["bank"]:
             raise RecordRefused(_("the bank at %(table)s is %(holder)s's, not %(bank)s's"),
                                 params={"table": table.name, "holder": holder.code, "bank": record["bank"]})
+        elif holder.pk != opening.tenure.holder_id and self.ledger.can_pass(opening.tenure, holder):
+            opening = opening._replace(tenure=self._pass_bank(table, opening.tenure, holder))
         started = record.get("started_at")
         hand, state = _open_locked(
             opening, seats=record["seats"], opened_by=by, shift=None, require_shift=False, imported=True,
@@ -766,6 +784,17 @@ class _ImportBatch:
         self.entries += entries
         self.bets += bets
         self.heads[table] = (table.last_hand_number, table.last_event_hash)
+
+    def _pass_bank(self, table, tenure, holder):
+        """A 7½ takeover passed in memory (``SettlementBatch.pass_bank``), as
+        ``_take_over_if_due`` passes it (the table's takeover capital, at most the taker's
+        chips less what he has at risk in open hands); the new tenure."""
+        holding = self.cover.read([holder.code]).get(holder.code, 0)
+        risk = self.cover.elsewhere.get(holder.code, 0)
+        capital = min(cents(table.bank_capital), max(holding - risk, 0)) if table.bank_capital > 0 else 0
+        by = self.imported_by
+        return self.ledger.pass_bank(tenure=tenure, holder=holder, capital=capital, risk=risk, posted_by=by,
+                                     source="console" if by else "system:import")
 
     def _opening(self, record):
         """The ``Opening`` of the record's table: locked and read once per batch (then

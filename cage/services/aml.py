@@ -158,48 +158,78 @@ def aml_check(*, kind: str, legs, posted_by, at: datetime, source: str = "", pat
 
     players = {account.pk: account.player for account in Account.objects.filter(
         pk__in={leg[0] for leg in legs}, kind=Account.Kind.PLAYER).select_related("player")}
+    day = gaming_day(at)
+    return [_assess(player=player, kind=kind, direction=direction, amount=amount, so_far=_day_so_far(player, day),
+                    at=at, day=day, posted_by=posted_by, source=source)
+            for player, direction, amount in _patrons(kind, legs, players, patron)]
+
+
+def _patrons(kind, legs, players, patron=None):
+    """``[(Player, direction, Decimal euros)]``: what a posting's legs move for each patron
+    (``players``: ``{account id: Player}`` of the legs' chips accounts), in account-id
+    order; ``patron`` as for ``aml_check``."""
     amounts = defaultdict(int)
     for account_id, side, amount in legs:
         if account_id in players:
             amounts[(account_id, _direction(kind, side))] += amount
     if patron is not None:
         players, amounts = {0: patron[0]}, {(0, IN): patron[1]}
-    day, us, limit = gaming_day(at), profile() == "us", threshold()
-    pending = []
-    for (account_id, direction), amount_cents in sorted(amounts.items()):
-        player, amount = players[account_id], euros(amount_cents)
-        so_far = _day_so_far(player, day)
-        if us:  # cash in and cash out apart, the report above the threshold
-            before, count, largest = so_far.get(direction, (ZERO, 0, ZERO))
-            after, due = before + amount, before + amount > limit
-            crossed = before <= limit < after
-            small = max(largest or ZERO, amount) <= limit
-        else:  # ins and outs together, due diligence at the threshold
-            before = sum((total for total, _n, _l in so_far.values()), ZERO)
-            count = sum(n for _t, n, _l in so_far.values())
-            largest = max((big for _t, _n, big in so_far.values()), default=ZERO)
-            after, due = before + amount, before + amount >= limit
-            crossed = before < limit <= after
-            small = max(largest, amount) < limit
-        alerts = []
-        if due and not player.has_identity:
-            if refusable(posted_by=posted_by, source=source):
-                raise AmlRefused(
-                    _("refused: %(player)s's movements of the gaming day %(day)s would reach %(total)s, at or above "
-                      "the threshold of %(threshold)s that needs his identity on file; record his document, "
-                      "nationality and date of birth first"),
-                    params={"player": player.code, "day": day.isoformat(), "total": show(after),
-                            "threshold": show(limit)}, field="player",
-                    attempt={"player": player, "kind": kind, "direction": direction, "amount": amount,
-                             "day_total": after, "threshold": limit, "at": at, "gaming_day": day,
-                             "refused_by": posted_by, "source": source})
-            alerts.append((AmlAlert.Kind.UNIDENTIFIED, after, count + 1))
-        if crossed and small and count >= 1:
-            alerts.append((AmlAlert.Kind.STRUCTURING, after, count + 1))
-        if us and crossed:
-            alerts.append((AmlAlert.Kind.CTR, after, count + 1))
-        pending.append(Pending(player, kind, direction, amount, at, day, alerts))
-    return pending
+    return [(players[account_id], direction, euros(amount_cents))
+            for (account_id, direction), amount_cents in sorted(amounts.items())]
+
+
+def _assess(*, player, kind, direction, amount, so_far, at, day, posted_by, source) -> Pending:
+    """One patron's movement (``amount``: Decimal euros) checked against his gaming day
+    ``so_far`` (``{direction: (total, count, largest)}`` before it): the ``Pending``
+    movement with the alerts it raises.
+
+    Raises:
+        AmlRefused: as ``aml_check``.
+    """
+    us, limit = profile() == "us", threshold()
+    if us:  # cash in and cash out apart, the report above the threshold
+        before, count, largest = so_far.get(direction, (ZERO, 0, ZERO))
+        after, due = before + amount, before + amount > limit
+        crossed = before <= limit < after
+        small = max(largest or ZERO, amount) <= limit
+    else:  # ins and outs together, due diligence at the threshold
+        before = sum((total for total, _n, _l in so_far.values()), ZERO)
+        count = sum(n for _t, n, _l in so_far.values())
+        largest = max((big for _t, _n, big in so_far.values()), default=ZERO)
+        after, due = before + amount, before + amount >= limit
+        crossed = before < limit <= after
+        small = max(largest, amount) < limit
+    alerts = []
+    if due and not player.has_identity:
+        if refusable(posted_by=posted_by, source=source):
+            raise AmlRefused(
+                _("refused: %(player)s's movements of the gaming day %(day)s would reach %(total)s, at or above "
+                  "the threshold of %(threshold)s that needs his identity on file; record his document, "
+                  "nationality and date of birth first"),
+                params={"player": player.code, "day": day.isoformat(), "total": show(after),
+                        "threshold": show(limit)}, field="player",
+                attempt={"player": player, "kind": kind, "direction": direction, "amount": amount,
+                         "day_total": after, "threshold": limit, "at": at, "gaming_day": day,
+                         "refused_by": posted_by, "source": source})
+        alerts.append((AmlAlert.Kind.UNIDENTIFIED, after, count + 1))
+    if crossed and small and count >= 1:
+        alerts.append((AmlAlert.Kind.STRUCTURING, after, count + 1))
+    if us and crossed:
+        alerts.append((AmlAlert.Kind.CTR, after, count + 1))
+    return Pending(player, kind, direction, amount, at, day, alerts)
+
+
+def _movement(item, *, transaction, posted_by) -> AmlMovement:
+    """The ``AmlMovement`` of a checked movement, unsaved."""
+    return AmlMovement(player=item.player, kind=item.kind, direction=item.direction, amount=item.amount, at=item.at,
+                       gaming_day=item.day, transaction=transaction, identified=item.player.has_identity,
+                       recorded_by=posted_by, retain_until=retain_until(item.day))
+
+
+def _alert(item, movement, kind, total, count) -> AmlAlert:
+    """The ``AmlAlert`` ``kind`` a checked movement raises, unsaved."""
+    return AmlAlert(kind=kind, player=item.player, gaming_day=item.day, total=total, movements=count,
+                    movement=movement, raised_at=item.at, retain_until=retain_until(item.day))
 
 
 def records_refusals(service):
@@ -243,17 +273,109 @@ def aml_record(pending: list[Pending], *, transaction, posted_by) -> list[AmlMov
     alerts they raise (one of a kind per patron per day). Returns the movements."""
     recorded = []
     for item in pending:
-        movement = AmlMovement.objects.create(
-            player=item.player, kind=item.kind, direction=item.direction, amount=item.amount, at=item.at,
-            gaming_day=item.day, transaction=transaction, identified=item.player.has_identity,
-            recorded_by=posted_by, retain_until=retain_until(item.day))
+        movement = _movement(item, transaction=transaction, posted_by=posted_by)
+        movement.save()
         for kind, total, count in item.alerts:
             if not AmlAlert.objects.filter(kind=kind, player=item.player, gaming_day=item.day).exists():
-                AmlAlert.objects.create(kind=kind, player=item.player, gaming_day=item.day, total=total,
-                                        movements=count, movement=movement, raised_at=item.at,
-                                        retain_until=retain_until(item.day))
+                _alert(item, movement, kind, total, count).save()
         recorded.append(movement)
     return recorded
+
+
+class AmlBatch:
+    """The AML rules for an import's postings kept in memory for its batch (issue 18 "The
+    import crawls"): the same checks and alerts as ``aml_check`` and ``aml_record`` one
+    posting at a time, each patron's gaming day read once (for every patron the batch
+    names, in one statement, with the alerts already raised), then kept up to date in
+    memory; the movements and alerts written with ``write`` once the batch's transactions
+    have their ids.
+
+    The caller holds the row locks of the patrons' chips accounts until its transaction
+    ends (``ledger.services.posting.SettlementBatch``), as ``_post`` does for one posting:
+    no other posting adds to their days meanwhile. Anything else that posts for them
+    (opening chips) goes through ``_post`` after ``write``, then ``forget``.
+    """
+
+    def __init__(self):
+        self.days = {}  # (player id, gaming day) -> {direction: (total, count, largest)} (Decimal euros)
+        self.alerted = set()  # (alert kind, player id, gaming day): raised already, or pending
+        self.movements, self.alerts = [], []  # unsaved AmlMovement and AmlAlert, in order
+
+    def check(self, *, kind: str, legs, players: dict, posted_by, at: datetime, source: str,
+              transaction, expect=()) -> list[Pending]:
+        """``aml_check`` then ``aml_record`` of one posting, in memory.
+
+        Args:
+            kind, legs, posted_by, at, source: as ``aml_check``; players: ``{account id:
+            Player}`` of the legs' chips accounts (others are not patrons'); transaction:
+            the posting's Transaction (its id set before ``write``); expect: other Players
+            whose days to read in the same statement if one is read (the batch's).
+        Returns:
+            the movements checked (empty for a kind the rules do not add up).
+        Raises:
+            AmlRefused: as ``aml_check`` (nothing kept).
+        """
+        if kind not in AML_KINDS:
+            return []
+        day = gaming_day(at)
+        patrons = _patrons(kind, legs, players)
+        self._read({player for player, _d, _a in patrons} | set(expect), day)
+        pending = [_assess(player=player, kind=kind, direction=direction, amount=amount,
+                           so_far=self.days[(player.pk, day)], at=at, day=day, posted_by=posted_by, source=source)
+                   for player, direction, amount in patrons]
+        for item in pending:  # the day's totals moved after the whole posting was checked, as one at a time
+            so_far = self.days[(item.player.pk, day)]
+            total, count, largest = so_far.get(item.direction, (ZERO, 0, ZERO))
+            so_far[item.direction] = (total + item.amount, count + 1, max(largest or ZERO, item.amount))
+            movement = _movement(item, transaction=transaction, posted_by=posted_by)
+            self.movements.append(movement)
+            for alert_kind, total_after, movements in item.alerts:
+                if (alert_kind, item.player.pk, day) not in self.alerted:
+                    self.alerted.add((alert_kind, item.player.pk, day))
+                    self.alerts.append(_alert(item, movement, alert_kind, total_after, movements))
+        return pending
+
+    def _read(self, players, day):
+        """Read the gaming day ``day`` of those ``players`` not read yet: their standing
+        movements' totals (as ``_day_so_far``) and the alerts raised (two statements)."""
+        new = {player.pk for player in players if (player.pk, day) not in self.days}
+        if not new:
+            return
+        for player_id in new:
+            self.days[(player_id, day)] = {}
+        for row in (AmlMovement.objects.standing().filter(player_id__in=new, gaming_day=day)
+                    .values("player_id", "direction")
+                    .annotate(total=Sum("amount"), n=Count("id"), largest=Max("amount")).order_by()):
+            self.days[(row["player_id"], day)][row["direction"]] = (row["total"], row["n"], row["largest"])
+        self.alerted.update(AmlAlert.objects.filter(player_id__in=new, gaming_day=day)
+                            .values_list("kind", "player_id", "gaming_day"))
+
+    def mark(self):
+        """What ``undo`` goes back to: the state now."""
+        return (len(self.movements), len(self.alerts), {key: dict(day) for key, day in self.days.items()},
+                set(self.alerted))
+
+    def undo(self, mark):
+        """Forget what was checked since ``mark`` (a record refused)."""
+        movements, alerts, self.days, self.alerted = mark
+        del self.movements[movements:]
+        del self.alerts[alerts:]
+
+    def write(self):
+        """Insert the movements (their transactions saved first), then their alerts: one
+        ``COPY`` each, the movements' ids taken first (the alerts point at them)."""
+        from casino.bulk import IdPool, copy_instances
+
+        copy_instances(AmlMovement, self.movements, ids=IdPool(AmlMovement))
+        copy_instances(AmlAlert, self.alerts)
+        self.movements, self.alerts = [], []
+
+    def forget(self):
+        """Forget the days read (another service posted since); nothing may be pending."""
+        if self.movements:
+            raise RuntimeError("write the pending AML movements before another service posts")
+        self.days.clear()
+        self.alerted.clear()
 
 
 def day_totals(*, day: date) -> dict[str, dict]:

@@ -11,6 +11,7 @@ statement (``_post``), and a second posting with the same idempotency key refuse
 import json
 from collections import defaultdict
 from contextlib import contextmanager
+from decimal import Decimal
 
 from django.db import IntegrityError, connection
 from django.db import transaction as db
@@ -18,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cage.services import aml
-from casino.bulk import IdPool, copy_instances, copy_rows
+from casino.bulk import IdPool, copy_instances, copy_rows, take_ids
 from ledger.errors import (
     AlreadyPosted,
     AlreadyReversed,
@@ -28,7 +29,7 @@ from ledger.errors import (
     TenureError,
     UnknownPlayer,
 )
-from ledger.models import Account, BankTenure, Entry, Transaction
+from ledger.models import Account, BankTenure, Entry, SyndicateShare, Transaction
 from ledger.money import cents, euros, show
 from tables.models import Player
 from tables.stakes import open_hands_at_risk
@@ -434,9 +435,17 @@ SELECT a.id, a.kind, p.code, a.tenure_id, a.balance, a.is_open
    FOR NO KEY UPDATE OF a"""
 
 _MOVE_BALANCES_SQL = """
-UPDATE ledger_account a SET balance = a.balance + d.delta
-  FROM unnest(%s::bigint[], %s::numeric[]) AS d(id, delta)
+WITH tenures AS (
+    UPDATE ledger_banktenure t SET closed_at = c.closed_at, ended = c.ended
+      FROM unnest(%(tenures)s::bigint[], %(closed_at)s::timestamptz[], %(ended)s::varchar[])
+           AS c(id, closed_at, ended)
+     WHERE t.id = c.id)
+UPDATE ledger_account a SET balance = a.balance + d.delta, is_open = a.is_open AND NOT d.closing
+  FROM unnest(%(ids)s::bigint[], %(deltas)s::numeric[], %(closing)s::boolean[]) AS d(id, delta, closing)
  WHERE a.id = d.id"""
+# A batch's balances moved and the accounts of the tenures it closed closed in one statement, with
+# the closing of those tenures written before it (each row's trigger checks its own table:
+# ledger_account_update, ledger_banktenure_update).
 
 
 class SettlementBatch:
@@ -451,6 +460,11 @@ class SettlementBatch:
     (a player's chips, a limited bank's funds) read nothing more. Anything else that posts
     (a bank passed or drawn for, opening chips) reads the balances from the database: the
     caller ``flush``-es before it and ``forget``-s after it.
+
+    A 7½ takeover is passed in memory too (``pass_bank``): the old tenure closed and its
+    distribution kept with the batch's postings, the taker's tenure, share and account
+    made as rows (their ids taken ahead) written by ``flush``; the patrons' gaming days
+    for the AML rules kept in memory (``cage.services.aml.AmlBatch``).
 
     Measured in-process on ``benchmarks/import.py``'s first 1,000 chained hands, every
     statement counted (2026-11-24): with the cover checks on the balances it holds, the
@@ -472,6 +486,12 @@ class SettlementBatch:
         # ahead for the whole batch, the ids left unused would be gaps: the import would not number
         # its transactions as the console's services do, which tests/tables/test_import_batches.py checks).
         self.ids = IdPool(Transaction)
+        self.players = {}  # code -> Player: the batch's (the caller's), whose AML days are read together
+        self.members = {}  # tenure id -> [(Player, Decimal percent)]: its syndicate, in the shares' order
+        self.aml = aml.AmlBatch()  # the AML movements of the postings kept (pass_bank's)
+        # Made by pass_bank, written by flush: new tenures (ids taken), their shares, their accounts
+        # (ids taken), and the tenures closed [(BankTenure, its account's id)].
+        self.new_tenures, self.new_shares, self.new_accounts, self.closings = [], [], [], []
 
     def _read(self, codes=(), tenure_id=None):
         """Lock and read, in one statement in account-id order, the chips of ``codes``, the
@@ -562,29 +582,160 @@ class SettlementBatch:
         self.pending.append((txn, legs))
         return txn
 
+    def syndicate(self, tenure) -> list:
+        """``[(Player, Decimal percent)]``: ``tenure``'s syndicate in the shares' order (read
+        once per batch; a tenure ``pass_bank`` opened is known without a read)."""
+        if tenure.pk not in self.members:
+            self.members[tenure.pk] = [(share.player, share.percent) for share
+                                       in tenure.shares.select_related("player").order_by("id")]
+        return self.members[tenure.pk]
+
+    def can_pass(self, tenure, holder) -> bool:
+        """May ``pass_bank`` pass ``tenure`` to ``holder`` in memory: the tenure's account
+        and every chips account it moves (its syndicate's, the taker's) exist (read and
+        locked here if not yet). Otherwise the bank passes through ``bank_transfer``
+        (``flush`` first)."""
+        codes = [holder.code, *(player.code for player, _percent in self.syndicate(tenure))]
+        self._read(codes=codes, tenure_id=tenure.pk)
+        return tenure.pk in self.tenures and all(self.accounts.get(code) is not None for code in codes)
+
+    def pass_bank(self, *, tenure: BankTenure, holder: Player, capital: int, risk: int = 0, posted_by=None,
+                  source: str = "") -> BankTenure:
+        """A 7½ takeover in memory: ``bank_transfer(cause="natural")`` of the batch (the same
+        postings, rows and AML movements, written by ``flush``). [rules.md "The bank passes"]
+
+        The old tenure closes (``ended`` natural): its balance, as this batch holds it, goes
+        back to its syndicate by shares (``tenures._distribution_posting``); the taker's
+        tenure (``began`` natural, ``previous`` the old one), his 100 % share and the
+        tenure's account are made with ids taken from their sequences now
+        (``casino.bulk.take_ids``), and his capital posted from his chips
+        (``tenures._capital_posting``). ``can_pass`` must have said yes.
+
+        Args:
+            tenure: the open BankTenure; holder: the Player taking it (not its holder);
+            capital: cents (zero or more) from his chips; risk: cents he has at risk in
+            open hands (his chips less them must cover the capital); posted_by: the staff
+            user, None for the system; source: as ``bank_transfer``.
+        Returns:
+            the new BankTenure (its id set; written by ``flush``).
+        Raises:
+            TenureError: ``holder`` holds it already, or it is closed. InsufficientChips:
+            his chips less his risk do not cover the capital (nothing kept). AmlRefused:
+            as ``_post`` for a refusable source (then the batch must be undone: ``undo``).
+        """
+        from ledger.services.tenures import _capital_posting, _distribution_posting
+
+        source = _source(posted_by, source, "cashier")
+        if holder.pk == tenure.holder_id:
+            raise TenureError(_("%(player)s already holds this bank"), params={"player": holder.code},
+                              field="holder")
+        members = self.syndicate(tenure)
+        bank = self.tenures[tenure.pk]
+        if not self.open[bank]:
+            raise TenureError(_("bank tenure #%(tenure)s is already closed"), params={"tenure": tenure.pk})
+        taker = self.accounts[holder.code]
+        if self.balances[taker] - risk < capital:
+            raise InsufficientChips(_("%(player)s holds %(balance)s in chips, %(in_play)s of them at risk in open "
+                                      "hands; %(needed)s are needed") % {
+                "player": holder.code, "balance": show(euros(self.balances[taker])), "in_play": show(euros(risk)),
+                "needed": show(euros(capital))}, field="capital")
+        posting = _distribution_posting(tenure=tenure, bank=bank, balance=self.balances[bank], members=[
+            (player, percent, self.accounts[player.code]) for player, percent in members])
+        if posting is not None:
+            self._keep(posted_by=posted_by, source=source, patrons=[player for player, _p in members], **posting)
+        tenure.closed_at, tenure.ended = timezone.now(), BankTenure.Ended.NATURAL
+        self.open[bank] = False
+        self.closings.append((tenure, bank))
+
+        (tenure_id,), (account_id,) = take_ids(BankTenure, 1), take_ids(Account, 1)
+        new = BankTenure(id=tenure_id, table=tenure.table, holder=holder, began=BankTenure.Began.NATURAL,
+                         capital=euros(capital), previous=tenure)
+        self.new_tenures.append(new)
+        self.new_shares.append(SyndicateShare(tenure=new, player=holder, percent=Decimal(100)))
+        self.new_accounts.append(Account(id=account_id, kind=Account.Kind.TENURE, tenure=new))
+        self.members[new.pk] = [(holder, Decimal("100.00"))]  # as read back from its column (two places)
+        self.tenures[new.pk], self.balances[account_id], self.open[account_id] = account_id, 0, True
+        if capital:
+            self._keep(posted_by=posted_by, source=source, patrons=[holder], **_capital_posting(
+                tenure=new, bank=account_id, capital_cents=capital, members=[(holder, Decimal(100), taker)]))
+        return new
+
+    def _keep(self, *, kind, legs, idempotency_key, reference, posted_by, source, tenure, cause, detail, patrons):
+        """``_post`` in memory: the transaction kept for ``flush``, the balances moved, the
+        AML movements of ``patrons`` (Players whose chips the legs move) kept by ``aml``."""
+        if (sum(a for _i, side, a in legs if side == DEBIT) != sum(a for _i, side, a in legs if side == CREDIT)
+                or len(legs) < 2 or any(amount <= 0 for _a, _s, amount in legs)):
+            raise ValueError(f"unbalanced or empty legs: {legs}")
+        txn = Transaction(kind=kind, reference=reference[:200], idempotency_key=idempotency_key, posted_by=posted_by,
+                          source=source, tenure=tenure, detail=detail, cause=cause, posted_at=timezone.now())
+        self.aml.check(kind=kind, legs=legs, players={self.accounts[player.code]: player for player in patrons},
+                       posted_by=posted_by, at=txn.posted_at, source=source, transaction=txn,
+                       expect=self.players.values())
+        for account_id, delta in _deltas(legs).items():
+            self.balances[account_id] += delta
+        self.pending.append((txn, legs))
+
+    def mark(self):
+        """What ``undo`` goes back to: what the batch holds now (a record about to be entered)."""
+        return (len(self.pending), len(self.new_tenures), len(self.new_shares), len(self.new_accounts),
+                len(self.closings), dict(self.balances), dict(self.open), dict(self.tenures), self.aml.mark())
+
+    def undo(self, mark):
+        """Forget what was kept since ``mark`` (a record refused: its postings, its bank
+        passed, its AML movements). The tenure a refused record closed in memory keeps its
+        ``closed_at``: the import stops at its first refused record."""
+        (pending, tenures, shares, accounts, closings, self.balances, self.open, self.tenures, aml_mark) = mark
+        del self.pending[pending:]
+        del self.new_tenures[tenures:]
+        del self.new_shares[shares:]
+        del self.new_accounts[accounts:]
+        del self.closings[closings:]
+        self.aml.undo(aml_mark)
+
     def flush(self):
-        """Write the pending postings: the transactions (their ids set), their entries, and
-        each account's balance moved once by its total."""
-        if not self.pending:
+        """Write what the batch kept: the tenures' accounts made by ``pass_bank``, the
+        pending postings (the transactions, their ids set, and their entries), each
+        account's balance moved once by its total and the accounts of the tenures closed
+        closed (with those tenures already written) in one statement, then the tenures
+        made and their shares, and the AML movements and alerts. Every row goes through
+        its table's triggers: an entry's account is open when it is copied in, a tenure
+        opens once the table's previous one is closed."""
+        if not (self.pending or self.new_accounts or self.closings):
             return
+        # A tenure's account before its tenure: the foreign key is checked at COMMIT.
+        copy_instances(Account, self.new_accounts)
         # COPY, the transactions' ids taken from their sequence first (casino.bulk), the entries
         # as plain tuples, no model instance. With the batch's hands, entries and bets copied too
         # (_ImportBatch.write): 1,000 chained hands of benchmarks/import.py in-process, 5.9-6.0 s
         # before, 4.6-4.7 s after (168 to 214 hands/s, two runs each in alternation, 2026-11-24).
         copy_instances(Transaction, [txn for txn, _legs in self.pending], ids=self.ids)
-        copy_rows(Entry._meta.db_table, ["transaction_id", "account_id", "side", "amount"],
-                  ((txn.id, account_id, side, euros(amount)) for txn, legs in self.pending
-                   for account_id, side, amount in legs))
+        if self.pending:
+            copy_rows(Entry._meta.db_table, ["transaction_id", "account_id", "side", "amount"],
+                      ((txn.id, account_id, side, euros(amount)) for txn, legs in self.pending
+                       for account_id, side, amount in legs))
         moved = _deltas(leg for _txn, legs in self.pending for leg in legs)
+        closed = {account_id for _tenure, account_id in self.closings}
+        made = {tenure.pk for tenure in self.new_tenures}
+        written = [tenure for tenure, _account in self.closings if tenure.pk not in made]
+        ids = sorted(set(moved) | closed)
         with connection.cursor() as cursor:
-            cursor.execute(_MOVE_BALANCES_SQL, [list(moved), [euros(delta) for delta in moved.values()]])
+            cursor.execute(_MOVE_BALANCES_SQL, {
+                "ids": ids, "deltas": [euros(moved.get(account_id, 0)) for account_id in ids],
+                "closing": [account_id in closed for account_id in ids],
+                "tenures": [tenure.pk for tenure in written], "closed_at": [tenure.closed_at for tenure in written],
+                "ended": [tenure.ended for tenure in written]})
+        copy_instances(BankTenure, self.new_tenures)  # after the table's previous tenure was closed
+        copy_instances(SyndicateShare, self.new_shares)
+        self.aml.write()
         self.pending.clear()
+        self.new_tenures, self.new_shares, self.new_accounts, self.closings = [], [], [], []
 
     def forget(self):
         """Forget the balances read (another service posted since: they are read again,
         after ``flush``, all in the next read)."""
-        if self.pending:
+        if self.pending or self.new_accounts or self.closings:
             raise RuntimeError("flush the pending postings before another service posts")
+        self.aml.forget()
         self.stale.update(code for code, account_id in self.accounts.items() if account_id is not None)
         self.accounts.clear()
         self.tenures.clear()

@@ -133,16 +133,54 @@ def _open_tenure(*, table, holder, capital_cents, shares, began, posted_by, sour
               posted_by=posted_by, source=source, tenure=tenure, cause={"kind": "bank_price", "tenure": tenure.pk})
     if not capital_cents or deposit:
         return tenure  # a bank opened empty, or awaiting its deposits at the cage: nothing to post
-    legs = [(accounts[player.pk], DEBIT, part) for (player, _percent), part in zip(shares, parts, strict=True)
-            if part]
-    legs.append((bank.id, CREDIT, capital_cents))
-    _post(locked=locked, kind=KIND.CAPITAL_IN, legs=legs, idempotency_key=f"tenure:{tenure.pk}:capital",
-          reference=f"bank capital, tenure #{tenure.pk} at {table}",
-          posted_by=posted_by, source=source, tenure=tenure,
-          cause={"kind": "bank_capital", "tenure": tenure.pk, "table": table.name},
-          detail={"shares": [[player.code, str(percent), str(euros(part))]
-                             for (player, percent), part in zip(shares, parts, strict=True)]})
+    posting = _capital_posting(tenure=tenure, bank=bank.id, capital_cents=capital_cents,
+                               members=[(player, percent, accounts[player.pk]) for player, percent in shares])
+    _post(locked=locked, posted_by=posted_by, source=source, **posting)
     return tenure
+
+
+def _distribution_posting(*, tenure, bank, balance, members):
+    """The posting that closes ``tenure``: its balance back to its syndicate by shares, to
+    the cent by largest remainder (a negative balance charged the same way); the keyword
+    arguments of ``_post`` but ``locked``, ``posted_by`` and ``source``; None for a zero
+    balance.
+
+    Args:
+        bank: the tenure's account id; balance: its balance, cents;
+        members: ``[(Player, Decimal percent, chips account id)]`` in the shares' order.
+    """
+    if not balance:
+        return None
+    parts = split_by_shares(balance, [percent for _player, percent, _account in members])
+    out, back = (DEBIT, CREDIT) if balance > 0 else (CREDIT, DEBIT)
+    legs = [(bank, out, abs(balance))]
+    legs += [(account, back, abs(part)) for (_player, _percent, account), part in zip(members, parts, strict=True)
+             if part]
+    return {"kind": KIND.DISTRIBUTION, "legs": legs, "idempotency_key": f"tenure:{tenure.pk}:close",
+            "reference": f"bank distribution, tenure #{tenure.pk} at {tenure.table}", "tenure": tenure,
+            "cause": {"kind": "bank_distribution", "tenure": tenure.pk, "table": tenure.table.name},
+            "detail": {"shares": [[player.code, str(percent), str(euros(part))]
+                                  for (player, percent, _account), part in zip(members, parts, strict=True)]}}
+
+
+def _capital_posting(*, tenure, bank, capital_cents, members):
+    """The posting of a new tenure's capital (above zero) from its syndicate's chips, by
+    shares to the cent by largest remainder; the keyword arguments of ``_post`` but
+    ``locked``, ``posted_by`` and ``source``.
+
+    Args:
+        bank: the tenure's account id; members: ``[(Player, Decimal percent, chips
+        account id)]`` in the shares' order.
+    """
+    parts = split_by_shares(capital_cents, [percent for _player, percent, _account in members])
+    legs = [(account, DEBIT, part) for (_player, _percent, account), part in zip(members, parts, strict=True)
+            if part]
+    legs.append((bank, CREDIT, capital_cents))
+    return {"kind": KIND.CAPITAL_IN, "legs": legs, "idempotency_key": f"tenure:{tenure.pk}:capital",
+            "reference": f"bank capital, tenure #{tenure.pk} at {tenure.table}", "tenure": tenure,
+            "cause": {"kind": "bank_capital", "tenure": tenure.pk, "table": tenure.table.name},
+            "detail": {"shares": [[player.code, str(percent), str(euros(part))]
+                                  for (player, percent, _account), part in zip(members, parts, strict=True)]}}
 
 
 @contextmanager
@@ -166,22 +204,12 @@ def _close_tenure(*, tenure, ended, posted_by, source, handover=None):
     not read without takeover capital, 12.2 to 10.9 statements a hand in-process on
     1,000 of ``benchmarks/import.py``'s hands, a bank passed in one hand in four)."""
     shares, accounts, locked, bank = handover or _lock_handover(tenure=tenure, players=[])
-    balance = cents(locked[bank].balance)
-    parts = split_by_shares(balance, [share.percent for share in shares])
+    posting = _distribution_posting(tenure=tenure, bank=bank, balance=cents(locked[bank].balance),
+                                    members=[(share.player, share.percent, accounts[share.player_id])
+                                             for share in shares])
     distribution = None
-    if balance:
-        out = DEBIT if balance > 0 else CREDIT
-        back = CREDIT if balance > 0 else DEBIT
-        legs = [(bank, out, abs(balance))]
-        legs += [(accounts[share.player_id], back, abs(part)) for share, part in zip(shares, parts, strict=True)
-                 if part]
-        distribution = _post(
-            locked=locked, kind=KIND.DISTRIBUTION, legs=legs, idempotency_key=f"tenure:{tenure.pk}:close",
-            reference=f"bank distribution, tenure #{tenure.pk} at {tenure.table}",
-            posted_by=posted_by, source=source, tenure=tenure,
-            cause={"kind": "bank_distribution", "tenure": tenure.pk, "table": tenure.table.name},
-            detail={"shares": [[share.player.code, str(share.percent), str(euros(part))]
-                               for share, part in zip(shares, parts, strict=True)]})
+    if posting is not None:
+        distribution = _post(locked=locked, posted_by=posted_by, source=source, **posting)
     closed_at = timezone.now()
     # The account closed and the tenure's closing recorded in one statement (each row's trigger
     # checks its own table: ledger_account_update, ledger_banktenure_update): 6.07 to 5.83
