@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cage.services import aml
-from casino.bulk import IdPool, copy_instances, copy_rows, take_ids
+from casino.bulk import IdPool, copy_instances, copy_rows, take_one_id_each
 from ledger.errors import (
     AlreadyPosted,
     AlreadyReversed,
@@ -607,8 +607,8 @@ class SettlementBatch:
         The old tenure closes (``ended`` natural): its balance, as this batch holds it, goes
         back to its syndicate by shares (``tenures._distribution_posting``); the taker's
         tenure (``began`` natural, ``previous`` the old one), his 100 % share and the
-        tenure's account are made with ids taken from their sequences now
-        (``casino.bulk.take_ids``), and his capital posted from his chips
+        tenure's account are made with ids taken from their sequences now, in one
+        statement (``casino.bulk.take_one_id_each``), and his capital posted from his chips
         (``tenures._capital_posting``). ``can_pass`` must have said yes.
 
         Args:
@@ -647,7 +647,7 @@ class SettlementBatch:
         self.open[bank] = False
         self.closings.append((tenure, bank))
 
-        (tenure_id,), (account_id,) = take_ids(BankTenure, 1), take_ids(Account, 1)
+        tenure_id, account_id = take_one_id_each(BankTenure, Account)
         new = BankTenure(id=tenure_id, table=tenure.table, holder=holder, began=BankTenure.Began.NATURAL,
                          capital=euros(capital), previous=tenure)
         self.new_tenures.append(new)
