@@ -682,9 +682,10 @@ class SettlementBatch:
 
     def undo(self, mark):
         """Forget what was kept since ``mark`` (a record refused: its postings, its bank
-        passed, its AML movements). The tenure a refused record closed in memory keeps its
-        ``closed_at``: the import stops at its first refused record."""
+        passed, its AML movements); a tenure it closed is open again."""
         (pending, tenures, shares, accounts, closings, self.balances, self.open, self.tenures, aml_mark) = mark
+        for tenure, _account in self.closings[closings:]:
+            tenure.closed_at, tenure.ended = None, ""  # pass_bank closes only an open tenure
         del self.pending[pending:]
         del self.new_tenures[tenures:]
         del self.new_shares[shares:]

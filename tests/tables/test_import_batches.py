@@ -9,18 +9,21 @@ commit for real (``transaction=True``), so the deferred ledger triggers check ev
 posting at COMMIT.
 """
 
+import json
 import random
 from datetime import UTC, datetime
 from decimal import Decimal
 from unittest import mock
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection
 from django.utils import translation
 
-from ledger.models import Account, BankTenure, Entry, Transaction
+from cage.models import AmlAlert, AmlMovement
+from ledger.models import Account, BankTenure, Entry, SyndicateShare, Transaction
 from ledger.services import cashier_buy_in, tenure_open
 from tables import services
 from tables.engine.simulate import NAMES, random_night
@@ -40,16 +43,18 @@ def night(count=40, seed=18):
                         max_bet=10000, bank="ana")
 
 
-def fresh_casino(bank_cover=False):
+def fresh_casino(bank_cover=False, poor=()):
     """An empty database (ids from 1 again), then the cashier, every player with chips and
-    Mesa 1 without a bank (a limited bank with ``bank_cover``)."""
+    Mesa 1 without a bank (a limited bank with ``bank_cover``); the players ``poor`` with
+    1.00 of chips only."""
     tables = connection.introspection.django_table_names(only_existing=True, include_views=False)
     connection.ops.execute_sql_flush(connection.ops.sql_flush(no_style(), tables, reset_sequences=True,
                                                               allow_cascade=True))
     cashier = UserFactory(username="caja1", roles=["cashier"])
     open_drawer(cashier)
-    for code in sorted({"ana", *NAMES}):
-        cashier_buy_in(player=Player.objects.create(code=code), amount=Decimal("1000.00"), posted_by=cashier)
+    for code in sorted({"ana", *NAMES, *poor}):
+        cashier_buy_in(player=Player.objects.create(code=code), amount=Decimal("1.00" if code in poor else "1000.00"),
+                       posted_by=cashier)
     Table.objects.create(name="Mesa 1", rules="reglamento", min_bet=Decimal("5.00"), max_bet=Decimal("100.00"),
                          bank_capital=Decimal("1000.00") if bank_cover else Decimal("150.00"), bank_cover=bank_cover)
 
@@ -84,10 +89,19 @@ def in_batches(path):
     return run
 
 
-def recorded(way, records, bank_cover=False):
+def in_batches_of(size):
+    """``hand_import_records`` of ``size`` records at a time, as the command calls it; a
+    refusal ends the import (as the command's)."""
+    def run(records):
+        for start in range(0, len(records), size):
+            services.hand_import_records(records=records[start:start + size])
+    return run
+
+
+def recorded(way, records, bank_cover=False, poor=()):
     """What ``way`` records for ``records`` in a fresh casino, with the clock stopped."""
     with mock.patch("django.utils.timezone.now", return_value=NOW):
-        fresh_casino(bank_cover)
+        fresh_casino(bank_cover, poor)
         way(records)
     table = Table.objects.get(name="Mesa 1")
     owners = {account.id: (account.kind, account.player.code if account.player else None, account.tenure_id)
@@ -103,13 +117,20 @@ def recorded(way, records, bank_cover=False):
         "bets": sorted(Hand.objects.values_list("number", "bets__player__code", "bets__seat", "bets__seat_hand",
                                                 "bets__stake", "bets__result", "bets__net")),
         "tenures": list(BankTenure.objects.order_by("id").values_list(
-            "holder__code", "began", "ended", "capital", "closed_at")),
+            "id", "holder__code", "began", "ended", "capital", "closed_at", "previous_id")),
+        "shares": list(SyndicateShare.objects.order_by("id").values_list("id", "tenure_id", "player__code",
+                                                                          "percent")),
+        "accounts": sorted(owners.items()),
         "transactions": list(Transaction.objects.order_by("id").values_list(
             "id", "kind", "reference", "idempotency_key", "source", "tenure_id", "detail")),
         "legs": sorted((leg[0], owners[leg[1]], leg[2], leg[3]) for leg in Entry.objects.values_list(
             "transaction_id", "account_id", "side", "amount")),
-        "balances": sorted((owners[account_id], balance) for account_id, balance
-                           in Account.objects.values_list("id", "balance")),
+        "balances": sorted((owners[account_id], balance, is_open) for account_id, balance, is_open
+                           in Account.objects.values_list("id", "balance", "is_open")),
+        "aml_movements": list(AmlMovement.objects.order_by("id").values_list(
+            "id", "player__code", "kind", "direction", "amount", "at", "gaming_day", "transaction_id", "identified")),
+        "aml_alerts": list(AmlAlert.objects.order_by("id").values_list(
+            "kind", "player__code", "gaming_day", "total", "movements", "movement_id", "raised_at")),
     }
 
 
@@ -124,7 +145,7 @@ def test_the_batched_import_records_what_the_console_services_record(tmp_path, s
     batched = recorded(in_batches(path), records, bank_cover)
     assert batched["faults"] == [] and batched["head"][0] == len(records)
     assert len(batched["hands"]) == len(records) and {hand[1] for hand in batched["hands"]} == {"settled"}
-    assert sum(1 for tenure in batched["tenures"] if tenure[1] == "natural") >= 3  # the bank passed
+    assert sum(1 for tenure in batched["tenures"] if tenure[2] == "natural") >= 3  # the bank passed
     assert sum(1 for t in batched["transactions"] if t[1] == "hand") == len(records)
 
     by_entry = recorded(one_entry_at_a_time, records, bank_cover)
@@ -132,3 +153,67 @@ def test_the_batched_import_records_what_the_console_services_record(tmp_path, s
     for key in batched:
         assert batched[key] == by_entry[key], key
         assert batched[key] == by_record[key], key
+
+
+def takeovers(records):
+    """The positions of the records whose bank a 7½ of the record before passed."""
+    return [k for k in range(1, len(records)) if records[k]["bank"] != records[k - 1]["bank"]]
+
+
+@pytest.mark.parametrize("seed", [18, 7])
+def test_sixty_chained_hands_in_batches_pass_the_bank_in_memory_as_the_services_pass_it(settings, seed):
+    """60 chained hands, 25 a batch, each 7½ takeover passed in memory with its batch
+    (``SettlementBatch.pass_bank``) and the AML days kept per batch (``AmlBatch``): the
+    same tenures, shares, accounts, postings, balances, AML movements and alerts (the
+    threshold lowered to 1,200.00, above the 1,000.00 each player buys in, so that takeovers raise them) and hash chain as the
+    console's services, one entry at a time (``bank_transfer`` for each takeover)."""
+    settings.AML_THRESHOLD = "1200.00"
+    records = night(count=60, seed=seed)
+    assert len(takeovers(records)) >= 6
+
+    batched = recorded(in_batches_of(25), records)
+    assert batched["faults"] == [] and batched["head"][0] == 60
+    assert sum(1 for tenure in batched["tenures"] if tenure[2] == "natural") == len(takeovers(records))
+    assert {alert[0] for alert in batched["aml_alerts"]} == {"unidentified", "structuring"}
+    assert any(movement[2] == "distribution" for movement in batched["aml_movements"])
+    assert any(movement[2] == "capital_in" for movement in batched["aml_movements"])
+
+    by_entry = recorded(one_entry_at_a_time, records)
+    for key in batched:
+        assert batched[key] == by_entry[key], key
+
+
+def test_a_record_refused_mid_batch_after_a_takeover_leaves_out_only_itself(settings):
+    """A record whose bank a 7½ passed (in memory), in a batch where the bank passed
+    before, refused at a bet its player cannot cover: the records before it are written
+    as the services write them, nothing of it (not its takeover, postings, AML movements)."""
+    settings.AML_THRESHOLD = "1200.00"
+    records = night(count=60)
+    refused_at = next(k for k in takeovers(records)
+                      if k % 25 and any(k - k % 25 < j < k for j in takeovers(records)))
+    bad = json.loads(json.dumps(records[refused_at]))
+    seat = bad["seats"][0]
+    bad["seats"][0] = "pobre"  # 1.00 of chips: his first bet is refused
+    for event in bad["events"]:
+        if event.get("seat") == seat:
+            event["seat"] = "pobre"
+    records = [*records[:refused_at], bad, *records[refused_at + 1:]]
+
+    caught = []
+
+    def batched_until_refused(records):
+        try:
+            in_batches_of(25)(records)
+        except ValidationError as error:
+            caught.append(error)
+
+    batched = recorded(batched_until_refused, records, poor=["pobre"])
+    (error,) = caught
+    assert error.index == refused_at % 25 and "pobre" in str(error)
+    assert len(error.imported) == refused_at % 25
+    assert batched["head"][0] == refused_at and batched["faults"] == []
+    assert batched["tenures"][-1][1] == records[refused_at - 1]["bank"]  # the refused record's takeover: not written
+
+    by_entry = recorded(one_entry_at_a_time, records[:refused_at], poor=["pobre"])
+    for key in batched:
+        assert batched[key] == by_entry[key], key
