@@ -20,3 +20,14 @@ def test_ids_taken_ahead_are_the_sequences_next_and_ascending():
     first = pool.take(3)
     assert first == sorted(first) and len(set(first)) == 3
     assert pool.take(2)[0] > first[-1]
+
+
+def test_ids_taken_one_at_a_time_follow_each_sequence():
+    from casino.bulk import take_ids, take_one_id_each
+    from ledger.models import Account, BankTenure
+
+    first = take_ids(BankTenure, 2)
+    tenure_id, account_id = take_one_id_each(BankTenure, Account)
+    assert first == sorted(first) and tenure_id > first[-1]
+    assert take_ids(Account, 1)[0] > account_id
+    assert take_ids(Account, 0) == []
