@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cage.services.aml import records_refusals
-from casino.bulk import IdPool, copy_instances
+from casino.bulk import IdPool, copy_instances, copy_rows
 from ledger.errors import InsufficientChips
 from ledger.models import Account, BankRebuild, BankTenure, Transaction
 from ledger.money import cents, euros, show
@@ -386,7 +386,7 @@ def _record_locked(locked: LockedHand, *, event, entered_by, expected_version, f
     return AtTable(hand, entries, state)
 
 
-def _enter(hand, state, *, event, by, form_token, players=None, covered=True, ledger=None):
+def _enter(hand, state, *, event, by, form_token, players=None, covered=True, ledger=None, row=False):
     """Check ``event`` on the open ``hand`` and make its entry (not written yet).
 
     ``state`` is the engine's state of the hand before this event; the event is applied
@@ -396,10 +396,10 @@ def _enter(hand, state, *, event, by, form_token, players=None, covered=True, le
     player covers it (``_check_covered``); an import passes False and checks its
     record's bets itself (``_ImportCover``: its players' chips read once per batch).
     ``ledger``: an import's ``SettlementBatch``, whose balance of the bank ``bank_cover``
-    checks against.
+    checks against. ``row``: the entry as an ``EntryRow`` (an import's), not a HandEvent.
 
     Returns:
-        the HandEvent, unsaved.
+        the HandEvent, unsaved (or its ``EntryRow``).
     Raises:
         RuleBroken: the engine refused the event. CoverExceeded (``bank_cover``),
         TableError (a bettor who is not a registered player), ChipsNotCovered.
@@ -419,7 +419,7 @@ def _enter(hand, state, *, event, by, form_token, players=None, covered=True, le
         _seat_players([event["player"]], bank=hand.bank, field="player", seated=False, known=players)
     if staking:
         _check_covered(hand, state, bettor, before)
-    return _entry(table=hand.table, hand=hand, kind=EVENT, event=event, by=by, form_token=form_token)
+    return _entry(table=hand.table, hand=hand, kind=EVENT, event=event, by=by, form_token=form_token, row=row)
 
 
 def _check_covered(hand, state, code, before):
@@ -769,7 +769,7 @@ class _ImportBatch:
         for number, event in enumerate(record["events"], 1):
             try:
                 entries.append(_enter(hand, state, event=event, by=by, form_token=None, players=players,
-                                      covered=False, ledger=self.ledger))
+                                      covered=False, ledger=self.ledger, row=True))
                 self.cover.check(state, event)
             except ValidationError as error:  # the engine's, the table's or the ledger's (bank_cover)
                 raise RecordRefused(str(error), event=number, rule=getattr(error, "rule", "record")) from None
@@ -850,7 +850,7 @@ class _ImportBatch:
         # (SettlementBatch.flush), 168 to 214 hands/s in-process on 1,000 of benchmarks/import.py's
         # chained hands (two runs each in alternation, 2026-11-24).
         copy_instances(Hand, self.hands, ids=IdPool(Hand))  # in order: each table's numbers ascending
-        copy_instances(HandEvent, self.entries)
+        copy_rows(HandEvent._meta.db_table, EntryRow.COLUMNS, (entry.values() for entry in self.entries))
         copy_instances(HandBet, self.bets)
         for table, (number, digest) in self.heads.items():
             Table.objects.filter(pk=table.pk).update(last_hand_number=number, last_event_hash=digest)
@@ -1177,9 +1177,38 @@ def _append(*, table, hand, kind, event, by, form_token):
     _write_entry(_entry(table=table, hand=hand, kind=kind, event=event, by=by, form_token=form_token))
 
 
-def _entry(*, table, hand, kind, event, by, form_token):
-    """The hand's next entry chained to the table's last (a HandEvent, unsaved); the hand's
-    ``version`` and the table's ``last_event_hash`` advance in memory."""
+class EntryRow(NamedTuple):
+    """A hand's entry as an import copies it in (``_ImportBatch.write``): a HandEvent's
+    columns, without a model instance. [issue 18 "The import crawls": a HandEvent made
+    for each of 19,651 entries (1,000 of benchmarks/import.py's hands) cost about 1 s of
+    7.5 under cProfile, in-process]"""
+
+    table_id: int
+    hand: Hand  # its id is set when the batch's hands are written, before its entries
+    sequence: int
+    kind: str
+    event: dict
+    entered_by_id: int | None
+    entered_at: datetime
+    form_token: object  # uuid.UUID or None
+    previous_hash: str
+    hash: str
+    key_id: str
+
+    #: The columns of ``tables_handevent`` that ``values`` fills, in its order.
+    COLUMNS = ["table_id", "hand_id", "sequence", "kind", "event", "entered_by_id", "entered_at", "form_token",
+               "previous_hash", "hash", "key_id"]
+
+    def values(self):
+        """The row as ``copy_rows`` takes it (the event as JSON text)."""
+        return (self.table_id, self.hand.pk, self.sequence, self.kind, json.dumps(self.event), self.entered_by_id,
+                self.entered_at, self.form_token, self.previous_hash, self.hash, self.key_id)
+
+
+def _entry(*, table, hand, kind, event, by, form_token, row=False):
+    """The hand's next entry chained to the table's last (a HandEvent, unsaved; with
+    ``row``, an ``EntryRow``); the hand's ``version`` and the table's ``last_event_hash``
+    advance in memory."""
     sequence = hand.version + 1
     entered_at = timezone.now()
     previous = table.last_event_hash or GENESIS
@@ -1189,6 +1218,8 @@ def _entry(*, table, hand, kind, event, by, form_token):
                         sequence=sequence, kind=kind, event=event, entered_by_id=by_id, entered_at=entered_at)
     hand.version = sequence
     table.last_event_hash = digest
+    if row:
+        return EntryRow(table.pk, hand, sequence, kind, event, by_id, entered_at, form_token, previous, digest, key_id)
     return HandEvent(table=table, hand=hand, sequence=sequence, kind=kind, event=event, entered_by_id=by_id,
                      entered_at=entered_at, form_token=form_token, previous_hash=previous, hash=digest,
                      key_id=key_id)
