@@ -259,7 +259,8 @@ def _open_locked(opening: Opening, *, seats, opened_by, shift, require_shift, im
     the table's new ``last_hand_number`` now; an import (False) writes its hands in bulk
     and each table's head once per batch (``_ImportBatch``). ``players``: as for
     ``_seat_players``. ``ledger``: an import's ``SettlementBatch`` (its postings flushed by
-    the caller: a takeover posts through the ledger's services), whose balances it reads.
+    the caller: a takeover not passed in memory, ``SettlementBatch.pass_bank``, posts
+    through the ledger's services), whose balances it reads.
     """
     # A hand opens only when none is open, numbered after the last: an open hand is the
     # table's latest hand not voided, which also says who takes the bank.
@@ -566,16 +567,21 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     their entries and bets, each kind inserted in one statement; each table's head (its
     last hand number and its last entry's hash) written once; the settlements posted in
     bulk (``ledger.services.posting.SettlementBatch``: the transactions, their entries,
-    each balance moved once). The accounts are locked and their balances read once per
-    batch, then kept in memory: the cover checks (a player's chips, a limited bank's
-    funds) read nothing more. A record that writes before the batch's end (a table or
-    players created, a bank drawn for or passed, whose postings go through the ledger's
-    own services after the pending settlements are written) gets a savepoint of its
-    own; one that only reads needs none.
+    each balance moved once). A 7½ takeover passes the bank in memory with the batch
+    (``SettlementBatch.pass_bank``: the old tenure closed and distributed, the taker's
+    tenure, share and account copied in with the batch's rows, the patrons' AML days
+    kept per batch, ``cage.services.aml.AmlBatch``). The accounts are locked and their
+    balances read once per batch, then kept in memory: the cover checks (a player's
+    chips, a limited bank's funds) read nothing more. A record that writes before the
+    batch's end (a table or players created, a bank drawn for, or passed when an account
+    it moves is missing, whose postings go through the ledger's own services after the
+    pending settlements are written) gets a savepoint of its own; one that only reads
+    needs none.
 
     The first refused record stops the import: nothing of it is written (its savepoint
     rolled back: not its table, players, bank or posting; or, without one, it was never
-    added to the batch), the records before it are written and committed, then its
+    added to the batch, and what it kept in the batch's ledger is undone,
+    ``SettlementBatch.undo``), the records before it are written and committed, then its
     refusal is raised. A database error (a constraint or trigger refusing what the
     checks let through: a defect) rolls the whole batch back.
 

@@ -458,8 +458,9 @@ class SettlementBatch:
     and held until the caller's transaction ends; their balances are then kept in memory
     (what was read plus what the pending postings move), so that an import's cover checks
     (a player's chips, a limited bank's funds) read nothing more. Anything else that posts
-    (a bank passed or drawn for, opening chips) reads the balances from the database: the
-    caller ``flush``-es before it and ``forget``-s after it.
+    (a bank drawn for, opening chips, a bank passed that ``pass_bank`` cannot pass) reads
+    the balances from the database: the caller ``flush``-es before it and ``forget``-s
+    after it.
 
     A 7½ takeover is passed in memory too (``pass_bank``): the old tenure closed and its
     distribution kept with the batch's postings, the taker's tenure, share and account

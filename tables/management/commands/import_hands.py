@@ -35,10 +35,10 @@ from tables.engine.recordfiles import UnreadableRecord, read_record_files
 from tables.services import hand_import_records
 
 #: Records per database transaction: the tables and accounts they touch stay locked until
-#: it commits. A record that writes before the batch's end (a bank passed, players
-#: created) takes two or three subtransactions (its savepoint, the ledger's); past 64 in
-#: one transaction PostgreSQL looks their ids up in pg_subtrans and every statement slows
-#: down (measured before the batches wrote in bulk: 20 records per batch imported 10-15%
+#: it commits. A record that writes before the batch's end (players created, a bank drawn
+#: for; no longer a bank passed by a 7½, passed in memory) takes two or three
+#: subtransactions (its savepoint, the ledger's); past 64 in one transaction PostgreSQL
+#: looks their ids up in pg_subtrans and every statement slows down (measured before the batches wrote in bulk: 20 records per batch imported 10-15%
 #: faster than 250).
 BATCH = 25
 
