@@ -38,8 +38,8 @@ from tables.services import hand_import_records
 #: it commits. A record that writes before the batch's end (players created, a bank drawn
 #: for; no longer a bank passed by a 7½, passed in memory) takes two or three
 #: subtransactions (its savepoint, the ledger's); past 64 in one transaction PostgreSQL
-#: looks their ids up in pg_subtrans and every statement slows down (measured before the batches wrote in bulk: 20 records per batch imported 10-15%
-#: faster than 250).
+#: looks their ids up in pg_subtrans and every statement slows down (measured before the
+#: batches wrote in bulk: 20 records per batch imported 10-15% faster than 250).
 BATCH = 25
 
 
