@@ -30,12 +30,19 @@ the end:
    (``CaptureQueriesContext``, savepoints, BEGIN and COMMIT included): statements per hand.
 
 Goal (issue 18): at least 1,000 hands/s. Last measured (2026-11-24, README's
-"Benchmarks"), the batch's rows and postings copied in (``casino/bulk.py``) and a bank
-passed in fewer statements, against the ``integ`` branch's code (9f35817) in the same
-conditions, two rounds each, back to back: 166 and 182 hands/s against 136 and 132
-(1.22× and 1.38×; ratio to pgbench 0.09 and 0.09 against 0.07 and 0.07), 5.8 statements a
-hand against 6.2. Not met: a 7½ takeover (one hand in four) still goes through the
-ledger's services (about 13 statements, with a flush before it and a savepoint around it).
+"Benchmarks"), a 7½ takeover passed in memory with its batch
+(``SettlementBatch.pass_bank``: the old tenure closed and distributed from the batch's
+balances, the taker's tenure, share and account copied in with the batch's rows, their
+ids taken ahead), the AML gaming days kept per batch (``cage.services.aml.AmlBatch``) and
+the entries copied as plain rows (``tables.services.EntryRow``), against main's code
+(39f2007) in the same conditions, two rounds, each main then this code, back to back
+(load average 3.5-5.7 on the 2 shared cores): 274 and 193 hands/s against 100 and 145
+(2.7× and 1.3×; ratio to pgbench 0.42 and 0.50 against 0.27 and 0.40), 1.7 statements a
+hand against 5.8. In-process (1,000 hands, no start-up, in alternation): about 500 hands/s
+against 240-290. Not met. Where the time goes now (cProfile, in-process, 1,000 hands,
+4.1 s): waiting on PostgreSQL about a third (the ``COPY``s' row triggers, the deferred
+checks at each commit), the rows copied in 23%, entering the events 17% (the engine, the
+chain's HMAC over each entry's JSON), a bank passed 9% (its ids taken: one statement each).
 """
 
 import argparse
