@@ -35,10 +35,11 @@ Goal (issue 18): at least 1,000 hands/s. Last measured (2026-11-24, README's
 balances, the taker's tenure, share and account copied in with the batch's rows, their
 ids taken ahead), the AML gaming days kept per batch (``cage.services.aml.AmlBatch``) and
 the entries copied as plain rows (``tables.services.EntryRow``), against main's code
-(39f2007) in the same conditions, two rounds, each main then this code, back to back
-(load average 3.5-5.7 on the 2 shared cores): 274 and 193 hands/s against 100 and 145
-(2.7× and 1.3×; ratio to pgbench 0.42 and 0.50 against 0.27 and 0.40), 1.7 statements a
-hand against 5.8. In-process (1,000 hands, no start-up, in alternation): about 500 hands/s
+(39f2007) in the same conditions, three rounds, each main then this code, back to back
+(load average 3.5-5.7 on the 2 shared cores, other work coming and going): 274, 193 and
+294 hands/s against 100, 145 and 173 (2.7×, 1.3× and 1.7×; ratio to pgbench 0.42, 0.50
+and 0.15 against 0.27, 0.40 and 0.30: pgbench itself ran at 361 to 1,900 TPS), 1.7
+statements a hand against 5.8. In-process (1,000 hands, no start-up, in alternation): about 500 hands/s
 against 240-290. Not met. Where the time goes now (cProfile, in-process, 1,000 hands,
 4.1 s): waiting on PostgreSQL about a third (the ``COPY``s' row triggers, the deferred
 checks at each commit), the rows copied in 23%, entering the events 17% (the engine, the
