@@ -84,6 +84,18 @@ class EurosField(forms.DecimalField):
         super().__init__(max_digits=12, decimal_places=2, localize=True, **kwargs)
         self.error_messages["invalid"] = _("Enter an amount in euros, such as %(example)s.")
 
+    def bound_data(self, data, initial):
+        """What was typed, drawn again in the reader's format once it reads as an amount
+        (``20.00`` from a link, or ``1.250,50``, shown as ``20,00`` and ``1250,50`` to a
+        Spanish reader); anything else as typed, for him to correct."""
+        if data in self.empty_values:
+            return data
+        try:
+            value = self.to_python(data)
+        except forms.ValidationError:
+            return data
+        return value if value is not None and value.is_finite() else data
+
     def to_python(self, value):
         if isinstance(value, str):
             value = read_grouping(value)

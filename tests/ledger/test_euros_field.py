@@ -74,3 +74,14 @@ def test_an_ambiguous_buy_in_books_nothing_and_names_the_amount(as_cashier, play
     assert response.status_code == 200
     assert list(response.context["form"].errors) == ["amount"]
     assert not CashierSlip.objects.exists()
+
+
+@pytest.mark.parametrize(("language", "typed", "shown"), [
+    ("es", "20.00", "20,00"), ("es", "1.250,50", "1250,50"), ("en", "1,250.50", "1250.50"), ("es", "doce", "doce"),
+    ("es", "1.250", "1.250")])
+def test_a_typed_amount_is_drawn_again_in_the_readers_format(language, typed, shown):
+    class Form(forms.Form):
+        amount = EurosField()
+
+    with translation.override(language):
+        assert f'value="{shown}"' in str(Form({"amount": typed})["amount"])
