@@ -117,3 +117,26 @@ def deferred_checks_fire(request):
     if checks and connection.in_atomic_block and not connection.needs_rollback:
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+
+#: Plausible edge figures for reglamento (stored as the simulation would store them).
+EDGE = {"mean_per_unit": 0.06, "sd_per_unit_hand": 0.85, "sd_per_unit_bet": 1.1, "within_hand_correlation": 0.28,
+        "bank_wins_bet": 0.52}
+
+
+@pytest.fixture
+def edges(db):
+    """``EDGE`` stored for reglamento with 1 to 9 seats."""
+    from reports.detection import edge_store
+
+    for seats in range(1, 10):
+        edge_store(rules="reglamento", seats=seats, hands=500_000, seed=17, result=EDGE)
+
+
+def stored_report(played):
+    """Close ``played``'s shift and run its shift report: the stored ``Report``."""
+    from reports.services import report_request, report_run
+
+    shift = played.close()
+    request = report_request(kind="shift", table=played.table, shift=shift, requested_by=None)
+    return report_run(request_id=request.pk).report

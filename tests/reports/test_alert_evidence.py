@@ -20,28 +20,13 @@ from reports.alerts import Finding, alert_raise
 from reports.detection import edge_store, exception_findings, large_bet_findings
 from reports.evidence import evidence_hand_links, evidence_hands_url
 from reports.models import Alert, AlertChange, AlertKind
-from reports.services import report_request, report_run, report_store
+from reports.services import report_store
 from reports.tasks import raise_alerts
 from reports.texts import alert_text
 from tables.models import Hand
 from tables.views.hands import exception_hand_numbers
-from tests.reports.conftest import import_shift
+from tests.reports.conftest import EDGE, import_shift, stored_report
 from tests.reports.test_house import HANDS as LOCA_HANDS
-
-EDGE = {"mean_per_unit": 0.06, "sd_per_unit_hand": 0.85, "sd_per_unit_bet": 1.1, "within_hand_correlation": 0.28,
-        "bank_wins_bet": 0.52}
-
-
-@pytest.fixture
-def edges(db):
-    for seats in range(1, 10):
-        edge_store(rules="reglamento", seats=seats, hands=500_000, seed=17, result=EDGE)
-
-
-def shift_report(played):
-    shift = played.close()
-    request = report_request(kind="shift", table=played.table, shift=shift, requested_by=None)
-    return report_run(request_id=request.pk).report
 
 
 def large_bets(played, threshold):
@@ -65,7 +50,7 @@ def auditor(client, staff):
 
 def test_large_bets_are_one_alert_per_player_gaming_day_and_shift_with_their_figures(played, edges):
     large_bets(played, "10.00")
-    report = shift_report(played)
+    report = stored_report(played)
     hands = Hand.objects.filter(shift=played.shift)
     found = {f.evidence["player"]: f for f in large_bet_findings(report, hands)}
     # P01: luis 10, marta 20; NATURAL: luis 10, marta 10; LUIS_BANK: ana 10, marta 20; the 4th voided.
@@ -81,7 +66,7 @@ def test_large_bets_are_one_alert_per_player_gaming_day_and_shift_with_their_fig
 def test_raising_again_is_idempotent_and_old_alerts_are_left_as_they_are(played, edges,
                                                                           django_capture_on_commit_callbacks):
     large_bets(played, "20.00")
-    report = shift_report(played)
+    report = stored_report(played)
     # An alert raised before the grouping: one per bet (marta's 20.00 in hand 1) and one per exception.
     bet = Hand.objects.get(table=played.table, number=1).bets.get(player__code="marta")
     old, _created = alert_raise(finding=Finding(
@@ -110,7 +95,7 @@ def test_raising_again_is_idempotent_and_old_alerts_are_left_as_they_are(played,
 
 
 def test_a_report_s_exceptions_are_one_alert_per_code_their_evidence_capped_at_200(played, edges):
-    report = shift_report(played)
+    report = stored_report(played)
     items = [{"code": "chain_changed", "hand": n, "sequence": 1} for n in range(1, 206)]
     result = {**report.result, "exceptions": [*items, {"code": "drawer_variance", "drawer": 3, "difference": "-5.00"}]}
     version = report_store(kind=report.kind, table=report.table, shift=report.shift, result=result)
@@ -125,7 +110,7 @@ def test_a_report_s_exceptions_are_one_alert_per_code_their_evidence_capped_at_2
 
 def test_the_large_bet_evidence_is_capped(played, edges, monkeypatch):
     large_bets(played, "10.00")
-    report = shift_report(played)
+    report = stored_report(played)
     monkeypatch.setattr(detection, "EVIDENCE_LIMIT", 2)
     marta = next(f for f in large_bet_findings(report, Hand.objects.filter(shift=played.shift))
                  if f.evidence["player"] == "marta")
@@ -154,7 +139,7 @@ def test_the_gaming_day_in_sql_is_the_cage_s(db, settings):
 
 def test_a_grouped_large_bet_alert_links_to_exactly_its_hands(played, edges, auditor):
     large_bets(played, "20.00")
-    raise_alerts(shift_report(played).pk)
+    raise_alerts(stored_report(played).pk)
     alert = Alert.objects.get(kind="large_bet")
     url = evidence_hands_url(alert)
     query = parse_qs(urlsplit(url).query)
@@ -169,7 +154,7 @@ def test_a_grouped_large_bet_alert_links_to_exactly_its_hands(played, edges, aud
 
 
 def test_an_exception_alert_links_to_the_hands_its_exceptions_name(played, edges, auditor):
-    report = shift_report(played)
+    report = stored_report(played)
     result = {**report.result, "exceptions": [{"code": "hand_replay", "hand": 2, "what": "nets"},
                                               {"code": "open_hands", "numbers": [4]},
                                               {"code": "gaps", "count": 1, "numbers": [9]}]}
@@ -305,7 +290,7 @@ def test_bad_filters_are_refused_naming_the_field(played, auditor, query, field,
 
 
 def test_an_exception_the_report_does_not_have_is_refused(played, edges, auditor):
-    report = shift_report(played)
+    report = stored_report(played)
     response = auditor.get(reverse("tables:hand_list", args=[played.table.pk]),
                            {"report": report.pk, "exception": "chain_changed"})
     assert "exception" in response.context["form"].errors and numbers(response) == []

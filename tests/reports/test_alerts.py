@@ -10,26 +10,10 @@ from django.db import DatabaseError, transaction
 from django.urls import reverse
 
 from reports.alerts import AlertError, Finding, alert_acknowledge, alert_raise
-from reports.detection import edge_store
 from reports.models import Alert, AlertChange, AlertKind
 from reports.services import report_request, report_run, report_store
 from reports.tasks import raise_alerts
-
-#: Plausible figures for reglamento with 2 seats (stored as the simulation would store them).
-EDGE = {"mean_per_unit": 0.06, "sd_per_unit_hand": 0.85, "sd_per_unit_bet": 1.1, "within_hand_correlation": 0.28,
-        "bank_wins_bet": 0.52}
-
-
-@pytest.fixture
-def edges(db):
-    for seats in range(1, 10):
-        edge_store(rules="reglamento", seats=seats, hands=500_000, seed=17, result=EDGE)
-
-
-def stored_report(played):
-    shift = played.close()
-    request = report_request(kind="shift", table=played.table, shift=shift, requested_by=None)
-    return report_run(request_id=request.pk).report
+from tests.reports.conftest import stored_report
 
 
 def finding(**changes):
