@@ -193,10 +193,11 @@ def multiply(table, shift, target, entries_hands=20_000):
         steps = [
             ("tenures", """
                 INSERT INTO ledger_banktenure (id, table_id, holder_id, opened_at, closed_at, began, ended, capital,
-                                               price, seller_id, previous_id)
+                                               price, seller_id, previous_id, deposit_required)
                 SELECT t.id + k * %(m_banktenure)s, t.table_id, t.holder_id,
                        t.opened_at + k * %(span)s * interval '1 second', t.closed_at + k * %(span)s * interval '1 second',
-                       t.began, t.ended, t.capital, t.price, t.seller_id, t.previous_id + k * %(m_banktenure)s
+                       t.began, t.ended, t.capital, t.price, t.seller_id, t.previous_id + k * %(m_banktenure)s,
+                       t.deposit_required
                   FROM ledger_banktenure t, generate_series(1, %(copies)s) k WHERE t.table_id = %(table)s"""),
             ("shares", """
                 INSERT INTO ledger_syndicateshare (id, tenure_id, player_id, percent)
@@ -213,16 +214,32 @@ def multiply(table, shift, target, entries_hands=20_000):
                  WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
             ("transactions", """
                 INSERT INTO ledger_transaction (id, kind, reference, idempotency_key, posted_by_id, source, posted_at,
-                                                reverses_id, memo, tenure_id, detail)
+                                                reverses_id, memo, tenure_id, detail, cause)
                 SELECT x.id + k * %(m_transaction)s, x.kind, x.reference || ' (copy ' || k || ')',
                        CASE WHEN x.idempotency_key LIKE 'tenure:%%'
                             THEN 'tenure:' || (x.tenure_id + k * %(m_banktenure)s) || ':'
                                  || split_part(x.idempotency_key, ':', 3)
                             ELSE x.idempotency_key || ':copy:' || k END,
                        x.posted_by_id, x.source, x.posted_at + k * %(span)s * interval '1 second',
-                       x.reverses_id + k * %(m_transaction)s, x.memo, x.tenure_id + k * %(m_banktenure)s, x.detail
+                       x.reverses_id + k * %(m_transaction)s, x.memo, x.tenure_id + k * %(m_banktenure)s, x.detail,
+                       CASE WHEN c.cause ? 'tenure'
+                            THEN jsonb_set(c.cause, '{tenure}', to_jsonb((c.cause ->> 'tenure')::bigint + k * %(m_banktenure)s))
+                            ELSE c.cause END
                   FROM ledger_transaction x JOIN ledger_banktenure t ON t.id = x.tenure_id,
-                       generate_series(1, %(copies)s) k
+                       generate_series(1, %(copies)s) k,
+                       -- the cause (ledger.references) of the copy: its hand's number, the
+                       -- voided hand's and the reversed transaction's of a reversal, its tenure
+                       LATERAL (SELECT CASE x.cause ->> 'kind'
+                           WHEN 'hand' THEN jsonb_set(x.cause, '{number}',
+                                                      to_jsonb((x.cause ->> 'number')::int + k * %(n)s))
+                           WHEN 'reversal' THEN x.cause || jsonb_strip_nulls(jsonb_build_object(
+                               'of', (x.cause ->> 'of')::bigint + k * %(m_transaction)s,
+                               'void', CASE WHEN x.cause -> 'void' ? 'number' THEN jsonb_set(x.cause -> 'void',
+                                   '{number}', to_jsonb((x.cause -> 'void' ->> 'number')::int + k * %(n)s)) END,
+                               'original', CASE WHEN x.cause -> 'original' ->> 'kind' = 'hand'
+                                   THEN jsonb_set(x.cause -> 'original', '{number}',
+                                       to_jsonb((x.cause -> 'original' ->> 'number')::int + k * %(n)s)) END))
+                           ELSE x.cause END AS cause) c
                  WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
             ("entries", """
                 INSERT INTO ledger_entry (id, transaction_id, account_id, side, amount)
