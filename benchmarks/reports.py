@@ -441,7 +441,12 @@ def measure(repeat):
         codes[item["code"]] = codes.get(item["code"], 0) + 1
     print(f"exceptions by code : {codes}; chain check over {report['chain']['entries']:,} entries, "
           f"replayed {report['replay']['hands']:,} hands")
-    copies = hands // max(1, Hand.objects.filter(shift=shift, events__isnull=False).values("id").distinct().count())
+    from ledger.models import Transaction
+
+    # the seed's hand postings are the ones whose reference names no copy
+    seed_hands = Transaction.objects.filter(kind=Transaction.Kind.HAND, tenure__table=table).exclude(
+        reference__contains="(copy ").count()
+    copies = hands // max(1, seed_hands)
     for item in report["exceptions"][:5]:
         print(f"  exception: {item}")
         if item["code"] == "cards_not_uniform":
