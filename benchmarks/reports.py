@@ -20,9 +20,11 @@ of ``PGHOST``/``PGPORT``/``PGUSER`` (default 127.0.0.1:5432, postgres), created 
    tenure closed.
 2. Multiply, through SQL (``INSERT … SELECT`` with ``generate_series``, triggers off for
    the load only: ``session_replication_role = replica``, as the postgres superuser):
-   hands, settled bets, bank tenures and their shares and accounts, the tenures' and
-   hands' ledger transactions and entries are copied with their ids, hand numbers, keys
-   and times shifted, until the one shift holds ``--hands`` hands. The table's entries
+   hands, settled bets, bank tenures (with ``deposit_required``) and their shares and
+   accounts, the tenures' and hands' ledger transactions (with their ``cause``: the
+   hand's number, a reversal's transaction and voided hand, the tenure shifted to the
+   copy's) and entries are copied with their ids, hand numbers, keys and times shifted,
+   until the one shift holds ``--hands`` hands. The table's entries
    (``HandEvent``) of the latest ``--entries-hands`` hands (default 20,000: the hands
    the alerts' card tests read; 0: every hand) are copied too, signed again in Python
    (``tables.chain.entry_hash``, the HMAC chain cannot be rebuilt in SQL) after the
@@ -39,6 +41,21 @@ of ``PGHOST``/``PGPORT``/``PGUSER`` (default 127.0.0.1:5432, postgres), created 
 4. The alerts' detection over the shift (issue 17, ``reports.detection.report_findings``:
    the report's exceptions, bets over a large bet of 50.00, the statistical review and the
    bank's changes; nothing written), timed the same way, next to the hand-written query.
+
+Figures (2026-11-24, the 2-core machine shared with other agents, load average 4–6), one
+shift of 20,000 hands with every entry copied (``--hands 20000 --entries-hands 0``:
+513,550 entries in the chain check, 135,190 bets), ``--repeat 1`` after a warm-up, main's
+code (5cc9041) and this one alternately on the same database, three rounds: shift report
+22.4, 34.8, 25.3 s before and 22.9, 21.8, 21.7 s after; detection 10.0, 21.5, 15.1 s
+before and 19.2, 17.5, 14.1 s after; the hand-written query 0.13–0.23 s in the same runs.
+The wall times swing with the machine's load; the process's own CPU time does not as much
+(two more rounds, the report and the detection each after a warm-up in one process):
+shift report 19.8 and 19.6 s of CPU before, 11.7 and 11.2 s after (−41 %: the chain
+check 8.1 → 3.0 s, the replay 16.4 → 10.1 s in one in-process run by stage); detection
+8.4 and 7.9 s before, 6.6 and 6.4 s after (−20 %). The chain check makes each distinct
+event's canonical JSON once: the copies repeat the seed's 2,000 hands, so the cache hits
+here more often than on a real shift's entries (whose events repeat too: the same seats,
+cards and stakes). See README "Benchmarks" for the 1,000,000-hand figures.
 """
 
 import argparse
@@ -193,10 +210,11 @@ def multiply(table, shift, target, entries_hands=20_000):
         steps = [
             ("tenures", """
                 INSERT INTO ledger_banktenure (id, table_id, holder_id, opened_at, closed_at, began, ended, capital,
-                                               price, seller_id, previous_id)
+                                               price, seller_id, previous_id, deposit_required)
                 SELECT t.id + k * %(m_banktenure)s, t.table_id, t.holder_id,
                        t.opened_at + k * %(span)s * interval '1 second', t.closed_at + k * %(span)s * interval '1 second',
-                       t.began, t.ended, t.capital, t.price, t.seller_id, t.previous_id + k * %(m_banktenure)s
+                       t.began, t.ended, t.capital, t.price, t.seller_id, t.previous_id + k * %(m_banktenure)s,
+                       t.deposit_required
                   FROM ledger_banktenure t, generate_series(1, %(copies)s) k WHERE t.table_id = %(table)s"""),
             ("shares", """
                 INSERT INTO ledger_syndicateshare (id, tenure_id, player_id, percent)
@@ -213,16 +231,32 @@ def multiply(table, shift, target, entries_hands=20_000):
                  WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
             ("transactions", """
                 INSERT INTO ledger_transaction (id, kind, reference, idempotency_key, posted_by_id, source, posted_at,
-                                                reverses_id, memo, tenure_id, detail)
+                                                reverses_id, memo, tenure_id, detail, cause)
                 SELECT x.id + k * %(m_transaction)s, x.kind, x.reference || ' (copy ' || k || ')',
                        CASE WHEN x.idempotency_key LIKE 'tenure:%%'
                             THEN 'tenure:' || (x.tenure_id + k * %(m_banktenure)s) || ':'
                                  || split_part(x.idempotency_key, ':', 3)
                             ELSE x.idempotency_key || ':copy:' || k END,
                        x.posted_by_id, x.source, x.posted_at + k * %(span)s * interval '1 second',
-                       x.reverses_id + k * %(m_transaction)s, x.memo, x.tenure_id + k * %(m_banktenure)s, x.detail
+                       x.reverses_id + k * %(m_transaction)s, x.memo, x.tenure_id + k * %(m_banktenure)s, x.detail,
+                       CASE WHEN c.cause ? 'tenure'
+                            THEN jsonb_set(c.cause, '{tenure}', to_jsonb((c.cause ->> 'tenure')::bigint + k * %(m_banktenure)s))
+                            ELSE c.cause END
                   FROM ledger_transaction x JOIN ledger_banktenure t ON t.id = x.tenure_id,
-                       generate_series(1, %(copies)s) k
+                       generate_series(1, %(copies)s) k,
+                       -- the cause (ledger.references) of the copy: its hand's number, the
+                       -- voided hand's and the reversed transaction's of a reversal, its tenure
+                       LATERAL (SELECT CASE x.cause ->> 'kind'
+                           WHEN 'hand' THEN jsonb_set(x.cause, '{number}',
+                                                      to_jsonb((x.cause ->> 'number')::int + k * %(n)s))
+                           WHEN 'reversal' THEN x.cause || jsonb_strip_nulls(jsonb_build_object(
+                               'of', (x.cause ->> 'of')::bigint + k * %(m_transaction)s,
+                               'void', CASE WHEN x.cause -> 'void' ? 'number' THEN jsonb_set(x.cause -> 'void',
+                                   '{number}', to_jsonb((x.cause -> 'void' ->> 'number')::int + k * %(n)s)) END,
+                               'original', CASE WHEN x.cause -> 'original' ->> 'kind' = 'hand'
+                                   THEN jsonb_set(x.cause -> 'original', '{number}',
+                                       to_jsonb((x.cause -> 'original' ->> 'number')::int + k * %(n)s)) END))
+                           ELSE x.cause END AS cause) c
                  WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
             ("entries", """
                 INSERT INTO ledger_entry (id, transaction_id, account_id, side, amount)
@@ -424,7 +458,12 @@ def measure(repeat):
         codes[item["code"]] = codes.get(item["code"], 0) + 1
     print(f"exceptions by code : {codes}; chain check over {report['chain']['entries']:,} entries, "
           f"replayed {report['replay']['hands']:,} hands")
-    copies = hands // max(1, Hand.objects.filter(shift=shift, events__isnull=False).values("id").distinct().count())
+    from ledger.models import Transaction
+
+    # the seed's hand postings are the ones whose reference names no copy
+    seed_hands = Transaction.objects.filter(kind=Transaction.Kind.HAND, tenure__table=table).exclude(
+        reference__contains="(copy ").count()
+    copies = hands // max(1, seed_hands)
     for item in report["exceptions"][:5]:
         print(f"  exception: {item}")
         if item["code"] == "cards_not_uniform":

@@ -6,15 +6,16 @@ Findings are exceptions as ``reports.figures`` describes them. [issue 5 "Audit e
 
 import json
 from collections import defaultdict
+from datetime import datetime
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import F, Max, Min, Q
+from django.db.models import F, Max, Min, Q, TextField
 from django.db.models.expressions import Window
-from django.db.models.functions import Lag
+from django.db.models.functions import Cast, Lag
 
 from reports.figures import _iso, money
-from tables.chain import GENESIS, entry_fault
+from tables.chain import GENESIS, EntryChecker, IsoUtc
 from tables.engine.cards import CARD_NAME, DECKS
 from tables.models import Hand, HandEvent
 
@@ -24,6 +25,8 @@ CHI_SQUARE_ALPHA = 0.001
 CHAIN_CODES = {"changed": "chain_changed", "unkeyed": "chain_unkeyed", "unknown_key": "chain_unknown_key"}
 #: Lists longer than this (gaps, chain faults) are cut, with their full count kept.
 LIST_LIMIT = 1000
+#: Entries read per round trip of the chain check's server-side cursor.
+CHAIN_CHUNK = 5000
 
 
 def card_test(dealt: dict, deck: str, initial: dict | None = None) -> dict:
@@ -132,35 +135,43 @@ def _chain(table, shift_id, hands, count):
         return result, []
     previous = (HandEvent.objects.filter(table=table, id__lt=first_id).order_by("-id")
                 .values_list("hash", flat=True).first()) or GENESIS
+    # Tuples through a server-side cursor, the event as the database's text: the checker
+    # makes its canonical JSON once per distinct event (``tables.chain.EntryChecker``).
     rows = (HandEvent.objects.filter(table=table, id__gte=first_id, id__lte=last_id).order_by("id")
-            .values_list("hand_id", "hand__number", "sequence", "kind", "event", "entered_by_id", "entered_at",
-                         "previous_hash", "hash", "hand__shift_id", "id", "key_id"))
+            .values_list("hand_id", "hand__number", "sequence", "kind", Cast("event", TextField()), "entered_by_id",
+                         IsoUtc("entered_at"), "previous_hash", "hash", "hand__shift_id", "id", "key_id"))
+    checker = EntryChecker()
     last_key = None
     faults = result["faults"]
-    undo_rows, events = [], {}
+    undo_rows = []
     entries = 0
     last_hash = previous
-    for (hand_id, number, sequence, kind, event, by, at, stored_previous, stored, row_shift, pk,
-         key_id) in rows.iterator(2000):
+    for (hand_id, number, sequence, kind, text, by, at, stored_previous, stored, row_shift, pk,
+         key_id) in rows.iterator(chunk_size=CHAIN_CHUNK):
         entries += 1
         if stored_previous != last_hash:
             faults.append({"code": "chain_link", "hand": number, "sequence": sequence})
-        fault = entry_fault(entry_id=pk, key_id=key_id, stored=stored, previous=stored_previous,
-                            table_id=table.pk, hand_number=number, sequence=sequence, kind=kind, event=event,
-                            entered_by_id=by, entered_at=at)
+        fault = checker.fault(entry_id=pk, key_id=key_id, stored=stored, previous=stored_previous,
+                              table_id=table.pk, hand_number=number, sequence=sequence, kind=kind, event_text=text,
+                              entered_by_id=by, entered_at=at)
         if fault:
             faults.append({"code": CHAIN_CODES[fault], "hand": number, "sequence": sequence})
         last_hash, last_key = stored, key_id
-        if row_shift == shift_id:
-            if kind == "undo":
-                undo_rows.append((hand_id, number, sequence, event, by, at))
-            elif kind == "event":
-                events[(hand_id, sequence)] = event
+        if row_shift == shift_id and kind == "undo":
+            undo_rows.append((hand_id, number, sequence, json.loads(text), by, datetime.fromisoformat(at)))
     if not HandEvent.objects.filter(table=table, id__gt=last_id).exists():
         table.refresh_from_db(fields=["last_event_hash"])
         if (table.last_event_hash or GENESIS) != last_hash:
             faults.append({"code": "chain_last"})
     result.update(entries=entries, first=first_id, last=last_id, head=last_hash, key_id=last_key)
+    # The events the undos took back, read afterwards (kept during the scan, they would
+    # be every event of the shift).
+    events = {}
+    if undo_rows:
+        for hand_id, sequence, event in (HandEvent.objects.filter(hand_id__in={row[0] for row in undo_rows},
+                                                                  kind="event")
+                                         .values_list("hand_id", "sequence", "event").iterator(chunk_size=CHAIN_CHUNK)):
+            events[(hand_id, sequence)] = event
     users = _usernames({row[4] for row in undo_rows})
     undos = [{"hand": number, "sequence": sequence,
               "undone": events.get((hand_id, (event or {}).get("undo"))),

@@ -465,29 +465,32 @@ def hand_card_observations(hands, limit=CARD_HANDS_LIMIT, chunk=2000):
     record cannot be read (a card never named) is left out. The entries are read ``chunk``
     hands at a time, one query each (as ``tables.selectors.hand_record`` reads one hand's)."""
     from tables.engine.console import effective_events, fold_record_events
-    from tables.engine.record import FORMAT
+    from tables.engine.record import FORMAT, profile_for
     from tables.models import HandEvent
-    from tables.services import new_hand_state
+    from tables.services import state_maker
 
     out = defaultdict(list)
-    chosen = list(hands.exclude(status=Hand.Status.OPEN).select_related("bank").order_by("-opened_at", "-id")
-                  [:limit])
+    # The hands as tuples (no model instances): id, rules, stakes' bounds, bank, seats.
+    chosen = list(hands.exclude(status=Hand.Status.OPEN).order_by("-opened_at", "-id")
+                  .values_list("pk", "rules", "min_bet", "max_bet", "bank__code", "seats")[:limit])
     for first in range(0, len(chosen), chunk):
         part = chosen[first:first + chunk]
         entries = defaultdict(list)
-        for hand_id, kind, event in (HandEvent.objects.filter(hand_id__in=[h.pk for h in part])
+        for hand_id, kind, event in (HandEvent.objects.filter(hand_id__in=[row[0] for row in part])
                                      .order_by("hand_id", "sequence").values_list("hand_id", "kind", "event")
                                      .iterator(chunk_size=5000)):
             entries[hand_id].append((kind, event))
-        for hand in part:
+        for pk, rules, min_bet, max_bet, bank_code, seats in part:
             try:
-                record = {"format": FORMAT, "rules": hand.rules, "min_bet": f"{hand.min_bet:.2f}",
-                          "max_bet": f"{hand.max_bet:.2f}", "bank": hand.bank.code, "seats": list(hand.seats),
-                          "events": fold_record_events(new_hand_state(hand), effective_events(entries[hand.pk]))}
-                observations = statistics.card_observations(record, hand=hand.pk)
+                new_state = state_maker(rules=rules, min_bet=min_bet, max_bet=max_bet, bank_code=bank_code,
+                                        seats=seats)
+                record = {"format": FORMAT, "rules": rules, "min_bet": f"{min_bet:.2f}",
+                          "max_bet": f"{max_bet:.2f}", "bank": bank_code, "seats": list(seats),
+                          "events": fold_record_events(new_state, effective_events(entries[pk]))}
+                observations = statistics.card_observations(record, hand=pk)
             except IllegalEvent:
                 continue
-            out[Profile.from_rules(hand.rules).deck].extend(observations)
+            out[profile_for(rules).deck].extend(observations)
     return out
 
 

@@ -27,6 +27,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.db.models import Func, TextField
 
 #: The "previous hash" of a table's first entry.
 GENESIS = "0" * 64
@@ -109,3 +110,91 @@ def entry_fault(*, entry_id: int, key_id: str, stored: str, previous: str, **con
     except KeyError:
         return "unknown_key"
     return None if hmac.compare_digest(digest, stored) else "changed"
+
+
+class EntryChecker:
+    """``entry_fault`` for a stream of stored entries, read as tuples with their event as
+    the database's text (``event::text``): the chain check of a shift's or a table's
+    entries (``reports.audit._chain``, ``tables.integrity.chain_faults``).
+
+    The same answers as ``entry_fault`` byte for byte: the body is ``entry_body``'s
+    canonical JSON, written around the event's canonical JSON, which is made once per
+    distinct event text (``json.loads`` then ``json.dumps`` with sorted keys: exact for
+    integers of any size, which orjson would turn into floats past 64 bits and so report
+    a sound entry as changed) and kept in a bounded cache; each key's secret is looked up
+    once. Holds no connection; one checker per check (the keys are read when it is made
+    and as first met).
+    """
+
+    #: Distinct event texts whose canonical JSON is kept (then the cache starts again).
+    CACHE = 50_000
+
+    def __init__(self):
+        self._keys = {}
+        self._events = {}
+        self._words = {}
+        self._unkeyed_until = settings.CHAIN_UNKEYED_UNTIL
+
+    def _secret(self, key_id):
+        try:
+            return self._keys[key_id]
+        except KeyError:
+            secret = self._keys[key_id] = _key(key_id)
+            return secret
+
+    def canonical_event(self, text: str) -> str:
+        """The canonical JSON (``entry_body``'s) of an event stored as ``text`` (any JSON
+        text of it: jsonb's own, with spaces and its order of keys)."""
+        events = self._events
+        canonical = events.get(text)
+        if canonical is None:
+            if len(events) >= self.CACHE:
+                events.clear()
+            canonical = events[text] = json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"),
+                                                  ensure_ascii=False)
+        return canonical
+
+    def body(self, *, table_id: int, hand_number: int, sequence: int, kind: str, event_text: str,
+             entered_by_id: int | None, entered_at: datetime | str) -> str:
+        """``entry_body`` of an entry whose event is stored as ``event_text`` (identical:
+        the keys in sorted order ``at, by, event, hand, kind, sequence, table``).
+        ``entered_at``: the datetime, or its ``isoformat()`` in UTC as ``IsoUtc`` reads it."""
+        at = entered_at if isinstance(entered_at, str) else entered_at.isoformat()
+        words = self._words
+        kind_json = words.get(kind)
+        if kind_json is None:
+            kind_json = words[kind] = json.dumps(kind, ensure_ascii=False)
+        return (f'{{"at":{json.dumps(at)},"by":{"null" if entered_by_id is None else int(entered_by_id)},'
+                f'"event":{self.canonical_event(event_text)},"hand":{int(hand_number)},'
+                f'"kind":{kind_json},"sequence":{int(sequence)},"table":{int(table_id)}}}')
+
+    def fault(self, *, entry_id: int, key_id: str, stored: str, previous: str, table_id: int, hand_number: int,
+              sequence: int, kind: str, event_text: str, entered_by_id: int | None,
+              entered_at: datetime | str) -> str | None:
+        """As ``entry_fault`` (``"changed"``, ``"unkeyed"``, ``"unknown_key"`` or None), the
+        event given as its stored JSON text."""
+        if key_id == UNKEYED and entry_id > self._unkeyed_until:
+            return "unkeyed"
+        body = self.body(table_id=table_id, hand_number=hand_number, sequence=sequence, kind=kind,
+                         event_text=event_text, entered_by_id=entered_by_id, entered_at=entered_at)
+        if key_id == UNKEYED:
+            digest = hashlib.sha256((previous + body).encode()).hexdigest()
+        else:
+            secret = self._secret(key_id)
+            if secret is None:
+                return "unknown_key"
+            digest = hmac.digest(secret, f"{key_id}\n{previous}\n{body}".encode(), "sha256").hex()
+        return None if hmac.compare_digest(digest, stored) else "changed"
+
+
+class IsoUtc(Func):
+    """A timestamp's ``datetime.isoformat()`` in UTC, written by PostgreSQL: the entry's
+    ``at`` as ``entry_body`` signs it (``2026-11-24T20:02:07.912709+00:00``; no fraction
+    when the microseconds are 0, as Python writes it), so that the chain check need not
+    make a datetime of every entry. ``tests/reports/test_chain_stream.py`` checks it
+    against Python's."""
+
+    output_field = TextField()
+    template = ("(to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS')"
+                " || CASE WHEN to_char(%(expressions)s, 'US') = '000000' THEN ''"
+                " ELSE to_char(%(expressions)s AT TIME ZONE 'UTC', '.US') END || '+00:00')")

@@ -1,9 +1,11 @@
 """Checks an auditor runs on a table's records: the hash chain, the hand numbers."""
 
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from tables.chain import GENESIS, entry_fault
+from tables.chain import GENESIS, EntryChecker, IsoUtc
 from tables.models import HandEvent, Table
 
 #: What each of ``tables.chain.entry_fault``'s answers says of an entry.
@@ -19,20 +21,22 @@ def chain_faults(table: Table) -> list[str]:
 
     Each entry's HMAC is recomputed with the key (``tables.chain``) from its content and
     the previous entry's hash; a changed entry, a removed one or a reordered one breaks the
-    chain from there, and so does one rehashed without the key.
+    chain from there, and so does one rehashed without the key. The entries are read as
+    tuples through a server-side cursor, their events as text (``EntryChecker``).
     """
     faults = []
     previous = GENESIS
+    checker = EntryChecker()
     rows = (HandEvent.objects.filter(table=table).order_by("id")
-            .values_list("hand__number", "sequence", "kind", "event", "entered_by_id", "entered_at",
-                         "previous_hash", "hash", "id", "key_id"))
-    for number, sequence, kind, event, by, at, stored_previous, stored, pk, key_id in rows.iterator():
+            .values_list("hand__number", "sequence", "kind", Cast("event", TextField()), "entered_by_id",
+                         IsoUtc("entered_at"), "previous_hash", "hash", "id", "key_id"))
+    for number, sequence, kind, text, by, at, stored_previous, stored, pk, key_id in rows.iterator(chunk_size=5000):
         if stored_previous != previous:
             faults.append(_("entry %(seq)s of hand #%(hand)s does not follow the entry before it")
                           % {"seq": sequence, "hand": number})
-        fault = entry_fault(entry_id=pk, key_id=key_id, stored=stored, previous=stored_previous,
-                            table_id=table.pk, hand_number=number, sequence=sequence, kind=kind, event=event,
-                            entered_by_id=by, entered_at=at)
+        fault = checker.fault(entry_id=pk, key_id=key_id, stored=stored, previous=stored_previous,
+                              table_id=table.pk, hand_number=number, sequence=sequence, kind=kind, event_text=text,
+                              entered_by_id=by, entered_at=at)
         if fault:
             faults.append(str(FAULT_WORDS[fault]) % {"seq": sequence, "hand": number})
         previous = stored

@@ -23,6 +23,7 @@ words):
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from django.db.models import Q
 
@@ -36,6 +37,8 @@ from tables.models import Hand, HandBet, HandEvent
 
 #: Hands replayed per round of reads (bounds the memory of ``ledger_check``).
 CHUNK = 500
+#: Rows per round trip of the entries', bets' and postings' server-side cursors.
+ENTRY_CHUNK = 5000
 #: What each ``hand_replay`` fault's ``what`` compares, in the order they are checked.
 COMPARED = ("stakes", "results", "nets", "commission", "next_bank", "settlement", "posting")
 
@@ -80,37 +83,73 @@ def _json(value):
     return json.loads(json.dumps(value))
 
 
+class _Hand(NamedTuple):
+    """What the replay reads of a hand: one row of ``_HAND_COLUMNS``."""
+
+    pk: int
+    number: int
+    table_name: str
+    status: str
+    transaction_id: int | None
+    reversal_id: int | None
+    detail: dict | None
+    settlement: dict | None
+    next_bank: str | None
+    rules: dict
+    min_bet: object
+    max_bet: object
+    bank_code: str
+    seats: list
+    tenure_id: int | None
+
+
+#: The columns of ``_Hand``, in its order (the transaction's detail and the id of its
+#: reversal through the same join).
+_HAND_COLUMNS = ("pk", "number", "table__name", "status", "transaction_id", "transaction__reversal",
+                 "transaction__detail", "settlement", "next_bank", "rules", "min_bet", "max_bet", "bank__code",
+                 "seats", "tenure_id")
+
+
 def hand_faults(hands) -> list[dict]:
     """Replay every hand of ``hands`` (a queryset of ``Hand``) and compare.
 
-    Open hands are skipped (not settled yet). Reads in chunks of ``CHUNK`` hands: the
-    hands, their entries, their bets, their transactions' entries, four queries a chunk.
+    Open hands are skipped (not settled yet). The hands are read as tuples (``_Hand``)
+    through a server-side cursor, in the hands' order; every ``CHUNK`` hands, their
+    entries, their bets and their transactions' entries are read, three queries a chunk,
+    as tuples too: memory stays bounded by the chunk whatever the number of hands.
     Returns:
         the faults (module docstring), in the hands' order (table, number).
     """
     faults = []
-    ids = list(hands.exclude(status=Hand.Status.OPEN).order_by("table_id", "number").values_list("pk", flat=True))
-    for start in range(0, len(ids), CHUNK):
-        faults += _chunk_faults(ids[start:start + CHUNK])
+    rows = (hands.exclude(status=Hand.Status.OPEN).order_by("table_id", "number").values_list(*_HAND_COLUMNS)
+            .iterator(chunk_size=CHUNK))
+    chunk = []
+    for row in rows:
+        chunk.append(_Hand._make(row))
+        if len(chunk) == CHUNK:
+            faults += _chunk_faults(chunk)
+            chunk = []
+    if chunk:
+        faults += _chunk_faults(chunk)
     return faults
 
 
-def _chunk_faults(ids: list[int]) -> list[dict]:
-    hands = list(Hand.objects.filter(pk__in=ids).select_related("bank", "table", "transaction__reversal")
-                 .order_by("table_id", "number"))
+def _chunk_faults(hands: list[_Hand]) -> list[dict]:
+    ids = [hand.pk for hand in hands]
     entries = defaultdict(list)
     for hand_id, kind, event in (HandEvent.objects.filter(hand_id__in=ids).order_by("hand_id", "sequence")
-                                 .values_list("hand_id", "kind", "event")):
+                                 .values_list("hand_id", "kind", "event").iterator(chunk_size=ENTRY_CHUNK)):
         entries[hand_id].append((kind, event))
     bets = defaultdict(list)
     for hand_id, *bet in (HandBet.objects.filter(hand_id__in=ids)
                           .values_list("hand_id", "player__code", "seat", "seat_hand", "stake", "points", "result",
-                                       "multiplier", "net")):
+                                       "multiplier", "net").iterator(chunk_size=ENTRY_CHUNK)):
         bets[hand_id].append(tuple(bet))
     tx_ids = [hand.transaction_id for hand in hands if hand.transaction_id]
     posted = defaultdict(list)
     for tx_id, account_id, side, amount in (Entry.objects.filter(transaction_id__in=tx_ids)
-                                            .values_list("transaction_id", "account_id", "side", "amount")):
+                                            .values_list("transaction_id", "account_id", "side", "amount")
+                                            .iterator(chunk_size=ENTRY_CHUNK)):
         posted[tx_id].append((account_id, side, cents(amount)))
     holders = _holders({account_id for legs in posted.values() for account_id, _side, _amount in legs})
     faults = []
@@ -119,20 +158,20 @@ def _chunk_faults(ids: list[int]) -> list[dict]:
     return faults
 
 
-def _one_hand(hand, entries, stored_bets, posted, holders) -> list[dict]:
-    where = {"hand": hand.number, "table": hand.table.name}
+def _one_hand(hand: _Hand, entries, stored_bets, posted, holders) -> list[dict]:
+    where = {"hand": hand.number, "table": hand.table_name}
     faults = []
     if hand.status == Hand.Status.VOIDED:
         if not any(kind == VOID for kind, _event in entries):
             faults.append({"code": "void_without_entry", **where})
-        if hand.transaction_id and not hasattr(hand.transaction, "reversal"):
+        if hand.transaction_id and hand.reversal_id is None:
             faults.append({"code": "void_not_reversed", **where})
         if not hand.transaction_id and hand.settlement is None:
             return faults  # voided before it finished: nothing was settled
     elif hand.transaction_id is None:
         faults.append({"code": "hand_not_posted", **where})
     try:
-        state = HandState(profile_for(hand.rules), cents(hand.min_bet), cents(hand.max_bet), hand.bank.code,
+        state = HandState(profile_for(hand.rules), cents(hand.min_bet), cents(hand.max_bet), hand.bank_code,
                           list(hand.seats), allow_unknown=True)
         for event in effective_events(entries):
             state.apply(event)
@@ -160,7 +199,7 @@ def _one_hand(hand, entries, stored_bets, posted, holders) -> list[dict]:
         differs.add("settlement")
     if hand.transaction_id:
         legs = Counter((holders.get(account_id), side, amount) for account_id, side, amount in posted[hand.transaction_id])
-        if legs != _expected_legs(settlement, hand.tenure_id) or _json(hand.transaction.detail) != expected:
+        if legs != _expected_legs(settlement, hand.tenure_id) or _json(hand.detail) != expected:
             differs.add("posting")
     faults += [{"code": "hand_replay", **where, "what": what} for what in COMPARED if what in differs]
     return faults

@@ -102,10 +102,18 @@ class AtTable(NamedTuple):
 
 def new_hand_state(hand):
     """A function making the hand's fresh engine state (before its first event)."""
-    profile = profile_for(hand.rules)
-    low, high = cents(hand.min_bet), cents(hand.max_bet)
-    bank, seats = hand.bank.code, list(hand.seats)
-    return lambda: HandState(profile, low, high, bank, seats, allow_unknown=True)
+    return state_maker(rules=hand.rules, min_bet=hand.min_bet, max_bet=hand.max_bet, bank_code=hand.bank.code,
+                       seats=hand.seats)
+
+
+def state_maker(*, rules: dict, min_bet: Decimal, max_bet: Decimal, bank_code: str, seats: list):
+    """``new_hand_state`` from a hand's columns read as a tuple (``rules``; ``min_bet`` and
+    ``max_bet`` in euros; the bank's player code; the seats' codes): a function making
+    its fresh engine state. Raises ``InvalidRules`` as ``profile_for``."""
+    profile = profile_for(rules)
+    low, high = cents(min_bet), cents(max_bet)
+    seats = list(seats)
+    return lambda: HandState(profile, low, high, bank_code, seats, allow_unknown=True)
 
 
 def hand_state(hand, entries=None):
