@@ -194,6 +194,22 @@ def test_a_deal_out_of_the_order_of_play_asks_first(browser_page, mesa):
     assert page.is_checked('#form-deal input[value="luis"]')
 
 
+def test_the_keys_help_opens_from_the_seats_box_where_the_console_lands(browser_page, mesa):
+    """The console lands in the seats box between hands: "?" (as the Keys button says)
+    opens the help there too, and types nothing into the seats."""
+    page = browser_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_console(page, mesa)
+    page.keyboard.type("luis marta")
+    page.keyboard.press("?")
+    page.wait_for_selector("#keys-help[open]")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#keys-help:not([open])", state="attached")
+    assert page.input_value("#form-open input[name=seats]") == "luis marta"
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#console[data-status="open"]')
+
+
 def test_the_keys_help_lists_the_keys_of_the_entries_legal_now(browser_page, mesa):
     page = browser_page
     hand = mesa.play(mesa.open("luis", "marta"), "luis deal 7O", "marta deal 3C", "bank deal 2E", "luis bet 10")
