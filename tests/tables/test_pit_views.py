@@ -76,6 +76,17 @@ def test_a_shift_is_refused_with_the_field_at_fault(pit, mesa, staff):
     assert Shift.objects.count() == 1
 
 
+def test_a_shift_without_its_dealer_or_table_names_the_missing_field(pit, mesa):
+    mesa2 = TableFactory(name="Mesa 2")
+    missing = pit.post(reverse("tables:shift_open"), {"table": mesa2.pk, "dealer": ""})
+    assert missing.status_code == 200
+    assert missing.context["form"].errors == {"dealer": ["Elija el crupier del turno."]}
+    nothing = pit.post(reverse("tables:shift_open"), {"table": "", "dealer": ""})
+    assert nothing.context["form"].errors == {"table": ["Elija la mesa del turno."],
+                                              "dealer": ["Elija el crupier del turno."]}
+    assert Shift.objects.count() == 1
+
+
 def test_closing_a_shift_asks_for_confirmation_first(pit, mesa, staff):
     shift = mesa.table.shifts.get()
     url = reverse("tables:shift_close", args=[shift.pk])
