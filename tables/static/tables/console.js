@@ -132,9 +132,12 @@
   // The focused box in view; if it fits, with whose turn and the felt above it (a phone).
   // A settled hand: the felt, with what to pay and collect, comes first (Enter still
   // opens the next hand).
+  // A refusal above the box, partly scrolled away, is brought back when both fit.
   function reveal(console_, target) {
     var box = target.getBoundingClientRect();
-    if (box.top >= 0 && box.bottom <= window.innerHeight) { return; }
+    var refusal = console_.querySelector(".refusal");
+    var hidden = refusal && refusal.getBoundingClientRect().top < 0;
+    if (box.top >= 0 && box.bottom <= window.innerHeight && !hidden) { return; }
     var turn = console_.querySelector(".refusal, #turn") || console_;
     var top = turn.getBoundingClientRect().top;
     if (box.bottom - top <= window.innerHeight || console_.getAttribute("data-status") === "settled") {
