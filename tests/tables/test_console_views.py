@@ -435,6 +435,18 @@ def test_a_dealer_at_another_table_gets_403(client, mesa):
     assert 'data-table="Mesa 2"' in listing and 'data-table="Mesa 1"' not in listing
 
 
+def test_a_table_without_an_open_shift_says_so_not_that_the_role_is_wrong(client, mesa):
+    """A dealer at a table whose shift is not open: the refusal's title does not blame his
+    role (he is a dealer); the reason says what is missing."""
+    closed = TableFactory(name="Mesa 2")
+    client.force_login(mesa.dealer)
+    response = client.get(reverse("tables:console", args=[closed.pk]))
+    text = response.content.decode()
+    assert response.status_code == 403
+    assert "<h1>No puede abrir esta página</h1>" in text and "no es para su rol" not in text
+    assert "Esta mesa no tiene turno abierto" in text
+
+
 def test_an_auditor_reads_but_cannot_post(client, mesa, staff):
     hand = mesa.play(mesa.open("luis", "marta"), "luis deal 5O", "marta deal 3C", "bank deal 2E")
     client.force_login(staff["auditor"])
