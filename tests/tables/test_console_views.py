@@ -223,6 +223,20 @@ def test_a_card_that_is_no_card_names_the_field_and_writes_nothing(screen):
     assert hand.version == 0
 
 
+def test_an_empty_stake_asks_for_the_stake_and_writes_nothing(screen):
+    """Enter on an empty stake box: the refusal asks for the stake (it said "– is not an
+    amount of euros")."""
+    hand = open_hand(screen)
+    for line in ("luis deal 5O", "marta deal 3C", "bank deal 2E"):
+        screen.enter(line)
+    for empty in ("", "  ", "€"):
+        refusal = refusal_of(screen.send("form-bet", "bet", amount=empty))
+        assert "Stake (€): Enter the stake: type it (10, 12,50) or use a chip." in refusal
+        assert "–" not in refusal
+    hand.refresh_from_db()
+    assert hand.version == 3
+
+
 def test_a_stake_is_typed_with_a_comma_or_a_point(screen):
     hand = open_hand(screen)
     for line in ("luis deal 5O", "marta deal 3C", "bank deal 2E"):
