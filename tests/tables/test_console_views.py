@@ -237,6 +237,19 @@ def test_an_empty_stake_asks_for_the_stake_and_writes_nothing(screen):
     assert hand.version == 3
 
 
+def test_the_stake_hint_keeps_each_amount_with_its_euro_sign(screen, dealer_client):
+    """On a phone the hint wrapped before a lone "€": in Spanish the sign is tied to its
+    amount by a no-break space."""
+    hand = open_hand(screen)
+    for line in ("luis deal 5O", "marta deal 3C", "bank deal 2E", "luis bet 10", "luis stand"):
+        screen.enter(line)
+    assert hand.status == Hand.Status.OPEN
+    dealer_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    html = dealer_client.get(reverse("tables:console", args=[screen.table.pk])).content.decode()
+    hint = html.split('id="stake-hint">')[1].split("</span>")[0]
+    assert hint == "de 5,00 a 100,00\u00a0€", hint
+
+
 def test_a_stake_is_typed_with_a_comma_or_a_point(screen):
     hand = open_hand(screen)
     for line in ("luis deal 5O", "marta deal 3C", "bank deal 2E"):
