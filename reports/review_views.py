@@ -23,6 +23,8 @@ from reports.charts import funnel_svg
 from reports.detection import MissingTheory, Sums, Theory, review
 from reports.evidence import review_line_url
 from reports.texts import CARD_TESTS, GROUPS, PAIR_KINDS
+from tables.engine.edge import Strategy, describe_strategy
+from tables.engine.profiles import Profile
 from tables.models import Hand, Table
 
 #: The longest period reviewed on a page.
@@ -136,6 +138,19 @@ def missing_theory_text(missing):
                                             "json": json.dumps(missing.rules)}
 
 
+def _edge_in_words(edge):
+    """The stored edge with its strategy described in the reader's language (the edge
+    stores it in English); an edge without its rules or strategy keeps its own words."""
+    if not edge:
+        return edge
+    try:
+        profile = Profile.from_rules(edge["rules"])
+        strategy = Strategy(**edge["strategy"])
+    except (KeyError, TypeError, ValueError):
+        return edge
+    return {**edge, "strategy_text": describe_strategy(profile, strategy, gettext)}
+
+
 @require_GET
 @role_required(AUDITOR)
 def review_page(request):
@@ -169,7 +184,7 @@ def review_page(request):
         prefix = {"tenure": "#", "shift": "#", "dealer": ""}[data["funnel"]]
         chart = mark_safe(funnel_svg(computed["funnel"], {point["id"]: f"{prefix}{point['id']}"
                                                           for point in computed["funnel"]["points"]}))  # escaped
-    edge_shown = computed["edge"]
+    edge_shown = _edge_in_words(computed["edge"])
     return render(request, "reports/review.html", {
         "form": form, "reviewed": True, "hand_count": computed["hands"], "bet_count": computed["bets"],
         "expected": expected, "pairs": pairs, "cards": cards, "losses": losses, "chart": chart,

@@ -144,42 +144,64 @@ def default_strategy(profile, **changes):
     return Strategy(**values)
 
 
-def describe_strategy(profile, strategy):
-    """The strategy in words (English), as stored with an edge: what the seats do, what the
-    bank sees under the profile's ``face_up`` and how it replies."""
-    stand = strategy.stand_at / 2
-    parts = [f"Each seat bets 1 unit per hand, never raises, draws below {stand:g} points and "
-             f"stands at {stand:g} or more."]
+def _same(text):
+    return text
+
+
+def _points_text(half_points, english):
+    """Points in words: ``3.5`` as stored (English), ``3½`` on a page (any language)."""
+    if english:
+        return f"{half_points / 2:g}"
+    return f"{half_points // 2}" + ("½" if half_points % 2 else "")
+
+
+def describe_strategy(profile, strategy, gettext=None):
+    """The strategy in words: what the seats do, what the bank sees under the profile's
+    ``face_up`` and how it replies.
+
+    Args:
+        profile: the ``Profile``; strategy: the ``Strategy``.
+        gettext: a translation function (Django's ``gettext``, for a page in the reader's
+            language); None: English, as stored with an edge (this module stays free of
+            Django: the strings are marked with ``_`` for ``makemessages`` only).
+    Returns:
+        str, sentences joined by spaces.
+    """
+    _ = gettext or _same
+    stand = _points_text(strategy.stand_at, gettext is None)
+    parts = [_("Each seat bets 1 unit per hand, never raises, draws below %(points)s points and "
+               "stands at %(points)s or more.") % {"points": stand}]
     if profile.fusilar:
-        parts.append("A lone 7 is fusilado." if strategy.fusilar else "A lone 7 is never fusilado.")
+        parts.append(_("A lone 7 is fusilado.") if strategy.fusilar else _("A lone 7 is never fusilado."))
     if profile.muerto:
-        parts.append("A lone 7 plays muerto (2 units on the 7, 1 on the 7 plus its card)."
-                     if strategy.muerto else "Muerto is never played.")
+        parts.append(_("A lone 7 plays muerto (2 units on the 7, 1 on the 7 plus its card).")
+                     if strategy.muerto else _("Muerto is never played."))
     if profile.exchange_fours != "off":
-        parts.append("An initial 4 is exchanged " + (
-            "whenever allowed." if strategy.exchange_fours == "always" or profile.exchange_fours == "mandatory"
-            else "never (the table does not oblige it)."))
+        parts.append(_("An initial 4 is exchanged whenever allowed.")
+                     if strategy.exchange_fours == "always" or profile.exchange_fours == "mandatory"
+                     else _("An initial 4 is exchanged never (the table does not oblige it)."))
     if profile.max_hands != 1:
-        parts.append("Halves are split whenever allowed." if strategy.split else "Never splits.")
+        parts.append(_("Halves are split whenever allowed.") if strategy.split else _("Never splits."))
     if profile.loca:
-        parts.append("Nobody bets on la loca.")
+        parts.append(_("Nobody bets on la loca."))
     if profile.face_up:
-        parts.append("Every card is face up: the bank sees every hand's points.")
+        parts.append(_("Every card is face up: the bank sees every hand's points."))
     else:
-        parts.append("Seats keep their initial card face down and draw face up: the bank sees the "
-                     "face-up cards, bust hands, announced 7½s, and weighs the hidden card over the "
-                     "cards it has not seen that fit the seats' strategy.")
+        parts.append(_("Seats keep their initial card face down and draw face up: the bank sees the "
+                       "face-up cards, bust hands, announced 7½s, and weighs the hidden card over the "
+                       "cards it has not seen that fit the seats' strategy."))
     obliged = []
     if profile.bank_draws_below is not None:
-        obliged.append(f"draws below {profile.bank_draws_below / 2:g} and stands at or above it")
+        obliged.append(_("draws below %(points)s and stands at or above it")
+                       % {"points": _points_text(profile.bank_draws_below, gettext is None)})
     if profile.bank_chases_natural:
-        obliged.append("after a 7½ or a fusilado draws until 7½")
+        obliged.append(_("after a 7½ or a fusilado draws until 7½"))
     if obliged:
-        parts.append("The bank " + "; ".join(obliged) + ".")
+        parts.append(_("The bank %(rules)s.") % {"rules": "; ".join(obliged)})
     if profile.bank_draws_below is None:
-        parts.append("Where free, the bank draws when its expected result from drawing (later cards "
-                     "as if from the unseen cards with replacement) beats standing; it stands on ties.")
-    parts.append("When nothing with a stake is left standing the bank does not play.")
+        parts.append(_("Where free, the bank draws when its expected result from drawing (later cards "
+                       "as if from the unseen cards with replacement) beats standing; it stands on ties."))
+    parts.append(_("When nothing with a stake is left standing the bank does not play."))
     return " ".join(parts)
 
 

@@ -55,9 +55,12 @@ def parse_stake(text):
     Returns:
         Decimal above zero, quantized to cents.
     Raises:
-        forms.ValidationError: not an amount of euros with at most two decimals, or zero.
+        forms.ValidationError: empty, not an amount of euros with at most two decimals, or zero.
     """
     text = (text or "").strip().replace("€", "").strip()
+    if not text:
+        raise forms.ValidationError(_("Enter the stake: type it (10, 12,50) or use a chip."),
+                                    code="amount")
     if not _AMOUNT.match(text):
         raise forms.ValidationError(
             _("%(value)s is not an amount of euros: write it like 10 or 12,50 (at most two decimals)."),

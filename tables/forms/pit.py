@@ -41,9 +41,11 @@ class ShiftOpenForm(forms.Form):
     """Open a dealer's shift: a table without an open shift, a user with the dealer role."""
 
     table = forms.ModelChoiceField(label=_("Table"), queryset=Table.objects.none(),
-                                   empty_label=_("— choose a table —"))
+                                   empty_label=_("— choose a table —"),
+                                   error_messages={"required": _("Choose the table of the shift.")})
     dealer = DealerChoiceField(label=_("Dealer"), queryset=get_user_model().objects.none(),
-                               empty_label=_("— choose a dealer —"))
+                               empty_label=_("— choose a dealer —"),
+                               error_messages={"required": _("Choose the dealer of the shift.")})
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -194,6 +194,22 @@ def test_a_deal_out_of_the_order_of_play_asks_first(browser_page, mesa):
     assert page.is_checked('#form-deal input[value="luis"]')
 
 
+def test_the_keys_help_opens_from_the_seats_box_where_the_console_lands(browser_page, mesa):
+    """The console lands in the seats box between hands: "?" (as the Keys button says)
+    opens the help there too, and types nothing into the seats."""
+    page = browser_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_console(page, mesa)
+    page.keyboard.type("luis marta")
+    page.keyboard.press("?")
+    page.wait_for_selector("#keys-help[open]")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#keys-help:not([open])", state="attached")
+    assert page.input_value("#form-open input[name=seats]") == "luis marta"
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#console[data-status="open"]')
+
+
 def test_the_keys_help_lists_the_keys_of_the_entries_legal_now(browser_page, mesa):
     page = browser_page
     hand = mesa.play(mesa.open("luis", "marta"), "luis deal 7O", "marta deal 3C", "bank deal 2E", "luis bet 10")
@@ -216,6 +232,26 @@ def test_the_keys_help_lists_the_keys_of_the_entries_legal_now(browser_page, mes
 def open_console_at_hand(page, mesa):
     log_in(page, "dealer1", f"/tables/console/{mesa.table.pk}/")
     page.wait_for_selector("#console[data-status]")
+
+
+def test_a_refused_stake_on_a_phone_shows_the_whole_refusal_above_the_box(browser_page, mesa):
+    """At 390 × 844 the refusal sits above the felt: after a stake refused, the dealer
+    reads it from its first word, the stake box still in view."""
+    page = browser_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    mesa.play(mesa.open("luis", "marta"), "luis deal 7O", "marta deal 3C", "bank deal 2E")
+    open_console_at_hand(page, mesa)
+    assert focus_lands(page, "form-bet", "amount") == ("form-bet", "amount")
+    for stake, words in (("99999", "no puede pasar de 100,00"), ("0", "mayor que cero")):
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")  # as after the deal's entries
+        page.keyboard.type(stake)
+        page.keyboard.press("Enter")
+        refusal = page.wait_for_selector(f"#console .refusal:has-text('{words}')")
+        page.wait_for_function("() => document.activeElement && document.activeElement.name === 'amount'")
+        top = refusal.bounding_box()["y"]
+        box = page.locator("#form-bet input[name=amount]").bounding_box()
+        assert top >= 0 and box["y"] + box["height"] <= 844, (stake, top, box)
+        assert refusal.inner_text().startswith("No anotado")
 
 
 def test_by_touch_the_picker_a_split_an_unknown_card_and_the_cashiers_balance(browser_page, mesa):

@@ -48,4 +48,10 @@ def test_an_auditor_goes_from_the_latest_version_to_the_one_stored_at_the_close(
     seal = page.locator("dd.seal")
     assert first.result["seal"]["hash"] in seal.inner_text()
     assert "Cabeza de la cadena sellada al cierre" in page.inner_text("dl.facts")
+    # The facts' names wrap within 40% of the width, so their values (the rules, a hash)
+    # are not squeezed into a narrow column on a phone by the longest name.
+    names, values = page.evaluate("""() => { const dl = document.querySelector("dl.facts").getBoundingClientRect().width;
+        return [document.querySelector("dl.facts dt").getBoundingClientRect().width / dl,
+                document.querySelector("dl.facts dd").getBoundingClientRect().width / dl]; }""")
+    assert names <= 0.41 and values >= 0.5, (names, values)
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]

@@ -86,3 +86,27 @@ def test_without_a_stored_theory_the_page_says_how_to_store_it_and_never_simulat
     text = page.content.decode()
     assert "La teoría de reglamento, bank_passes_on_natural False con 4 puestos aún no está guardada" in text
     assert "--store" in text and not EdgeFigure.objects.exists()
+
+
+def test_the_theorys_strategy_is_in_the_readers_language(client, staff):
+    """The edge stores its strategy in English; the Spanish page describes it in Spanish
+    (points as 4, 3½), the stored words untouched."""
+    from dataclasses import asdict
+
+    from reports.detection import edge_figure
+    from tables.engine.edge import default_strategy
+    from tables.engine.profiles import Profile
+
+    strategy = asdict(default_strategy(Profile.from_rules(RULES)))
+    stored = {**EDGE, "rules": RULES, "strategy": strategy, "strategy_text": "Each seat bets 1 unit per hand…"}
+    edge_store(rules=RULES, seats=SEATS, hands=500_000, seed=17, result=stored)
+    table = simulated_table("Mesa R", staff)
+    play_shift(table, staff["dealer"], staff["supervisor"], records(5, 10))
+    client.force_login(staff["auditor"])
+    today = timezone.localdate().isoformat()
+    html = client.get(reverse("reports:review"), {"table": table.pk, "date_from": today, "date_to": today,
+                                                  "funnel": "tenure"}).content.decode()
+    assert "Cada puesto apuesta 1 unidad por mano, nunca sube, pide carta por debajo de 4 puntos" in html
+    assert "Un 7 solo nunca se fusila." in html
+    assert "Each seat" not in html and "is never fusilado" not in html
+    assert edge_figure(RULES, SEATS)["strategy_text"] == "Each seat bets 1 unit per hand…"

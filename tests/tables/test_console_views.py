@@ -223,6 +223,33 @@ def test_a_card_that_is_no_card_names_the_field_and_writes_nothing(screen):
     assert hand.version == 0
 
 
+def test_an_empty_stake_asks_for_the_stake_and_writes_nothing(screen):
+    """Enter on an empty stake box: the refusal asks for the stake (it said "– is not an
+    amount of euros")."""
+    hand = open_hand(screen)
+    for line in ("luis deal 5O", "marta deal 3C", "bank deal 2E"):
+        screen.enter(line)
+    for empty in ("", "  ", "€"):
+        refusal = refusal_of(screen.send("form-bet", "bet", amount=empty))
+        assert "Stake (€): Enter the stake: type it (10, 12,50) or use a chip." in refusal
+        assert "–" not in refusal
+    hand.refresh_from_db()
+    assert hand.version == 3
+
+
+def test_the_stake_hint_keeps_each_amount_with_its_euro_sign(screen, dealer_client):
+    """On a phone the hint wrapped before a lone "€": in Spanish the sign is tied to its
+    amount by a no-break space."""
+    hand = open_hand(screen)
+    for line in ("luis deal 5O", "marta deal 3C", "bank deal 2E", "luis bet 10", "luis stand"):
+        screen.enter(line)
+    assert hand.status == Hand.Status.OPEN
+    dealer_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    html = dealer_client.get(reverse("tables:console", args=[screen.table.pk])).content.decode()
+    hint = html.split('id="stake-hint">')[1].split("</span>")[0]
+    assert hint == "de 5,00 a 100,00\u00a0€", hint
+
+
 def test_a_stake_is_typed_with_a_comma_or_a_point(screen):
     hand = open_hand(screen)
     for line in ("luis deal 5O", "marta deal 3C", "bank deal 2E"):
@@ -433,6 +460,18 @@ def test_a_dealer_at_another_table_gets_403(client, mesa):
     assert response.status_code == 403
     listing = client.get(reverse("tables:console_tables")).content.decode()
     assert 'data-table="Mesa 2"' in listing and 'data-table="Mesa 1"' not in listing
+
+
+def test_a_table_without_an_open_shift_says_so_not_that_the_role_is_wrong(client, mesa):
+    """A dealer at a table whose shift is not open: the refusal's title does not blame his
+    role (he is a dealer); the reason says what is missing."""
+    closed = TableFactory(name="Mesa 2")
+    client.force_login(mesa.dealer)
+    response = client.get(reverse("tables:console", args=[closed.pk]))
+    text = response.content.decode()
+    assert response.status_code == 403
+    assert "<h1>No puede abrir esta página</h1>" in text and "no es para su rol" not in text
+    assert "Esta mesa no tiene turno abierto" in text
 
 
 def test_an_auditor_reads_but_cannot_post(client, mesa, staff):

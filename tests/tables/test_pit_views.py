@@ -60,7 +60,8 @@ def test_the_pit_opens_a_shift_for_a_dealer(pit, mesa, staff):
     assert form.status_code == 200
     text = page(form)
     assert "dealer1" in text and "caja1" not in text  # only dealers are offered
-    assert f'value="{mesa.table.pk}"' not in text  # Mesa 1 has its shift already
+    table_options = form.context["form"].fields["table"].queryset
+    assert mesa.table not in table_options and mesa2 in table_options  # Mesa 1 has its shift already
     response = pit.post(reverse("tables:shift_open"), {"table": mesa2.pk, "dealer": staff["dealer"].pk})
     assert response.status_code == 302 and response["Location"] == reverse("tables:pit_table", args=[mesa2.pk])
     shift = Shift.objects.get(table=mesa2)
@@ -73,6 +74,17 @@ def test_a_shift_is_refused_with_the_field_at_fault(pit, mesa, staff):
     assert busy.status_code == 200 and "table" in busy.context["form"].errors
     not_a_dealer = pit.post(reverse("tables:shift_open"), {"table": mesa2.pk, "dealer": staff["cashier"].pk})
     assert not_a_dealer.status_code == 200 and list(not_a_dealer.context["form"].errors) == ["dealer"]
+    assert Shift.objects.count() == 1
+
+
+def test_a_shift_without_its_dealer_or_table_names_the_missing_field(pit, mesa):
+    mesa2 = TableFactory(name="Mesa 2")
+    missing = pit.post(reverse("tables:shift_open"), {"table": mesa2.pk, "dealer": ""})
+    assert missing.status_code == 200
+    assert missing.context["form"].errors == {"dealer": ["Elija el crupier del turno."]}
+    nothing = pit.post(reverse("tables:shift_open"), {"table": "", "dealer": ""})
+    assert nothing.context["form"].errors == {"table": ["Elija la mesa del turno."],
+                                              "dealer": ["Elija el crupier del turno."]}
     assert Shift.objects.count() == 1
 
 

@@ -7,7 +7,8 @@
 // - Keys: every entry button shows its key (data-key: KeyboardEvent.key in lower case,
 //   "shift+" before it). A card typed whole in a card box (7O, 11c, rb) is sent at once
 //   with the form's highlighted button: its first one, or the one whose key was pressed
-//   first. In a stake box, Q W E R T Y add the table's chips. "?" opens the keys' help.
+//   first. In a stake box, Q W E R T Y add the table's chips. "?" opens the keys' help,
+//   from any box (a player id never holds "?").
 // - After each entry the focus goes where the server put autofocus (the next place's
 //   card box, the stake of the seat to bet...), its text selected: a refused value is
 //   typed again, not appended to. Keys typed while an entry is on its way wait for it.
@@ -131,9 +132,12 @@
   // The focused box in view; if it fits, with whose turn and the felt above it (a phone).
   // A settled hand: the felt, with what to pay and collect, comes first (Enter still
   // opens the next hand).
+  // A refusal above the box, partly scrolled away, is brought back when both fit.
   function reveal(console_, target) {
     var box = target.getBoundingClientRect();
-    if (box.top >= 0 && box.bottom <= window.innerHeight) { return; }
+    var refusal = console_.querySelector(".refusal");
+    var hidden = refusal && refusal.getBoundingClientRect().top < 0;
+    if (box.top >= 0 && box.bottom <= window.innerHeight && !hidden) { return; }
     var turn = console_.querySelector(".refusal, #turn") || console_;
     var top = turn.getBoundingClientRect().top;
     if (box.bottom - top <= window.innerHeight || console_.getAttribute("data-status") === "settled") {
@@ -230,7 +234,8 @@
       return true;
     }
     var field = kind(target);
-    if (key === "?" && field !== "text") { help(); return true; }
+    // A player id (the seats, a bettor) never holds "?": there too it opens the help.
+    if (key === "?" && (field !== "text" || target.tagName === "INPUT")) { help(); return true; }
     if (lower === "escape") {
       if (armed) { arm(null); return true; }
       return false;
