@@ -27,6 +27,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.forms",  # its form templates, for FORM_RENDERER below
     "rest_framework",
     "rest_framework.authtoken",
     "django_filters",
@@ -83,6 +84,10 @@ TEMPLATES = [
         "OPTIONS": {"environment": "casino.jinja_env.environment"},
     },
 ]
+
+# Forms drawn from the project's templates first (templates/django/forms/p.html: a field's
+# errors under it).
+FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 
 WSGI_APPLICATION = "casino.wsgi.application"
 
