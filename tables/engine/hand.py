@@ -457,6 +457,9 @@ class HandState:
             if hand.stake == 0 and cents < low:
                 raise IllegalEvent(n, "min_bet", gettext_noop("the first bet on a hand is at least {amount}, not {bet}"),
                                    amount=format_cents(low), bet=format_cents(cents))
+            if hand.stake == 0:
+                raise IllegalEvent(n, "max_bet", gettext_noop("a hand's stake may not exceed {amount}, not {bet}"),
+                                   amount=format_cents(self.max_bet), bet=format_cents(cents))
             raise IllegalEvent(n, "max_bet", gettext_noop("a hand's stake may not exceed {amount}; {bet} more would make {total}"),
                                amount=format_cents(self.max_bet), bet=format_cents(cents),
                                total=format_cents(hand.stake + cents))

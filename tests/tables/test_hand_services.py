@@ -63,7 +63,11 @@ def test_engine_messages_are_translated_for_the_table(mesa):
     with translation.override("es"), pytest.raises(RuleBroken) as caught:
         services.hand_record_event(hand=hand, event=event("luis bet 500"), entered_by=mesa.dealer)
     assert caught.value.rule == "max_bet"
-    assert str(caught.value) == "la apuesta de una jugada no puede pasar de 100,00 €; 500,00 € más harían 500,00 €"
+    assert str(caught.value) == "la apuesta de una jugada no puede pasar de 100,00 €, no 500,00 €"
+    services.hand_record_event(hand=hand, event=event("luis bet 60"), entered_by=mesa.dealer)
+    with translation.override("es"), pytest.raises(RuleBroken) as caught:  # a raise says what it would make
+        services.hand_record_event(hand=hand, event=event("luis bet 50"), entered_by=mesa.dealer)
+    assert str(caught.value) == "la apuesta de una jugada no puede pasar de 100,00 €; 50,00 € más harían 110,00 €"
 
 
 def test_an_entry_on_a_stale_screen_is_refused(mesa):
