@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from ledger.forms import read_grouping
 from tables.engine.cards import CARD_NAME, parse_card
 from tables.engine.hand import BANK_ID, LOCA_ID, valid_player_id
 
@@ -51,7 +52,8 @@ def parse_stake(text):
     """A stake typed by the dealer as ``Decimal`` euros with two places.
 
     Args:
-        text: ``"10"``, ``"12.50"`` or ``"12,50"`` (the Spanish decimal comma).
+        text: ``"10"``, ``"12.50"`` or ``"12,50"`` (the Spanish decimal comma), or grouped in
+        the reader's format (``"1.000,50"``).
     Returns:
         Decimal above zero, quantized to cents.
     Raises:
@@ -61,6 +63,11 @@ def parse_stake(text):
     if not text:
         raise forms.ValidationError(_("Enter the stake: type it (10, 12,50) or use a chip."),
                                     code="amount")
+    if not _AMOUNT.match(text):
+        try:  # "1.000,50" or "1 000,50", as the cage's amounts (``ledger.forms.read_grouping``)
+            text = read_grouping(text)
+        except forms.ValidationError:
+            pass
     if not _AMOUNT.match(text):
         raise forms.ValidationError(
             _("%(value)s is not an amount of euros: write it like 10 or 12,50 (at most two decimals)."),
