@@ -92,6 +92,19 @@ def test_the_shift_report_page(auditor, stored):
     assert reverse("reports:report_pdf", args=[stored.pk]) in html
 
 
+def test_the_shift_reports_contents_lead_to_each_of_its_parts(auditor, stored):
+    """A long report (about 11,000 px on a phone): its contents at the top, each link to a
+    part that is there."""
+    import re
+
+    html = auditor.get(reverse("reports:report", args=[stored.pk]), HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    toc = re.search(r'<nav class="toc[^"]*"[^>]*>(.*?)</nav>', html, re.S)
+    assert toc and "En este informe" in toc.group(1)
+    targets = re.findall(r'href="#([\w-]+)"', toc.group(1))
+    assert len(targets) >= 10 and {"summary", "players", "reconciliation", "cards"} <= set(targets)
+    assert [t for t in targets if f'id="{t}"' not in html] == []
+
+
 def test_the_index_lists_shifts_requests_and_reports(auditor, stored):
     response = auditor.get(reverse("reports:index"))
     assert response.status_code == 200
