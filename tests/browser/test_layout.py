@@ -90,6 +90,9 @@ def test_every_screen_of_a_hand_at_the_console_fits_a_phone(chromium, live_serve
         page.wait_for_selector(f'#console[data-version="{version}"]')
 
     look("no hand yet")
+    # The keys go where the console puts the focus once its script has run (typed before
+    # that, under load, they went nowhere and the deal never came).
+    page.wait_for_function("() => document.activeElement && document.activeElement.id === 'id_seats'")
     page.keyboard.type("luis marta")
     page.keyboard.press("Enter")
     page.wait_for_selector("#form-deal")
