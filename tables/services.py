@@ -702,6 +702,8 @@ class _ImportBatch:
         self.ledger = SettlementBatch()
         self.ledger.players = self.players  # the same dict: the batch's players, their AML days read together
         self.cover = _ImportCover(self.ledger)
+        self.changes = []  # per record of the batch: does its bank differ from its table's record before?
+        self.position = -1  # the index of the record being entered
 
     def expect(self, records):
         """Before the batch's first record: read its players, their chips (locked) and
@@ -712,6 +714,15 @@ class _ImportBatch:
         codes = set().union(*(_record_codes(record) for record in records if isinstance(record, dict)))
         self._known(codes)
         self.cover.read(codes & self.players.keys())
+        # Where the bank changes hands from one record to the next at the same table: the banks
+        # the batch will pass (SettlementBatch.expect_passes, their ids taken together).
+        banks = {}
+        for record in records:
+            table, bank = (record.get("table"), record.get("bank")) if isinstance(record, dict) else (None, None)
+            if not isinstance(table, str):  # refused when its turn comes
+                table = None
+            self.changes.append(table in banks and banks[table] != bank)
+            banks[table] = bank
 
     def before(self, record):
         """Before a record: will entering it write anything before the batch's end (its
@@ -723,6 +734,7 @@ class _ImportBatch:
         record needs a savepoint. Otherwise entering it only reads (its writes wait in the
         batch) and nothing of it needs undoing if it is refused but what it kept in the
         batch (``SettlementBatch.undo``)."""
+        self.position += 1
         if not isinstance(record, dict):
             return True
         table = record.get("table")
@@ -807,6 +819,7 @@ class _ImportBatch:
         risk = self.cover.elsewhere.get(holder.code, 0)
         capital = min(cents(table.bank_capital), max(holding - risk, 0)) if table.bank_capital > 0 else 0
         by = self.imported_by
+        self.ledger.expect_passes(1 + sum(self.changes[self.position + 1:]))
         return self.ledger.pass_bank(tenure=tenure, holder=holder, capital=capital, risk=risk, posted_by=by,
                                      source="console" if by else "system:import")
 
