@@ -26,7 +26,8 @@ the end:
    recomputed (``manage.py ledger_check``).
 5. ``--statements N`` (default 1,000; 0: skipped): the first N records imported again,
    in-process, into a scratch database of their own (``import_count_<pid>``), through
-   ``hand_import_records`` 25 at a time, every SQL statement counted
+   ``hand_import_records`` as many at a time as the command's ``--batch`` default
+   (``import_hands.BATCH``), every SQL statement counted
    (``CaptureQueriesContext``, savepoints, BEGIN and COMMIT included): statements per hand.
 
 Goal (issue 18): at least 1,000 hands/s. Last measured (2026-11-24, README's
@@ -140,11 +141,12 @@ def count_statements(path, count):
         "import orjson; from django.db import connection\n"
         "from django.test.utils import CaptureQueriesContext\n"
         "from tables.services import hand_import_records\n"
+        "from tables.management.commands.import_hands import BATCH\n"
         f"records = [orjson.loads(line) for line in open({str(path)!r}, 'rb')][:{count}]\n"
         "connection.queries_log = collections.deque(maxlen=10**7)\n"
         "with CaptureQueriesContext(connection) as queries:\n"
-        "    for i in range(0, len(records), 25):\n"
-        "        hand_import_records(records=records[i:i + 25], create_tables=True,"
+        "    for i in range(0, len(records), BATCH):\n"
+        "        hand_import_records(records=records[i:i + BATCH], create_tables=True,"
         " opening_chips=Decimal(1000000))\n"
         "print(len(queries) / len(records))\n")
     try:
@@ -196,7 +198,7 @@ def main():
         print(f"ratio           : {rate / tps:.2f} hands/s per pgbench TPS (goal: at least 1,000 hands/s)")
         if per_hand is not None:
             print(f"statements      : {per_hand:.1f} per hand (the first {min(args.statements, half)} records, "
-                  "in-process, 25 a transaction)")
+                  "in-process, the command's batches)")
         faults = check(env, len(records))
         print("checks          : " + ("every hand settled and posted, hash chain and numbers intact, "
                                       "ledger_check clean" if not faults else "FAULTS\n" + "\n".join(faults)))
