@@ -31,20 +31,23 @@ the end:
    (``CaptureQueriesContext``, savepoints, BEGIN and COMMIT included): statements per hand.
 
 Goal (issue 18): at least 1,000 hands/s. Last measured (2026-11-24, README's
-"Benchmarks"), a 7½ takeover passed in memory with its batch
-(``SettlementBatch.pass_bank``: the old tenure closed and distributed from the batch's
-balances, the taker's tenure, share and account copied in with the batch's rows, their
-ids taken ahead), the AML gaming days kept per batch (``cage.services.aml.AmlBatch``) and
-the entries copied as plain rows (``tables.services.EntryRow``), against main's code
-(39f2007) in the same conditions, three rounds, each main then this code, back to back
-(load average 3.5-5.7 on the 2 shared cores, other work coming and going): 274, 193 and
-294 hands/s against 100, 145 and 173 (2.7×, 1.3× and 1.7×; ratio to pgbench 0.42, 0.50
-and 0.15 against 0.27, 0.40 and 0.30: pgbench itself ran at 361 to 1,900 TPS), 1.7
-statements a hand against 5.8. In-process (1,000 hands, no start-up, in alternation): about 500 hands/s
-against 240-290. Not met. Where the time goes now (cProfile, in-process, 1,000 hands,
-4.1 s): waiting on PostgreSQL about a third (the ``COPY``s' row triggers, the deferred
-checks at each commit), the rows copied in 23%, entering the events 17% (the engine, the
-chain's HMAC over each entry's JSON), a bank passed 9% (its ids taken: one statement each).
+"Benchmarks", fifth round): 100 records a batch by default (``import_hands.BATCH``, was
+25: each batch's fixed cost, its reads, COPYs and COMMIT, paid a quarter as often) and the
+ids of the banks a batch will pass taken together (``casino.bulk.take_ids_each``,
+``SettlementBatch.expect_passes``: one statement a batch instead of one a bank passed),
+against main's code (9b310e3) in the same conditions, three rounds, each main then this
+code, back to back (load average 1.7-4.1 on the 2 shared cores, other work coming and
+going): 541, 450 and 491 hands/s against 213, 365 and 392 (2.5×, 1.2× and 1.25×; ratio to
+pgbench 0.33, 0.18 and 0.21 against 0.36, 0.14 and 0.19: pgbench itself ran at 600 to
+2,681 TPS), 0.6 statements a hand in the command's batches against 1.7 (1.5 in batches of
+25). In-process (1,000 hands, no start-up, batches of 25, 50 and 100 in alternation):
+596-617 hands/s in batches of 100 against 404-435 in batches of 25 (client CPU 0.80-0.87 s
+against 1.06-1.12 s). Not met. Where the time goes now (in-process, 1,000 hands, batches
+of 100, about 1.6 s): the client's CPU about half (entering the events: the engine, the
+chain's HMAC over each entry's JSON; the rows made and copied), PostgreSQL the other half:
+the entries' ``COPY`` (about 20 rows a hand through 9 indexes and the sequence trigger,
+84 ms of trigger time for 19,651 rows) and each ``COMMIT``'s deferred checks (the foreign
+keys of every row copied, the ledger's balance checks).
 """
 
 import argparse
