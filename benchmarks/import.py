@@ -39,8 +39,9 @@ against main's code (9b310e3) in the same conditions, three rounds, each main th
 code, back to back (load average 1.7-4.1 on the 2 shared cores, other work coming and
 going): 541, 450 and 491 hands/s against 213, 365 and 392 (2.5×, 1.2× and 1.25×; ratio to
 pgbench 0.33, 0.18 and 0.21 against 0.36, 0.14 and 0.19: pgbench itself ran at 600 to
-2,681 TPS), 0.6 statements a hand in the command's batches against 1.7 (1.5 in batches of
-25). In-process (1,000 hands, no start-up, batches of 25, 50 and 100 in alternation):
+2,681 TPS), and a fourth round with the bets copied as plain rows too
+(``tables.services.BetRow``): 455 against 378 (1.2×; 0.18 against 0.16). 0.6 statements a
+hand in the command's batches against 1.7 (1.5 in batches of 25). In-process (1,000 hands, no start-up, batches of 25, 50 and 100 in alternation):
 596-617 hands/s in batches of 100 against 404-435 in batches of 25 (client CPU 0.80-0.87 s
 against 1.06-1.12 s). Not met. Where the time goes now (in-process, 1,000 hands, batches
 of 100, about 1.6 s): the client's CPU about half (entering the events: the engine, the
