@@ -26,24 +26,29 @@ the end:
    recomputed (``manage.py ledger_check``).
 5. ``--statements N`` (default 1,000; 0: skipped): the first N records imported again,
    in-process, into a scratch database of their own (``import_count_<pid>``), through
-   ``hand_import_records`` 25 at a time, every SQL statement counted
+   ``hand_import_records`` as many at a time as the command's ``--batch`` default
+   (``import_hands.BATCH``), every SQL statement counted
    (``CaptureQueriesContext``, savepoints, BEGIN and COMMIT included): statements per hand.
 
 Goal (issue 18): at least 1,000 hands/s. Last measured (2026-11-24, README's
-"Benchmarks"), a 7½ takeover passed in memory with its batch
-(``SettlementBatch.pass_bank``: the old tenure closed and distributed from the batch's
-balances, the taker's tenure, share and account copied in with the batch's rows, their
-ids taken ahead), the AML gaming days kept per batch (``cage.services.aml.AmlBatch``) and
-the entries copied as plain rows (``tables.services.EntryRow``), against main's code
-(39f2007) in the same conditions, three rounds, each main then this code, back to back
-(load average 3.5-5.7 on the 2 shared cores, other work coming and going): 274, 193 and
-294 hands/s against 100, 145 and 173 (2.7×, 1.3× and 1.7×; ratio to pgbench 0.42, 0.50
-and 0.15 against 0.27, 0.40 and 0.30: pgbench itself ran at 361 to 1,900 TPS), 1.7
-statements a hand against 5.8. In-process (1,000 hands, no start-up, in alternation): about 500 hands/s
-against 240-290. Not met. Where the time goes now (cProfile, in-process, 1,000 hands,
-4.1 s): waiting on PostgreSQL about a third (the ``COPY``s' row triggers, the deferred
-checks at each commit), the rows copied in 23%, entering the events 17% (the engine, the
-chain's HMAC over each entry's JSON), a bank passed 9% (its ids taken: one statement each).
+"Benchmarks", fifth round): 100 records a batch by default (``import_hands.BATCH``, was
+25: each batch's fixed cost, its reads, COPYs and COMMIT, paid a quarter as often) and the
+ids of the banks a batch will pass taken together (``casino.bulk.take_ids_each``,
+``SettlementBatch.expect_passes``: one statement a batch instead of one a bank passed),
+against main's code (9b310e3) in the same conditions, three rounds, each main then this
+code, back to back (load average 1.7-4.1 on the 2 shared cores, other work coming and
+going): 541, 450 and 491 hands/s against 213, 365 and 392 (2.5×, 1.2× and 1.25×; ratio to
+pgbench 0.33, 0.18 and 0.21 against 0.36, 0.14 and 0.19: pgbench itself ran at 600 to
+2,681 TPS), and a fourth round with the bets copied as plain rows too
+(``tables.services.BetRow``): 455 against 378 (1.2×; 0.18 against 0.16). 0.6 statements a
+hand in the command's batches against 1.7 (1.5 in batches of 25). In-process (1,000 hands, no start-up, batches of 25, 50 and 100 in alternation):
+596-617 hands/s in batches of 100 against 404-435 in batches of 25 (client CPU 0.80-0.87 s
+against 1.06-1.12 s). Not met. Where the time goes now (in-process, 1,000 hands, batches
+of 100, about 1.6 s): the client's CPU about half (entering the events: the engine, the
+chain's HMAC over each entry's JSON; the rows made and copied), PostgreSQL the other half:
+the entries' ``COPY`` (about 20 rows a hand through 9 indexes and the sequence trigger,
+84 ms of trigger time for 19,651 rows) and each ``COMMIT``'s deferred checks (the foreign
+keys of every row copied, the ledger's balance checks).
 """
 
 import argparse
@@ -140,11 +145,12 @@ def count_statements(path, count):
         "import orjson; from django.db import connection\n"
         "from django.test.utils import CaptureQueriesContext\n"
         "from tables.services import hand_import_records\n"
+        "from tables.management.commands.import_hands import BATCH\n"
         f"records = [orjson.loads(line) for line in open({str(path)!r}, 'rb')][:{count}]\n"
         "connection.queries_log = collections.deque(maxlen=10**7)\n"
         "with CaptureQueriesContext(connection) as queries:\n"
-        "    for i in range(0, len(records), 25):\n"
-        "        hand_import_records(records=records[i:i + 25], create_tables=True,"
+        "    for i in range(0, len(records), BATCH):\n"
+        "        hand_import_records(records=records[i:i + BATCH], create_tables=True,"
         " opening_chips=Decimal(1000000))\n"
         "print(len(queries) / len(records))\n")
     try:
@@ -196,7 +202,7 @@ def main():
         print(f"ratio           : {rate / tps:.2f} hands/s per pgbench TPS (goal: at least 1,000 hands/s)")
         if per_hand is not None:
             print(f"statements      : {per_hand:.1f} per hand (the first {min(args.statements, half)} records, "
-                  "in-process, 25 a transaction)")
+                  "in-process, the command's batches)")
         faults = check(env, len(records))
         print("checks          : " + ("every hand settled and posted, hash chain and numbers intact, "
                                       "ledger_check clean" if not faults else "FAULTS\n" + "\n".join(faults)))

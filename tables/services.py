@@ -702,6 +702,8 @@ class _ImportBatch:
         self.ledger = SettlementBatch()
         self.ledger.players = self.players  # the same dict: the batch's players, their AML days read together
         self.cover = _ImportCover(self.ledger)
+        self.changes = []  # per record of the batch: does its bank differ from its table's record before?
+        self.position = -1  # the index of the record being entered
 
     def expect(self, records):
         """Before the batch's first record: read its players, their chips (locked) and
@@ -712,6 +714,15 @@ class _ImportBatch:
         codes = set().union(*(_record_codes(record) for record in records if isinstance(record, dict)))
         self._known(codes)
         self.cover.read(codes & self.players.keys())
+        # Where the bank changes hands from one record to the next at the same table: the banks
+        # the batch will pass (SettlementBatch.expect_passes, their ids taken together).
+        banks = {}
+        for record in records:
+            table, bank = (record.get("table"), record.get("bank")) if isinstance(record, dict) else (None, None)
+            if not isinstance(table, str):  # refused when its turn comes
+                table = None
+            self.changes.append(table in banks and banks[table] != bank)
+            banks[table] = bank
 
     def before(self, record):
         """Before a record: will entering it write anything before the batch's end (its
@@ -723,6 +734,7 @@ class _ImportBatch:
         record needs a savepoint. Otherwise entering it only reads (its writes wait in the
         batch) and nothing of it needs undoing if it is refused but what it kept in the
         batch (``SettlementBatch.undo``)."""
+        self.position += 1
         if not isinstance(record, dict):
             return True
         table = record.get("table")
@@ -807,6 +819,7 @@ class _ImportBatch:
         risk = self.cover.elsewhere.get(holder.code, 0)
         capital = min(cents(table.bank_capital), max(holding - risk, 0)) if table.bank_capital > 0 else 0
         by = self.imported_by
+        self.ledger.expect_passes(1 + sum(self.changes[self.position + 1:]))
         return self.ledger.pass_bank(tenure=tenure, holder=holder, capital=capital, risk=risk, posted_by=by,
                                      source="console" if by else "system:import")
 
@@ -865,7 +878,7 @@ class _ImportBatch:
         # chained hands (two runs each in alternation, 2026-11-24).
         copy_instances(Hand, self.hands, ids=IdPool(Hand))  # in order: each table's numbers ascending
         copy_rows(HandEvent._meta.db_table, EntryRow.COLUMNS, (entry.values() for entry in self.entries))
-        copy_instances(HandBet, self.bets)
+        copy_rows(HandBet._meta.db_table, BetRow.COLUMNS, (bet.values() for bet in self.bets))
         for table, (number, digest) in self.heads.items():
             Table.objects.filter(pk=table.pk).update(last_hand_number=number, last_event_hash=digest)
 
@@ -1219,6 +1232,29 @@ class EntryRow(NamedTuple):
                 self.entered_at, self.form_token, self.previous_hash, self.hash, self.key_id)
 
 
+class BetRow(NamedTuple):
+    """A hand's bet as an import copies it in (``_ImportBatch.write``): a HandBet's
+    columns, without a model instance (as ``EntryRow``: 3,681 HandBets made for 1,000 of
+    benchmarks/import.py's hands). ``stake`` and ``net``: Decimal euros."""
+
+    hand: Hand  # its id is set when the batch's hands are written, before its bets
+    player_id: int
+    seat: str
+    seat_hand: int
+    stake: Decimal
+    points: int
+    result: str
+    multiplier: int
+    net: Decimal
+
+    #: The columns of ``tables_handbet`` that ``values`` fills, in its order.
+    COLUMNS = ["hand_id", "player_id", "seat", "seat_hand", "stake", "points", "result", "multiplier", "net"]
+
+    def values(self):
+        """The row as ``copy_rows`` takes it."""
+        return (self.hand.pk, *self[1:])
+
+
 def _entry(*, table, hand, kind, event, by, form_token, row=False):
     """The hand's next entry chained to the table's last (a HandEvent, unsaved; with
     ``row``, an ``EntryRow``); the hand's ``version`` and the table's ``last_event_hash``
@@ -1268,7 +1304,8 @@ def _settle(*, hand, state, events, by, source, write=True, players=None, ledger
         ledger: an import's ``SettlementBatch``, which posts it with its batch (else
             ``ledger_post_settlement`` posts it now).
     Returns:
-        the hand's HandBets (unsaved when not ``write``).
+        the hand's HandBets; when not ``write``, its bets as ``BetRow``s (plain rows,
+        copied in by the import's batch).
     """
     settlement = settle(state)
     post = ledger_post_settlement if ledger is None else ledger.post_settlement
@@ -1286,6 +1323,9 @@ def _settle(*, hand, state, events, by, source, write=True, players=None, ledger
     hand.cards = [CARD_NAME[code] for code, _dealt, _returned in state.instances]
     if players is None or not players.keys() >= settlement.players.keys():
         players = {p.code: p for p in Player.objects.filter(code__in=settlement.players)}
+    if not write:
+        return [BetRow(hand, players[bet.player].pk, bet.seat, bet.hand, euros(bet.stake), bet.points, bet.result,
+                       bet.multiplier, euros(bet.net)) for bet in settlement.bets]
     bets = [HandBet(hand=hand, player=players[bet.player], seat=bet.seat, seat_hand=bet.hand, stake=euros(bet.stake),
                     points=bet.points, result=bet.result, multiplier=bet.multiplier, net=euros(bet.net))
             for bet in settlement.bets]

@@ -31,3 +31,16 @@ def test_ids_taken_one_at_a_time_follow_each_sequence():
     assert first == sorted(first) and tenure_id > first[-1]
     assert take_ids(Account, 1)[0] > account_id
     assert take_ids(Account, 0) == []
+
+
+def test_ids_taken_in_pairs_follow_each_sequence():
+    from casino.bulk import take_ids, take_ids_each
+    from ledger.models import Account, BankTenure
+
+    pairs = take_ids_each(BankTenure, Account, count=3)
+    assert len(pairs) == 3 and all(len(pair) == 2 for pair in pairs)
+    tenures, accounts = [t for t, _a in pairs], [a for _t, a in pairs]
+    assert tenures == sorted(tenures) and len(set(tenures)) == 3
+    assert accounts == sorted(accounts) and len(set(accounts)) == 3
+    assert take_ids(BankTenure, 1)[0] > tenures[-1] and take_ids(Account, 1)[0] > accounts[-1]
+    assert take_ids_each(BankTenure, Account, count=0) == []

@@ -1,7 +1,7 @@
 """``manage.py import_hands FILE...``: record and settle hand records, in order.
 
 The records go through ``tables.services.hand_import_records`` in batches (``--batch``
-records, default 25, per database transaction): each is checked by the engine, opened
+records, default 100, per database transaction): each is checked by the engine, opened
 at the table its ``table`` names, every event entered, and the finished hand settled and
 posted to the ledger, each record written whole or not at all (a savepoint for a record
 that writes before its batch's end; the others' rows wait in memory and are written in
@@ -39,8 +39,13 @@ from tables.services import hand_import_records
 #: for; no longer a bank passed by a 7½, passed in memory) takes two or three
 #: subtransactions (its savepoint, the ledger's); past 64 in one transaction PostgreSQL
 #: looks their ids up in pg_subtrans and every statement slows down (measured before the
-#: batches wrote in bulk: 20 records per batch imported 10-15% faster than 250).
-BATCH = 25
+#: batches wrote in bulk: 20 records per batch imported 10-15% faster than 250). Since the
+#: batches write in bulk, each batch's fixed cost (its reads, its COPYs, its COMMIT and the
+#: deferred checks' round) weighs more: 1,000 chained hands of benchmarks/import.py,
+#: in-process, three rounds in alternation (2026-11-24, load average about 5 on 2 cores):
+#: 25 a batch 404-435 hands/s but one run at 267 (client CPU 1.06-1.12 s), 50 a batch
+#: 480-502 (one at 258; 0.93-0.98 s), 100 a batch 596-617 (one at 402; 0.80-0.87 s).
+BATCH = 100
 
 
 def _amount(value):
