@@ -29,7 +29,7 @@ def test_an_auditor_acknowledges_an_alert_with_a_note(browser_page, staff, raise
     row.locator("td.finding a").click()
     page.wait_for_url(f"**/reports/alerts/{raised.pk}/")
     assert page.locator("#alert-status").inner_text() == "abierta"
-    assert page.evaluate("document.activeElement.name") == "note"  # the note is where one types next
+    page.wait_for_function("() => document.activeElement && document.activeElement.name === 'note'")  # typed next
     page.fill("textarea[name=note]", "Visto en cámara: cliente habitual, apuesta dentro de su costumbre.")
     messages = []
     page.once("dialog", lambda dialog: (messages.append(dialog.message), dialog.accept()))

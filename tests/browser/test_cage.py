@@ -34,7 +34,8 @@ def _fill_buy_in(page, amount):
 
 def test_back_and_resend_books_one_slip(cashier_page):
     page = cashier_page
-    assert page.evaluate("document.activeElement.name") == "player"  # the focus where the first entry is typed
+    # The focus where the first entry is typed (autofocus lands as the page is drawn: waited for, under load).
+    page.wait_for_function("() => document.activeElement && document.activeElement.name === 'player'")
     _fill_buy_in(page, "20,00")
     page.get_by_role("button", name="Asentar la compra").click()
     page.wait_for_url("**/ledger/slips/1/")
@@ -177,7 +178,7 @@ def test_a_cage_supervisor_voids_a_slip_with_a_reason(cashier_page, chromium, li
     _log_in(other, "super1", "/ledger/slips/1/")
     other.get_by_role("link", name="Anular el vale").click()
     other.wait_for_url("**/ledger/slips/1/void/")
-    assert other.evaluate("document.activeElement.name") == "reason"
+    other.wait_for_function("() => document.activeElement && document.activeElement.name === 'reason'")
     other.get_by_role("button", name="Anular el vale").click()  # without a reason: refused on the field
     assert "requerido" in other.wait_for_selector("ul.errorlist").inner_text()
     other.fill("textarea[name=reason]", "el jugador no entregó el efectivo")
