@@ -63,10 +63,20 @@ def entry_body(*, table_id: int, hand_number: int, sequence: int, kind: str, eve
                       sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _digest(*, key_id: str, key: bytes | None, previous: str, body: str) -> str:
+    """The hash (hex) of an entry's ``body`` chained to ``previous``: HMAC-SHA256 under
+    ``key`` of the key id, ``previous`` and the body; for ``key_id`` ``""`` (``UNKEYED``),
+    the SHA-256 of ``previous`` and the body. The one formula ``entry_hash`` writes and the
+    checks recompute."""
+    if key_id == UNKEYED:
+        return hashlib.sha256((previous + body).encode()).hexdigest()
+    return hmac.digest(key, f"{key_id}\n{previous}\n{body}".encode(), "sha256").hex()
+
+
 def unkeyed_hash(*, previous: str, **content) -> str:
     """SHA-256 (hex) of an entry chained to ``previous``, without a key: how entries were
     hashed before the chain was keyed (key id ``""``). ``content``: as ``entry_body``."""
-    return hashlib.sha256((previous + entry_body(**content)).encode()).hexdigest()
+    return _digest(key_id=UNKEYED, key=None, previous=previous, body=entry_body(**content))
 
 
 def entry_hash(*, previous: str, key_id: str | None = None, **content) -> str:
@@ -91,8 +101,7 @@ def entry_hash(*, previous: str, key_id: str | None = None, **content) -> str:
     key = _key(key_id)
     if key is None:
         raise KeyError(key_id)
-    message = f"{key_id}\n{previous}\n{entry_body(**content)}".encode()
-    return hmac.new(key, message, hashlib.sha256).hexdigest()
+    return _digest(key_id=key_id, key=key, previous=previous, body=entry_body(**content))
 
 
 def entry_fault(*, entry_id: int, key_id: str, stored: str, previous: str, **content) -> str | None:
@@ -177,13 +186,10 @@ class EntryChecker:
             return "unkeyed"
         body = self.body(table_id=table_id, hand_number=hand_number, sequence=sequence, kind=kind,
                          event_text=event_text, entered_by_id=entered_by_id, entered_at=entered_at)
-        if key_id == UNKEYED:
-            digest = hashlib.sha256((previous + body).encode()).hexdigest()
-        else:
-            secret = self._secret(key_id)
-            if secret is None:
-                return "unknown_key"
-            digest = hmac.digest(secret, f"{key_id}\n{previous}\n{body}".encode(), "sha256").hex()
+        secret = None if key_id == UNKEYED else self._secret(key_id)
+        if key_id != UNKEYED and secret is None:
+            return "unknown_key"
+        digest = _digest(key_id=key_id, key=secret, previous=previous, body=body)
         return None if hmac.compare_digest(digest, stored) else "changed"
 
 
