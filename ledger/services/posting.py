@@ -130,10 +130,7 @@ def _post(*, locked, kind, legs, idempotency_key, reference, posted_by, source, 
         cage.errors.AmlRefused: a patron's gaming day would reach the anti-money-laundering
         threshold without his identity on file (``cage.services.aml``).
     """
-    debit_total = sum(amount for _a, side, amount in legs if side == DEBIT)
-    credit_total = sum(amount for _a, side, amount in legs if side == CREDIT)
-    if debit_total != credit_total or len(legs) < 2 or any(amount <= 0 for _a, _s, amount in legs):
-        raise ValueError(f"unbalanced or empty legs: {legs}")
+    _check_legs(legs)
     posted_at = timezone.now()
     # Anti-money-laundering: a patron's movement of the cage or a bank, checked against his
     # gaming day before anything is written (cage.services.aml; may refuse), recorded after.
@@ -677,9 +674,7 @@ class SettlementBatch:
     def _keep(self, *, kind, legs, idempotency_key, reference, posted_by, source, tenure, cause, detail, patrons):
         """``_post`` in memory: the transaction kept for ``flush``, the balances moved, the
         AML movements of ``patrons`` (Players whose chips the legs move) kept by ``aml``."""
-        if (sum(a for _i, side, a in legs if side == DEBIT) != sum(a for _i, side, a in legs if side == CREDIT)
-                or len(legs) < 2 or any(amount <= 0 for _a, _s, amount in legs)):
-            raise ValueError(f"unbalanced or empty legs: {legs}")
+        _check_legs(legs)
         txn = Transaction(kind=kind, reference=reference[:200], idempotency_key=idempotency_key, posted_by=posted_by,
                           source=source, tenure=tenure, detail=detail, cause=cause, posted_at=timezone.now())
         self.aml.check(kind=kind, legs=legs, players={self.accounts[player.code]: player for player in patrons},
@@ -757,6 +752,16 @@ class SettlementBatch:
         self.balances.clear()
         self.open.clear()
         self.house_read = False
+
+
+def _check_legs(legs):
+    """Refuse legs (``[(account id, "D"/"C", cents)]``) that do not balance, are fewer than
+    two, or move nothing: ``ValueError`` (a programming error: PostgreSQL would refuse them
+    at COMMIT anyway)."""
+    debit_total = sum(amount for _a, side, amount in legs if side == DEBIT)
+    credit_total = sum(amount for _a, side, amount in legs if side == CREDIT)
+    if debit_total != credit_total or len(legs) < 2 or any(amount <= 0 for _a, _s, amount in legs):
+        raise ValueError(f"unbalanced or empty legs: {legs}")
 
 
 def _deltas(legs):
