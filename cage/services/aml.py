@@ -118,12 +118,16 @@ def _direction(kind, side):
     return IN if side == "D" else OUT
 
 
-def _day_so_far(player, day):
-    """``{direction: (total, count, largest)}`` of the patron's standing movements that day
-    (``AmlMovementQuerySet.standing``: a voided slip's no longer counts)."""
-    rows = (AmlMovement.objects.standing().filter(player=player, gaming_day=day).values("direction")
-            .annotate(total=Sum("amount"), n=Count("id"), largest=Max("amount")))
-    return {row["direction"]: (row["total"], row["n"], row["largest"]) for row in rows}
+def _days_so_far(player_ids, day) -> dict:
+    """``{player id: {direction: (total, count, largest)}}`` of those patrons' standing
+    movements on gaming day ``day`` (``AmlMovementQuerySet.standing``: a voided slip's no
+    longer counts), one statement; a patron without any that day is left out."""
+    days = defaultdict(dict)
+    for row in (AmlMovement.objects.standing().filter(player_id__in=player_ids, gaming_day=day)
+                .values("player_id", "direction")
+                .annotate(total=Sum("amount"), n=Count("id"), largest=Max("amount")).order_by()):
+        days[row["player_id"]][row["direction"]] = (row["total"], row["n"], row["largest"])
+    return days
 
 
 #: Postings the rules of the game make at the table (a 7½ takeover entered at the console
@@ -159,7 +163,7 @@ def aml_check(*, kind: str, legs, posted_by, at: datetime, source: str = "", pat
     players = {account.pk: account.player for account in Account.objects.filter(
         pk__in={leg[0] for leg in legs}, kind=Account.Kind.PLAYER).select_related("player")}
     day = gaming_day(at)
-    return [_assess(player=player, kind=kind, direction=direction, amount=amount, so_far=_day_so_far(player, day),
+    return [_assess(player=player, kind=kind, direction=direction, amount=amount, so_far=_days_so_far([player.pk], day)[player.pk],
                     at=at, day=day, posted_by=posted_by, source=source)
             for player, direction, amount in _patrons(kind, legs, players, patron)]
 
@@ -337,16 +341,13 @@ class AmlBatch:
 
     def _read(self, players, day):
         """Read the gaming day ``day`` of those ``players`` not read yet: their standing
-        movements' totals (as ``_day_so_far``) and the alerts raised (two statements)."""
+        movements' totals (``_days_so_far``) and the alerts raised (two statements)."""
         new = {player.pk for player in players if (player.pk, day) not in self.days}
         if not new:
             return
+        read = _days_so_far(new, day)
         for player_id in new:
-            self.days[(player_id, day)] = {}
-        for row in (AmlMovement.objects.standing().filter(player_id__in=new, gaming_day=day)
-                    .values("player_id", "direction")
-                    .annotate(total=Sum("amount"), n=Count("id"), largest=Max("amount")).order_by()):
-            self.days[(row["player_id"], day)][row["direction"]] = (row["total"], row["n"], row["largest"])
+            self.days[(player_id, day)] = read[player_id]
         self.alerted.update(AmlAlert.objects.filter(player_id__in=new, gaming_day=day)
                             .values_list("kind", "player_id", "gaming_day"))
 
