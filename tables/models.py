@@ -207,10 +207,12 @@ class Hand(models.Model):
         SETTLED = "settled", _("settled")
         VOIDED = "voided", _("voided")
 
-    table = models.ForeignKey(Table, models.PROTECT, related_name="hands", verbose_name=_("table"))
+    # No index of their own on table and shift: the unique (table, number) and the index
+    # (shift, number) lead with them (issue 18: fewer indexes for each hand written).
+    table = models.ForeignKey(Table, models.PROTECT, related_name="hands", verbose_name=_("table"), db_index=False)
     number = models.PositiveIntegerField(_("number"))
     shift = models.ForeignKey(Shift, models.PROTECT, null=True, blank=True, related_name="hands",
-                              verbose_name=_("shift"))
+                              verbose_name=_("shift"), db_index=False)
     tenure = models.ForeignKey("ledger.BankTenure", models.PROTECT, related_name="hands",
                                verbose_name=_("bank tenure"))
     bank = models.ForeignKey(Player, models.PROTECT, related_name="banked_hands", verbose_name=_("bank holder"))
@@ -323,17 +325,24 @@ class HandEvent(models.Model):
         UNDO = "undo", _("undo")
         VOID = "void", _("void")
 
-    table = models.ForeignKey(Table, models.PROTECT, related_name="hand_events", verbose_name=_("table"))
-    hand = models.ForeignKey(Hand, models.PROTECT, related_name="events", verbose_name=_("hand"))
+    # Every entry goes through each index of this, the largest table (about 20 rows a hand), so
+    # it keeps only those a query or a guard needs: no index of their own on table and hand (the
+    # index (table, id) and the unique (hand, sequence) lead with them), the form token's and the
+    # entering user's only where they are set (an import's entries have neither), and the hash's
+    # unique constraint without Django's second (LIKE) index. 9 to 4 indexes an imported entry
+    # goes through. [issue 18 "The import crawls"; benchmarks/import.py]
+    table = models.ForeignKey(Table, models.PROTECT, related_name="hand_events", verbose_name=_("table"),
+                              db_index=False)
+    hand = models.ForeignKey(Hand, models.PROTECT, related_name="events", verbose_name=_("hand"), db_index=False)
     sequence = models.PositiveIntegerField(_("sequence"))
     kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices, default=Kind.EVENT)
     event = models.JSONField(_("event"))
     entered_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
-                                   related_name="+", verbose_name=_("entered by"))
+                                   related_name="+", verbose_name=_("entered by"), db_index=False)
     entered_at = models.DateTimeField(_("entered at"), default=timezone.now)
-    form_token = models.UUIDField(_("form token"), null=True, blank=True, unique=True)
+    form_token = models.UUIDField(_("form token"), null=True, blank=True)
     previous_hash = models.CharField(_("previous hash"), max_length=64)
-    hash = models.CharField(_("hash"), max_length=64, unique=True)
+    hash = models.CharField(_("hash"), max_length=64)
     key_id = models.CharField(_("key id"), max_length=16, blank=True, default="",
                               help_text=_("the id of the key that signed the entry; empty: unkeyed SHA-256"))
 
@@ -343,9 +352,14 @@ class HandEvent(models.Model):
         verbose_name_plural = _("hand events")
         constraints = [
             models.UniqueConstraint(fields=["hand", "sequence"], name="tables_event_sequence_unique"),
+            models.UniqueConstraint(fields=["hash"], name="tables_event_hash_unique"),
+            models.UniqueConstraint(fields=["form_token"], condition=Q(form_token__isnull=False),
+                                    name="tables_event_form_token_unique"),
             models.CheckConstraint(condition=Q(sequence__gte=1), name="tables_event_sequence_from_one"),
         ]
-        indexes = [models.Index(fields=["table", "id"])]
+        indexes = [models.Index(fields=["table", "id"]),
+                   models.Index(fields=["entered_by"], condition=Q(entered_by__isnull=False),
+                                name="tables_event_entered_by_idx")]
 
     def __str__(self):
         return f"{self.hand} · {self.sequence} · {self.kind}"
