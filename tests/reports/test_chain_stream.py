@@ -54,6 +54,22 @@ def test_the_streamed_body_is_entry_body_byte_for_byte(event, kind, at, by, numb
         event=event, entered_at=at, **content)
 
 
+@settings(max_examples=300, deadline=None)
+@given(event=st.dictionaries(st.text(max_size=6), JSON, max_size=4), kind=st.sampled_from(["event", "undo", "vóid"]),
+       at=TIMES, by=st.none() | st.integers(min_value=1, max_value=10 ** 6),
+       number=st.integers(min_value=1, max_value=10 ** 9), sequence=st.integers(min_value=0, max_value=500),
+       table=st.integers(min_value=1, max_value=2 ** 62))
+def test_entry_body_is_the_canonical_json_of_the_entry_as_it_was_defined(event, kind, at, by, number, sequence,
+                                                                        table):
+    """entry_body writes its text around the event's canonical JSON: the very text of the
+    definition it replaced (json.dumps of the whole entry, sorted keys), or every entry
+    signed before would read as changed."""
+    defined = json.dumps({"table": table, "hand": number, "sequence": sequence, "kind": kind, "event": event,
+                          "by": by, "at": at.isoformat()}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert entry_body(table_id=table, hand_number=number, sequence=sequence, kind=kind, event=event,
+                      entered_by_id=by, entered_at=at) == defined
+
+
 def test_the_checker_answers_as_entry_fault(settings):
     settings.CHAIN_OLD_KEYS = {"0": "an-old-key"}
     settings.CHAIN_UNKEYED_UNTIL = 10
