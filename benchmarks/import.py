@@ -89,9 +89,12 @@ def write_jsonl(path, records):
 def command_env(name):
     """The environment of ``manage.py`` as deployed: production settings."""
     env = dict(os.environ)
+    redis = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
     env.update({"DJANGO_SETTINGS_MODULE": "casino.settings.production", "DATABASE_URL": database_url(name),
-                "DJANGO_SECRET_KEY": "import-benchmark-not-a-secret", "CHAIN_KEY": "import-benchmark-chain-key-not-a-secret", "DJANGO_ALLOWED_HOSTS": "localhost",
-                "CELERY_BROKER_URL": os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")})
+                "DJANGO_SECRET_KEY": "import-benchmark-not-a-secret",
+                "CHAIN_KEY": "import-benchmark-chain-key-not-a-secret", "DJANGO_ALLOWED_HOSTS": "localhost",
+                # production.py requires both (it refuses to start without CACHE_URL)
+                "CELERY_BROKER_URL": redis, "CACHE_URL": os.environ.get("CACHE_URL", redis)})
     return env
 
 

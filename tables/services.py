@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cage.services.aml import records_refusals
-from casino.bulk import IdPool, copy_instances, copy_rows
+from casino.bulk import IdPool, copy_instances, copy_rows, json_text
 from ledger.errors import InsufficientChips
 from ledger.models import Account, BankRebuild, BankTenure, Transaction
 from ledger.money import cents, euros, show
@@ -1228,7 +1228,7 @@ class EntryRow(NamedTuple):
 
     def values(self):
         """The row as ``copy_rows`` takes it (the event as JSON text)."""
-        return (self.table_id, self.hand.pk, self.sequence, self.kind, json.dumps(self.event), self.entered_by_id,
+        return (self.table_id, self.hand.pk, self.sequence, self.kind, json_text(self.event), self.entered_by_id,
                 self.entered_at, self.form_token, self.previous_hash, self.hash, self.key_id)
 
 
