@@ -30,25 +30,23 @@ the end:
    (``import_hands.BATCH``), every SQL statement counted
    (``CaptureQueriesContext``, savepoints, BEGIN and COMMIT included): statements per hand.
 
-Goal (issue 18): at least 1,000 hands/s. Last measured (2026-11-24, README's
-"Benchmarks", fifth round): 100 records a batch by default (``import_hands.BATCH``, was
-25: each batch's fixed cost, its reads, COPYs and COMMIT, paid a quarter as often) and the
-ids of the banks a batch will pass taken together (``casino.bulk.take_ids_each``,
-``SettlementBatch.expect_passes``: one statement a batch instead of one a bank passed),
-against main's code (9b310e3) in the same conditions, three rounds, each main then this
-code, back to back (load average 1.7-4.1 on the 2 shared cores, other work coming and
-going): 541, 450 and 491 hands/s against 213, 365 and 392 (2.5×, 1.2× and 1.25×; ratio to
-pgbench 0.33, 0.18 and 0.21 against 0.36, 0.14 and 0.19: pgbench itself ran at 600 to
-2,681 TPS), and a fourth round with the bets copied as plain rows too
-(``tables.services.BetRow``): 455 against 378 (1.2×; 0.18 against 0.16). 0.6 statements a
-hand in the command's batches against 1.7 (1.5 in batches of 25). In-process (1,000 hands, no start-up, batches of 25, 50 and 100 in alternation):
-596-617 hands/s in batches of 100 against 404-435 in batches of 25 (client CPU 0.80-0.87 s
-against 1.06-1.12 s). Not met. Where the time goes now (in-process, 1,000 hands, batches
-of 100, about 1.6 s): the client's CPU about half (entering the events: the engine, the
-chain's HMAC over each entry's JSON; the rows made and copied), PostgreSQL the other half:
-the entries' ``COPY`` (about 20 rows a hand through 9 indexes and the sequence trigger,
-84 ms of trigger time for 19,651 rows) and each ``COMMIT``'s deferred checks (the foreign
-keys of every row copied, the ledger's balance checks).
+Goal (issue 18): at least 1,000 hands/s. Not met. Last measured (2026-11-24, README's
+"Benchmarks", sixth round; the machine ran main's code at 150-166 hands/s that evening,
+against 213-392 when the fifth round was measured: compare within a round): against
+main's code (4922b8d), each main then this code, back to back, load average about 1 on
+the 2 shared cores: 192, 202, 208 and 211 hands/s against 156, 161, 166 and 150 (1.2× to
+1.4×; ratio to pgbench 0.22, 0.19, 0.23 and 0.22 against 0.17, 0.16, 0.15 and 0.14;
+pgbench 892 to 1,087 TPS). What changed: the hand numbers' and the entries' sequence
+guards run once per statement, not once per row (``tables.0012``: 39,380 entry checks
+took 545 ms and 2,000 hand checks 511 ms per 2,000 hands, against 20 statement checks in
+33 ms); an entry goes through 4 indexes, not 9 (``tables.0011``); the signed text written
+around the event's JSON (``tables.chain._body``); and each process starts 1.2 s sooner
+(``scipy.stats`` imported when first needed; the two files are two processes). 0.6
+statements a hand, unchanged. Where the time goes now (in-process, 1,000 hands, batches of
+100): the client's CPU about two thirds (entering the events through the engine, signing
+each entry, the ledger's postings made in memory, the rows formatted for ``COPY``),
+PostgreSQL a third (each ``COMMIT``'s deferred checks: the foreign keys of every row
+copied and the ledger's balance checks, about 0.5 s; the ``COPY``s themselves).
 """
 
 import argparse
