@@ -18,62 +18,50 @@ update and delete guards), that is the same rule.
 
 from django.db import migrations
 
+
+def statement_guard(*, name, table, group, column, rows, message):
+    """The ``AFTER INSERT ... FOR EACH STATEMENT`` guard ``name`` on ``table``: per
+    ``group`` (a table's hands, a hand's entries), the statement's new rows (its transition
+    table ``rows``) numbered in ``column`` must each follow the one before, the first one
+    a row already there (or be 1); else ``message`` (the number, the group, the next
+    number), as the row triggers of ``0004`` raised it."""
+    return rf"""
+CREATE FUNCTION {name}() RETURNS trigger AS $$
+DECLARE
+    bad record;
+BEGIN
+    SELECT n.{column}, n.{group}, n.before INTO bad FROM (
+        SELECT {column}, {group}, lag({column}) OVER (PARTITION BY {group} ORDER BY {column}) AS before
+        FROM {rows}) n
+    WHERE CASE WHEN n.before IS NOT NULL THEN n.{column} <> n.before + 1
+               ELSE n.{column} > 1 AND NOT EXISTS (
+                   SELECT 1 FROM {table} t WHERE t.{group} = n.{group} AND t.{column} = n.{column} - 1) END
+    ORDER BY n.{group}, n.{column} LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION '{message}', bad.{column}, bad.{group},
+            coalesce(bad.before + 1, (SELECT coalesce(max(t.{column}), 0) + 1 FROM {table} t
+                                      WHERE t.{group} = bad.{group} AND t.{column} < bad.{column}))
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NULL;
+END;
+$$ LANGUAGE plpgsql;
+
+CREATE TRIGGER {name} AFTER INSERT ON {table}
+    REFERENCING NEW TABLE AS {rows}
+    FOR EACH STATEMENT EXECUTE FUNCTION {name}();
+"""
+
+
 FORWARD = r"""
 DROP TRIGGER tables_hand_insert ON tables_hand;
 DROP FUNCTION tables_hand_insert();
 DROP TRIGGER tables_handevent_insert ON tables_handevent;
 DROP FUNCTION tables_handevent_insert();
-
-CREATE FUNCTION tables_hand_numbers() RETURNS trigger AS $$
-DECLARE
-    bad record;
-BEGIN
-    SELECT n.number, n.table_id, n.before INTO bad FROM (
-        SELECT number, table_id, lag(number) OVER (PARTITION BY table_id ORDER BY number) AS before
-        FROM new_hands) n
-    WHERE CASE WHEN n.before IS NOT NULL THEN n.number <> n.before + 1
-               ELSE n.number > 1 AND NOT EXISTS (
-                   SELECT 1 FROM tables_hand h WHERE h.table_id = n.table_id AND h.number = n.number - 1) END
-    ORDER BY n.table_id, n.number LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'hand number % at table %: the next hand is number %', bad.number, bad.table_id,
-            coalesce(bad.before + 1, (SELECT coalesce(max(h.number), 0) + 1 FROM tables_hand h
-                                      WHERE h.table_id = bad.table_id AND h.number < bad.number))
-            USING ERRCODE = 'check_violation';
-    END IF;
-    RETURN NULL;
-END;
-$$ LANGUAGE plpgsql;
-
-CREATE TRIGGER tables_hand_numbers AFTER INSERT ON tables_hand
-    REFERENCING NEW TABLE AS new_hands
-    FOR EACH STATEMENT EXECUTE FUNCTION tables_hand_numbers();
-
-CREATE FUNCTION tables_handevent_sequences() RETURNS trigger AS $$
-DECLARE
-    bad record;
-BEGIN
-    SELECT n.sequence, n.hand_id, n.before INTO bad FROM (
-        SELECT sequence, hand_id, lag(sequence) OVER (PARTITION BY hand_id ORDER BY sequence) AS before
-        FROM new_entries) n
-    WHERE CASE WHEN n.before IS NOT NULL THEN n.sequence <> n.before + 1
-               ELSE n.sequence > 1 AND NOT EXISTS (
-                   SELECT 1 FROM tables_handevent e WHERE e.hand_id = n.hand_id AND e.sequence = n.sequence - 1) END
-    ORDER BY n.hand_id, n.sequence LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'entry % of hand %: the next entry is %', bad.sequence, bad.hand_id,
-            coalesce(bad.before + 1, (SELECT coalesce(max(e.sequence), 0) + 1 FROM tables_handevent e
-                                      WHERE e.hand_id = bad.hand_id AND e.sequence < bad.sequence))
-            USING ERRCODE = 'check_violation';
-    END IF;
-    RETURN NULL;
-END;
-$$ LANGUAGE plpgsql;
-
-CREATE TRIGGER tables_handevent_sequences AFTER INSERT ON tables_handevent
-    REFERENCING NEW TABLE AS new_entries
-    FOR EACH STATEMENT EXECUTE FUNCTION tables_handevent_sequences();
-"""
+""" + statement_guard(name="tables_hand_numbers", table="tables_hand", group="table_id", column="number",
+                      rows="new_hands", message="hand number % at table %: the next hand is number %") \
+    + statement_guard(name="tables_handevent_sequences", table="tables_handevent", group="hand_id",
+                      column="sequence", rows="new_entries", message="entry % of hand %: the next entry is %")
 
 BACKWARD = r"""
 DROP TRIGGER tables_handevent_sequences ON tables_handevent;
