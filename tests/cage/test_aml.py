@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from hypothesis import HealthCheck, given
 from hypothesis import settings as examples
 from hypothesis import strategies as st
@@ -65,6 +65,18 @@ def test_at_the_threshold_an_unidentified_patron_is_refused_until_his_identity_i
     assert [m.identified for m in moves] == [False, False, True]
     assert [m.recorded_by for m in moves] == [cashier] * 3
     assert moves[0].retain_until == moves[0].gaming_day.replace(year=moves[0].gaming_day.year + 10)
+
+
+def test_the_refusal_names_the_gaming_day_as_the_reader_writes_a_date(anon, cashier, drawer):
+    day = aml.gaming_day(timezone.now())
+    buy(anon, "1999.99", cashier)
+    with translation.override("es"), pytest.raises(AmlRefused) as refused:
+        buy(anon, "0.01", cashier)
+    message = " ".join(refused.value.messages)
+    months = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
+              "noviembre", "diciembre"]
+    assert f"del día de juego {day.day} de {months[day.month - 1]} de {day.year} llegarían" in message
+    assert day.isoformat() not in message
 
 
 def test_one_movement_at_the_threshold_needs_the_identity_but_is_no_structuring(anon, luis, cashier, drawer):
