@@ -6,8 +6,10 @@ compliance officer's register of that day with its structuring alert reviewed.""
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from cage.models import AmlAlert, AmlReview, Drawer
+from cage.services.aml import gaming_day
 from ledger.models import CashierSlip
 from ledger.selectors import player_balance
 from tests.factories import PlayerFactory, UserFactory, open_drawer
@@ -112,6 +114,10 @@ def test_a_movement_refused_at_the_threshold_until_the_identity_is_recorded(brow
     page.wait_for_selector(".errorlist")
     text = page.inner_text("main").replace("\u00a0", " ")
     assert "rechazado" in text and "2 100,00 €" in text and "2 000,00 €" in text
+    day = gaming_day(timezone.now())  # named as a Spanish reader writes a date, not 2026-11-24
+    month = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
+             "noviembre", "diciembre"][day.month - 1]
+    assert f"día de juego {day.day} de {month} de {day.year}" in text and day.isoformat() not in text
     assert CashierSlip.objects.filter(player=anon).count() == 1
     # His identity, from the drawer's page.
     page.goto("/cage/drawer/")
