@@ -536,9 +536,10 @@ def _places(state, table, settlement):
     bank_place = place(BANK_ID, _("bank · %(player)s") % {"player": bank["player"]}, "bank", [bank], False)
     if settlement is not None:
         net = Decimal(settlement["bank"]["net"])
-        amount = {"amount": floatformat(abs(net), "2g")}
+        # The amount and its € joined by a no-break space: on a phone the sentence wrapped between them.
+        amount = {"amount": f"{floatformat(abs(net), '2g')}\u00a0€"}
         bank_place.hands[0].result = Shown(
-            text=(_("the bank wins %(amount)s €") % amount if net > 0 else _("the bank loses %(amount)s €") % amount
+            text=(_("the bank wins %(amount)s") % amount if net > 0 else _("the bank loses %(amount)s") % amount
                   if net < 0 else _("the bank is even")),
             css="win" if net > 0 else "lose" if net < 0 else "even", net=net, amount=abs(net), bank=True)
     places.append(bank_place)
