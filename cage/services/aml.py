@@ -36,11 +36,11 @@ from django.conf import settings
 from django.db import transaction as db
 from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from cage.errors import AmlRefused
 from cage.models import AmlAlert, AmlMovement, AmlRefusal, AmlReview
+from casino import formatting
 from ledger.money import euros, show
 
 ZERO = Decimal("0.00")
@@ -211,7 +211,7 @@ def _assess(*, player, kind, direction, amount, so_far, at, day, posted_by, sour
                 _("refused: %(player)s's movements of the gaming day %(day)s would reach %(total)s, at or above "
                   "the threshold of %(threshold)s that needs his identity on file; record his document, "
                   "nationality and date of birth first"),
-                params={"player": player.code, "day": date_format(day), "total": show(after),
+                params={"player": player.code, "day": formatting.day(day), "total": show(after),
                         "threshold": show(limit)}, field="player",
                 attempt={"player": player, "kind": kind, "direction": direction, "amount": amount,
                          "day_total": after, "threshold": limit, "at": at, "gaming_day": day,
