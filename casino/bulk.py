@@ -60,33 +60,26 @@ def copy_rows(table: str, columns: list[str], rows) -> None:
 def take_ids(model, count: int) -> list[int]:
     """``count`` new primary keys of ``model``'s table, ascending, from its sequence
     (``nextval``), in one statement: for rows made in memory and copied in later (a bank
-    passed in an import: its tenure and account), whose ids other rows need first.
+    passed in an import: its tenure and account), whose ids other rows need first
+    (``take_ids_each`` of one table).
 
     Ids taken and never used are gaps, as a rolled-back ``INSERT`` leaves.
     """
-    if count <= 0:
-        return []
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
-                       [model._meta.db_table, count])
-        return [row[0] for row in cursor.fetchall()]
+    return [pk for (pk,) in take_ids_each(model, count=count)]
 
 
 def take_one_id_each(*models) -> list[int]:
     """One new primary key of each of ``models``' tables, in their order, from their
-    sequences in one statement (``take_ids``' for rows made together: a bank passed, its
-    tenure and its account)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT " + ", ".join(["nextval(pg_get_serial_sequence(%s, 'id'))"] * len(models)),
-                       [model._meta.db_table for model in models])
-        return list(cursor.fetchone())
+    sequences in one statement (``take_ids_each`` once: rows made together, a bank passed,
+    its tenure and its account)."""
+    return list(take_ids_each(*models, count=1)[0])
 
 
 def take_ids_each(*models, count: int) -> list[tuple[int, ...]]:
     """``count`` tuples of new primary keys, one of each of ``models``' tables in their
-    order, taken from their sequences in one statement (``take_one_id_each`` ``count``
-    times over: the banks an import's batch expects to pass, each a tenure and its
-    account). Each table's ids ascend down the list; those never used are gaps, as
+    order, taken from their sequences in one statement (the banks an import's batch
+    expects to pass, each a tenure and its account; ``take_ids`` and ``take_one_id_each``
+    are its one-table and one-row cases). Each table's ids ascend down the list; those never used are gaps, as
     ``take_ids``'.
     """
     if count <= 0:
