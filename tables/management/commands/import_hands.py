@@ -1,7 +1,7 @@
 """``manage.py import_hands FILE...``: record and settle hand records, in order.
 
 The records go through ``tables.services.hand_import_records`` in batches (``--batch``
-records, default 100, per database transaction): each is checked by the engine, opened
+records, default 500, per database transaction): each is checked by the engine, opened
 at the table its ``table`` names, every event entered, and the finished hand settled and
 posted to the ledger, each record written whole or not at all (a savepoint for a record
 that writes before its batch's end; the others' rows wait in memory and are written in
@@ -27,6 +27,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.core.checks import Tags
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
@@ -35,17 +36,17 @@ from tables.engine.recordfiles import UnreadableRecord, read_record_files
 from tables.services import hand_import_records
 
 #: Records per database transaction: the tables and accounts they touch stay locked until
-#: it commits. A record that writes before the batch's end (players created, a bank drawn
-#: for; no longer a bank passed by a 7½, passed in memory) takes two or three
-#: subtransactions (its savepoint, the ledger's); past 64 in one transaction PostgreSQL
-#: looks their ids up in pg_subtrans and every statement slows down (measured before the
-#: batches wrote in bulk: 20 records per batch imported 10-15% faster than 250). Since the
-#: batches write in bulk, each batch's fixed cost (its reads, its COPYs, its COMMIT and the
-#: deferred checks' round) weighs more: 1,000 chained hands of benchmarks/import.py,
-#: in-process, three rounds in alternation (2026-11-24, load average about 5 on 2 cores):
-#: 25 a batch 404-435 hands/s but one run at 267 (client CPU 1.06-1.12 s), 50 a batch
-#: 480-502 (one at 258; 0.93-0.98 s), 100 a batch 596-617 (one at 402; 0.80-0.87 s).
-BATCH = 100
+#: it commits (at about 1 ms a hand, half a second for 500). A record that writes before
+#: the batch's end (players created, a bank drawn for) takes two or three subtransactions
+#: (its savepoint, the ledger's); past 64 in one transaction PostgreSQL looks their ids up
+#: in pg_subtrans and every statement slows down, but a night's records, chained at known
+#: tables, write nothing early after their players' first hands. Each batch has a fixed
+#: cost (its reads and locks, its COPYs, its COMMIT): benchmarks/import.py's chained
+#: hands in-process, two rounds in alternation (2026-11-25, 3,000 to 3,400 hands after
+#: the first batch): 100 a batch 692-727 hands/s (client CPU 0.86-0.89 ms a hand), 250 a
+#: batch 771-830, 500 a batch 860-865 (0.72 ms a hand); 1,000 and 2,000 a batch no faster
+#: (838-875, 6,000 hands). (2026-11-24: 25 a batch 404-435, 100 a batch 596-617.)
+BATCH = 500
 
 
 def _amount(value):
@@ -62,6 +63,11 @@ def _amount(value):
 
 
 class Command(BaseCommand):
+    # The models' checks only, not every system check: the others load the URLs (the API's schema
+    # views and what they import), which an import never serves: 0.9 to 0.5 s for the command's
+    # start (an empty file, production settings, three runs each, 2026-11-25), once per file
+    # benchmarks/import.py imports.
+    requires_system_checks = [Tags.models]
     help = ("Record and settle hand records (files, JSON Lines, directories) at their tables, in order; "
             "the first invalid record stops the import.")
 
