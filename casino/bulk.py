@@ -10,15 +10,25 @@ under cProfile the import's ``bulk_create`` calls (Django's ``UNNEST`` arrays, e
 escaped in Python, a model instance per ledger entry) took 5.0 s of 11.9; with ``COPY``
 the whole import went from 11.9 to 8.0 s under cProfile, and from 168 to 214 hands/s
 without it (two runs each, in alternation with the code before).
+
+Rows are formatted where they are known (``rows_copy``, ``instances_copy``: a ``CopyIn``,
+PostgreSQL's COPY text made by psycopg's own formatter, no I/O) and sent later
+(``CopyIn.send``, ``send_all``), so that an import can send one batch's rows on a second
+thread while it enters the next records (``casino.write_behind``); ``copy_rows`` and
+``copy_instances`` do both at once.
 """
 
+import io
 import json
 import time
+from typing import NamedTuple
 
 import orjson
 from django.db import connection, models
+from psycopg.copy import Copy, FileWriter
 
-__all__ = ["IdPool", "copy_instances", "copy_rows", "json_text", "take_ids", "take_ids_each", "take_one_id_each"]
+__all__ = ["CopyIn", "IdPool", "Statement", "copy_instances", "copy_rows", "instances_copy", "json_text", "rows_copy",
+           "send_all", "take_ids", "take_ids_each", "take_one_id_each"]
 
 
 def json_text(value) -> str:
@@ -39,22 +49,78 @@ def json_text(value) -> str:
         return json.dumps(value)
 
 
-def copy_rows(table: str, columns: list[str], rows) -> None:
-    """Insert ``rows`` (tuples of Python values, in ``columns``' order: ``None`` for NULL,
-    ``str`` for a ``jsonb`` column's JSON text) into ``table`` with one ``COPY``.
+class CopyIn(NamedTuple):
+    """Rows made ready for one ``COPY table (columns) FROM STDIN``: ``data``, PostgreSQL's
+    COPY text of the rows (``rows_copy``), sent by ``send``."""
 
-    The statement is logged with Django's queries when they are (``CaptureQueriesContext``:
-    the benchmark's statement counts include it). Raises the database's error (a trigger's
-    or a constraint's refusal) as ``django.db.Error`` subclasses, like any statement.
+    table: str
+    columns: list[str]
+    data: bytes
+
+    def send(self) -> None:
+        """Insert the rows with one ``COPY`` on the current thread's connection.
+
+        The statement is logged with Django's queries when they are (``CaptureQueriesContext``:
+        the benchmark's statement counts include it). Raises the database's error (a trigger's
+        or a constraint's refusal) as ``django.db.Error`` subclasses, like any statement.
+        """
+        sql = f"COPY {self.table} ({', '.join(self.columns)}) FROM STDIN"
+        started = time.monotonic()
+        with connection.cursor() as cursor, connection.wrap_database_errors:
+            with cursor.cursor.copy(sql) as copy:
+                copy.write(self.data)
+        if connection.queries_logged:
+            connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
+
+
+class Statement(NamedTuple):
+    """One SQL statement made ready (its parameters computed), sent by ``send``: a step
+    among ``CopyIn``s (``send_all``)."""
+
+    sql: str
+    params: object
+
+    def send(self) -> None:
+        """Execute it on the current thread's connection."""
+        with connection.cursor() as cursor:
+            cursor.execute(self.sql, self.params)
+
+
+def send_all(writes) -> None:
+    """Send ``writes`` (``CopyIn``, ``Statement``, None for nothing), in order."""
+    for write in writes:
+        if write is not None:
+            write.send()
+
+
+def rows_copy(table: str, columns: list[str], rows) -> CopyIn:
+    """``rows`` (tuples of Python values, in ``columns``' order: ``None`` for NULL, ``str``
+    for a ``jsonb`` column's JSON text) as a ``CopyIn``, formatted now by psycopg's COPY
+    formatter (``psycopg.copy.Copy`` over a ``FileWriter``: "to produce COPY data without
+    sending it", psycopg's documentation), nothing sent.
+
+    It reads the connection's client encoding: not while another thread uses the
+    connection (``casino.write_behind.WriteBehind`` waits for its writer first).
     """
-    sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
-    started = time.monotonic()
-    with connection.cursor() as cursor, connection.wrap_database_errors:
-        with cursor.cursor.copy(sql) as copy:
-            for row in rows:
-                copy.write_row(row)
-    if connection.queries_logged:
-        connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
+    _writer_idle()
+    connection.ensure_connection()
+    buffer = io.BytesIO()
+    with Copy(connection.connection.cursor(), writer=FileWriter(buffer)) as copy:
+        for row in rows:
+            copy.write_row(row)
+    return CopyIn(table, columns, buffer.getvalue())
+
+
+def _writer_idle():
+    """Wait until no other thread writes on this connection (``casino.write_behind``)."""
+    writer = getattr(connection, "write_behind", None)
+    if writer is not None:
+        writer.idle()
+
+
+def copy_rows(table: str, columns: list[str], rows) -> None:
+    """Insert ``rows`` into ``table`` with one ``COPY`` now: ``rows_copy(...).send()``."""
+    rows_copy(table, columns, rows).send()
 
 
 def take_ids(model, count: int) -> list[int]:
@@ -133,22 +199,29 @@ def _reader(field):
     return lambda obj: obj.__dict__[attname]
 
 
-def copy_instances(model, objs, ids: IdPool | None = None) -> None:
-    """Insert the unsaved ``objs`` of ``model`` with one ``COPY``, every concrete field
-    as the instance holds it (defaults were applied when it was made). With ``ids``, each
-    gets its primary key from the pool first (set on the instance, which then counts as
-    saved); without, instances whose ``pk`` was set (``take_ids``) keep it, and the
-    others are numbered by the database (they keep ``pk`` None): all or none of them."""
+def instances_copy(model, objs, ids: IdPool | None = None) -> CopyIn | None:
+    """The unsaved ``objs`` of ``model`` as a ``CopyIn`` (None for none), every concrete
+    field as the instance holds it now (defaults were applied when it was made). With
+    ``ids``, each gets its primary key from the pool first (set on the instance, which
+    then counts as saved); without, instances whose ``pk`` was set (``take_ids``) keep it,
+    and the others are numbered by the database (they keep ``pk`` None): all or none of
+    them. Later changes to the instances are not copied."""
     objs = list(objs)
     if not objs:
-        return
+        return None
     keep = ids is not None or objs[0].pk is not None
     fields = [f for f in model._meta.concrete_fields if keep or not f.primary_key]
     if ids is not None:
         for obj, pk in zip(objs, ids.take(len(objs)), strict=True):
             obj.pk = pk
     readers = [_reader(f) for f in fields]
-    copy_rows(model._meta.db_table, [connection.ops.quote_name(f.column) for f in fields],
-              (tuple(read(obj) for read in readers) for obj in objs))
+    copy = rows_copy(model._meta.db_table, [connection.ops.quote_name(f.column) for f in fields],
+                     (tuple(read(obj) for read in readers) for obj in objs))
     for obj in objs:
         obj._state.adding, obj._state.db = False, connection.alias
+    return copy
+
+
+def copy_instances(model, objs, ids: IdPool | None = None) -> None:
+    """Insert the unsaved ``objs`` of ``model`` with one ``COPY`` now (``instances_copy``)."""
+    send_all([instances_copy(model, objs, ids)])

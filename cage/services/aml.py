@@ -292,13 +292,13 @@ class AmlBatch:
     import crawls"): the same checks and alerts as ``aml_check`` and ``aml_record`` one
     posting at a time, each patron's gaming day read once (for every patron the batch
     names, in one statement, with the alerts already raised), then kept up to date in
-    memory; the movements and alerts written with ``write`` once the batch's transactions
-    have their ids.
+    memory; the movements and alerts written with the batch's postings (``detach``) once its
+    transactions have their ids.
 
     The caller holds the row locks of the patrons' chips accounts until its transaction
     ends (``ledger.services.posting.SettlementBatch``), as ``_post`` does for one posting:
     no other posting adds to their days meanwhile. Anything else that posts for them
-    (opening chips) goes through ``_post`` after ``write``, then ``forget``.
+    (opening chips) goes through ``_post`` after they are written, then ``forget``.
     """
 
     def __init__(self):
@@ -313,7 +313,7 @@ class AmlBatch:
         Args:
             kind, legs, posted_by, at, source: as ``aml_check``; players: ``{account id:
             Player}`` of the legs' chips accounts (others are not patrons'); transaction:
-            the posting's Transaction (its id set before ``write``); expect: other Players
+            the posting's Transaction (its id set before ``detach``); expect: other Players
             whose days to read in the same statement if one is read (the batch's).
         Returns:
             the movements checked (empty for a kind the rules do not add up).
@@ -363,14 +363,16 @@ class AmlBatch:
         del self.movements[movements:]
         del self.alerts[alerts:]
 
-    def write(self):
-        """Insert the movements (their transactions saved first), then their alerts: one
-        ``COPY`` each, the movements' ids taken first (the alerts point at them)."""
-        from casino.bulk import IdPool, copy_instances
+    def detach(self) -> list:
+        """The movements and alerts kept, made ready to write and taken out of the batch:
+        ``casino.bulk.CopyIn``s, the movements (their transactions' ids set already, their
+        own taken now), then their alerts (which point at them)."""
+        from casino.bulk import IdPool, instances_copy
 
-        copy_instances(AmlMovement, self.movements, ids=IdPool(AmlMovement))
-        copy_instances(AmlAlert, self.alerts)
+        writes = [instances_copy(AmlMovement, self.movements, ids=IdPool(AmlMovement)),
+                  instances_copy(AmlAlert, self.alerts)]
         self.movements, self.alerts = [], []
+        return writes
 
     def forget(self):
         """Forget the days read (another service posted since); nothing may be pending."""

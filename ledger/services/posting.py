@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cage.services import aml
-from casino.bulk import IdPool, copy_instances, copy_rows, take_ids_each
+from casino.bulk import IdPool, Statement, instances_copy, rows_copy, send_all, take_ids_each
 from ledger.errors import (
     AlreadyPosted,
     AlreadyReversed,
@@ -703,42 +703,52 @@ class SettlementBatch:
         self.aml.undo(aml_mark)
 
     def flush(self):
-        """Write what the batch kept: the tenures' accounts made by ``pass_bank``, the
-        pending postings (the transactions, their ids set, and their entries), each
-        account's balance moved once by its total and the accounts of the tenures closed
-        closed (with those tenures already written) in one statement, then the tenures
-        made and their shares, and the AML movements and alerts. Every row goes through
-        its table's triggers: an entry's account is open when it is copied in, a tenure
-        opens once the table's previous one is closed."""
+        """Write what the batch kept now (``send_all`` of ``detach``)."""
+        send_all(self.detach())
+
+    def detach(self) -> list:
+        """What the batch kept, made ready to write and taken out of it: the writes
+        (``casino.bulk.CopyIn``, ``Statement``), to send in order, on this thread
+        (``flush``) or on a writer's (``casino.write_behind``). Ids are taken and the rows
+        formatted now; the balances the batch holds stay as they are.
+
+        In order: the tenures' accounts made by ``pass_bank``, the pending postings (the
+        transactions, their ids set, and their entries), each account's balance moved once
+        by its total and the accounts of the tenures closed closed (with those tenures
+        already written) in one statement, then the tenures made and their shares, and the
+        AML movements and alerts. Every row goes through its table's triggers: an entry's
+        account is open when it is copied in, a tenure opens once the table's previous one
+        is closed.
+        """
         if not (self.pending or self.new_accounts or self.closings):
-            return
+            return []
         # A tenure's account before its tenure: the foreign key is checked at COMMIT.
-        copy_instances(Account, self.new_accounts)
+        writes = [instances_copy(Account, self.new_accounts)]
         # COPY, the transactions' ids taken from their sequence first (casino.bulk), the entries
         # as plain tuples, no model instance. With the batch's hands, entries and bets copied too
         # (_ImportBatch.write): 1,000 chained hands of benchmarks/import.py in-process, 5.9-6.0 s
         # before, 4.6-4.7 s after (168 to 214 hands/s, two runs each in alternation, 2026-11-24).
-        copy_instances(Transaction, [txn for txn, _legs in self.pending], ids=self.ids)
+        writes.append(instances_copy(Transaction, [txn for txn, _legs in self.pending], ids=self.ids))
         if self.pending:
-            copy_rows(Entry._meta.db_table, ["transaction_id", "account_id", "side", "amount"],
-                      ((txn.id, account_id, side, euros(amount)) for txn, legs in self.pending
-                       for account_id, side, amount in legs))
+            writes.append(rows_copy(Entry._meta.db_table, ["transaction_id", "account_id", "side", "amount"],
+                                    ((txn.id, account_id, side, euros(amount)) for txn, legs in self.pending
+                                     for account_id, side, amount in legs)))
         moved = _deltas(leg for _txn, legs in self.pending for leg in legs)
         closed = {account_id for _tenure, account_id in self.closings}
         made = {tenure.pk for tenure in self.new_tenures}
         written = [tenure for tenure, _account in self.closings if tenure.pk not in made]
         ids = sorted(set(moved) | closed)
-        with connection.cursor() as cursor:
-            cursor.execute(_MOVE_BALANCES_SQL, {
-                "ids": ids, "deltas": [euros(moved.get(account_id, 0)) for account_id in ids],
-                "closing": [account_id in closed for account_id in ids],
-                "tenures": [tenure.pk for tenure in written], "closed_at": [tenure.closed_at for tenure in written],
-                "ended": [tenure.ended for tenure in written]})
-        copy_instances(BankTenure, self.new_tenures)  # after the table's previous tenure was closed
-        copy_instances(SyndicateShare, self.new_shares)
-        self.aml.write()
-        self.pending.clear()
+        writes.append(Statement(_MOVE_BALANCES_SQL, {
+            "ids": ids, "deltas": [euros(moved.get(account_id, 0)) for account_id in ids],
+            "closing": [account_id in closed for account_id in ids],
+            "tenures": [tenure.pk for tenure in written], "closed_at": [tenure.closed_at for tenure in written],
+            "ended": [tenure.ended for tenure in written]}))
+        writes.append(instances_copy(BankTenure, self.new_tenures))  # after the table's previous tenure was closed
+        writes.append(instances_copy(SyndicateShare, self.new_shares))
+        writes += self.aml.detach()
+        self.pending = []
         self.new_tenures, self.new_shares, self.new_accounts, self.closings = [], [], [], []
+        return writes
 
     def forget(self):
         """Forget the balances read (another service posted since: they are read again,

@@ -33,6 +33,15 @@ from tests.factories import UserFactory, open_drawer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+
+@pytest.fixture(autouse=True, params=[4, 1000], ids=["sent-every-4", "sent-at-the-end"])
+def send_every(request, monkeypatch):
+    """Each test twice: a batch's rows sent on the writer thread every 4 records while the
+    next ones are entered (``SEND_EVERY``, ``casino.write_behind``), and all written at the
+    batch's end."""
+    monkeypatch.setattr(services, "SEND_EVERY", request.param)
+    return request.param
+
 NOW = datetime(2026, 11, 21, 22, 30, tzinfo=UTC)
 
 
