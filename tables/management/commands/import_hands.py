@@ -26,8 +26,8 @@ from collections import Counter
 from decimal import Decimal, InvalidOperation
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.core.checks import Tags
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
