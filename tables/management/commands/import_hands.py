@@ -1,7 +1,7 @@
 """``manage.py import_hands FILE...``: record and settle hand records, in order.
 
 The records go through ``tables.services.hand_import_records`` in batches (``--batch``
-records, default 500, per database transaction): each is checked by the engine, opened
+records, default 1000, per database transaction): each is checked by the engine, opened
 at the table its ``table`` names, every event entered, and the finished hand settled and
 posted to the ledger, each record written whole or not at all (a savepoint for a record
 that writes before its batch's end; the others' rows wait in memory and are written in
@@ -36,17 +36,18 @@ from tables.engine.recordfiles import UnreadableRecord, read_record_files
 from tables.services import hand_import_records
 
 #: Records per database transaction: the tables and accounts they touch stay locked until
-#: it commits (at about 1 ms a hand, half a second for 500). A record that writes before
-#: the batch's end (players created, a bank drawn for) takes two or three subtransactions
-#: (its savepoint, the ledger's); past 64 in one transaction PostgreSQL looks their ids up
-#: in pg_subtrans and every statement slows down, but a night's records, chained at known
-#: tables, write nothing early after their players' first hands. Each batch has a fixed
-#: cost (its reads and locks, its COPYs, its COMMIT): benchmarks/import.py's chained
-#: hands in-process, two rounds in alternation (2026-11-25, 3,000 to 3,400 hands after
-#: the first batch): 100 a batch 692-727 hands/s (client CPU 0.86-0.89 ms a hand), 250 a
-#: batch 771-830, 500 a batch 860-865 (0.72 ms a hand); 1,000 and 2,000 a batch no faster
-#: (838-875, 6,000 hands). (2026-11-24: 25 a batch 404-435, 100 a batch 596-617.)
-BATCH = 500
+#: it commits (at about 1.2 ms a hand, about a second for 1,000). A record that writes
+#: before the batch's end (players created, a bank drawn for) takes two or three
+#: subtransactions (its savepoint, the ledger's); past 64 in one transaction PostgreSQL
+#: looks their ids up in pg_subtrans and every statement slows down, but a night's records,
+#: chained at known tables, write nothing early after their players' first hands. Each
+#: batch has a fixed cost (its reads and locks, its last rows written while nothing else
+#: runs: ``tables.services.SEND_EVERY``, its COMMIT). benchmarks/import.py (2026-11-25),
+#: in-process, 3,000 to 3,400 hands after the first batch, before the rows were sent on a
+#: second thread: 100 a batch 692-727 hands/s, 250 a batch 771-830, 500 a batch 860-865;
+#: the whole benchmark, with them sent, two rounds in alternation: 500 a batch 781 and 806
+#: hands/s, 1,000 a batch 818 and 832, 2,000 a batch 820 and 837.
+BATCH = 1000
 
 
 def _amount(value):
