@@ -580,15 +580,16 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     the transactions, their entries, each balance moved once); each table's head (its last
     hand number and its last entry's hash) written once at the end. The keys of the
     hands, entries, bets and ledger entries are checked as each ``COPY`` ends
-    (``_KEYS_AT_EACH_COPY``), the others at COMMIT. A 7½ takeover passes the bank in memory with the batch
-    (``SettlementBatch.pass_bank``: the old tenure closed and distributed, the taker's
-    tenure, share and account copied in with the batch's rows, the patrons' AML days
-    kept per batch, ``cage.services.aml.AmlBatch``). The accounts are locked and their
-    balances read once per batch, then kept in memory: the cover checks (a player's
-    chips, a limited bank's funds) read nothing more. A record that writes before the
-    batch's end (a table or players created, a bank drawn for, or passed when an account
-    it moves is missing, whose postings go through the ledger's own services after the
-    pending settlements are written) gets a savepoint of its own; one that only reads
+    (``_KEYS_AT_EACH_COPY``), the others at COMMIT. A 7½ takeover passes the bank in
+    memory with the batch (``SettlementBatch.pass_bank``: the old tenure closed and
+    distributed, the taker's tenure, share and account copied in with the batch's rows,
+    the patrons' AML days kept per batch, ``cage.services.aml.AmlBatch``). The accounts
+    are locked and their balances read once per batch, then kept in memory: the cover
+    checks (a player's chips, a limited bank's funds) read nothing more. A record that
+    writes before the batch's end (a table or players created, a bank drawn for, or
+    passed when an account it moves is missing, whose postings go through the ledger's
+    own services after the pending settlements are written) gets a savepoint of its own
+    (the writer idle: none of its rows is sent inside it); one that only reads
     needs none.
 
     The first refused record stops the import: nothing of it is written (its savepoint
