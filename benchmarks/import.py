@@ -30,23 +30,25 @@ the end:
    (``import_hands.BATCH``), every SQL statement counted
    (``CaptureQueriesContext``, savepoints, BEGIN and COMMIT included): statements per hand.
 
-Goal (issue 18): at least 1,000 hands/s. Not met. Last measured (2026-11-24, README's
-"Benchmarks", sixth round; the machine ran main's code at 150-166 hands/s that evening,
-against 213-392 when the fifth round was measured: compare within a round): against
-main's code (4922b8d), each main then this code, back to back, load average about 1 on
-the 2 shared cores: 192, 202, 208 and 211 hands/s against 156, 161, 166 and 150 (1.2× to
-1.4×; ratio to pgbench 0.22, 0.19, 0.23 and 0.22 against 0.17, 0.16, 0.15 and 0.14;
-pgbench 892 to 1,087 TPS). What changed: the hand numbers' and the entries' sequence
-guards run once per statement, not once per row (``tables.0012``: 39,380 entry checks
-took 545 ms and 2,000 hand checks 511 ms per 2,000 hands, against 20 statement checks in
-33 ms); an entry goes through 4 indexes, not 9 (``tables.0011``); the signed text written
-around the event's JSON (``tables.chain._body``); and each process starts 1.2 s sooner
-(``scipy.stats`` imported when first needed; the two files are two processes). 0.6
-statements a hand, unchanged. Where the time goes now (in-process, 1,000 hands, batches of
-100): the client's CPU about two thirds (entering the events through the engine, signing
-each entry, the ledger's postings made in memory, the rows formatted for ``COPY``),
-PostgreSQL a third (each ``COMMIT``'s deferred checks: the foreign keys of every row
-copied and the ledger's balance checks, about 0.5 s; the ``COPY``s themselves).
+Goal (issue 18): at least 1,000 hands/s. Not met. Last measured (2026-11-25, README's
+"Benchmarks", seventh round; a faster machine than the sixth round's: main's code of then
+ran at 536-564 hands/s): against main's code (6027bb6), each main then this code, back to
+back, load average about 1 on the 2 cores: 782 and 812 hands/s against 537 and 536 (1.46×
+and 1.51×; ratio to pgbench 0.71 and 0.72 against 0.49 and 0.49; pgbench 1,100 to 1,132
+TPS), and earlier the same morning 818-839 against 556-564. What changed: an entry's hand
+and table checked by one composite foreign key, not two (``tables.0013``: the COMMIT of
+3,000 hands 0.9 to 0.45 s); the rows of every 100 records sent on a second thread of the
+batch's transaction while the next records are entered (``casino.write_behind``;
+formatted on the import's thread), the keys of hands, entries, bets and ledger entries
+checked as each ``COPY`` ends, not at COMMIT; 1,000 records a batch (was 100); the
+command's start without the URL checks (0.9 to 0.55 s). 0.4 statements a hand (was 0.6).
+Where the time goes now (py-spy
+on the second file's process, 5,000 hands): the import's thread is busy about nine tenths
+of the time (entering the events through the engine and signing each entry about two
+thirds, taking ids and formatting the rows for ``COPY`` a sixth), waiting for the writer
+(each batch's last rows, and its table's head) or for COMMIT the rest; the database is
+busy nearly as long (the ``COPY``s, their indexes, triggers and key checks), on the
+machine's other core. Neither side alone now holds the 1,000 hands/s back.
 """
 
 import argparse
