@@ -55,7 +55,7 @@ from tables.engine import HandState, IllegalEvent, parse_amount
 from tables.engine.cards import CARD_NAME
 from tables.engine.console import EVENT, UNDO, VOID, effective_events
 from tables.engine.payouts import at_risk, settle
-from tables.engine.record import play_record, profile_for
+from tables.engine.record import check_complete, profile_for, read_header
 from tables.errors import (
     BankNotReady,
     ChipsNotCovered,
@@ -562,7 +562,7 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     """Record and settle hand records, in order, in ONE database transaction, each record
     all or nothing. [issue 4 "Around the hand"; issue 18 "The import crawls"]
 
-    Each record is checked by the engine first (``play_record``); then its table is found
+    Each record's header is checked by the engine first (``read_header``); then its table is found
     (or created from the record's rules and limits with ``create_tables``) and locked
     for the rest of the transaction, the bank's holder checked (a table without a bank
     gets one drawn for the record's bank, with the table's takeover capital at most his
@@ -570,7 +570,8 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     (a 7½ takeover due passes the bank first) and every event entered through the same
     code as the console's entries (``_open_locked``, ``_enter``), each bet checked
     against its player's chips (``_ImportCover``: a record whose stakes a player cannot
-    cover is refused), and the finished hand settled (``_settle``).
+    cover is refused), and the finished hand settled (``_settle``; a record that ends
+    before the hand is over is refused: ``check_complete``).
 
     What a batch writes waits in memory (``_ImportBatch``) until ``SEND_EVERY`` records
     are accepted; they are then sent to the database on a writer thread, in the batch's
@@ -799,8 +800,11 @@ class _ImportBatch:
     def add(self, record):
         """Check and enter one record (inside the caller's savepoint); its hand, entries
         and bets are kept for ``write``. Raises the record's refusal."""
+        # The header checked by the engine before anything is read or written; the events once,
+        # as they are entered (_enter), not played a first time on their own (play_record): about
+        # 5 % of the import's thread (py-spy, benchmarks/import.py's second file, 2026-11-25).
         try:
-            play_record(record)
+            read_header(record)
         except IllegalEvent as error:
             raise RecordRefused(engine_message(error), event=error.event, rule=error.rule) from None
         opening = self._opening(record)
@@ -836,6 +840,10 @@ class _ImportBatch:
                 self.cover.check(state, event)
             except ValidationError as error:  # the engine's, the table's or the ledger's (bank_cover)
                 raise RecordRefused(str(error), event=number, rule=getattr(error, "rule", "record")) from None
+        try:
+            check_complete(state)
+        except IllegalEvent as error:
+            raise RecordRefused(engine_message(error), event=error.event, rule=error.rule) from None
         bets = []
         if _finished(state):  # a record has no undos: its events are in force
             bets = _settle(hand=hand, state=state, events=record["events"], by=by, source="import", write=False,
@@ -951,7 +959,7 @@ class _ImportBatch:
 
 def _record_codes(record):
     """The players a record names (its bank, its seats, its bettors); a record the engine
-    passed (``play_record``), or any other (then only what can be read of it)."""
+    passed (``read_header``), or any other (then only what can be read of it)."""
     events = record.get("events")
     seats = record.get("seats")
     codes = [record.get("bank"), *(seats if isinstance(seats, list) else [])]

@@ -122,10 +122,16 @@ def play_record(record):
     apply = state.apply
     for event in record["events"]:
         apply(event)
+    check_complete(state)
+    return state
+
+
+def check_complete(state):
+    """Raise ``IllegalEvent`` (event 0, rule ``unfinished``) unless ``state``, a record's
+    hand after its last event, may end there (``HandState.complete``)."""
     if not state.complete:
         raise IllegalEvent(0, "unfinished", gettext_noop("the record ends before the hand is over: {waiting} has not finished"),
                            waiting=_waiting(state))
-    return state
 
 
 def _waiting(state):
