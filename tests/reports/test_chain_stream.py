@@ -185,3 +185,17 @@ def test_the_replay_streams_in_chunks_with_the_same_faults(played, monkeypatch):
     monkeypatch.setattr(replay, "CHUNK", 1)
     assert hand_faults(Hand.objects.filter(shift=shift)) == whole
     assert {(fault["code"], fault["hand"], fault.get("what")) for fault in whole} == {("hand_replay", 3, "nets")}
+
+
+@given(key=st.binary(min_size=1, max_size=80), key_id=st.sampled_from(["1", "2026-11", "clé"]),
+       previous=st.text(alphabet="0123456789abcdef", min_size=64, max_size=64), body=st.text(max_size=300))
+def test_each_entry_is_signed_with_hmac_sha256_as_defined(key, key_id, previous, body):
+    """The signature made from a copy of the keyed HMAC (``tables.chain._keyed``) is
+    HMAC-SHA256 of the key id, the previous hash and the body, as ``hmac.digest`` makes it."""
+    import hmac
+
+    from tables.chain import _digest
+
+    expected = hmac.digest(key, f"{key_id}\n{previous}\n{body}".encode(), "sha256").hex()
+    assert _digest(key_id=key_id, key=key, previous=previous, body=body) == expected
+    assert _digest(key_id=key_id, key=key, previous=previous, body=body) == expected  # the cached key again

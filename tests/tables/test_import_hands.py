@@ -327,3 +327,26 @@ def test_a_malformed_record_in_a_batch_is_refused_not_a_crash(mesa, tmp_path):
     message, out = refused("--batch", "10", write(tmp_path / "noche.jsonl", hand(*P01), bad))
     assert f"{tmp_path / 'noche.jsonl'}, line 2, event 0:" in message
     assert "1 hand(s) imported" in out
+
+
+def test_the_import_switches_threads_more_often_and_puts_the_interval_back(mesa, tmp_path, monkeypatch):
+    """While it imports, the command's threads (the import's and the writer's,
+    ``casino.write_behind``) take turns every ``SWITCH_INTERVAL``; then Python's own
+    interval is back, also after a refused record."""
+    import sys
+
+    from tables.management.commands import import_hands
+
+    seen, real = [], import_hands.hand_import_records
+
+    def spy(**kwargs):
+        seen.append(sys.getswitchinterval())
+        return real(**kwargs)
+
+    monkeypatch.setattr(import_hands, "hand_import_records", spy)
+    before = sys.getswitchinterval()
+    run(write(tmp_path / "one.json", hand(*P01, number=1)))
+    assert seen == [pytest.approx(import_hands.SWITCH_INTERVAL)] and import_hands.SWITCH_INTERVAL < before
+    assert sys.getswitchinterval() == before
+    refused(write(tmp_path / "two.json", hand(*P01, number=5)))
+    assert len(seen) == 2 and sys.getswitchinterval() == before

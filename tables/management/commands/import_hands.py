@@ -22,6 +22,7 @@ marked opening chips (``ledger.services.chips_opening``).
 """
 
 import argparse
+import sys
 from collections import Counter
 from decimal import Decimal, InvalidOperation
 
@@ -48,6 +49,17 @@ from tables.services import hand_import_records
 #: the whole benchmark, with them sent, two rounds in alternation: 500 a batch 781 and 806
 #: hands/s, 1,000 a batch 818 and 832, 2,000 a batch 820 and 837.
 BATCH = 1000
+
+#: Python's thread switch interval while importing, in seconds (Python's default: 0.005).
+#: The import's thread and the thread that sends its rows (``casino.write_behind``) share
+#: the GIL: back from each round trip of its COPYs (a dozen or so per COPY), the writer
+#: waits for it while the import's thread computes, up to the interval, and the import's
+#: thread then waits for the writer. In-process, 6,000 of benchmarks/import.py's hands in
+#: batches of 1,000, two runs each (2026-11-25): 949 hands/s at 0.005 s, 1,007-1,063 at
+#: 0.001 s, 1,012-1,052 at 0.0002 s; with the entries signed without letting go of the GIL
+#: (``tables.chain._keyed``) 791-794 at 0.005 s, 1,004-1,029 at 0.001 s, 1,133-1,164 at
+#: 0.0002 s. The whole benchmark in alternation: 936 and 973 hands/s against 866 and 818.
+SWITCH_INTERVAL = 0.0002
 
 
 def _amount(value):
@@ -97,6 +109,14 @@ class Command(BaseCommand):
         """
         if batch < 1:
             raise CommandError(_("--batch must be at least 1"))
+        previous = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        try:
+            self._import(paths, create_tables=create_tables, user=user, batch=batch, opening_chips=opening_chips)
+        finally:
+            sys.setswitchinterval(previous)
+
+    def _import(self, paths, *, create_tables, user, batch, opening_chips):
         imported_by = self._user(user) if user else None
         imported = Counter()
         pending = []  # (Source, record) not imported yet
