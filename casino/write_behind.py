@@ -8,14 +8,16 @@ transaction (Django's connection shared with it: ``inc_thread_sharing``; psycopg
 connections are thread-safe, "Connection objects are thread-safe: more than one thread at
 a time can use the same connection", psycopg's documentation, "Concurrent operations").
 The writer holds Python's GIL only between its sends: waiting for the server, it leaves
-it to the import's thread.
+it to the import's thread. Back from each round trip it needs the GIL again, and waits
+for it up to Python's switch interval: ``import_hands`` lowers that interval while it
+imports (``SWITCH_INTERVAL``).
 
 Order is kept: the import's thread waits for the writer (``idle``) before anything else it
 sends, every statement through Django (an execute wrapper) and every COPY formatted
 (``rows_copy``); a writer's error is raised there, and the transaction then rolls back
 as for any failed statement.
 
-Measured: see ``tables.services.hand_import_records``.
+Measured: see ``tables.services._ImportBatch.send`` and ``import_hands.SWITCH_INTERVAL``.
 """
 
 import threading
