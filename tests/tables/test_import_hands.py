@@ -329,10 +329,13 @@ def test_a_malformed_record_in_a_batch_is_refused_not_a_crash(mesa, tmp_path):
     assert "1 hand(s) imported" in out
 
 
-def test_the_import_switches_threads_more_often_and_puts_the_interval_back(mesa, tmp_path, monkeypatch):
+def test_the_import_switches_threads_more_often_and_freezes_what_was_loaded_then_puts_both_back(
+        mesa, tmp_path, monkeypatch):
     """While it imports, the command's threads (the import's and the writer's,
-    ``casino.write_behind``) take turns every ``SWITCH_INTERVAL``; then Python's own
-    interval is back, also after a refused record."""
+    ``casino.write_behind``) take turns every ``SWITCH_INTERVAL``, and what was loaded
+    before is out of the garbage collector's way (``gc.freeze``); then Python's own
+    interval and collector are back, also after a refused record."""
+    import gc
     import sys
 
     from tables.management.commands import import_hands
@@ -340,13 +343,14 @@ def test_the_import_switches_threads_more_often_and_puts_the_interval_back(mesa,
     seen, real = [], import_hands.hand_import_records
 
     def spy(**kwargs):
-        seen.append(sys.getswitchinterval())
+        seen.append((sys.getswitchinterval(), gc.get_freeze_count()))
         return real(**kwargs)
 
     monkeypatch.setattr(import_hands, "hand_import_records", spy)
-    before = sys.getswitchinterval()
+    before, frozen = sys.getswitchinterval(), gc.get_freeze_count()
     run(write(tmp_path / "one.json", hand(*P01, number=1)))
-    assert seen == [pytest.approx(import_hands.SWITCH_INTERVAL)] and import_hands.SWITCH_INTERVAL < before
-    assert sys.getswitchinterval() == before
+    assert seen[0][0] == pytest.approx(import_hands.SWITCH_INTERVAL) and import_hands.SWITCH_INTERVAL < before
+    assert seen[0][1] > frozen + 10000  # Django, the apps, the test's own objects
+    assert (sys.getswitchinterval(), gc.get_freeze_count()) == (before, 0)
     refused(write(tmp_path / "two.json", hand(*P01, number=5)))
-    assert len(seen) == 2 and sys.getswitchinterval() == before
+    assert len(seen) == 2 and (sys.getswitchinterval(), gc.get_freeze_count()) == (before, 0)
