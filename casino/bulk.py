@@ -14,8 +14,8 @@ without it (two runs each, in alternation with the code before).
 Rows are formatted where they are known (``rows_copy``, ``instances_copy``: a ``CopyIn``,
 PostgreSQL's COPY text made by psycopg's own formatter, no I/O) and sent later
 (``CopyIn.send``, ``send_all``), so that an import can send one batch's rows on a second
-thread while it enters the next records (``casino.write_behind``); ``copy_rows`` and
-``copy_instances`` do both at once.
+thread while it enters the next records (``casino.write_behind``); ``copy_rows`` does both
+at once.
 """
 
 import io
@@ -27,8 +27,8 @@ import orjson
 from django.db import connection, models
 from psycopg.copy import Copy, FileWriter
 
-__all__ = ["CopyIn", "IdPool", "Statement", "copy_instances", "copy_rows", "instances_copy", "json_text", "rows_copy",
-           "send_all", "take_ids", "take_ids_each", "take_one_id_each"]
+__all__ = ["CopyIn", "IdPool", "Statement", "copy_rows", "instances_copy", "json_text", "rows_copy", "send_all",
+           "take_ids", "take_ids_each", "take_one_id_each"]
 
 
 def json_text(value) -> str:
@@ -220,8 +220,3 @@ def instances_copy(model, objs, ids: IdPool | None = None) -> CopyIn | None:
     for obj in objs:
         obj._state.adding, obj._state.db = False, connection.alias
     return copy
-
-
-def copy_instances(model, objs, ids: IdPool | None = None) -> None:
-    """Insert the unsaved ``objs`` of ``model`` with one ``COPY`` now (``instances_copy``)."""
-    send_all([instances_copy(model, objs, ids)])
