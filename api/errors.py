@@ -36,8 +36,8 @@ from ledger.errors import (
     NotReversible,
     TenureError,
 )
-from tables.engine.errors import EngineError, IllegalEvent
-from tables.engine.record import REQUIRED_KEYS
+from game.errors import EngineError, IllegalEvent
+from game.record import REQUIRED_KEYS
 from tables.errors import (
     BankNotReady,
     HandNotOpen,

@@ -20,7 +20,7 @@ timed test.
    - the trivial page: as many clients GET the login page (anonymous: no database) in a
      loop, ``--trivial-seconds`` in all; requests/s and latency;
    - the dealers, ``--seconds`` in all: each enters, for every event of a hand of random
-     legal play (``tables.engine.simulate.random_record``), the form his console offers
+     legal play (``game.simulate.random_record``), the form his console offers
      for it, posted exactly as the console's script posts it (``script_post``): the
      form's fields in the page's order (its one-time token, the hand's version, what the
      dealer typed or checked), then the button pressed, form-encoded, with the
@@ -463,7 +463,7 @@ def hand_over(page):
 def dealer_step(client, username, table_id, bank, seats, rng, record, page, started, figures, stop, fetch):
     """One request of a dealer: the next entry of his hand, or the next hand's opening.
     Returns ``(record, bank, seats, page)`` as they are after it."""
-    from tables.engine.simulate import random_record
+    from game.simulate import random_record
 
     status = STATUS.search(page)
     if hand_over(page):

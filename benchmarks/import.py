@@ -8,7 +8,7 @@ Everything happens in scratch databases on the PostgreSQL server of ``PGHOST``/`
 the end:
 
 1. ``import_bench_<pid>``: migrated. ``--hands`` random legal hands
-   (``tables.engine.simulate``) chained at one table as a night's hands are: numbered
+   (``game.simulate``) chained at one table as a night's hands are: numbered
    1, 2, 3..., each banked by the holder the hand before left (a 7½ takes the bank), the
    players drawn from ``simulate.NAMES``; written as JSON Lines in two files.
 2. Each file through the real command, ``manage.py import_hands --create-tables
@@ -77,7 +77,7 @@ MIN_BET, MAX_BET = 500, 10000  # cents
 
 def chained_records(count, seed=18):
     """``count`` hand records of one table, chained (``simulate.random_night``)."""
-    from tables.engine.simulate import random_night
+    from game.simulate import random_night
 
     return random_night(random.Random(seed), count, table=TABLE, rules=RULES, min_bet=MIN_BET, max_bet=MAX_BET,
                         bank="banca")

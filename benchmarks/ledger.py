@@ -8,7 +8,7 @@ Everything happens in scratch databases on the PostgreSQL server of ``PGHOST``/`
 the end:
 
 1. ``ledger_bench_<pid>``, with the production settings: migrated; a bank tenure; ``--hands`` settlements of random
-   legal hands (``tables.engine.simulate``; the public conformance hands if it is
+   legal hands (``game.simulate``; the public conformance hands if it is
    missing), settled beforehand, then posted one by one with ``ledger_post_settlement``
    (one database transaction each, triggers on), half before and half after step 2.
    Prints postings/s.
@@ -40,11 +40,11 @@ def settlements(count, seed=7):
     """``count`` (rules name, Settlement) of hands banked by ``banca``, settled now."""
     import random
 
-    from tables.engine.payouts import settle
-    from tables.engine.record import play_record
+    from game.payouts import settle
+    from game.record import play_record
 
     try:
-        from tables.engine.simulate import NAMES, random_record
+        from game.simulate import NAMES, random_record
     except ImportError:
         random_record = None
     rng = random.Random(seed)

@@ -14,7 +14,7 @@ of ``PGHOST``/``PGPORT``/``PGUSER`` (default 127.0.0.1:5432, postgres), created 
 
 1. Seed, through the real services: one table (profesional with side bets, a 5 %
    commission and a bank 7½ collecting 2× and 4×), one dealer's shift, ``--seed-hands``
-   random legal hands (``tables.engine.simulate``) imported and settled one by one; every
+   random legal hands (``game.simulate``) imported and settled one by one; every
    50th hand entered at the console with an undo, every 97th voided (its posting
    reversed), the bank sold to a syndicate or transferred every 100 hands, the last
    tenure closed.
@@ -120,7 +120,7 @@ def seed(count, rng):
     from benchmarks.cage import cage_cashier, identity
     from ledger.services import awaiting_deposit, cashier_bank_deposit, cashier_buy_in, tenure_close
     from tables import services
-    from tables.engine.simulate import NAMES, random_record
+    from game.simulate import NAMES, random_record
     from tables.errors import RecordRefused
     from tables.models import Player, Table
     from tables.services import hand_import_record
@@ -414,7 +414,7 @@ def measure(repeat):
     from types import SimpleNamespace
 
     from reports.detection import edge_store, report_findings
-    from tables.engine.edge import bank_edge
+    from game.edge import bank_edge
 
     started = time.perf_counter()
     for rules, seats in {(json.dumps(r, sort_keys=True), len(s))

@@ -24,12 +24,12 @@ import orjson
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from tables.engine.payouts import settle  # noqa: E402
-from tables.engine.profiles import Profile  # noqa: E402
-from tables.engine.record import play_record  # noqa: E402
-from tables.engine.recordfiles import decode_record as decode  # noqa: E402
-from tables.engine.settling import settle_record  # noqa: E402
-from tables.engine.simulate import random_record, random_rules  # noqa: E402
+from game.payouts import settle  # noqa: E402
+from game.profiles import Profile  # noqa: E402
+from game.record import play_record  # noqa: E402
+from game.recordfiles import decode_record as decode  # noqa: E402
+from game.settling import settle_record  # noqa: E402
+from game.simulate import random_record, random_rules  # noqa: E402
 
 
 def best_of(runs, fn):

@@ -19,7 +19,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from tables.engine.simulate import random_record  # noqa: E402
+from game.simulate import random_record  # noqa: E402
 
 PEAK = ("import resource, subprocess, sys; "
         "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); "

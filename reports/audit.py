@@ -16,7 +16,7 @@ from django.db.models.functions import Cast, Lag
 
 from reports.figures import _iso, money
 from tables.chain import GENESIS, EntryChecker, IsoUtc
-from tables.engine.cards import CARD_NAME, DECKS
+from game.cards import CARD_NAME, DECKS
 from tables.models import Hand, HandEvent
 
 #: Card frequencies whose p-value is below this are an audit exception.

@@ -43,7 +43,7 @@ from ledger.models import BankTenure, Entry, Transaction
 from reports import statistics
 from reports.alerts import Finding
 from reports.models import Alert, AlertKind, EdgeFigure, ReportKind
-from tables.engine import IllegalEvent, Profile
+from game import IllegalEvent, Profile
 from tables.models import Hand, HandBet
 
 ALPHA = statistics.ALPHA
@@ -72,7 +72,7 @@ def edge_figure(rules, seats, *, hands=None, seed=None) -> dict:
     Raises:
         InvalidRules: the rules are not valid.
     """
-    from tables.engine.edge import bank_edge
+    from game.edge import bank_edge
 
     key = edge_key(rules, seats)
     stored = EdgeFigure.objects.filter(key=key).values_list("result", flat=True).first()
@@ -464,8 +464,8 @@ def hand_card_observations(hands, limit=CARD_HANDS_LIMIT, chunk=2000):
     records (``statistics.card_observations``), the latest ``limit`` hands; a hand whose
     record cannot be read (a card never named) is left out. The entries are read ``chunk``
     hands at a time, one query each (as ``tables.selectors.hand_record`` reads one hand's)."""
-    from tables.engine.console import effective_events, fold_record_events
-    from tables.engine.record import FORMAT, profile_for
+    from game.entries import effective_events, fold_record_events
+    from game.record import FORMAT, profile_for
     from tables.models import HandEvent
     from tables.services import state_maker
 

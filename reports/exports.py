@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from casino.formatting import count, csv_writer, day, instant, number, p_value, percent
 from reports.texts import BEGAN, BET_KINDS, ENDED, RECONCILED, RESULTS, event_text, exception_text
-from tables.engine.cards import CARD_NAME, DECKS
+from game.cards import CARD_NAME, DECKS
 from tables.rules_words import deck_words, rules_words
 
 # ---------------------------------------------------------------------------------------

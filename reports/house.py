@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from ledger.models import BankTenure, Entry, Transaction
 from reports.figures import _percent, _signed, money
-from tables.engine import Profile
+from game import Profile
 from tables.models import Hand
 
 #: Hands whose commission differs listed by number, at most.
@@ -41,7 +41,7 @@ SELECT coalesce(sum(posted), 0), coalesce(sum(recomputed), 0), count(*) FILTER (
 def commission_check(shift) -> dict:
     """The house's commission of the shift's settled hands recomputed from each hand's
     rules (``commission_rate``: the bank's result, if positive, times the rate, rounded
-    down to the cent, as ``tables.engine.payouts.settle``) and its bets, against the
+    down to the cent, as ``game.payouts.settle``) and its bets, against the
     commission posted with each settlement.
 
     Returns:

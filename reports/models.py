@@ -147,7 +147,7 @@ class ReportRequest(models.Model):
 
 class EdgeFigure(models.Model):
     """A stored simulation of the bank's edge under one rule set and seat count: what the
-    auditor's statistics expect of a bank (``tables.engine.edge.bank_edge``).
+    auditor's statistics expect of a bank (``game.edge.bank_edge``).
 
     ``key`` is ``<rules as sorted JSON>|<seats>``; ``result`` is ``EdgeResult.as_dict()``
     (``mean_per_unit``, ``sd_per_unit_hand``, ``sd_per_unit_bet``,

@@ -23,8 +23,8 @@ from reports.charts import funnel_svg
 from reports.detection import MissingTheory, Sums, Theory, review
 from reports.evidence import review_line_url
 from reports.texts import CARD_TESTS, GROUPS, PAIR_KINDS
-from tables.engine.edge import Strategy, describe_strategy
-from tables.engine.profiles import Profile
+from game.edge import Strategy, describe_strategy
+from game.profiles import Profile
 from tables.models import Hand, Table
 
 #: The longest period reviewed on a page.

@@ -29,7 +29,7 @@ from reports.figures import (
     money,
 )
 from reports.house import house_figures
-from tables.engine.profiles import Profile
+from game.profiles import Profile
 from tables.models import Hand, HandBet, Player
 from tables.replay import hand_faults, postings_without_hand
 

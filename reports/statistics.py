@@ -13,7 +13,7 @@ Conventions:
   come back as floats in that same unit. They are statistical figures (expectations,
   standard deviations), never amounts to post.
 - ``bank_result`` is always from the bank's side: positive, the bank won.
-- The theory is the edge of ``tables.engine.edge.bank_edge`` for the table's rules and
+- The theory is the edge of ``game.edge.bank_edge`` for the table's rules and
   seat count: ``mean_per_unit`` (the bank's expected result per unit staked),
   ``sd_per_unit_hand`` (per unit staked, one hand), ``sd_per_unit_bet`` (one bet) and
   ``within_hand_correlation`` (two bets of the same hand).
@@ -29,9 +29,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from tables.engine.cards import CARD_RANK, CARD_SPELLINGS, DECKS, RANKS
-from tables.engine.hand import BANK_ID, LOCA_ID
-from tables.engine.record import read_header
+from game.cards import CARD_RANK, CARD_SPELLINGS, DECKS, RANKS
+from game.hand import BANK_ID, LOCA_ID
+from game.record import read_header
 
 ALPHA = 0.01
 _RANK_INDEX = {rank: i for i, rank in enumerate(RANKS)}

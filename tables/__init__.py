@@ -1,1 +1,1 @@
-"""Tables: the game. ``tables.engine`` is the pure rules engine (no Django import)."""
+"""Tables: the tables, their sessions, hands and banks. The rules are ``game`` (no Django)."""

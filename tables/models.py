@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_countries.fields import CountryField
 
-from tables.engine import InvalidRules, Profile, valid_player_id
+from game import InvalidRules, Profile, valid_player_id
 
 
 def validate_player_code(value):
@@ -283,7 +283,7 @@ class Hand(models.Model):
 
 
 class HandBet(models.Model):
-    """One settled bet of a hand, as ``tables.engine.payouts.Bet``: written with the settlement,
+    """One settled bet of a hand, as ``game.payouts.Bet``: written with the settlement,
     never changed (a void reverses the ledger posting and marks the hand; its bets stay).
 
     ``stake`` and ``net`` are ``Decimal`` euros; ``points`` are half-points (7½ = 15).

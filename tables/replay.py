@@ -29,10 +29,10 @@ from django.db.models import Q
 
 from ledger.models import Account, Entry, Transaction
 from ledger.money import cents
-from tables.engine import HandState, IllegalEvent
-from tables.engine.console import VOID, effective_events
-from tables.engine.payouts import settle
-from tables.engine.record import profile_for
+from game import HandState, IllegalEvent
+from game.entries import VOID, effective_events
+from game.payouts import settle
+from game.record import profile_for
 from tables.models import Hand, HandBet, HandEvent
 
 #: Hands replayed per round of reads (bounds the memory of ``ledger_check``).

@@ -3,15 +3,15 @@ name, then each option that decides how a hand is played and paid
 (``Reglamento: baraja española de 40 cartas; el siete y media paga 2 a 1; …``); the
 options a table overrides are marked. Never the raw JSON.
 
-[rules.md "The named profiles"; tables.engine.profiles for the options]
+[rules.md "The named profiles"; game.profiles for the options]
 """
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from casino.formatting import number
-from tables.engine import InvalidRules
-from tables.engine.profiles import Profile
+from game import InvalidRules
+from game.profiles import Profile
 
 PROFILE_NAMES = {
     "tradicional": gettext_lazy("Traditional"),

@@ -1,7 +1,7 @@
 """Reads at the tables: hands as hand records, the state a console shows."""
 
-from tables.engine.console import effective_events, fold_record_events
-from tables.engine.record import FORMAT
+from game.entries import effective_events, fold_record_events
+from game.record import FORMAT
 from tables.models import Hand
 from tables.services import hand_entries, new_hand_state
 

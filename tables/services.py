@@ -51,11 +51,11 @@ from ledger.services.bank_life import (
 )
 from ledger.services.posting import SettlementBatch
 from tables.chain import GENESIS, current_key_id, entry_hash
-from tables.engine import HandState, IllegalEvent, parse_amount
-from tables.engine.cards import CARD_NAME
-from tables.engine.console import EVENT, UNDO, VOID, effective_events
-from tables.engine.payouts import at_risk, settle
-from tables.engine.record import check_complete, profile_for, read_header
+from game import HandState, IllegalEvent, parse_amount
+from game.cards import CARD_NAME
+from game.entries import EVENT, UNDO, VOID, effective_events
+from game.payouts import at_risk, settle
+from game.record import check_complete, profile_for, read_header
 from tables.errors import (
     BankNotReady,
     ChipsNotCovered,

@@ -3,7 +3,7 @@
 A player's chips on record are his account's balance (``ledger``); what he has staked in
 an open hand is only in that hand's entries. A bet, a cash-out, a bank's capital or a
 chip transfer is covered when the balance, less what the player has at risk in every
-open hand (``tables.engine.payouts.at_risk``: each cent staked times the table's loss
+open hand (``game.payouts.at_risk``: each cent staked times the table's loss
 multiplier), pays for it. [issue 14 "Chips"]
 
 Reads only (no lock of its own): a writer that must not race a bet holds the player's
@@ -13,10 +13,10 @@ chips account row lock, which every bet's check takes too (``lock_chips``).
 from django.db import connection
 
 from ledger.money import cents
-from tables.engine.console import effective_events
-from tables.engine.hand import HandState
-from tables.engine.payouts import at_risk
-from tables.engine.record import profile_for
+from game.entries import effective_events
+from game.hand import HandState
+from game.payouts import at_risk
+from game.record import profile_for
 from tables.hand_lock import hand_entries
 from tables.models import Hand
 

@@ -8,8 +8,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from ledger.money import euros, show
-from tables.engine.cards import CARD_NAME, parse_card
-from tables.engine.hand import parse_amount
+from game.cards import CARD_NAME, parse_card
+from game.hand import parse_amount
 
 #: What each ``do`` is called on a page.
 ACTIONS = {

@@ -9,8 +9,8 @@ Each line is ``SEAT DO [ARGS]``:
 ``identify HAND CARD``; and ``shuffle`` alone.
 """
 
-from tables.engine.payouts import settle
-from tables.engine.record import FORMAT, play_record
+from game.payouts import settle
+from game.record import FORMAT, play_record
 
 
 def event(line):

@@ -5,7 +5,7 @@ prints them.
 from rest_framework import serializers
 
 from api.serializers.fields import AMOUNT_SCHEMA, EventField, RulesField
-from tables.engine.record import FORMAT
+from game.record import FORMAT
 
 
 class HandRecordSerializer(serializers.Serializer):

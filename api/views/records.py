@@ -13,8 +13,8 @@ from api.serializers.records import HandRecordSerializer, SettlementSerializer
 from api.serializers.tables import HandSerializer
 from api.views.base import ApiViewMixin, validated
 from casino.roles import ADMIN, has_role
-from tables.engine.payouts import settle
-from tables.engine.record import play_record
+from game.payouts import settle
+from game.record import play_record
 from tables.services import hand_import_record
 
 

@@ -51,8 +51,8 @@ from api.serializers.tables import (
 from api.views.base import ApiViewMixin, validated
 from ledger.models import BankTenure
 from tables import services
-from tables.engine import format_cents
-from tables.engine.errors import IllegalEvent
+from game import format_cents
+from game.errors import IllegalEvent
 from tables.models import Hand, HandEvent, Shift, Table
 from tables.selectors import hand_record
 

@@ -239,7 +239,7 @@ def ledger_post_settlement(*, tenure: BankTenure, settlement, idempotency_key: s
 
     Args:
         tenure: the open ``BankTenure`` whose holder is ``settlement.bank_player``.
-        settlement: ``tables.engine.payouts.Settlement`` (integer cents).
+        settlement: ``game.payouts.Settlement`` (integer cents).
         idempotency_key: unique per hand, e.g. ``"hand:Mesa 1:12"``; a second posting with
             it is refused.
         reference: the posting's plain key, e.g. ``"hand Mesa 1 #12"``; cause: what a

@@ -37,9 +37,9 @@ from markupsafe import Markup
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
 from ledger.errors import LedgerError
 from tables import services
-from tables.engine.cards import CARD_NAME, CARD_RANK, CARD_SUIT, DECKS, SUITS
-from tables.engine.console import effective_events
-from tables.engine.hand import BANK_ID, DEAL, LOCA_ID, PLAY, format_cents
+from game.cards import CARD_NAME, CARD_RANK, CARD_SUIT, DECKS, SUITS
+from game.entries import effective_events
+from game.hand import BANK_ID, DEAL, LOCA_ID, PLAY, format_cents
 from tables.errors import HandNotOpen, NotTheDealer, StaleHand, TableError
 from tables.forms.console import EntryForm, OpenHandForm, UndoForm
 from tables.models import Hand, Shift, Table

@@ -29,7 +29,7 @@ from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_require
 from ledger.forms import EurosField
 from ledger.models import SyndicateShare, Transaction
 from tables.chain import entry_fault
-from tables.engine import IllegalEvent
+from game import IllegalEvent
 from tables.errors import engine_message
 from tables.integrity import chain_faults, number_gaps
 from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table

@@ -15,7 +15,7 @@ from django.utils import timezone
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import player_balance
 from ledger.services import cashier_buy_in
-from tables.engine.simulate import NAMES, random_record
+from game.simulate import NAMES, random_record
 from tables.models import Hand
 from tests.api.conftest import error_of
 from tests.conftest import ROOT

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from tables.engine.settling import settle_record
+from game.settling import settle_record
 from tests.conftest import CONFORMANCE, ROOT
 
 

@@ -1,5 +1,5 @@
-"""The bank's theoretical edge (tables/engine/edge.py) and its exact check
-(tables/engine/edge_exact.py): pure Python, no database.
+"""The bank's theoretical edge (game/edge.py) and its exact check
+(game/edge_exact.py): pure Python, no database.
 
 The simulation must agree with an exact enumeration of the same strategy: on the whole
 40-card deck where the bank's play is fixed by the rules (americana, one seat), and on a
@@ -16,9 +16,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from tables.engine import Profile, parse_card
-from tables.engine.cards import DECKS, NATURAL
-from tables.engine.edge import (
+from game import Profile, parse_card
+from game.cards import DECKS, NATURAL
+from game.edge import (
     DEFAULT_STRATEGIES,
     UNIT_CENTS,
     Strategy,
@@ -32,8 +32,8 @@ from tables.engine.edge import (
     observed_stand_at,
     play_hands,
 )
-from tables.engine.edge_exact import exact_edge
-from tables.engine.simulate import random_record, random_rules
+from game.edge_exact import exact_edge
+from game.simulate import random_record, random_rules
 
 #: A reduced deck: the four halves of oros and copas' sota, 1–7 of oros, the 1 of copas.
 SMALL_DECK = [parse_card(c) for c in "10O 11O 12O 10C 1O 2O 3O 4O 5O 6O 7O 1C".split()]

@@ -6,10 +6,10 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tables.engine import IllegalEvent, parse_amount
-from tables.engine.payouts import settle
-from tables.engine.record import play_record, read_header
-from tables.engine.simulate import random_record
+from game import IllegalEvent, parse_amount
+from game.payouts import settle
+from game.record import play_record, read_header
+from game.simulate import random_record
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

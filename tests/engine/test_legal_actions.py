@@ -2,8 +2,8 @@
 
 import pytest
 
-from tables.engine import HandState, IllegalEvent, Profile
-from tables.engine.payouts import settle
+from game import HandState, IllegalEvent, Profile
+from game.payouts import settle
 from tests.hands import event
 
 
@@ -197,7 +197,7 @@ def test_records_never_carry_unknown_cards():
 # --------------------------------------------------------------------------- the console's log
 
 def test_undo_cancels_the_latest_event_in_force():
-    from tables.engine.console import effective_events
+    from game.entries import effective_events
 
     entries = [("event", {"n": 1}), ("event", {"n": 2}), ("undo", {}), ("event", {"n": 3}), ("undo", {}),
                ("undo", {}), ("event", {"n": 4})]
@@ -207,8 +207,8 @@ def test_undo_cancels_the_latest_event_in_force():
 
 
 def test_a_console_log_folds_into_a_record_that_settles_the_same():
-    from tables.engine.console import fold_record_events
-    from tables.engine.record import play_record
+    from game.entries import fold_record_events
+    from game.record import play_record
     from tests.hands import record
 
     lines = ["luis deal ?", "marta deal ?", "bank deal ?", "luis bet 10", "luis card 7B", "luis stand",

@@ -9,8 +9,8 @@ import pytest
 
 from tests.conftest import ROOT
 
-PURE = ("tables.engine", "tables.engine.payouts", "tables.engine.settling", "tables.engine.simulate",
-        "tables.engine.recordfiles", "tables.engine.edge", "tables.engine.edge_exact", "reports.statistics")
+PURE = ("game", "game.payouts", "game.settling", "game.simulate",
+        "game.recordfiles", "game.edge", "game.edge_exact", "reports.statistics")
 
 
 def test_the_pure_game_imports_no_django():

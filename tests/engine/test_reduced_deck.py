@@ -1,12 +1,12 @@
 """The engine's one hook for the edge's exact check: a HandState over a reduced deck.
 
-``HandState(..., deck=codes)`` plays from those cards only (``tables.engine.edge`` and its
+``HandState(..., deck=codes)`` plays from those cards only (``game.edge`` and its
 exact enumeration use it); without it every table plays its profile's whole deck.
 """
 
 import pytest
 
-from tables.engine import HandState, IllegalEvent, Profile, parse_card
+from game import HandState, IllegalEvent, Profile, parse_card
 
 REGLAMENTO = Profile.from_rules("reglamento")
 

@@ -6,8 +6,8 @@ settle`` reports it.
 
 import pytest
 
-from tables.engine.errors import IllegalEvent
-from tables.engine.record import play_record
+from game.errors import IllegalEvent
+from game.record import play_record
 from tests.hands import nets, record, settled
 
 
@@ -247,7 +247,7 @@ def test_max_hands_limits_the_splits():
 
 @pytest.mark.parametrize("seats, hands", [(3, 3), (4, 2), (5, 2), (6, 1)])
 def test_max_hands_by_players(seats, hands):
-    from tables.engine.profiles import PROFILES
+    from game.profiles import PROFILES
     assert PROFILES["reglamento"].max_hands_for(seats) == hands
 
 
@@ -540,7 +540,7 @@ def _one_seat_splits_through_the_whole_deck():
     """luis splits every half into its own hand and plays each hand up from the lowest
     card until it stands on 7½ or busts; the bank holds the last card, a 7. The stock
     runs out exactly when the bank's turn comes."""
-    from tables.engine.cards import CARD_NAME, CARD_POINTS, DECKS
+    from game.cards import CARD_NAME, CARD_POINTS, DECKS
 
     deck = sorted(DECKS["spanish-40"], key=lambda c: (CARD_POINTS[c], c))
     halves = [c for c in deck if CARD_POINTS[c] == 1]

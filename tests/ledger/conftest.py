@@ -14,8 +14,8 @@ from django.db import connection
 
 from casino.roles import CASHIER, ensure_role_groups
 from ledger import services
-from tables.engine.payouts import settle
-from tables.engine.record import play_record
+from game.payouts import settle
+from game.record import play_record
 from tables.models import Player, Table
 from tests.conftest import CONFORMANCE
 from tests.factories import open_drawer

@@ -1,5 +1,5 @@
 """Sessions at a table in the database, played by the edge's own simulation
-(``tables.engine.edge.play_hands``) and imported through ``hand_import_records``: for the
+(``game.edge.play_hands``) and imported through ``hand_import_records``: for the
 tests of the alerts' detection (issue 17). The bank stays with its holder
 (``bank_passes_on_natural`` off), so that every record's bank is the table's."""
 
@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from ledger.services import cashier_buy_in
 from tables import services
-from tables.engine.edge import play_hands
+from game.edge import play_hands
 from tables.models import Player, Table
 from tests.factories import deposit_bank
 

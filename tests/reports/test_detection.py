@@ -15,8 +15,8 @@ from reports.models import Alert
 from reports.services import report_request, report_run
 from reports.tasks import raise_alerts
 from tables import services
-from tables.engine.cards import CARD_RANK
-from tables.engine.edge import bank_edge, hand_variance
+from game.cards import CARD_RANK
+from game.edge import bank_edge, hand_variance
 from tables.models import Hand, Player
 from tests.factories import UserFactory, deposit_bank
 from tests.reports.sessions import RULES, SEATS, play_shift, records, simulated_table
@@ -63,7 +63,7 @@ def favouring_the_bank(edge, hands, sigmas, seed):
 def records_with_results(seed, hands):
     import random
 
-    from tables.engine.edge import play_hands
+    from game.edge import play_hands
 
     for result in play_hands(RULES, seats=SEATS, hands=hands, rng=random.Random(f"session-{seed}"), record=True):
         yield result.record, result.bets

@@ -15,7 +15,7 @@ import pytest
 from reports import statistics as S
 from reports.detection import EVIDENCE_LIMIT, Sums, Theory, bet_rows, edge_store, review
 from tables import services
-from tables.engine.edge import bank_edge, hand_variance
+from game.edge import bank_edge, hand_variance
 from tables.models import Hand, Player
 from tests.factories import UserFactory
 from tests.reports.sessions import RULES, SEATS, play_shift, records, simulated_table

@@ -6,7 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from tables.engine.edge import bank_edge, default_strategy
+from game.edge import bank_edge, default_strategy
 
 
 def run(*args):

@@ -20,7 +20,7 @@ from reports.banks import bank_rotation_report
 from reports.exports import _chart_drawing, card_rows, chart_svg, report_csv, report_pdf, sections
 from reports.models import Report
 from reports.services import report_request, report_run
-from tables.engine.cards import CARD_NAME, DECKS
+from game.cards import CARD_NAME, DECKS
 from tables.rules_words import rules_words
 
 DOT_DECIMAL = re.compile(r"\d\.\d\d(?!\d)")  # 12.50, as a machine writes it

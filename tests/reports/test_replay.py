@@ -17,7 +17,7 @@ from ledger.money import euros
 from ledger.selectors import ledger_faults
 from reports.shift import shift_report
 from reports.texts import exception_text
-from tables.engine.payouts import settle
+from game.payouts import settle
 from tables.models import Hand, HandBet
 from tables.replay import _expected_legs
 from tables.services import hand_state

@@ -94,8 +94,8 @@ def test_the_theorys_strategy_is_in_the_readers_language(client, staff):
     from dataclasses import asdict
 
     from reports.detection import edge_figure
-    from tables.engine.edge import default_strategy
-    from tables.engine.profiles import Profile
+    from game.edge import default_strategy
+    from game.profiles import Profile
 
     strategy = asdict(default_strategy(Profile.from_rules(RULES)))
     stored = {**EDGE, "rules": RULES, "strategy": strategy, "strategy_text": "Each seat bets 1 unit per hand…"}

@@ -1,6 +1,6 @@
 """The auditor's statistics (reports/statistics.py): pure Python, no database.
 
-Honest play comes from the edge's own simulation (``tables.engine.edge.play_hands``, the
+Honest play comes from the edge's own simulation (``game.edge.play_hands``, the
 documented strategy), so that the theory the tests compare against is the truth of the
 data; anomalies are planted in it. Every figure is reproducible from the seeds here.
 """
@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from reports import statistics as S
-from tables.engine.cards import CARD_NAME, CARD_RANK, DECKS, parse_card
-from tables.engine.edge import bank_edge, default_strategy, hand_variance, play_hands
-from tables.engine.payouts import settle
-from tables.engine.record import play_record
-from tables.engine.simulate import random_record, random_rules
+from game.cards import CARD_NAME, CARD_RANK, DECKS, parse_card
+from game.edge import bank_edge, default_strategy, hand_variance, play_hands
+from game.payouts import settle
+from game.record import play_record
+from game.simulate import random_record, random_rules
 
 RULES = "americana"  # face up, the bank bound by its rules: the fastest to simulate
 SEATS = 4

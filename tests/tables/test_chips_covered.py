@@ -20,7 +20,7 @@ from ledger.models import Account
 from ledger.selectors import player_balance
 from ledger.services import cashier_buy_in, cashier_cash_out
 from tables import services
-from tables.engine.simulate import random_record
+from game.simulate import random_record
 from tables.errors import ChipsNotCovered, TableError
 from tables.models import Hand, HandEvent, Player
 from tests.conftest import mesa_ready

@@ -26,7 +26,7 @@ from cage.models import AmlAlert, AmlMovement
 from ledger.models import Account, BankTenure, Entry, SyndicateShare, Transaction
 from ledger.services import cashier_buy_in, tenure_open
 from tables import services
-from tables.engine.simulate import NAMES, random_night
+from game.simulate import NAMES, random_night
 from tables.integrity import chain_faults, number_gaps
 from tables.models import Hand, HandEvent, Player, Table
 from tests.factories import UserFactory, open_drawer
@@ -145,7 +145,7 @@ def recorded(way, records, bank_cover=False, poor=()):
 
 @pytest.mark.parametrize(("seed", "bank_cover"), [(18, False), (4, False), (18, True)])
 def test_the_batched_import_records_what_the_console_services_record(tmp_path, seed, bank_cover):
-    """Seeded random nights (``tables.engine.simulate``); with ``bank_cover`` every stake is
+    """Seeded random nights (``game.simulate``); with ``bank_cover`` every stake is
     checked against the bank's funds, which the batch holds in memory."""
     records = night(seed=seed)
     path = tmp_path / "noche.jsonl"

@@ -11,8 +11,8 @@ from django.urls import reverse
 from ledger.models import BankTenure, Transaction
 from ledger.selectors import player_balance
 from tables import services
-from tables.engine.payouts import settle
-from tables.engine.record import play_record
+from game.payouts import settle
+from game.record import play_record
 from tables.models import Hand, Shift
 from tables.selectors import hand_record
 from tests.factories import PlayerFactory, TableFactory

@@ -1,5 +1,5 @@
 """``manage.py edge``: the bank's theoretical edge under a rule set, by simulation (a thin
-shell over ``tables.engine.edge.bank_edge``; nothing is read from or written to the
+shell over ``game.edge.bank_edge``; nothing is read from or written to the
 database unless ``--store``).
 
     manage.py edge --profile reglamento --seats 4 --hands 1000000 --seed 17
@@ -23,8 +23,8 @@ from decimal import Decimal, InvalidOperation
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tables.engine import InvalidRules, Profile
-from tables.engine.edge import bank_edge, default_strategy
+from game import InvalidRules, Profile
+from game.edge import bank_edge, default_strategy
 
 
 def _json(text):

@@ -32,7 +32,7 @@ from ledger.models import BankTenure
 from ledger.money import cents
 from ledger.services import awaiting_deposit, cashier_bank_deposit, cashier_buy_in
 from tables import services
-from tables.engine.simulate import random_record
+from game.simulate import random_record
 from tables.models import Player, Table
 
 #: (username, password, roles, superuser). Demo passwords only: change them anywhere real.

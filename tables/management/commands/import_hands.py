@@ -34,7 +34,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
 from ledger.money import CENT
-from tables.engine.recordfiles import UnreadableRecord, read_record_files
+from game.recordfiles import UnreadableRecord, read_record_files
 from tables.services import hand_import_records
 
 #: Records per database transaction: the tables and accounts they touch stay locked until

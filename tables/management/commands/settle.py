@@ -2,14 +2,14 @@
 
 Prints one JSON object per record, in order; exits with status 2 after the last record
 if any record was invalid. Needs no database: the work is the engine's
-(``tables.engine.settling.settle_record``). [hand-record.md "Settling"]
+(``game.settling.settle_record``). [hand-record.md "Settling"]
 """
 
 import orjson
 from django.core.management.base import BaseCommand, CommandError
 
-from tables.engine.recordfiles import read_record_files
-from tables.engine.settling import settle_record
+from game.recordfiles import read_record_files
+from game.settling import settle_record
 
 
 class Command(BaseCommand):

@@ -7,9 +7,9 @@ that cancels the latest event still in force. A face-down card may be entered un
 (``hand-record.md``), where every card is named where it was dealt.
 """
 
-from tables.engine.cards import CARD_NAME
-from tables.engine.errors import IllegalEvent, gettext_noop
-from tables.engine.hand import LOCA, NORMAL
+from game.cards import CARD_NAME
+from game.errors import IllegalEvent, gettext_noop
+from game.hand import LOCA, NORMAL
 
 EVENT, UNDO, VOID = "event", "undo", "void"
 

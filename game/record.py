@@ -7,9 +7,9 @@ record that ends before the hand is over).
 
 from datetime import UTC, datetime, timedelta
 
-from tables.engine.errors import IllegalEvent, InvalidRules, gettext_noop, show
-from tables.engine.hand import HandState, parse_amount, valid_player_id
-from tables.engine.profiles import Profile
+from game.errors import IllegalEvent, InvalidRules, gettext_noop, show
+from game.hand import HandState, parse_amount, valid_player_id
+from game.profiles import Profile
 
 FORMAT = "siete-y-media/hand-1"
 REQUIRED_KEYS = ("format", "rules", "min_bet", "max_bet", "bank", "seats", "events")

@@ -2,7 +2,7 @@
 
 Pure Python (no Django): hands are played through ``HandState.apply`` (every event is
 checked by the rules engine; an event it refuses is a bug here and raises
-``AssertionError``) from a shuffled deck and settled by ``tables.engine.payouts.settle``; a
+``AssertionError``) from a shuffled deck and settled by ``game.payouts.settle``; a
 documented strategy decides every choice. [issue 17 "Theoretical bank edge per rule set";
 rules.md]
 
@@ -51,9 +51,9 @@ import random
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
 
-from tables.engine.cards import CARD_NAME, CARD_POINTS, CARD_RANK, DECKS, NATURAL, RANKS
-from tables.engine.errors import IllegalEvent
-from tables.engine.hand import (
+from game.cards import CARD_NAME, CARD_POINTS, CARD_RANK, DECKS, NATURAL, RANKS
+from game.errors import IllegalEvent
+from game.hand import (
     BANK_ID,
     BUST,
     FUSILADO,
@@ -66,9 +66,9 @@ from tables.engine.hand import (
     HandState,
     format_cents,
 )
-from tables.engine.payouts import settle
-from tables.engine.profiles import Profile
-from tables.engine.record import FORMAT, read_header
+from game.payouts import settle
+from game.profiles import Profile
+from game.record import FORMAT, read_header
 
 #: One unit staked, in cents: the simulated table's minimum bet.
 UNIT_CENTS = 100
@@ -771,8 +771,8 @@ class EdgeResult:
         return asdict(self)
 
 
-METHOD = ("Monte Carlo: hands played through the rules engine (tables.engine.hand) from a "
-          "shuffled deck and settled by tables.engine.payouts.settle, seats and bank playing the "
+METHOD = ("Monte Carlo: hands played through the rules engine (game.hand) from a "
+          "shuffled deck and settled by game.payouts.settle, seats and bank playing the "
           "documented strategy; mean = sum of the bank's results / sum of stakes; standard "
           "error by the delta method over hands; 95% interval = mean ± 1.96 standard errors.")
 

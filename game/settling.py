@@ -4,10 +4,10 @@ Pure Python (no Django): the command, the conformance tests and ``benchmarks/set
 settle through ``settle_record``. [hand-record.md "Settling"]
 """
 
-from tables.engine.errors import IllegalEvent
-from tables.engine.payouts import settle
-from tables.engine.record import play_record
-from tables.engine.recordfiles import UnreadableRecord
+from game.errors import IllegalEvent
+from game.payouts import settle
+from game.record import play_record
+from game.recordfiles import UnreadableRecord
 
 
 def settle_record(record):

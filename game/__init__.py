@@ -1,11 +1,11 @@
-"""The rules engine of siete y media: pure Python, no Django import.
+"""The game of siete y media: the rules engine, pure Python, no Django import.
 
 - ``cards``: the Spanish deck and points in half-points (7½ = 15).
 - ``profiles``: the named rule profiles and per-table overrides.
 - ``hand``: ``HandState``, the hand state machine, and the legal actions for the console.
 - ``errors``: an illegal event and an invalid profile, as translatable templates.
 - ``record``: reading and playing a hand record (``hand-record.md``).
-- ``console``: the dealer's log of entries and undos, to the engine's events and a hand record.
+- ``entries``: the dealer's log of entries and undos, to the engine's events and a hand record.
 - ``recordfiles``: hand records from files, directories, JSON Lines and standard input.
 - ``payouts``: the settlement of a finished hand (every bet, the bank, the commission).
 - ``settling``: ``manage.py settle``'s core, a decoded record to its printed settlement.
@@ -13,11 +13,11 @@
 - ``edge``, ``edge_exact``: the bank's edge by simulation, and its exact check.
 """
 
-from tables.engine.cards import NATURAL, card_name, format_points, parse_card
-from tables.engine.errors import EngineError, IllegalEvent, InvalidRules
-from tables.engine.hand import HandState, format_cents, parse_amount, valid_player_id
-from tables.engine.profiles import OPTION_NAMES, PROFILES, Profile
-from tables.engine.record import FORMAT, play_record, read_header
+from game.cards import NATURAL, card_name, format_points, parse_card
+from game.errors import EngineError, IllegalEvent, InvalidRules
+from game.hand import HandState, format_cents, parse_amount, valid_player_id
+from game.profiles import OPTION_NAMES, PROFILES, Profile
+from game.record import FORMAT, play_record, read_header
 
 __all__ = [
     "FORMAT", "NATURAL", "OPTION_NAMES", "PROFILES", "EngineError", "HandState", "IllegalEvent",

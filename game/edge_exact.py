@@ -1,11 +1,11 @@
 """The bank's edge computed exactly, by enumeration, on a reduced deck: the check of the
-simulation (``tables.engine.edge``).
+simulation (``game.edge``).
 
 Every order the cards can come in is weighed by its probability (a recursion over the
 next card's value, without replacement, in exact fractions): the seats' initial cards and
 the bank's, each seat's draws, the bank's. The game is written here again from rules.md
 (points, who stands, who is paid what), independently of ``HandState`` and
-``tables.engine.payouts.settle``; only the strategy is shared — the seats' threshold and the
+``game.payouts.settle``; only the strategy is shared — the seats' threshold and the
 bank's reply, ``edge.bank_should_draw`` on what ``edge``'s documented rules say the bank
 sees — because the point is to check the simulation's machinery (deck, engine, settlement,
 estimate) against the expectation of the very same strategy.
@@ -20,8 +20,8 @@ without a shuffle. Units: the result per unit staked, before commission, as a
 from fractions import Fraction
 from functools import cache
 
-from tables.engine.cards import CARD_POINTS, NATURAL
-from tables.engine.edge import (
+from game.cards import CARD_POINTS, NATURAL
+from game.edge import (
     UNIT_CENTS,
     VALUES,
     bank_should_draw,
@@ -30,7 +30,7 @@ from tables.engine.edge import (
     hidden_view,
     known_view,
 )
-from tables.engine.profiles import Profile
+from game.profiles import Profile
 
 
 def exact_edge(rules, *, seats, deck, strategy=None):

@@ -5,12 +5,12 @@ For property tests, demo data and benchmarks. Every choice is taken from
 ``legal()`` and ``apply()`` disagree: that raises ``AssertionError``.
 """
 
-from tables.engine.cards import CARD_NAME, CARD_RANK, DECKS, SOTA
-from tables.engine.errors import IllegalEvent
-from tables.engine.hand import BANK_ID, LOCA_ID, HandState, format_cents
-from tables.engine.payouts import settle
-from tables.engine.profiles import DECK_NAMES, EXCHANGE_FOURS, PROFILES, Profile
-from tables.engine.record import FORMAT, play_record
+from game.cards import CARD_NAME, CARD_RANK, DECKS, SOTA
+from game.errors import IllegalEvent
+from game.hand import BANK_ID, LOCA_ID, HandState, format_cents
+from game.payouts import settle
+from game.profiles import DECK_NAMES, EXCHANGE_FOURS, PROFILES, Profile
+from game.record import FORMAT, play_record
 
 NAMES = ("ana", "luis", "marta", "pepe", "rosa", "juan", "lola", "paco", "nuria", "toni",
          "elena", "quique", "maite", "jose.m", "carmen_r")

@@ -9,7 +9,7 @@ profile or option, or a value of the wrong type, raises ``InvalidRules``.
 from dataclasses import dataclass, field, fields
 from decimal import Decimal, InvalidOperation
 
-from tables.engine.errors import InvalidRules, gettext_noop, show
+from game.errors import InvalidRules, gettext_noop, show
 
 EXCHANGE_FOURS = ("off", "optional", "mandatory")
 DECK_NAMES = ("spanish-40", "spanish-36")

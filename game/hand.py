@@ -16,7 +16,7 @@ it later; a hand settles only when every card is identified.
 
 import re
 
-from tables.engine.cards import (
+from game.cards import (
     CARD_NAME,
     CARD_POINTS,
     CARD_RANK,
@@ -25,7 +25,7 @@ from tables.engine.cards import (
     NATURAL,
     format_points,
 )
-from tables.engine.errors import IllegalEvent, gettext_noop, show
+from game.errors import IllegalEvent, gettext_noop, show
 
 # Hand status.
 PLAYING, STOOD, BUST = "playing", "stood", "bust"
@@ -223,7 +223,7 @@ class HandState:
         bank: the bank holder's player id.
         seats: player ids in order of play (the bank's right first), 1 to 9.
         allow_unknown: accept face-down cards entered as unknown (the dealer's console).
-        deck: keyword only, for simulations of a reduced deck (``tables.engine.edge``):
+        deck: keyword only, for simulations of a reduced deck (``game.edge``):
             the card codes the stock holds, a non-empty subset of the profile's deck.
             None, as at every table, is the profile's whole deck.
     Raises:

@@ -8,9 +8,9 @@ integer half-points (7½ = 15). [rules.md "Settlement of one bet", "The bank pas
 from decimal import ROUND_FLOOR, Decimal
 from typing import NamedTuple
 
-from tables.engine.cards import NATURAL, format_points
-from tables.engine.errors import IllegalEvent, gettext_noop
-from tables.engine.hand import FUSILADO, LOCA_ID, format_cents
+from game.cards import NATURAL, format_points
+from game.errors import IllegalEvent, gettext_noop
+from game.hand import FUSILADO, LOCA_ID, format_cents
 
 WIN, NATURAL_RESULT, LOSE, BUST = "win", "natural", "lose", "bust"
 
