@@ -18,13 +18,16 @@ WORKDIR /app
 # editable install, so that web, worker and beat all import the code (and its templates
 # and Spanish catalogues, compiled: the .mo files are committed) from /app.
 COPY pyproject.toml README.md ./
+COPY game ./game
 COPY casino ./casino
+COPY patrons ./patrons
 COPY tables ./tables
 COPY ledger ./ledger
 COPY reports ./reports
 COPY boxes ./boxes
 COPY api ./api
 COPY cage ./cage
+COPY demo ./demo
 COPY templates ./templates
 COPY locale ./locale
 COPY manage.py ./

@@ -27,6 +27,8 @@ from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from cage.errors import AmlRefused, DrawerError
+from game.errors import EngineError, IllegalEvent
+from game.record import REQUIRED_KEYS
 from ledger.errors import (
     AlreadyPosted,
     AlreadyReversed,
@@ -36,8 +38,6 @@ from ledger.errors import (
     NotReversible,
     TenureError,
 )
-from game.errors import EngineError, IllegalEvent
-from game.record import REQUIRED_KEYS
 from tables.errors import (
     BankNotReady,
     HandNotOpen,

@@ -9,9 +9,11 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django_filters.fields import IsoDateTimeField
 
-from ledger.models import Account, BankTenure, CashierSlip
+from cage.models import CashierSlip
+from ledger.models import Account
+from patrons.models import Player
 from reports.models import Alert, AlertKind, Report, ReportRequest
-from tables.models import Hand, HandEvent, Player, Shift, Table
+from tables.models import BankTenure, Hand, HandEvent, Shift, Table
 
 
 class UtcIsoDateTimeField(IsoDateTimeField):

@@ -76,7 +76,7 @@ def _kept(response):
     return response.status_code < 500 and response.status_code not in NOT_KEPT
 
 
-def _as_json(data):
+def as_json(data):
     """The response's data as ASCII JSON text (no NUL or lone surrogate reaches the database)."""
     if data is None:
         return ""
@@ -112,7 +112,7 @@ def idempotent(handler):
                         with transaction.atomic():
                             IdempotencyKey.objects.create(
                                 user=request.user, key=key, method=request.method, path=request.get_full_path(),
-                                body_sha256=digest, status=response.status_code, response=_as_json(response.data))
+                                body_sha256=digest, status=response.status_code, response=as_json(response.data))
                     except IntegrityError:
                         raise _Raced from None
                 return response

@@ -98,10 +98,11 @@ def prepare(dealers):
     from django.contrib.auth.models import User
 
     from benchmarks.cage import cage_cashier, identity
+    from cage.services.slips import cashier_bank_deposit, cashier_buy_in
     from casino.roles import ensure_role_groups
-    from ledger.services import cashier_bank_deposit, cashier_buy_in
+    from patrons.models import Player
     from tables import services
-    from tables.models import Player, Table
+    from tables.models import Table
 
     groups = ensure_role_groups()
     hashed = make_password(PASSWORD)

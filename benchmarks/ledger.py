@@ -72,8 +72,10 @@ def prepare_postings(count):
     from django.contrib.auth.models import User
 
     from benchmarks.cage import cage_cashier, identity
-    from ledger import services
-    from tables.models import Player, Table
+    from cage.services.slips import cashier_buy_in
+    from patrons.models import Player
+    from tables.bank.tenures import tenure_open
+    from tables.models import Table
 
     hands = settlements(count)
     codes = sorted({code for hand in hands for code in hand.players} | {"banca"})
@@ -81,17 +83,18 @@ def prepare_postings(count):
     table = Table.objects.create(name="Mesa bench", rules="reglamento", min_bet=Decimal(1), max_bet=Decimal(1000))
     cashier = cage_cashier(User.objects.create_user("bench-cashier"))
     for player in players.values():
-        services.cashier_buy_in(player=player, amount=Decimal("100000.00"), posted_by=cashier)
-    tenure = services.tenure_open(table=table, holder=players["banca"], capital=Decimal("100000.00"),
+        cashier_buy_in(player=player, amount=Decimal("100000.00"), posted_by=cashier)
+    tenure = tenure_open(table=table, holder=players["banca"], capital=Decimal("100000.00"),
                                   began="draw", posted_by=cashier)
     return hands, tenure, players
 
 
 def post_hands(hands, tenure, first_number):
     """Post ``hands`` one by one (one database transaction each); (postings/s, seconds)."""
-    from ledger import services
+    from tables.settlement import ledger_post_settlement
 
-    post = services.ledger_post_settlement
+
+    post = ledger_post_settlement
     started = time.perf_counter()
     for number, hand in enumerate(hands, start=first_number):
         post(tenure=tenure, settlement=hand, idempotency_key=f"hand:bench:{number}",
@@ -107,12 +110,12 @@ def bench_pgbench(seconds):
 def bench_balance_read(entries, players):
     from django.db import connection
 
+    from ledger import posting
     from ledger.models import Account
     from ledger.selectors import SIGNED, account_balance, player_statement
-    from ledger.services.posting import _ensure_player_accounts, _singleton_account
 
-    whale = Account.objects.get(pk=_ensure_player_accounts([players["banca"].pk])[players["banca"].pk])
-    cage = _singleton_account(Account.Kind.CAGE)
+    whale = Account.objects.get(pk=posting.player_accounts([players["banca"].pk])[players["banca"].pk])
+    cage = posting.singleton_account(Account.Kind.CAGE)
     started = time.perf_counter()
     with connection.cursor() as cursor:
         cursor.execute("SET session_replication_role = replica")  # bulk load only: triggers off

@@ -118,11 +118,13 @@ def seed(count, rng):
     from django.contrib.auth.models import User
 
     from benchmarks.cage import cage_cashier, identity
-    from ledger.services import awaiting_deposit, cashier_bank_deposit, cashier_buy_in, tenure_close
-    from tables import services
+    from cage.services.slips import awaiting_deposit, cashier_bank_deposit, cashier_buy_in
     from game.simulate import NAMES, random_record
+    from patrons.models import Player
+    from tables import services
+    from tables.bank.tenures import tenure_close
     from tables.errors import RecordRefused
-    from tables.models import Player, Table
+    from tables.models import Table
     from tables.services import hand_import_record
 
     staff = {name: User.objects.create_user(name) for name in ("bench-dealer", "bench-pit", "bench-cage")}
@@ -172,7 +174,7 @@ def seed(count, rng):
             holder = buyer
         if number % 500 == 0:
             print(f"  seed: {number} hands in {time.perf_counter() - started:.0f} s", flush=True)
-    from ledger.models import BankTenure
+    from tables.models import BankTenure
 
     tenure_close(tenure=BankTenure.objects.get(table=table, closed_at__isnull=True), posted_by=staff["bench-pit"])
     return table, shift
@@ -207,7 +209,7 @@ def multiply(table, shift, target, entries_hands=20_000):
         seed_hands, last_number, first_at, last_at = cursor.fetchone()
         copies = -(-target // seed_hands)  # the seed is copy 0
         maxima = {}
-        for name in ("tables_hand", "tables_handbet", "ledger_banktenure", "ledger_syndicateshare", "ledger_account",
+        for name in ("tables_hand", "tables_handbet", "tables_banktenure", "tables_syndicateshare", "ledger_account",
                      "ledger_transaction", "ledger_entry"):
             cursor.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {name}")
             maxima[name] = cursor.fetchone()[0]
@@ -216,24 +218,24 @@ def multiply(table, shift, target, entries_hands=20_000):
         cursor.execute("SET session_replication_role = replica")  # the load only: triggers off
         steps = [
             ("tenures", """
-                INSERT INTO ledger_banktenure (id, table_id, holder_id, opened_at, closed_at, began, ended, capital,
+                INSERT INTO tables_banktenure (id, table_id, holder_id, opened_at, closed_at, began, ended, capital,
                                                price, seller_id, previous_id, deposit_required)
                 SELECT t.id + k * %(m_banktenure)s, t.table_id, t.holder_id,
                        t.opened_at + k * %(span)s * interval '1 second', t.closed_at + k * %(span)s * interval '1 second',
                        t.began, t.ended, t.capital, t.price, t.seller_id, t.previous_id + k * %(m_banktenure)s,
                        t.deposit_required
-                  FROM ledger_banktenure t, generate_series(1, %(copies)s) k WHERE t.table_id = %(table)s"""),
+                  FROM tables_banktenure t, generate_series(1, %(copies)s) k WHERE t.table_id = %(table)s"""),
             ("shares", """
-                INSERT INTO ledger_syndicateshare (id, tenure_id, player_id, percent)
+                INSERT INTO tables_syndicateshare (id, tenure_id, player_id, percent)
                 SELECT s.id + k * %(m_syndicateshare)s, s.tenure_id + k * %(m_banktenure)s, s.player_id, s.percent
-                  FROM ledger_syndicateshare s JOIN ledger_banktenure t ON t.id = s.tenure_id,
+                  FROM tables_syndicateshare s JOIN tables_banktenure t ON t.id = s.tenure_id,
                        generate_series(1, %(copies)s) k
                  WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
             ("tenure accounts", """
                 INSERT INTO ledger_account (id, kind, player_id, tenure_id, balance, is_open, created_at)
                 SELECT a.id + k * %(m_account)s, a.kind, NULL, a.tenure_id + k * %(m_banktenure)s, a.balance,
                        a.is_open, a.created_at
-                  FROM ledger_account a JOIN ledger_banktenure t ON t.id = a.tenure_id,
+                  FROM ledger_account a JOIN tables_banktenure t ON t.id = a.tenure_id,
                        generate_series(1, %(copies)s) k
                  WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
             ("transactions", """
@@ -249,7 +251,7 @@ def multiply(table, shift, target, entries_hands=20_000):
                        CASE WHEN c.cause ? 'tenure'
                             THEN jsonb_set(c.cause, '{tenure}', to_jsonb((c.cause ->> 'tenure')::bigint + k * %(m_banktenure)s))
                             ELSE c.cause END
-                  FROM ledger_transaction x JOIN ledger_banktenure t ON t.id = x.tenure_id,
+                  FROM ledger_transaction x JOIN tables_banktenure t ON t.id = x.tenure_id,
                        generate_series(1, %(copies)s) k,
                        -- the cause (ledger.references) of the copy: its hand's number, the
                        -- voided hand's and the reversed transaction's of a reversal, its tenure
@@ -271,7 +273,7 @@ def multiply(table, shift, target, entries_hands=20_000):
                        CASE WHEN a.kind = 'tenure' THEN e.account_id + k * %(m_account)s ELSE e.account_id END,
                        e.side, e.amount
                   FROM ledger_entry e JOIN ledger_transaction x ON x.id = e.transaction_id
-                  JOIN ledger_banktenure t ON t.id = x.tenure_id JOIN ledger_account a ON a.id = e.account_id,
+                  JOIN tables_banktenure t ON t.id = x.tenure_id JOIN ledger_account a ON a.id = e.account_id,
                        generate_series(1, %(copies)s) k
                  WHERE t.table_id = %(table)s AND x.id < %(m_transaction)s"""),
             ("hands", """
@@ -413,8 +415,8 @@ def measure(repeat):
     # is stored first (a small simulation per seat count found in the shift), untimed.
     from types import SimpleNamespace
 
-    from reports.detection import edge_store, report_findings
     from game.edge import bank_edge
+    from reports.detection import edge_store, report_findings
 
     started = time.perf_counter()
     for rules, seats in {(json.dumps(r, sort_keys=True), len(s))
@@ -468,7 +470,7 @@ def measure(repeat):
     from ledger.models import Transaction
 
     # the seed's hand postings are the ones whose reference names no copy
-    seed_hands = Transaction.objects.filter(kind=Transaction.Kind.HAND, tenure__table=table).exclude(
+    seed_hands = Transaction.objects.filter(kind=Transaction.Kind.HAND, hand__table=table).exclude(
         reference__contains="(copy ").count()
     copies = hands // max(1, seed_hands)
     for item in report["exceptions"][:5]:

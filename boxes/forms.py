@@ -13,7 +13,8 @@ from django.utils.translation import gettext_lazy as _
 from boxes.models import BoxCount, TableTip
 from boxes.services import denominations
 from casino.roles import ROLES
-from ledger.forms import EurosField, PlayerCodeField
+from ledger.forms import EurosField
+from patrons.forms import PlayerCodeField
 
 
 class TableBuyInForm(forms.Form):

@@ -15,7 +15,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from ledger.models import MONEY, Account, Transaction
-from tables.models import Player, Shift, Table
+from patrons.models import Player
+from tables.models import Shift, Table
 
 
 class DropBox(models.Model):

@@ -10,7 +10,7 @@ from django.db.models import Count
 
 from boxes.models import BoxCount
 from boxes.services import CENT
-from reports.banks import period_bounds
+from casino.periods import period_bounds
 from tables.models import Hand, Shift
 
 ZERO = Decimal("0.00")

@@ -32,20 +32,13 @@ from django.utils.translation import gettext as _
 
 from boxes.errors import BoxError
 from boxes.models import BoxCount, DropBox, TableBuyIn, TableTip, TipsBox, VarianceNote
+from ledger import posting
 from ledger.errors import AlreadyPosted, InsufficientChips, InvalidAmount
 from ledger.models import Account, Entry, Transaction
 from ledger.money import cents, euros, show
-from ledger.services.posting import (
-    CREDIT,
-    DEBIT,
-    _amount_cents,
-    _ensure_player_accounts,
-    _lock,
-    _post,
-    _refuse_second_posting,
-    _singleton_account,
-)
-from tables.models import Hand, Player, Shift
+from ledger.posting import CREDIT, DEBIT
+from patrons.models import Player
+from tables.models import Hand, Shift
 from tables.stakes import open_hands_at_risk
 
 #: The face values a box is counted in (euros): notes, coins and the usual chips.
@@ -99,14 +92,14 @@ def table_buy_in(*, shift: Shift, player: Player, amount: Decimal, recorded_by, 
         AlreadyPosted: the key was used.
     [issue 14 "Chips"; issue 16 "the counted drop with the table buy-ins"]
     """
-    amount_cents = _amount_cents(amount)
+    amount_cents = posting.amount_cents(amount)
     if euros(amount_cents) > buy_in_limit():
         raise InvalidAmount(_("the amount is above the most a buy-in may be, %(limit)s"),
                             params={"limit": show(buy_in_limit())}, field="amount")
     if not isinstance(player, Player) or player.pk is None:
         raise TypeError(f"player must be a saved Player, not {player!r}")
-    chips = _ensure_player_accounts([player.pk])[player.pk]
-    with _refuse_second_posting(idempotency_key or ""), db.atomic():
+    chips = posting.player_accounts([player.pk])[player.pk]
+    with posting.refuse_second_posting(idempotency_key or ""), db.atomic():
         shift = Shift.objects.select_for_update().select_related("table").get(pk=shift.pk)
         if not shift.is_open:
             raise BoxError(_("the session at %(table)s is closed: a table buy-in goes into an open session"),
@@ -115,8 +108,8 @@ def table_buy_in(*, shift: Shift, player: Player, amount: Decimal, recorded_by, 
         number = TableBuyIn.objects.filter(shift__table=shift.table).count() + 1
         reference = f"table buy-in {shift.table.name} #{number}"
         key = idempotency_key or f"table_buy_in:{shift.table_id}:{number}"
-        locked = _lock([chips, drop])
-        txn = _post(locked=locked, kind=Transaction.Kind.TABLE_BUY_IN,
+        locked = posting.lock([chips, drop])
+        txn = posting.post(locked=locked, kind=Transaction.Kind.TABLE_BUY_IN,
                     legs=[(drop, DEBIT, amount_cents), (chips, CREDIT, amount_cents)],
                     idempotency_key=key, reference=reference, posted_by=recorded_by, source="console",
                     detail={"table": shift.table_id, "shift": shift.pk, "player": player.code},
@@ -163,7 +156,7 @@ def table_tip(*, shift: Shift, amount: Decimal, recorded_by, player: Player | No
         key was used.
     [issue 16 "Tips (tronc)"; Madrid, Decreto 58/2006 art. 19.6]
     """
-    amount_cents = _amount_cents(amount)
+    amount_cents = posting.amount_cents(amount)
     key = idempotency_key or ""
     if player is not None and (not isinstance(player, Player) or player.pk is None):
         raise TypeError(f"player must be a saved Player or None, not {player!r}")
@@ -173,8 +166,8 @@ def table_tip(*, shift: Shift, amount: Decimal, recorded_by, player: Player | No
             raise AlreadyPosted(_("already recorded: tip #%(id)s has the key %(key)s"),
                                 params={"id": earlier.pk, "key": key}, idempotency_key=key,
                                 transaction_id=earlier.transaction_id)
-    chips = _ensure_player_accounts([player.pk])[player.pk] if player is not None else None
-    with _refuse_second_posting(f"tip:{key}" if key else ""), db.atomic():
+    chips = posting.player_accounts([player.pk])[player.pk] if player is not None else None
+    with posting.refuse_second_posting(f"tip:{key}" if key else ""), db.atomic():
         shift = Shift.objects.select_for_update().select_related("table").get(pk=shift.pk)
         if not shift.is_open:
             raise BoxError(_("the session at %(table)s is closed: a tip is recorded in an open session"),
@@ -182,7 +175,7 @@ def table_tip(*, shift: Shift, amount: Decimal, recorded_by, player: Player | No
         txn = None
         if player is not None:
             box = _tips_box_account(shift)
-            locked = _lock([chips, box])
+            locked = posting.lock([chips, box])
             holding = cents(locked[chips].balance)
             in_play = open_hands_at_risk(codes=[player.code]).get(player.code, 0)
             if holding - in_play < amount_cents:
@@ -192,7 +185,7 @@ def table_tip(*, shift: Shift, amount: Decimal, recorded_by, player: Player | No
                     params={"player": player.code, "holding": show(euros(holding)),
                             "in_play": show(euros(in_play)), "amount": show(euros(amount_cents))}, field="amount")
             number = TableTip.objects.filter(shift=shift).count() + 1
-            txn = _post(locked=locked, kind=Transaction.Kind.TIP,
+            txn = posting.post(locked=locked, kind=Transaction.Kind.TIP,
                         legs=[(chips, DEBIT, amount_cents), (box, CREDIT, amount_cents)],
                         idempotency_key=f"tip:{key}" if key else f"tip:{shift.pk}:{number}",
                         reference=f"tip {shift.table.name} session #{shift.pk} #{number}",
@@ -298,7 +291,7 @@ def _count_effect(shift: Shift, box: str, total_cents: int) -> dict:
             return {}
         if recorded:
             effect[_drop_account(shift.table)] = recorded
-        cage, variance = _singleton_account(Account.Kind.CAGE), _singleton_account(Account.Kind.VARIANCE)
+        cage, variance = posting.singleton_account(Account.Kind.CAGE), posting.singleton_account(Account.Kind.VARIANCE)
         effect[cage] = effect.get(cage, 0) - total_cents
         effect[variance] = effect.get(variance, 0) + total_cents - recorded
     elif box == BoxCount.Box.TIPS:
@@ -307,14 +300,14 @@ def _count_effect(shift: Shift, box: str, total_cents: int) -> dict:
             return {}
         if chips:
             effect[_tips_box_account(shift)] = -chips
-        from boxes.tronc import _tronc_account
+        from boxes.tronc import tronc_account
 
-        cage, tronc = _singleton_account(Account.Kind.CAGE), _tronc_account()
+        cage, tronc = posting.singleton_account(Account.Kind.CAGE), tronc_account()
         effect[tronc] = total_cents
         if total_cents > chips:
             effect[cage] = -(total_cents - chips)
         elif chips > total_cents:
-            variance = _singleton_account(Account.Kind.VARIANCE)
+            variance = posting.singleton_account(Account.Kind.VARIANCE)
             effect[variance] = chips - total_cents
     return {account: amount for account, amount in effect.items() if amount}
 
@@ -346,10 +339,10 @@ def _post_count(*, shift, box, total, earlier, recorded_by, number):
             if amount]
     if not legs:
         return None
-    locked = _lock([account for account, _s, _a in legs])
+    locked = posting.lock([account for account, _s, _a in legs])
     kind = Transaction.Kind.TIPS if box == BoxCount.Box.TIPS else Transaction.Kind.BOX_COUNT
     what = "recount" if earlier is not None else "count"
-    return _post(locked=locked, kind=kind, legs=legs, idempotency_key=f"box_count:{shift.pk}:{box}:{number}",
+    return posting.post(locked=locked, kind=kind, legs=legs, idempotency_key=f"box_count:{shift.pk}:{box}:{number}",
                  reference=f"{box} {what}, {shift.table.name} session #{shift.pk}", posted_by=recorded_by,
                  source="pit", detail={"shift": shift.pk, "box": box, "total": str(total), "count": number},
                  cause={"kind": "box_count", "box": box, "table": shift.table.name, "shift": shift.pk,

@@ -15,9 +15,10 @@ from django.utils.translation import gettext as _
 
 from boxes.errors import BoxError
 from boxes.models import BoxCount, TroncDistribution, TroncShare
+from ledger import posting
 from ledger.models import Account, Transaction
 from ledger.money import cents, euros
-from ledger.services.posting import CREDIT, DEBIT, _lock, _post, _singleton_account
+from ledger.posting import CREDIT, DEBIT
 
 HUNDRED = Decimal(100)
 
@@ -54,8 +55,8 @@ def split_by_weights(total_cents: int, weights) -> list[int]:
     return parts
 
 
-def _tronc_account():
-    return _singleton_account(Account.Kind.TRONC)
+def tronc_account():
+    return posting.singleton_account(Account.Kind.TRONC)
 
 
 def undistributed_tips():
@@ -107,16 +108,16 @@ def tronc_distribute(*, made_by) -> TroncDistribution:
         total = cents(plan["total"])
         if not total:
             raise BoxError(_("the tronc holds no undistributed tips"))
-        tronc, house, cage = (_tronc_account(), _singleton_account(Account.Kind.HOUSE),
-                              _singleton_account(Account.Kind.CAGE))
-        locked = _lock([tronc, house, cage])
+        tronc, house, cage = (tronc_account(), posting.singleton_account(Account.Kind.HOUSE),
+                              posting.singleton_account(Account.Kind.CAGE))
+        locked = posting.lock([tronc, house, cage])
         legs = [(tronc, DEBIT, total)]
         if cents(plan["casino_total"]):
             legs.append((house, CREDIT, cents(plan["casino_total"])))
         if cents(plan["staff_total"]):
             legs.append((cage, CREDIT, cents(plan["staff_total"])))
         first = counts[0].pk
-        txn = _post(locked=locked, kind=Transaction.Kind.TRONC, legs=legs,
+        txn = posting.post(locked=locked, kind=Transaction.Kind.TRONC, legs=legs,
                     idempotency_key=f"tronc:{first}:{counts[-1].pk}:{len(counts)}",
                     reference=f"tronc distribution of {len(counts)} tips count(s)", posted_by=made_by,
                     source="pit", detail={"staff_percent": str(plan["staff_percent"]),

@@ -1,7 +1,7 @@
 """The cage's refusals: ``ledger.errors.LedgerError``s, so the cashier's forms show them on
 the field they name, and nothing is written."""
 
-from ledger.errors import LedgerError
+from ledger.errors import LedgerError, PostingRefused
 
 
 class DrawerError(LedgerError):
@@ -11,14 +11,14 @@ class DrawerError(LedgerError):
     code = "drawer"
 
 
-class AmlRefused(LedgerError):
+class AmlRefused(PostingRefused):
     """A movement that takes a patron's gaming day to the due-diligence threshold (or, in
     the US profile, above the currency transaction report's) without his identity on file.
 
     Attributes:
         attempt: the refused movement's fields for an ``AmlRefusal`` (dict), or None;
         recorded: the id of the ``AmlRefusal`` written for it, or None
-        (``cage.services.aml.records_refusals``).
+        (``record_attempt``).
     """
 
     code = "aml_identity"
@@ -28,11 +28,16 @@ class AmlRefused(LedgerError):
         self.attempt = attempt
         self.recorded = None
 
+    def record_attempt(self) -> None:
+        """Write the refused movement as an ``AmlRefusal`` unless it is written already
+        (a service calling a refused one inside its own transaction rolled that record
+        back: it is written again)."""
+        from cage.models import AmlRefusal
+        from cage.services.aml import aml_refusal_record
 
-class IdentityError(LedgerError):
-    """An identity record with a field missing or malformed."""
-
-    code = "identity"
+        if self.attempt is not None and (
+                self.recorded is None or not AmlRefusal.objects.filter(pk=self.recorded).exists()):
+            self.recorded = aml_refusal_record(**self.attempt).pk
 
 
 class ReviewError(LedgerError):

@@ -26,9 +26,9 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from tables.models import Player
-
-MONEY = {"max_digits": 14, "decimal_places": 2}
+from ledger.models import MONEY, Transaction
+from patrons.models import Player
+from tables.models import BankRebuild, BankTenure
 
 
 class Drawer(models.Model):
@@ -91,31 +91,85 @@ class Drawer(models.Model):
         return self.variance is not None and abs(self.variance) > self.tolerance
 
 
-class IdentityRecord(models.Model):
-    """A patron's identity as a cashier recorded it (each change a new record, attributed).
+class CashierSlip(models.Model):
+    """A numbered cashier's slip: a buy-in (cash in, chips out), a cash-out (chips in,
+    cash out) or a bank deposit (cash in, into a bank tenure's account: ``tenure`` and the
+    depositing syndicate member ``player``, for his share of its capital). ``number`` is
+    sequential without gaps (taken under the cage account's row lock); ``amount`` is
+    Decimal euros above zero; ``balance_after`` is the player's chips just after the slip, as they were at issue (Decimal euros, stored at booking under the
+    account's row lock; migration 0004 filled it in for the slips booked before). A slip
+    is never changed: a void is a ``SlipVoid`` with its reversal."""
 
-    The same values are kept on the ``Player`` (``document_type``, ``document_number``,
-    ``nationality``, ``date_of_birth``) for the checks; this is their history.
-    """
+    class Kind(models.TextChoices):
+        BUY_IN = "buy_in", _("buy-in")
+        CASH_OUT = "cash_out", _("cash-out")
+        BANK_DEPOSIT = "bank_deposit", _("bank deposit")
 
-    player = models.ForeignKey(Player, models.PROTECT, related_name="identity_records", verbose_name=_("player"))
-    name = models.CharField(_("name"), max_length=200)
-    document_type = models.CharField(_("document type"), max_length=16)
-    document_number = models.CharField(_("document number"), max_length=64)
-    nationality = models.CharField(_("nationality"), max_length=2)
-    date_of_birth = models.DateField(_("date of birth"))
-    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
-                                    verbose_name=_("recorded by"))
-    recorded_at = models.DateTimeField(_("recorded at"), default=timezone.now)
-    retain_until = models.DateField(_("kept until"))
+    number = models.PositiveBigIntegerField(_("number"), unique=True)
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    player = models.ForeignKey(Player, models.PROTECT, related_name="cashier_slips", verbose_name=_("player"))
+    amount = models.DecimalField(_("amount"), **MONEY)
+    balance_after = models.DecimalField(_("balance after the slip"), **MONEY)
+    transaction = models.OneToOneField(Transaction, models.PROTECT, related_name="slip",
+                                       verbose_name=_("transaction"))
+    issued_at = models.DateTimeField(_("issued at"), default=timezone.now)
+    issued_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="cashier_slips",
+                                  verbose_name=_("issued by"))
+    # The cashier's open drawer it was booked against (null only for slips of before the
+    # drawers; PostgreSQL refuses a new slip without one: cage/migrations/0002).
+    drawer = models.ForeignKey(Drawer, models.PROTECT, null=True, blank=True, related_name="slips",
+                               verbose_name=_("drawer"))
+    # A bank deposit's tenure (null for every other kind: CHECK below).
+    tenure = models.ForeignKey(BankTenure, models.PROTECT, null=True, blank=True, related_name="deposits",
+                               verbose_name=_("bank tenure"))
+    # A deposit for a rebuild the pit ordered (null: for the bank's capital, or no deposit).
+    rebuild = models.ForeignKey(BankRebuild, models.PROTECT, null=True, blank=True, related_name="deposits",
+                                verbose_name=_("bank rebuild"))
 
     class Meta:
-        ordering = ["-recorded_at", "-id"]
-        verbose_name = _("identity record")
-        verbose_name_plural = _("identity records")
+        ordering = ["-number"]
+        verbose_name = _("cashier slip")
+        verbose_name_plural = _("cashier slips")
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="cage_slip_amount_positive"),
+            models.CheckConstraint(condition=Q(kind="bank_deposit", tenure__isnull=False)
+                                   | (~Q(kind="bank_deposit") & Q(tenure__isnull=True)),
+                                   name="cage_slip_deposit_has_tenure"),
+            models.CheckConstraint(condition=Q(rebuild__isnull=True) | Q(kind="bank_deposit"),
+                                   name="cage_slip_rebuild_is_a_deposit"),
+        ]
 
     def __str__(self):
-        return f"{self.player_id} · {self.document_type} {self.document_number}"
+        return f"{self.number:06d}"
+
+    @property
+    def reference(self):
+        """``slip 000123``: how the slip's transaction names it."""
+        return f"slip {self.number:06d}"
+
+
+class SlipVoid(models.Model):
+    """A cashier slip voided by a cage supervisor, never by the cashier who issued it:
+    ``reason`` (not empty), who and when, and ``reversal``, the ledger transaction that
+    reverses the slip's posting. One per slip; never changed or deleted (PostgreSQL
+    triggers, migration 0004)."""
+
+    slip = models.OneToOneField(CashierSlip, models.PROTECT, related_name="void", verbose_name=_("slip"))
+    reason = models.TextField(_("reason"))
+    voided_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="slip_voids",
+                                  verbose_name=_("voided by"))
+    voided_at = models.DateTimeField(_("voided at"), default=timezone.now)
+    reversal = models.OneToOneField(Transaction, models.PROTECT, related_name="slip_void",
+                                    verbose_name=_("reversal"))
+
+    class Meta:
+        ordering = ["-voided_at"]
+        verbose_name = _("slip void")
+        verbose_name_plural = _("slip voids")
+        constraints = [models.CheckConstraint(condition=~Q(reason=""), name="cage_slipvoid_has_reason")]
+
+    def __str__(self):
+        return f"{self.slip} void"
 
 
 class AmlMovementQuerySet(models.QuerySet):
@@ -154,7 +208,7 @@ class AmlMovement(models.Model):
     amount = models.DecimalField(_("amount"), **MONEY)
     at = models.DateTimeField(_("at"))
     gaming_day = models.DateField(_("gaming day"))
-    transaction = models.ForeignKey("ledger.Transaction", models.PROTECT, related_name="aml_movements",
+    transaction = models.ForeignKey(Transaction, models.PROTECT, related_name="aml_movements",
                                     verbose_name=_("transaction"))
     identified = models.BooleanField(_("identity on file"))
     recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,

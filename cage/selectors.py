@@ -1,15 +1,18 @@
-"""The cage's reads: a drawer's slips, the AML register of a gaming day (page, CSV, command)."""
+"""The cage's reads: a drawer's slips, the AML register of a gaming day (page, CSV,
+command), the cage's part of the ledger's audit (``slip_faults``)."""
 
 import csv
 import io
+from collections import Counter, defaultdict
 from datetime import date
 
-from django.db.models import Exists, OuterRef, Prefetch
+from django.db.models import Exists, F, OuterRef, Prefetch
 from django.utils.translation import gettext as _
 
-from cage.models import AmlAlert, AmlMovement, AmlRefusal, AmlReview
+from cage.models import AmlAlert, AmlMovement, AmlRefusal, AmlReview, CashierSlip
 from cage.services import aml
-from ledger.models import Transaction
+from casino import periods
+from ledger.models import Account, Entry, Transaction
 
 
 def aml_register(*, day: date) -> dict:
@@ -35,7 +38,7 @@ def aml_register(*, day: date) -> dict:
     us = aml.profile() == "us"
     log_threshold = aml.log_threshold()
     return {"day": day, "profile": aml.profile(), "threshold": aml.threshold(), "log_threshold": log_threshold,
-            "bounds": aml.gaming_day_bounds(day), "totals": list(aml.day_totals(day=day).items()),
+            "bounds": periods.gaming_day_bounds(day), "totals": list(aml.day_totals(day=day).items()),
             "alerts": alerts, "movements": movements,
             "refusals": list(AmlRefusal.objects.filter(gaming_day=day).select_related("player", "refused_by")),
             "log": [m for m in movements if m.amount > log_threshold] if us else []}
@@ -81,3 +84,55 @@ def register_csv(register: dict) -> str:
         writer.writerow([r.pk, r.at.isoformat(), r.player.code, r.get_kind_display(), r.get_direction_display(),
                          r.amount, r.day_total, r.threshold, r.refused_by.get_username()])
     return out.getvalue()
+
+
+def slip_faults() -> list[str]:
+    """The cage's part of ``ledger.selectors.ledger_faults``: cashier slips numbered 1..n
+    without gaps, each of its transaction's kind and exactly its two legs. Returns
+    messages (English, for operators), one per fault."""
+    faults = []
+    numbers = list(CashierSlip.objects.order_by("number").values_list("number", flat=True))
+    for expected_number, number in enumerate(numbers, start=1):
+        if number != expected_number:
+            faults.append(f"cashier slip {expected_number:06d} is missing (the next is {number:06d})")
+            break
+    kinds = (CashierSlip.objects.exclude(transaction__kind=F("kind"))
+             .exclude(kind=CashierSlip.Kind.BANK_DEPOSIT, rebuild__isnull=True,
+                      transaction__kind=Transaction.Kind.CAPITAL_IN)
+             .exclude(kind=CashierSlip.Kind.BANK_DEPOSIT, rebuild__isnull=False,
+                      transaction__kind=Transaction.Kind.BANK_REBUILD)
+             .values_list("number", flat=True))
+    for number in kinds:
+        faults.append(f"cashier slip {number:06d} does not match its transaction's kind")
+    return faults + _slip_amount_faults()
+
+
+def _slip_amount_faults():
+    """Every cashier slip's transaction is exactly its two legs: the cage's cash and the
+    slip's player's chips, each of the slip's amount (a buy-in debits the cage and credits
+    the chips; a cash-out the other way; a bank deposit debits the cage and credits the
+    slip's tenure's bank). [issue 14 "Sealed postings"; issue 16]"""
+    slips = {tx_id: (number, kind, player_id, amount, tenure_id)
+             for tx_id, number, kind, player_id, amount, tenure_id in
+             CashierSlip.objects.values_list("transaction_id", "number", "kind", "player_id", "amount", "tenure_id")}
+    accounts = {account_id: (kind, player_id or tenure_id) for account_id, kind, player_id, tenure_id in
+                Account.objects.filter(kind__in=[Account.Kind.PLAYER, Account.Kind.CAGE, Account.Kind.TENURE])
+                .values_list("id", "kind", "player_id", "tenure__id")}
+    legs = defaultdict(Counter)
+    for tx_id, account_id, side, amount in (Entry.objects.filter(transaction_id__in=list(slips))
+                                            .values_list("transaction_id", "account_id", "side", "amount")):
+        legs[tx_id][(accounts.get(account_id, ("other", None)), side, amount)] += 1
+    faults = []
+    for tx_id, (number, kind, player_id, amount, tenure_id) in sorted(slips.items(), key=lambda item: item[1][0]):
+        cash, chips = (("cage", None), ("player", player_id))
+        if kind == CashierSlip.Kind.BANK_DEPOSIT:
+            expected = Counter({(cash, Entry.Side.DEBIT, amount): 1, (("tenure", tenure_id), Entry.Side.CREDIT, amount): 1})
+        elif kind == CashierSlip.Kind.BUY_IN:
+            expected = Counter({(cash, Entry.Side.DEBIT, amount): 1, (chips, Entry.Side.CREDIT, amount): 1})
+        else:
+            expected = Counter({(chips, Entry.Side.DEBIT, amount): 1, (cash, Entry.Side.CREDIT, amount): 1})
+        if legs[tx_id] != expected:
+            moved = sum(a * n for (_account, side, a), n in legs[tx_id].items() if side == Entry.Side.DEBIT)
+            faults.append(f"cashier slip {number:06d} reads {amount} but its transaction #{tx_id} moves {moved} "
+                          f"in {sum(legs[tx_id].values())} entries: not the slip's two legs")
+    return faults

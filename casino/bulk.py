@@ -201,7 +201,8 @@ def _reader(field):
 
 def instances_copy(model, objs, ids: IdPool | None = None) -> CopyIn | None:
     """The unsaved ``objs`` of ``model`` as a ``CopyIn`` (None for none), every concrete
-    field as the instance holds it now (defaults were applied when it was made). With
+    field as the instance holds it now (defaults were applied when it was made; a
+    ``db_default`` column is the database's to fill). With
     ``ids``, each gets its primary key from the pool first (set on the instance, which
     then counts as saved); without, instances whose ``pk`` was set (``take_ids``) keep it,
     and the others are numbered by the database (they keep ``pk`` None): all or none of
@@ -210,7 +211,10 @@ def instances_copy(model, objs, ids: IdPool | None = None) -> CopyIn | None:
     if not objs:
         return None
     keep = ids is not None or objs[0].pk is not None
-    fields = [f for f in model._meta.concrete_fields if keep or not f.primary_key]
+    # A column only the database fills (``db_default`` and no Python default, e.g. the posting's
+    # transaction id) is left to it.
+    fields = [f for f in model._meta.concrete_fields
+              if (keep or not f.primary_key) and (f.db_default is models.NOT_PROVIDED or f.has_default())]
     if ids is not None:
         for obj, pk in zip(objs, ids.take(len(objs)), strict=True):
             obj.pk = pk

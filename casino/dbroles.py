@@ -21,11 +21,11 @@ from psycopg import sql
 #: Tables written once and never changed: the ledger's postings and the hands' record.
 #: Their rows are guarded by triggers too (``*_refuse_change``); the app role may only add.
 APPEND_ONLY = frozenset({
-    "ledger_transaction", "ledger_entry", "ledger_cashierslip", "ledger_syndicateshare",
-    "tables_handbet", "tables_handevent", "ledger_bankrebuild",
+    "ledger_transaction", "ledger_entry", "cage_cashierslip", "tables_syndicateshare",
+    "tables_handbet", "tables_handevent", "tables_bankrebuild",
 })
 #: The apps that hold the money and its audit trail: nothing of theirs is ever deleted.
-MONEY_APPS = frozenset({"ledger", "tables", "reports"})
+MONEY_APPS = frozenset({"patrons", "ledger", "tables", "cage", "reports"})
 #: Read by the app (``migrate --check``, ``showmigrations``), written by the owner only.
 READ_ONLY = frozenset({"django_migrations"})
 

@@ -2,10 +2,10 @@
 field named by ``field``) whose message says what was refused and why, with amounts in
 euros. ``str(error)`` is the message."""
 
-from django.core.exceptions import ValidationError
+from casino.errors import Refusal
 
 
-class LedgerError(ValidationError):
+class LedgerError(Refusal):
     """Base of every refusal of a ledger service; nothing was written.
 
     Attributes:
@@ -13,13 +13,6 @@ class LedgerError(ValidationError):
     """
 
     code = "ledger"
-
-    def __init__(self, message, *, params=None, field=None):
-        super().__init__(message, code=self.code, params=params)
-        self.field = field
-
-    def __str__(self):
-        return " ".join(self.messages)
 
 
 class InvalidAmount(LedgerError):
@@ -102,3 +95,15 @@ class InvalidTransfer(LedgerError):
     """A chip transfer between the same player, or without a reason."""
 
     code = "invalid_transfer"
+
+
+class PostingRefused(LedgerError):
+    """A posting refused by a check registered with ``ledger.posting.register_check`` (the
+    cage's anti-money-laundering rules). ``record_attempt`` writes what was refused, after
+    the refused service's transaction was rolled back (``ledger.posting.refusals_recorded``);
+    here it writes nothing."""
+
+    code = "refused"
+
+    def record_attempt(self) -> None:
+        """Write the refused attempt for the record (a subclass's; nothing here)."""

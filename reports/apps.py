@@ -22,6 +22,17 @@ def queue_shift_report(sender, shift_id, **kwargs):
         logger.exception("the report of shift #%s could not be asked for", shift_id)
 
 
+def stored_exceptions(*, table, report_id):
+    """The exceptions of the table's stored report ``report_id``, or None: the hand
+    history's reader (``tables.report_exceptions``)."""
+    from reports.models import Report
+
+    report = Report.objects.filter(pk=report_id, table=table).only("pk", "result").first()
+    if report is None:
+        return None
+    return report.result.get("exceptions", []) if isinstance(report.result, dict) else []
+
+
 class ReportsConfig(AppConfig):
     name = "reports"
     verbose_name = _("Reports")
@@ -29,9 +40,11 @@ class ReportsConfig(AppConfig):
     def ready(self):
         from casino.navigation import register
         from casino.roles import AUDITOR
+        from tables import report_exceptions
         from tables.services import shift_closed
 
         shift_closed.connect(queue_shift_report, dispatch_uid="reports.queue_shift_report")
+        report_exceptions.register(stored_exceptions)
         register("reports:index", _("Reports"), AUDITOR)
         register("reports:alerts", _("Alerts"), AUDITOR)
         register("reports:review", _("Review"), AUDITOR)

@@ -14,9 +14,9 @@ from django.db.models import F, Max, Min, Q, TextField
 from django.db.models.expressions import Window
 from django.db.models.functions import Cast, Lag
 
-from reports.figures import _iso, money
-from tables.chain import GENESIS, EntryChecker, IsoUtc
 from game.cards import CARD_NAME, DECKS
+from reports.figures import iso, money
+from tables.chain import GENESIS, EntryChecker, IsoUtc
 from tables.models import Hand, HandEvent
 
 #: Card frequencies whose p-value is below this are an audit exception.
@@ -94,7 +94,7 @@ def _card_counts(where_sql, params):
     return {card: n for card, n, _first in rows}, {card: first for card, _n, first in rows}
 
 
-def _card_tests(shift, decks):
+def card_tests(shift, decks):
     """One test per deck the shift's settled and voided hands used (``decks``:
     ``{deck: [rules values]}``); one scan when the shift used one deck."""
     tests = []
@@ -114,7 +114,7 @@ def _card_tests(shift, decks):
     return tests
 
 
-def _chain(table, shift_id, hands, count):
+def chain_check(table, shift_id, hands, count):
     """Recompute the keyed chain (``tables.chain``) over the table's entries from the first entry of the
     shift's first hand to the last entry of its last hand, and collect the undos.
 
@@ -175,7 +175,7 @@ def _chain(table, shift_id, hands, count):
     users = _usernames({row[4] for row in undo_rows})
     undos = [{"hand": number, "sequence": sequence,
               "undone": events.get((hand_id, (event or {}).get("undo"))),
-              "reason": (event or {}).get("reason", ""), "entered_by": users.get(by), "entered_at": _iso(at)}
+              "reason": (event or {}).get("reason", ""), "entered_by": users.get(by), "entered_at": iso(at)}
              for hand_id, number, sequence, event, by, at in undo_rows]
     return result, undos
 
@@ -215,7 +215,7 @@ def _usernames(ids):
     return dict(user.objects.filter(pk__in=ids).values_list("pk", user.USERNAME_FIELD))
 
 
-def _audit(table, hands, count, lo, hi, summary, cards, chain, exceptions):
+def audit(table, hands, count, lo, hi, summary, cards, chain, exceptions):
     """The audit exceptions: gaps in the hand numbers, a broken chain, open hands, cards
     unlikely under a uniform deck or outside it."""
     if count:
@@ -285,9 +285,9 @@ def box_checks(shift, exceptions):
                "expected": None if count.expected is None else money(count.expected),
                "variance": None if count.variance is None else money(count.variance),
                "counters": [users.get(count.first_counter_id), users.get(count.second_counter_id)],
-               "counted_at": _iso(count.counted_at), "note": note.text if note else None,
+               "counted_at": iso(count.counted_at), "note": note.text if note else None,
                "noted_by": users.get(note.explained_by_id) if note else None,
-               "noted_at": _iso(note.explained_at) if note else None,
+               "noted_at": iso(note.explained_at) if note else None,
                "latest": count.is_latest, "reason": count.reason or None}
         rows.append(row)
         if count.variance and note is None and count.is_latest:
@@ -315,6 +315,6 @@ def drawer_exceptions(start, end) -> list[dict]:
             .values_list("pk", "cashier__username", "supervisor__username", "closed_at", "expected", "counted",
                          "variance", "tolerance"))
     return [{"code": "drawer_variance", "drawer": pk, "cashier": cashier, "supervisor": supervisor,
-             "closed_at": _iso(closed_at), "expected": money(expected), "counted": money(counted),
+             "closed_at": iso(closed_at), "expected": money(expected), "counted": money(counted),
              "variance": money(variance), "tolerance": money(tolerance)}
             for pk, cashier, supervisor, closed_at, expected, counted, variance, tolerance in rows[:LIST_LIMIT]]

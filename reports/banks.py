@@ -4,35 +4,28 @@ account's postings, and the chain of holders. Figures as ``reports.figures`` wri
 """
 
 from collections import defaultdict
-from datetime import datetime, time, timedelta
 
 from django.db.models import Count, Max, Min, Q, Sum
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 from django.utils import timezone
 
-from ledger.models import BankTenure, Entry, SyndicateShare, Transaction
+from casino.periods import period_bounds
+from ledger.models import Entry, Transaction
 from ledger.money import cents, euros
 from ledger.shares import split_by_shares
 from reports.audit import drawer_exceptions
-from reports.figures import FORMAT, MONEY, ZERO, _account_sums, _iso, _nothing, _signed, money
-from tables.models import Hand
-
-
-def period_bounds(date_from, date_to):
-    """The aware datetimes ``[start, end)`` of the calendar days ``date_from`` to
-    ``date_to`` inclusive, in the casino's time zone (``TIME_ZONE``).
-
-    Raises:
-        ValueError: ``date_to`` before ``date_from``.
-    """
-    if date_to < date_from:
-        raise ValueError("the period ends before it begins")
-    zone = timezone.get_default_timezone()
-    start = timezone.make_aware(datetime.combine(date_from, time.min), zone)
-    end = timezone.make_aware(datetime.combine(date_to + timedelta(days=1), time.min), zone)
-    return start, end
-
+from reports.figures import (
+    FORMAT,
+    MONEY,
+    ZERO,
+    account_sums,
+    iso,
+    money,
+    no_progress,
+    signed_amount,
+)
+from tables.models import BankTenure, Hand, SyndicateShare
 
 #: The ledger's idempotency keys of a tenure's own postings (``ledger.services.tenures``).
 TENURE_KEYS = {"price": "tenure:{}:price", "sale": "tenure:{}:sale",
@@ -64,7 +57,7 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
     distribution to its syndicate, and its balance. [issue 5 "Bank-rotation report";
     issue 3 "Bank tenure"; ledger.services.tenures for the postings]
     """
-    progress = progress or _nothing
+    progress = progress or no_progress
     start, end = period_bounds(date_from, date_to)
     exceptions = []
     progress(5, "tenures")
@@ -100,7 +93,7 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
     progress(45, "ledger")
     accounts = {row["account__id"]: row["id"] for row in tenures if row["account__id"] is not None}
     hand_ledger = defaultdict(lambda: ZERO)
-    sums = _account_sums(Entry.objects.filter(
+    sums = account_sums(Entry.objects.filter(
         account_id__in=list(accounts),
         transaction_id__in=hands.filter(transaction__isnull=False).values("transaction_id")))
     for account_id, amount in sums.items():
@@ -130,14 +123,14 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
     for account_id, kind, total in (
             Entry.objects.filter(account_id__in=list(accounts),
                                  transaction__kind__in=[Transaction.Kind.BANK_WITHDRAWAL, Transaction.Kind.BANK_REBUILD])
-            .values_list("account_id", "transaction__kind").annotate(total=Sum(_signed())).order_by()):
+            .values_list("account_id", "transaction__kind").annotate(total=Sum(signed_amount())).order_by()):
         key = "withdrawals" if kind == Transaction.Kind.BANK_WITHDRAWAL else "rebuilds"
         life[accounts[account_id]][key] += total
     # a rebuild's deposit slip voided before the next hand: its reversal nets the rebuilds
     for account_id, total in (
             Entry.objects.filter(account_id__in=list(accounts),
                                  transaction__reverses__kind=Transaction.Kind.BANK_REBUILD)
-            .values_list("account_id").annotate(total=Sum(_signed())).order_by()):
+            .values_list("account_id").annotate(total=Sum(signed_amount())).order_by()):
         life[accounts[account_id]]["rebuilds"] += total
     # The capital put in: from chips at the opening, or deposited at the cage slip by slip
     # (issue 16), less the deposits voided before the bank played.
@@ -145,22 +138,19 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
     capital_in = Q(transaction__kind=Transaction.Kind.CAPITAL_IN) | Q(
         transaction__reverses__kind=Transaction.Kind.CAPITAL_IN)
     for account_id, total in (Entry.objects.filter(capital_in, account_id__in=list(accounts))
-                              .values_list("account_id").annotate(total=Sum(_signed())).order_by()):
+                              .values_list("account_id").annotate(total=Sum(signed_amount())).order_by()):
         deposited[accounts[account_id]] += total
     reversal_sums = defaultdict(lambda: ZERO)
-    reversals = (Entry.objects.filter(account_id__in=list(accounts),
-                                      transaction__in=Transaction.objects.filter(reverses__isnull=False,
-                                                                                 tenure__in=selected)
-                                      .exclude(reverses__kind__in=[Transaction.Kind.CAPITAL_IN,
-                                                                   Transaction.Kind.BANK_REBUILD]))
-                 .values("account_id").annotate(total=Sum(_signed())).order_by())
+    reversals = (Entry.objects.filter(account_id__in=list(accounts), transaction__reverses__isnull=False)
+                 .exclude(transaction__reverses__kind__in=[Transaction.Kind.CAPITAL_IN, Transaction.Kind.BANK_REBUILD])
+                 .values("account_id").annotate(total=Sum(signed_amount())).order_by())
     for row in reversals:
         reversal_sums[accounts[row["account_id"]]] += row["total"]
     # Voids of hands of a tenure closed since: their reversal took the bank's part from the
-    # syndicate's chips (ledger_reverse(through_distribution=True)), not from its account.
+    # syndicate's chips (posting.reverse(closed_legs=tables.bank.tenures.through_distribution)), not from its account.
     shared = defaultdict(lambda: ZERO)
-    for cause in Transaction.objects.filter(reverses__isnull=False, tenure__in=selected,
-                                            cause__has_key="through_distribution").values_list("cause", flat=True):
+    for cause in (Transaction.objects.filter(reverses__isnull=False, cause__has_key="through_distribution")
+                  .values_list("cause", flat=True)):
         for moved in cause["through_distribution"]:
             if moved["tenure"] in ids:
                 shared[moved["tenure"]] += euros(sum(amount if side == "C" else -amount
@@ -195,8 +185,8 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
         # put in, and equals the bank's takings in the ledger plus a sale's price.
         paid_back = -(distribution or ZERO) if tenure["closed_at"] is not None else balance
         result = (-life[tid]["withdrawals"] + paid_back + shared[tid] - put_in - life[tid]["rebuilds"])
-        row = {"id": tid, "holder": tenure["holder__code"], "opened_at": _iso(tenure["opened_at"]),
-               "closed_at": _iso(tenure["closed_at"]), "began": tenure["began"], "ended": tenure["ended"] or None,
+        row = {"id": tid, "holder": tenure["holder__code"], "opened_at": iso(tenure["opened_at"]),
+               "closed_at": iso(tenure["closed_at"]), "began": tenure["began"], "ended": tenure["ended"] or None,
                "price": money(tenure["price"]) if tenure["price"] is not None else None,
                "seller": tenure["seller__code"], "previous": tenure["previous_id"],
                "hands": figures["hands"], "voided": figures["voided"], "open_hands": figures["open"],
@@ -259,8 +249,8 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
         "format": FORMAT,
         "kind": "banks",
         "table": {"id": table.pk, "name": table.name, "rules": table.rules},
-        "period": {"from": date_from.isoformat(), "to": date_to.isoformat(), "start": _iso(start),
-                   "end": _iso(end)},
+        "period": {"from": date_from.isoformat(), "to": date_to.isoformat(), "start": iso(start),
+                   "end": iso(end)},
         "summary": {"tenures": len(rows), "hands": total["hands"], "capital": money(total["capital"]),
                     "commission": money(total["commission"]), "net_takings": money(total["bank_net"]),
                     "win": money(total["bank_net"] + total["commission"]),

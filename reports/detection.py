@@ -39,12 +39,12 @@ from django.db.models import (
 )
 from django.utils import timezone
 
-from ledger.models import BankTenure, Entry, Transaction
+from game import IllegalEvent, Profile
+from ledger.models import Entry, Transaction
 from reports import statistics
 from reports.alerts import Finding
 from reports.models import Alert, AlertKind, EdgeFigure, ReportKind
-from game import IllegalEvent, Profile
-from tables.models import Hand, HandBet
+from tables.models import BankTenure, Hand, HandBet
 
 ALPHA = statistics.ALPHA
 #: Hands at most whose cards are replayed for the card tests (a review's latest).
@@ -506,12 +506,12 @@ def bank_changes(table, *, start, end):
     previous_ids = [t.previous_id for t in tenures if t.began == BankTenure.Began.SALE]
     balances = defaultdict(Decimal)
     if previous_ids:
-        entries = (Entry.objects.filter(account__tenure_id__in=previous_ids)
+        entries = (Entry.objects.filter(account__tenure__in=previous_ids)
                    .exclude(transaction__kind__in=[Transaction.Kind.BANK_SALE, Transaction.Kind.DISTRIBUTION])
-                   .values("account__tenure_id", "side").annotate(total=Sum("amount")).order_by())
+                   .values("account__tenure", "side").annotate(total=Sum("amount")).order_by())
         for row in entries:
             sign = 1 if row["side"] == Entry.Side.CREDIT else -1
-            balances[row["account__tenure_id"]] += sign * row["total"]
+            balances[row["account__tenure"]] += sign * row["total"]
     return [{"id": t.pk, "kind": t.began, "from": t.previous.holder.code, "to": t.holder.code,
              "price": float(t.price) if t.price is not None else None,
              "balance": float(balances[t.previous_id]) if t.began == BankTenure.Began.SALE else None}
@@ -525,7 +525,7 @@ def bank_changes(table, *, start, end):
 class GamingDay(Func):
     """The gaming day (a date) of a timestamp column, in SQL: the casino's date
     (``TIME_ZONE``) of the day that began at ``AML_GAMING_DAY_START`` o'clock at or before
-    it, as ``cage.services.aml.gaming_day`` (wall-clock arithmetic: right on DST days)."""
+    it, as ``casino.periods.gaming_day`` (wall-clock arithmetic: right on DST days)."""
 
     output_field = DateField()
 
@@ -626,7 +626,7 @@ def report_findings(report, *, theory=None, card_observations=None) -> list[Find
         end = shift.closed_at or timezone.now()
         start = shift.opened_at
     else:
-        from reports.banks import period_bounds
+        from casino.periods import period_bounds
 
         start, end = period_bounds(report.date_from, report.date_to)
         hands = Hand.objects.filter(table=table, opened_at__gte=start, opened_at__lt=end)

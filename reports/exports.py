@@ -15,8 +15,8 @@ from django.utils.html import escape
 from django.utils.translation import gettext as _
 
 from casino.formatting import count, csv_writer, day, instant, number, p_value, percent
-from reports.texts import BEGAN, BET_KINDS, ENDED, RECONCILED, RESULTS, event_text, exception_text
 from game.cards import CARD_NAME, DECKS
+from reports.texts import BEGAN, BET_KINDS, ENDED, RECONCILED, RESULTS, event_text, exception_text
 from tables.rules_words import deck_words, rules_words
 
 # ---------------------------------------------------------------------------------------

@@ -37,26 +37,26 @@ def money(amount) -> str:
     return str((amount or ZERO).quantize(CENT))
 
 
-def _dec(text) -> Decimal:
+def decimal_of(text) -> Decimal:
     return Decimal(text)
 
 
-def _iso(moment):
+def iso(moment):
     return moment.isoformat() if moment is not None else None
 
 
-def _percent(part, whole) -> str | None:
+def percent(part, whole) -> str | None:
     """``part / whole`` as a percentage with two places, or None when ``whole`` is 0."""
     if not whole:
         return None
     return str((Decimal(part) * 100 / Decimal(whole)).quantize(CENT, rounding=ROUND_HALF_UP))
 
 
-def _nothing(_percent, _stage):
+def no_progress(percent, _stage):
     return None
 
 
-def _account_sums(entries):
+def account_sums(entries):
     """``{account id: credits − debits}`` (``Decimal`` euros) of ``entries``, one query."""
     rows = (entries.values("account_id")
             .annotate(credits=Coalesce(Sum("amount", filter=Q(side=Entry.Side.CREDIT)), Value(ZERO)),
@@ -65,7 +65,7 @@ def _account_sums(entries):
     return {row["account_id"]: row["credits"] - row["debits"] for row in rows}
 
 
-def _signed():
+def signed_amount():
     from django.db.models import Case, When
 
     return Case(When(side=Entry.Side.CREDIT, then=F("amount")), default=-F("amount"), output_field=MONEY)

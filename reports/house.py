@@ -15,10 +15,10 @@ from django.db import connection
 from django.db.models import Q, Sum
 from django.utils import timezone
 
-from ledger.models import BankTenure, Entry, Transaction
-from reports.figures import _percent, _signed, money
 from game import Profile
-from tables.models import Hand
+from ledger.models import Entry, Transaction
+from reports.figures import money, percent, signed_amount
+from tables.models import BankTenure, Hand
 
 #: Hands whose commission differs listed by number, at most.
 DIFFER_LIMIT = 50
@@ -88,11 +88,11 @@ def tenure_floats(shift) -> list[dict]:
                    .filter(Q(closed_at__isnull=True) | Q(closed_at__gte=start))
                    .select_related("holder").order_by("opened_at", "id"))
     ids = [t.pk for t in tenures]
-    sums = {row["account__tenure_id"]: row for row in
-            Entry.objects.filter(account__tenure_id__in=ids).values("account__tenure_id").annotate(
-                at_open=Sum(_signed(), filter=Q(transaction__posted_at__lt=start)
+    sums = {row["account__tenure"]: row for row in
+            Entry.objects.filter(account__tenure__in=ids).values("account__tenure").annotate(
+                at_open=Sum(signed_amount(), filter=Q(transaction__posted_at__lt=start)
                             | Q(transaction__kind=Transaction.Kind.CAPITAL_IN)),
-                at_close=Sum(_signed(), filter=Q(transaction__posted_at__lte=end)
+                at_close=Sum(signed_amount(), filter=Q(transaction__posted_at__lte=end)
                              & ~Q(transaction__kind__in=[Transaction.Kind.DISTRIBUTION,
                                                          Transaction.Kind.BANK_SALE]))).order_by()}
     sales = {t.previous_id: t for t in BankTenure.objects.filter(previous_id__in=ids, began=BankTenure.Began.SALE)
@@ -128,5 +128,5 @@ def house_figures(shift, handle: str, exceptions: list) -> dict:
         exceptions.append({"code": "commission_recomputed", "posted": commission["posted"],
                            "recomputed": commission["recomputed"], "difference": commission["difference"],
                            "count": commission["differ"], "numbers": commission["numbers"]})
-    return {"commission": commission, "house_hold_percent": _percent(Decimal(commission["posted"]), Decimal(handle)),
+    return {"commission": commission, "house_hold_percent": percent(Decimal(commission["posted"]), Decimal(handle)),
             "tenures": tenure_floats(shift)}

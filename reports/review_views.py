@@ -16,15 +16,15 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
+from casino.periods import period_bounds
 from casino.roles import AUDITOR, role_required
+from game.edge import Strategy, describe_strategy
+from game.profiles import Profile
 from reports import statistics
-from reports.banks import period_bounds
 from reports.charts import funnel_svg
 from reports.detection import MissingTheory, Sums, Theory, review
 from reports.evidence import review_line_url
 from reports.texts import CARD_TESTS, GROUPS, PAIR_KINDS
-from game.edge import Strategy, describe_strategy
-from game.profiles import Profile
 from tables.models import Hand, Table
 
 #: The longest period reviewed on a page.

@@ -24,7 +24,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from reports.banks import bank_rotation_report, period_bounds
+from casino.periods import period_bounds
+from reports.banks import bank_rotation_report
 from reports.models import Report, ReportKind, ReportRequest, report_key
 from reports.shift import shift_report
 from tables.models import Hand, Shift, Table

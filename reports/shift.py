@@ -12,25 +12,26 @@ from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from ledger.models import Account, BankAuction, BankTenure, Entry, Transaction
+from game.profiles import Profile
+from ledger.models import Account, Entry, Transaction
 from ledger.money import euros
-from reports.audit import _audit, _card_tests, _chain, box_checks, seal_faults
+from patrons.models import Player
+from reports.audit import audit, box_checks, card_tests, chain_check, seal_faults
 from reports.figures import (
     CENT,
     FORMAT,
     MONEY,
     ZERO,
-    _account_sums,
-    _dec,
-    _iso,
-    _nothing,
-    _percent,
-    _signed,
+    account_sums,
+    decimal_of,
+    iso,
     money,
+    no_progress,
+    percent,
+    signed_amount,
 )
 from reports.house import house_figures
-from game.profiles import Profile
-from tables.models import Hand, HandBet, Player
+from tables.models import BankAuction, BankTenure, Hand, HandBet
 from tables.replay import hand_faults, postings_without_hand
 
 #: The replay's faults the shift report shows (it finds unposted hands and unreversed
@@ -76,7 +77,7 @@ def shift_report(shift, progress=None) -> dict:
     Only settled hands count in the figures; voided hands are listed with their void,
     open hands are an exception. [issue 5 "Shift report"]
     """
-    progress = progress or _nothing
+    progress = progress or no_progress
     table = shift.table
     hands = Hand.objects.filter(table=table, shift=shift).order_by()
     exceptions = []
@@ -92,29 +93,29 @@ def shift_report(shift, progress=None) -> dict:
     progress(55, "voids")
     voids = _voids(hands)
     progress(60, "cards")
-    cards = _card_tests(shift, decks)
+    cards = card_tests(shift, decks)
     progress(75, "chain")
-    chain, undos = _chain(table, shift.pk, hands, count)
+    chain, undos = chain_check(table, shift.pk, hands, count)
     progress(85, "replay")
     replayed = _replay(table, shift, hands)
     progress(90, "checks")
 
     summary.update(bets["summary"])
-    win = -_dec(bets["summary"]["players_net"])
+    win = -decimal_of(bets["summary"]["players_net"])
     summary["win"] = money(win)
-    summary["hold_percent"] = _percent(win, _dec(bets["summary"]["handle"]))
+    summary["hold_percent"] = percent(win, decimal_of(bets["summary"]["handle"]))
     opened = shift.opened_at
     ended = shift.closed_at or last_at or opened
     hours = Decimal((ended - opened).total_seconds()) / 3600 if ended and opened else Decimal(0)
     summary["hours"] = str(hours.quantize(CENT))
     summary["hands_per_hour"] = (str((Decimal(summary["settled"]) / hours).quantize(Decimal("0.1")))
                                  if hours >= MIN_HOURS else None)
-    summary["first_hand_at"], summary["last_hand_at"] = _iso(first_at), _iso(last_at)
+    summary["first_hand_at"], summary["last_hand_at"] = iso(first_at), iso(last_at)
 
     reconciliation = _reconcile_shift(summary, bets, tenure_rows, ledger, voids, exceptions)
     if reconciliation["differs"]:
         reconciliation["hands"] = _hand_differences(hands)
-    _audit(table, hands, count, lo, hi, summary, cards, chain, exceptions)
+    audit(table, hands, count, lo, hi, summary, cards, chain, exceptions)
     exceptions += replayed
     exceptions += seal_faults(table)
     house = house_figures(shift, summary["handle"], exceptions)
@@ -130,7 +131,7 @@ def shift_report(shift, progress=None) -> dict:
         "shift": {"id": shift.pk, "dealer": shift.dealer.get_username(),
                   "opened_by": shift.opened_by.get_username(),
                   "closed_by": shift.closed_by.get_username() if shift.closed_by_id else None,
-                  "opened_at": _iso(shift.opened_at), "closed_at": _iso(shift.closed_at),
+                  "opened_at": iso(shift.opened_at), "closed_at": iso(shift.closed_at),
                   "open": shift.closed_at is None},
         "summary": summary,
         "payouts": bets["payouts"],
@@ -161,7 +162,7 @@ def _replay(table, shift, hands):
     """The shift's hands worked out again from their entries (``tables.replay``), and the
     hand postings of the table's tenures during the shift that no hand points at."""
     faults = [fault for fault in hand_faults(hands) if fault["code"] in REPLAY_CODES]
-    during = Transaction.objects.filter(tenure__table=table, posted_at__gte=shift.opened_at)
+    during = Transaction.objects.filter(entries__account__tenure__table=table, posted_at__gte=shift.opened_at).distinct()
     if shift.closed_at:
         during = during.filter(posted_at__lte=shift.closed_at)
     return faults + postings_without_hand(during)
@@ -191,16 +192,17 @@ def _bank_life(shift):
     strings of euros, from the tenure account's entry of each posting; an auction's row
     is its winning bid, with ``sessions`` and the ``tied`` bidders drawn by lot).
     [issue 16 "The bank's life"]"""
-    window = Q(posted_at__gte=shift.opened_at)
+    window = Q(transaction__posted_at__gte=shift.opened_at)
     if shift.closed_at is not None:
-        window &= Q(posted_at__lte=shift.closed_at)
+        window &= Q(transaction__posted_at__lte=shift.closed_at)
     rows = []
-    for txn in (Transaction.objects.filter(window, tenure__table=shift.table_id,
-                                           kind__in=[Transaction.Kind.BANK_WITHDRAWAL, Transaction.Kind.BANK_REBUILD])
-                .select_related("tenure__holder", "posted_by").order_by("id")):
-        amount = txn.entries.filter(account__tenure=txn.tenure_id).values_list("amount", flat=True).first()
-        rows.append({"kind": txn.kind, "tenure": txn.tenure_id, "holder": txn.tenure.holder.code,
-                     "amount": money(amount), "at": _iso(txn.posted_at),
+    for entry in (Entry.objects.filter(window, account__tenure__table=shift.table_id,
+                                       transaction__kind__in=[Transaction.Kind.BANK_WITHDRAWAL,
+                                                              Transaction.Kind.BANK_REBUILD])
+                  .select_related("transaction__posted_by", "account__tenure__holder").order_by("transaction_id")):
+        txn, tenure, amount = entry.transaction, entry.account.tenure, entry.amount
+        rows.append({"kind": txn.kind, "tenure": tenure.pk, "holder": tenure.holder.code,
+                     "amount": money(amount), "at": iso(txn.posted_at),
                      "by": txn.posted_by.get_username() if txn.posted_by_id else None})
     awarded = Q(awarded_at__gte=shift.opened_at)
     if shift.closed_at is not None:
@@ -208,7 +210,7 @@ def _bank_life(shift):
     for auction in (BankAuction.objects.filter(awarded, table=shift.table_id)
                     .select_related("winner", "awarded_by").order_by("awarded_at", "id")):
         rows.append({"kind": "auction", "tenure": auction.tenure_id, "holder": auction.winner.code,
-                     "amount": money(auction.amount), "at": _iso(auction.awarded_at),
+                     "amount": money(auction.amount), "at": iso(auction.awarded_at),
                      "by": auction.awarded_by.get_username(), "sessions": auction.sessions,
                      "tied": auction.draw.get("tied", [])})
     rows.sort(key=lambda row: row["at"])
@@ -363,11 +365,11 @@ def _bet_figures(bets):
 def _ledger_figures(shift, hands):
     """The ledger's side of a shift: the entries of its hands' transactions and of
     every reversal of them, summed per account (three queries)."""
-    posted = _account_sums(Entry.objects.filter(
+    posted = account_sums(Entry.objects.filter(
         transaction_id__in=hands.filter(transaction__isnull=False).values("transaction_id")))
     voided_txns = list(hands.filter(status=Hand.Status.VOIDED, transaction__isnull=False)
                        .values_list("transaction_id", flat=True))
-    voided = _account_sums(Entry.objects.filter(transaction_id__in=voided_txns)) if voided_txns else {}
+    voided = account_sums(Entry.objects.filter(transaction_id__in=voided_txns)) if voided_txns else {}
     reversals = list(Transaction.objects.filter(reverses__isnull=False, reverses__hand__shift=shift)
                      .values("id", "reverses_id", "reverses__hand__number", "reverses__hand__status", "cause"))
     reversal_sums = {}
@@ -377,13 +379,13 @@ def _ledger_figures(shift, hands):
         for row in reversals:
             by_status[row["reverses__hand__status"]].append(row["id"])
         if by_status.get(Hand.Status.VOIDED):
-            voided_reversals = _account_sums(Entry.objects.filter(transaction_id__in=by_status[Hand.Status.VOIDED]))
+            voided_reversals = account_sums(Entry.objects.filter(transaction_id__in=by_status[Hand.Status.VOIDED]))
         others = [rid for status, ids in by_status.items() if status != Hand.Status.VOIDED for rid in ids]
         if others:
-            reversal_sums = _account_sums(Entry.objects.filter(transaction_id__in=others))
+            reversal_sums = account_sums(Entry.objects.filter(transaction_id__in=others))
     accounts = {row["id"]: row for row in Account.objects.filter(
         pk__in={*posted, *voided, *reversal_sums, *voided_reversals}).values("id", "kind", "player__code",
-                                                                               "tenure_id")}
+                                                                               "tenure__id")}
     return {"posted": posted, "voided": voided, "reversals": reversals, "reversal_sums": reversal_sums,
             "voided_reversals": voided_reversals, "accounts": accounts}
 
@@ -392,7 +394,7 @@ def _voids(hands):
     rows = list(hands.filter(status=Hand.Status.VOIDED).order_by("number")
                 .values("number", "voided_at", "voided_by__username", "void_reason", "transaction_id",
                         "transaction__reversal__id"))
-    return {"rows": [{"number": row["number"], "voided_at": _iso(row["voided_at"]),
+    return {"rows": [{"number": row["number"], "voided_at": iso(row["voided_at"]),
                       "voided_by": row["voided_by__username"], "reason": row["void_reason"],
                       "posted": row["transaction_id"] is not None,
                       "reversal": row["transaction__reversal__id"]} for row in rows]}
@@ -416,7 +418,7 @@ def _reconcile_shift(summary, bets, tenure_rows, ledger, voids, exceptions):
         for account_id, amount in source.items():
             leftover[account_id] += amount
     # A void of a hand whose tenure closed since posted the bank's part against the
-    # syndicate's chips (ledger_reverse(through_distribution=True)): those legs stand for
+    # syndicate's chips (posting.reverse(closed_legs=tables.bank.tenures.through_distribution)): those legs stand for
     # the tenure's account.
     for row in ledger["reversals"]:
         if row["reverses__hand__status"] != Hand.Status.VOIDED:
@@ -432,7 +434,7 @@ def _reconcile_shift(summary, bets, tenure_rows, ledger, voids, exceptions):
         if account["kind"] == Account.Kind.PLAYER:
             by_player[account["player__code"]] += amount
         elif account["kind"] == Account.Kind.TENURE:
-            by_tenure[account["tenure_id"]] += amount
+            by_tenure[account["tenure__id"]] += amount
         elif account["kind"] == Account.Kind.HOUSE:
             house += amount
         else:
@@ -448,10 +450,10 @@ def _reconcile_shift(summary, bets, tenure_rows, ledger, voids, exceptions):
                                "ledger": money(ledgered), "difference": money(difference)})
         return difference
 
-    players_net = _dec(summary["players_net"])
+    players_net = decimal_of(summary["players_net"])
     line("players", players_net, sum(by_player.values(), ZERO))
-    line("bank", _dec(summary["bank_net"]), sum(by_tenure.values(), ZERO))
-    line("house", _dec(summary["commission"]), house)
+    line("bank", decimal_of(summary["bank_net"]), sum(by_tenure.values(), ZERO))
+    line("house", decimal_of(summary["commission"]), house)
     if other:
         line("other", ZERO, other)
     seen = set()
@@ -459,9 +461,9 @@ def _reconcile_shift(summary, bets, tenure_rows, ledger, voids, exceptions):
         ledgered = by_player.get(row["player"], ZERO)
         row["ledger"] = money(ledgered)
         seen.add(row["player"])
-        if _dec(row["net"]) != ledgered:
+        if decimal_of(row["net"]) != ledgered:
             exceptions.append({"code": "player_differs", "player": row["player"], "report": row["net"],
-                               "ledger": money(ledgered), "difference": money(_dec(row["net"]) - ledgered)})
+                               "ledger": money(ledgered), "difference": money(decimal_of(row["net"]) - ledgered)})
     for code, amount in sorted(by_player.items()):
         if code not in seen and amount:
             exceptions.append({"code": "player_differs", "player": code, "report": "0.00", "ledger": money(amount),
@@ -471,16 +473,16 @@ def _reconcile_shift(summary, bets, tenure_rows, ledger, voids, exceptions):
         ledgered = by_tenure.get(row["id"], ZERO)
         row["ledger"] = money(ledgered)
         seen.add(row["id"])
-        if _dec(row["bank_net"]) != ledgered:
+        if decimal_of(row["bank_net"]) != ledgered:
             exceptions.append({"code": "tenure_differs", "tenure": row["id"], "holder": row["holder"],
                                "report": row["bank_net"], "ledger": money(ledgered),
-                               "difference": money(_dec(row["bank_net"]) - ledgered)})
+                               "difference": money(decimal_of(row["bank_net"]) - ledgered)})
     for tenure_id, amount in sorted(by_tenure.items()):
         if tenure_id not in seen and amount:
             exceptions.append({"code": "tenure_differs", "tenure": tenure_id, "holder": None, "report": "0.00",
                                "ledger": money(amount), "difference": money(-amount)})
     # The hands' own arithmetic: players + bank + house = 0 for every settled hand.
-    balance = players_net + _dec(summary["bank_net"]) + _dec(summary["commission"])
+    balance = players_net + decimal_of(summary["bank_net"]) + decimal_of(summary["commission"])
     if balance:
         exceptions.append({"code": "settlements_unbalanced", "difference": money(balance)})
     unposted = summary["settled"] - summary["posted"]
@@ -497,7 +499,7 @@ def _reconcile_shift(summary, bets, tenure_rows, ledger, voids, exceptions):
         if row["reverses__hand__status"] != Hand.Status.VOIDED:
             exceptions.append({"code": "reversed_not_voided", "hand": row["reverses__hand__number"],
                                "transaction": row["id"]})
-    return {"lines": lines, "differs": any(_dec(line["difference"]) for line in lines),
+    return {"lines": lines, "differs": any(decimal_of(line["difference"]) for line in lines),
             "transactions": summary["posted"] + sum(1 for row in voids["rows"] if row["posted"]),
             "reversals": len(ledger["reversals"])}
 
@@ -512,7 +514,7 @@ def _hand_differences(hands, limit=50):
     ledger_players = (Entry.objects.filter(transaction_id=OuterRef("transaction_id"),
                                            account__kind=Account.Kind.PLAYER)
                       .order_by().values("transaction_id")
-                      .annotate(total=Sum(_signed())).values("total"))
+                      .annotate(total=Sum(signed_amount())).values("total"))
     rows = (hands.filter(status=Hand.Status.SETTLED)
             .annotate(bets_net=Coalesce(Subquery(bets_net, output_field=MONEY), Value(ZERO)),
                       ledger_net=Coalesce(Subquery(ledger_players, output_field=MONEY), Value(ZERO)))

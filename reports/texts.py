@@ -219,7 +219,9 @@ def probability(value):
     return text.replace(".", get_format("DECIMAL_SEPARATOR"))
 
 
-def _who(who):
+def place_words(who):
+    """A place of the hand in the reader's words: the bank, the seats, la loca, or a seat's
+    player id."""
     if who == "bank":
         return str(gettext_lazy("the bank"))
     if who == "seats":
@@ -275,7 +277,7 @@ def alert_text(kind: str, code: str, evidence: dict) -> str:
     if kind == "cards":
         return _("%(test)s of %(who)s (%(deck)s, %(cards)s cards): the %(rank)s comes too often "
                  "(chi-square %(statistic)s, %(df)s degrees of freedom, p = %(p)s, q = %(q)s)") % {
-            "test": str(CARD_TESTS.get(e.get("test"), e.get("test"))).capitalize(), "who": _who(e.get("who")),
+            "test": str(CARD_TESTS.get(e.get("test"), e.get("test"))).capitalize(), "who": place_words(e.get("who")),
             "deck": e.get("deck"), "cards": e.get("cards"), "rank": e.get("rank"),
             "statistic": number(e.get("statistic")), "df": e.get("df"), "p": probability(e.get("p_value")),
             "q": probability(e.get("combined_q"))}

@@ -1,4 +1,5 @@
-"""Django admin for the tables' configuration: players and tables are edited here; shifts,
+"""Django admin for the tables' configuration: tables are edited here (players:
+``patrons.admin``); shifts,
 hands, their entries and settled bets are shown read only (they are written only by
 ``tables.services``, and entries and bets never change).
 
@@ -11,56 +12,8 @@ it anyway).
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from casino.roles import ADMIN, AUDITOR, has_role
-from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
-
-
-class RoleAdmin(admin.ModelAdmin):
-    """Permissions by role instead of per-model permissions: ``admin`` changes what
-    ``editable`` allows, ``auditor`` reads; nobody deletes."""
-
-    editable = False
-
-    def has_module_permission(self, request):
-        return has_role(request.user, ADMIN, AUDITOR)
-
-    def has_view_permission(self, request, obj=None):
-        return has_role(request.user, ADMIN, AUDITOR)
-
-    def has_add_permission(self, request):
-        return self.editable and has_role(request.user, ADMIN)
-
-    def has_change_permission(self, request, obj=None):
-        return self.editable and has_role(request.user, ADMIN)
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(Player)
-class PlayerAdmin(RoleAdmin):
-    """Players, as at the cage: saved through ``ledger.services.patrons`` so that every
-    registration and change is attributed (``ledger.PlayerChange``)."""
-
-    editable = True
-    list_display = ("code", "name", "document_type", "document_number", "nationality", "card_number", "created_at")
-    search_fields = ("code", "name", "document_number", "card_number")
-    readonly_fields = ("created_at",)
-
-
-    def get_readonly_fields(self, request, obj=None):
-        # The code is the id hand records use: fixed once the player exists.
-        return ("code", "created_at") if obj is not None else ("created_at",)
-
-    def save_model(self, request, obj, form, change):
-        from ledger.services.patrons import IDENTITY_FIELDS, player_register, player_update
-
-        identity = {name: getattr(obj, name) for name in IDENTITY_FIELDS}
-        if change:
-            player_update(player=obj, by=request.user, **identity)
-        else:
-            saved = player_register(code=obj.code, by=request.user, **identity)
-            obj.pk, obj.created_at = saved.pk, saved.created_at
+from casino.admin import RoleAdmin
+from tables.models import Hand, HandBet, HandEvent, Shift, Table
 
 
 @admin.register(Table)

@@ -174,7 +174,7 @@ def entry_fault(*, entry_id: int, key_id: str, stored: str, previous: str, **con
 class EntryChecker:
     """``entry_fault`` for a stream of stored entries, read as tuples with their event as
     the database's text (``event::text``): the chain check of a shift's or a table's
-    entries (``reports.audit._chain``, ``tables.integrity.chain_faults``).
+    entries (``reports.audit.chain_check``, ``tables.integrity.chain_faults``).
 
     The same answers as ``entry_fault`` byte for byte: the body is ``entry_body``'s
     canonical JSON, written around the event's canonical JSON, which is made once per

@@ -28,8 +28,8 @@ from typing import NamedTuple
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from ledger.models import BankTenure
-from tables.models import Hand, HandEvent, Player, Shift, Table
+from patrons.models import Player
+from tables.models import BankTenure, Hand, HandEvent, Shift, Table
 
 
 class LockedHand(NamedTuple):

@@ -1,7 +1,8 @@
-"""The tables' data: players (patrons), tables with their rule profile and limits, the
-dealers' shifts, the hands and every entry made at the table.
+"""The tables' data: tables with their rule profile and limits, the dealers' shifts, the
+hands and every entry made at the table, and the bank's life (tenures, syndicate shares,
+auctions and bids, rebuilds).
 
-HandEvent rows are never updated or deleted (PostgreSQL triggers, migration 0004): a
+HandEvent rows are never updated or deleted (PostgreSQL, ``tables/sql/guards.sql``): a
 mistake is corrected by an undo entry, and each entry's HMAC (a key from the environment,
 ``tables.chain``) chains to the table's previous one.
 """
@@ -15,35 +16,10 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from django_countries.fields import CountryField
 
-from game import InvalidRules, Profile, valid_player_id
-
-
-def validate_player_code(value):
-    """A player's code is the id hand records use: 1–64 letters, digits, ``_ - .``;
-    not ``bank`` or ``loca``. [hand-record.md "Fields"]"""
-    if not valid_player_id(value):
-        raise ValidationError(
-            _("%(value)s is not a valid player id: 1–64 letters, digits, _ - . (not bank or loca)"),
-            params={"value": value})
-
-
-ADULT_AGE = 18
-
-
-def validate_date_of_birth(value, today=None):
-    """A patron's date of birth: not in the future, and 18 years ago or earlier (Spain's
-    gaming law forbids minors in casinos: Ley 13/2011 art. 6.2.a)."""
-    if value is None:
-        return
-    today = today or timezone.localdate()
-    if value > today:
-        raise ValidationError(_("The date of birth is in the future."), code="future")
-    day = 28 if (value.month, value.day) == (2, 29) else value.day
-    if value.replace(year=value.year + ADULT_AGE, day=day) > today:
-        raise ValidationError(_("Under %(age)s years of age: minors may not play."), code="minor",
-                              params={"age": ADULT_AGE})
+from game import InvalidRules, Profile
+from ledger.models import MONEY, Account, Transaction
+from patrons.models import Player
 
 
 def validate_rules(value):
@@ -52,64 +28,6 @@ def validate_rules(value):
         Profile.from_rules(value)
     except InvalidRules as error:
         raise ValidationError(error.message) from None
-
-
-class Player(models.Model):
-    """A patron who plays at the tables, holds chips, and may hold the bank.
-
-    ``code`` is the player id used in hand records and in the console. His identity as
-    the cage records it (Ley 10/2010 art. 4, RD 304/2014 art. 6: a document with a
-    photograph, nationality, date of birth): ``document_type`` and ``document_number``
-    (both or neither; one player per document), ``nationality`` (ISO 3166-1 alpha-2),
-    ``date_of_birth``; ``card_number`` is his player card's (unique when given). Changes
-    are made by ``ledger.services.patrons`` and kept in ``ledger.PlayerChange``.
-    """
-
-    class DocumentType(models.TextChoices):
-        DNI = "dni", _("DNI")
-        NIE = "nie", _("NIE")
-        PASSPORT = "passport", _("passport")
-        EU_ID = "eu_id", _("EU identity card")
-        OTHER = "other", _("other official document with photograph")
-
-    code = models.CharField(_("player id"), max_length=64, unique=True, validators=[validate_player_code])
-    name = models.CharField(_("name"), max_length=200, blank=True)
-    document_type = models.CharField(_("document type"), max_length=16, choices=DocumentType.choices, blank=True)
-    document_number = models.CharField(_("document number"), max_length=32, blank=True)
-    nationality = CountryField(_("nationality"), blank=True)
-    date_of_birth = models.DateField(_("date of birth"), null=True, blank=True)
-    card_number = models.CharField(_("card number"), max_length=32, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["code"]
-        verbose_name = _("player")
-        verbose_name_plural = _("players")
-        constraints = [
-            models.UniqueConstraint(fields=["document_type", "document_number"], condition=~Q(document_number=""),
-                                    name="tables_player_one_per_document"),
-            models.UniqueConstraint(fields=["card_number"], condition=~Q(card_number=""),
-                                    name="tables_player_one_per_card"),
-            models.CheckConstraint(condition=Q(document_type="", document_number="")
-                                   | (~Q(document_type="") & ~Q(document_number="")),
-                                   name="tables_player_document_type_and_number"),
-        ]
-
-    def __str__(self):
-        return self.name or self.code
-
-    def clean(self):
-        super().clean()
-        try:
-            validate_date_of_birth(self.date_of_birth)
-        except ValidationError as error:
-            raise ValidationError({"date_of_birth": error}) from None
-
-    @property
-    def has_identity(self) -> bool:
-        """True if his identity is on file: name, document, nationality, date of birth."""
-        return bool(self.name and self.document_type and self.document_number and self.nationality
-                    and self.date_of_birth)
 
 
 class Table(models.Model):
@@ -213,7 +131,7 @@ class Hand(models.Model):
     number = models.PositiveIntegerField(_("number"))
     shift = models.ForeignKey(Shift, models.PROTECT, null=True, blank=True, related_name="hands",
                               verbose_name=_("shift"), db_index=False)
-    tenure = models.ForeignKey("ledger.BankTenure", models.PROTECT, related_name="hands",
+    tenure = models.ForeignKey("BankTenure", models.PROTECT, related_name="hands",
                                verbose_name=_("bank tenure"))
     bank = models.ForeignKey(Player, models.PROTECT, related_name="banked_hands", verbose_name=_("bank holder"))
     seats = models.JSONField(_("seats"), help_text=_("player ids in order of play"))
@@ -229,7 +147,7 @@ class Hand(models.Model):
     settled_at = models.DateTimeField(_("settled at"), null=True, blank=True)
     settlement = models.JSONField(_("settlement"), null=True, blank=True)
     next_bank = models.CharField(_("next bank"), max_length=64, blank=True)
-    transaction = models.OneToOneField("ledger.Transaction", models.PROTECT, null=True, blank=True,
+    transaction = models.OneToOneField(Transaction, models.PROTECT, null=True, blank=True,
                                        related_name="hand", verbose_name=_("ledger transaction"))
     voided_at = models.DateTimeField(_("voided at"), null=True, blank=True)
     voided_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
@@ -372,3 +290,194 @@ class HandEvent(models.Model):
 
     def __str__(self):
         return f"{self.hand} · {self.sequence} · {self.kind}"
+
+
+# ---------------------------------------------------------------------------------------
+# The bank's life at the table
+
+class BankTenure(models.Model):
+    """One holder's time with the bank at a table, from ``opened_at`` to ``closed_at``.
+
+    The tenure's money is its ``account`` (kind ``tenure``); ``capital`` (Decimal euros,
+    zero or more) is what it was opened with, contributed by its ``shares`` (one share of
+    100 for a single holder). At most one open tenure per table. [rules.md "The bank passes";
+    seed 003 for syndicates]
+    """
+
+    class Began(models.TextChoices):
+        DRAW = "draw", _("drawn for")
+        NATURAL = "natural", _("natural 7½ takeover")
+        SALE = "sale", _("bought")
+        TRANSFER = "transfer", _("transferred")
+        AUCTION = "auction", _("won at auction")
+
+    class Ended(models.TextChoices):
+        CLOSED = "closed", _("closed by its holder")
+        NATURAL = "natural", _("natural 7½ takeover")
+        SALE = "sale", _("sold")
+        TRANSFER = "transfer", _("transferred")
+        TERM = "term", _("its awarded sessions played")
+
+    table = models.ForeignKey(Table, models.PROTECT, related_name="bank_tenures", verbose_name=_("table"))
+    holder = models.ForeignKey(Player, models.PROTECT, related_name="bank_tenures", verbose_name=_("holder"))
+    account = models.OneToOneField(Account, models.PROTECT, related_name="tenure", verbose_name=_("account"))
+    opened_at = models.DateTimeField(_("opened at"), default=timezone.now)
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    began = models.CharField(_("began by"), max_length=16, choices=Began.choices)
+    ended = models.CharField(_("ended by"), max_length=16, choices=Ended.choices, blank=True)
+    capital = models.DecimalField(_("capital"), **MONEY)
+    price = models.DecimalField(_("sale price"), null=True, blank=True, **MONEY)
+    seller = models.ForeignKey(Player, models.PROTECT, null=True, blank=True, related_name="bank_sales",
+                               verbose_name=_("seller"))
+    previous = models.OneToOneField("self", models.PROTECT, null=True, blank=True, related_name="next",
+                                    verbose_name=_("previous tenure"))
+    #: The capital is deposited at the cage (``CashierSlip`` of kind ``bank_deposit``, one
+    #: or more per syndicate member for his share) before the tenure's first hand: the
+    #: pit's openings (draw, auction, sale). False: it was taken from the syndicate's chips
+    #: on record at the opening (a 7½ takeover, a transfer at the table, an import).
+    #: [issue 16; Melilla casino rules 2014 art. 52]
+    deposit_required = models.BooleanField(_("capital deposited at the cage"), default=False)
+
+    class Meta:
+        ordering = ["-opened_at", "-id"]
+        verbose_name = _("bank tenure")
+        verbose_name_plural = _("bank tenures")
+        constraints = [
+            models.UniqueConstraint(fields=["table"], condition=Q(closed_at__isnull=True),
+                                    name="tables_one_open_tenure_per_table"),
+            models.CheckConstraint(condition=Q(capital__gte=0), name="tables_tenure_capital_not_negative"),
+            models.CheckConstraint(
+                condition=(Q(began="sale", price__gt=0, seller__isnull=False)
+                           | (~Q(began="sale") & Q(price__isnull=True, seller__isnull=True))),
+                name="tables_tenure_sale_has_price"),
+            models.CheckConstraint(
+                condition=Q(closed_at__isnull=True, ended="") | (Q(closed_at__isnull=False) & ~Q(ended="")),
+                name="tables_tenure_closed_has_end"),
+        ]
+
+    def __str__(self):
+        return f"{self.table} · {self.holder} · #{self.pk}"
+
+    @property
+    def is_open(self):
+        return self.closed_at is None
+
+
+class SyndicateShare(models.Model):
+    """A player's percentage of a bank tenure: of its capital in, and of its balance out.
+
+    ``percent`` is a Decimal with two places, above 0; a tenure's shares sum to 100
+    (checked by a deferred trigger in PostgreSQL). [seed 003: a bank owned by a team]
+    """
+
+    tenure = models.ForeignKey(BankTenure, models.PROTECT, related_name="shares", verbose_name=_("tenure"))
+    player = models.ForeignKey(Player, models.PROTECT, related_name="syndicate_shares", verbose_name=_("player"))
+    percent = models.DecimalField(_("percent"), max_digits=5, decimal_places=2)
+
+    class Meta:
+        ordering = ["tenure", "id"]
+        verbose_name = _("syndicate share")
+        verbose_name_plural = _("syndicate shares")
+        constraints = [
+            models.UniqueConstraint(fields=["tenure", "player"], name="tables_share_one_per_player"),
+            models.CheckConstraint(condition=Q(percent__gt=0, percent__lte=100), name="tables_share_percent_range"),
+        ]
+
+    def __str__(self):
+        return f"{self.player} {self.percent} %"
+
+
+class BankAuction(models.Model):
+    """The bank put up for auction at a table without a banker: bids recorded by the pit,
+    the highest wins, a tie settled by a draw of lots that is recorded (``draw``: the
+    tied players and the one drawn). Awarded for ``sessions`` sessions (one or more); the
+    winner's bid is the bank's capital (``tenure``, began ``auction``). [France, arrêté
+    of 14 May 2007 art. 61; Melilla casino rules 2014 art. 52]
+    """
+
+    table = models.ForeignKey(Table, models.PROTECT, related_name="bank_auctions", verbose_name=_("table"))
+    sessions = models.PositiveSmallIntegerField(_("sessions awarded"), default=1)
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                                  verbose_name=_("opened by"))
+    opened_at = models.DateTimeField(_("opened at"), default=timezone.now)
+    awarded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                                   related_name="+", verbose_name=_("awarded by"))
+    awarded_at = models.DateTimeField(_("awarded at"), null=True, blank=True)
+    winner = models.ForeignKey(Player, models.PROTECT, null=True, blank=True, related_name="auctions_won",
+                               verbose_name=_("winner"))
+    amount = models.DecimalField(_("winning bid"), null=True, blank=True, **MONEY)
+    draw = models.JSONField(_("draw of lots"), default=dict, blank=True,
+                            help_text=_("the tied bidders and the one drawn, when the highest bids tied"))
+    tenure = models.OneToOneField(BankTenure, models.PROTECT, null=True, blank=True, related_name="auction",
+                                  verbose_name=_("bank tenure"))
+
+    class Meta:
+        ordering = ["-opened_at", "-id"]
+        verbose_name = _("bank auction")
+        verbose_name_plural = _("bank auctions")
+        constraints = [
+            models.UniqueConstraint(fields=["table"], condition=Q(awarded_at__isnull=True),
+                                    name="tables_one_open_auction_per_table"),
+            models.CheckConstraint(condition=Q(sessions__gte=1), name="tables_auction_sessions_from_one"),
+            models.CheckConstraint(
+                condition=(Q(awarded_at__isnull=True, winner__isnull=True, amount__isnull=True, tenure__isnull=True)
+                           | Q(awarded_at__isnull=False, winner__isnull=False, amount__gt=0,
+                               tenure__isnull=False, awarded_by__isnull=False)),
+                name="tables_auction_awarded_whole"),
+        ]
+
+    def __str__(self):
+        return f"{self.table} · auction #{self.pk}"
+
+
+class BankBid(models.Model):
+    """One bid for the bank, recorded by the pit: a player offers ``amount`` (Decimal
+    euros > 0) as the bank's capital. Never changed; a higher bid is a new row."""
+
+    auction = models.ForeignKey(BankAuction, models.PROTECT, related_name="bids", verbose_name=_("auction"))
+    player = models.ForeignKey(Player, models.PROTECT, related_name="bank_bids", verbose_name=_("player"))
+    amount = models.DecimalField(_("bid"), **MONEY)
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                                    verbose_name=_("recorded by"))
+    recorded_at = models.DateTimeField(_("recorded at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["auction", "id"]
+        verbose_name = _("bid for the bank")
+        verbose_name_plural = _("bids for the bank")
+        constraints = [models.CheckConstraint(condition=Q(amount__gt=0), name="tables_bid_amount_positive")]
+
+    def __str__(self):
+        return f"{self.player} {self.amount}"
+
+
+class BankRebuild(models.Model):
+    """A wiped-out bank's rebuild ordered by the pit between hands: ``amount`` (Decimal
+    euros above zero, at least the bank's first amount less what it held, ``held``) is
+    deposited at the cage by its syndicate, each member his share by largest remainder
+    (``CashierSlip`` of kind ``bank_deposit`` with ``rebuild`` set); the console opens no
+    hand until it is deposited (PostgreSQL too: ``tables/sql/guards.sql``) or the bank is given up.
+    ``number`` counts the tenure's rebuilds from 1. Written once, never changed.
+    [issue 16; Melilla casino rules 2014 art. 52: "a bank wiped out is rebuilt to at least
+    its first amount or given up"; "the bank's money is deposited at the cage before play"]
+    """
+
+    tenure = models.ForeignKey(BankTenure, models.PROTECT, related_name="rebuilds", verbose_name=_("tenure"))
+    number = models.PositiveIntegerField(_("number"))
+    amount = models.DecimalField(_("amount"), **MONEY)
+    held = models.DecimalField(_("the bank held"), **MONEY)
+    ordered_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="bank_rebuilds",
+                                   verbose_name=_("ordered by"))
+    ordered_at = models.DateTimeField(_("ordered at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["tenure", "number"]
+        verbose_name = _("bank rebuild")
+        verbose_name_plural = _("bank rebuilds")
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="tables_rebuild_amount_positive"),
+            models.UniqueConstraint(fields=["tenure", "number"], name="tables_rebuild_number_per_tenure"),
+        ]
+
+    def __str__(self):
+        return f"{self.tenure} · rebuild {self.number}"

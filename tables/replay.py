@@ -27,12 +27,12 @@ from typing import NamedTuple
 
 from django.db.models import Q
 
-from ledger.models import Account, Entry, Transaction
-from ledger.money import cents
 from game import HandState, IllegalEvent
 from game.entries import VOID, effective_events
 from game.payouts import settle
 from game.record import profile_for
+from ledger.models import Account, Entry, Transaction
+from ledger.money import cents
 from tables.models import Hand, HandBet, HandEvent
 
 #: Hands replayed per round of reads (bounds the memory of ``ledger_check``).
@@ -73,7 +73,7 @@ def _holders(account_ids) -> dict:
     """``{account id: holder}`` as ``_expected_legs`` names holders."""
     holders = {}
     for pk, kind, code, tenure_id in (Account.objects.filter(pk__in=account_ids)
-                                      .values_list("pk", "kind", "player__code", "tenure_id")):
+                                      .values_list("pk", "kind", "player__code", "tenure__id")):
         holders[pk] = (("player", code) if kind == Account.Kind.PLAYER else ("tenure", tenure_id)
                        if kind == Account.Kind.TENURE else (kind,))
     return holders

@@ -25,37 +25,32 @@ from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cage.services.aml import records_refusals
 from casino.bulk import IdPool, instances_copy, json_text, rows_copy, send_all
 from casino.write_behind import WriteBehind
-from ledger.errors import InsufficientChips
-from ledger.models import Account, BankRebuild, BankTenure, Transaction
-from ledger.money import cents, euros, show
-from ledger.selectors import player_balance
-from ledger.services import (
-    awaiting_deposit,
-    bank_sell,
-    bank_transfer,
-    chips_opening,
-    ledger_post_settlement,
-    ledger_reverse,
-    tenure_check_cover,
-    tenure_close,
-    tenure_open,
-)
-from ledger.services.bank_life import (
-    auction_sessions_played,
-    bank_floor,
-    bank_rebuild_order,
-    bank_withdraw,
-)
-from ledger.services.posting import SettlementBatch
-from tables.chain import GENESIS, current_key_id, entry_hash
 from game import HandState, IllegalEvent, parse_amount
 from game.cards import CARD_NAME
 from game.entries import EVENT, UNDO, VOID, effective_events
 from game.payouts import at_risk, settle
 from game.record import check_complete, profile_for, read_header
+from ledger import posting
+from ledger.chips import chips_opening
+from ledger.errors import InsufficientChips
+from ledger.models import Account, Transaction
+from ledger.money import cents, euros, show
+from ledger.posting import refusals_recorded
+from ledger.selectors import player_balance
+from patrons.models import Player
+from tables.bank.deposits import awaiting_deposit
+from tables.bank.life import auction_sessions_played, bank_floor, bank_rebuild_order, bank_withdraw
+from tables.bank.tenures import (
+    bank_sell,
+    bank_transfer,
+    tenure_check_cover,
+    tenure_close,
+    tenure_open,
+    through_distribution,
+)
+from tables.chain import GENESIS, current_key_id, entry_hash
 from tables.errors import (
     BankNotReady,
     ChipsNotCovered,
@@ -77,7 +72,9 @@ from tables.hand_lock import (
     lock_table_for_opening,
     open_tenure,
 )
-from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
+from tables.import_ledger import SettlementBatch
+from tables.models import BankRebuild, BankTenure, Hand, HandBet, HandEvent, Shift, Table
+from tables.settlement import ledger_post_settlement
 from tables.stakes import lock_chips, open_hands_at_risk
 
 #: Sent on commit when a shift closes (the reports queue the shift's report).
@@ -492,7 +489,7 @@ def hand_void(*, hand: Hand, reason: str, voided_by) -> Hand:
 
     A hand of a bank tenure closed since is voided all the same: what the reversal owes
     or gives the bank is posted against the tenure's distribution, the holder's and the
-    syndicate's shares by largest remainder (``ledger_reverse(through_distribution=True)``).
+    syndicate's shares by largest remainder (``posting.reverse(closed_legs=tables.bank.tenures.through_distribution)``).
 
     Raises:
         TableError: no reason. HandNotOpen: already voided.
@@ -506,9 +503,9 @@ def hand_void(*, hand: Hand, reason: str, voided_by) -> Hand:
         if hand.status == Hand.Status.VOIDED:
             raise HandNotOpen(_("hand #%(number)s is already voided"), params={"number": hand.number})
         if hand.transaction is not None:
-            ledger_reverse(transaction=hand.transaction, reason=reason, posted_by=voided_by,
-                           void={"table": table.name, "table_id": table.pk, "number": hand.number},
-                           through_distribution=True)
+            posting.reverse(transaction=hand.transaction, reason=reason, posted_by=voided_by,
+                            void={"table": table.name, "table_id": table.pk, "number": hand.number},
+                            closed_legs=through_distribution)
         _append(table=table, hand=hand, kind=VOID, event={"reason": reason}, by=voided_by, form_token=None)
         hand.status = Hand.Status.VOIDED
         hand.voided_at = timezone.now()
@@ -989,7 +986,7 @@ def _check_record_fits(table, record):
 # ---------------------------------------------------------------------------------------
 # The bank between hands (pit supervisor)
 
-@records_refusals
+@refusals_recorded
 def table_bank_draw(*, table: Table, holder: Player, capital: Decimal, shares=None, by) -> BankTenure:
     """The bank drawn for at the start of a session: the first tenure at the table. Its
     capital is deposited at the cage (``cashier_bank_deposit``) before its first hand.
@@ -1007,7 +1004,7 @@ def table_bank_draw(*, table: Table, holder: Player, capital: Decimal, shares=No
                            began=BankTenure.Began.DRAW, posted_by=by, deposit=True)
 
 
-@records_refusals
+@refusals_recorded
 def table_bank_sell(*, table: Table, buyer: Player, price: Decimal, capital: Decimal, shares=None, by) -> BankTenure:
     """The bank sold between hands: the buyer pays the price from his chips and opens his
     tenure, whose capital is deposited at the cage before its first hand."""
@@ -1018,7 +1015,7 @@ def table_bank_sell(*, table: Table, buyer: Player, price: Decimal, capital: Dec
                          shares=shares, posted_by=by, deposit=True)
 
 
-@records_refusals
+@refusals_recorded
 def table_bank_transfer(*, table: Table, holder: Player, capital: Decimal, shares=None, by) -> BankTenure:
     """The bank handed over between hands without a price: the bank passes at the table
     (rules.md "The bank passes"), its capital from the new holder's chips on record."""
@@ -1169,7 +1166,7 @@ def _refuse_wiped_out_bank(table, tenure, ledger=None):
     if ledger is not None:
         balance = euros(ledger.bank_holds(tenure))
     else:
-        balance = Account.objects.filter(tenure_id=tenure.pk).values_list("balance", flat=True).get()
+        balance = Account.objects.filter(pk=tenure.account_id).values_list("balance", flat=True).get()
     if balance < table.min_bet and tenure.hands.filter(status=Hand.Status.SETTLED).exists():
         tenure.table = table
         raise BankNotReady(_("the bank of %(holder)s holds %(balance)s, below the table's minimum of %(low)s: the pit "
@@ -1181,7 +1178,7 @@ def _refuse_wiped_out_bank(table, tenure, ledger=None):
 # ---------------------------------------------------------------------------------------
 # The bank's life: withdrawals, rebuilds, giving it up
 
-@records_refusals
+@refusals_recorded
 def table_bank_withdraw(*, table: Table, amount: Decimal, by) -> Transaction:
     """The banker withdraws part of the bank (recorded by the pit, announced on the
     console): never the stakes of the hand in play.

@@ -12,11 +12,11 @@ chips account row lock, which every bet's check takes too (``lock_chips``).
 
 from django.db import connection
 
-from ledger.money import cents
 from game.entries import effective_events
 from game.hand import HandState
 from game.payouts import at_risk
 from game.record import profile_for
+from ledger.money import cents
 from tables.hand_lock import hand_entries
 from tables.models import Hand
 
@@ -72,6 +72,12 @@ def lock_chips(codes) -> dict:
         ``{player id: cents}``; a player without an account holds 0 (absent).
     """
     with connection.cursor() as cursor:
-        cursor.execute("SELECT p.code, a.balance FROM ledger_account a JOIN tables_player p ON p.id = a.player_id"
+        cursor.execute("SELECT p.code, a.balance FROM ledger_account a JOIN patrons_player p ON p.id = a.player_id"
                        " WHERE p.code = ANY(%s::text[]) ORDER BY a.id FOR NO KEY UPDATE OF a", [sorted(set(codes))])
         return {code: cents(balance) for code, balance in cursor.fetchall()}
+
+
+def chips_at_risk(codes) -> dict:
+    """``{code: cents}`` the players have at risk in open hands: the ledger's reader
+    (``ledger.posting.register_chips_at_risk``)."""
+    return open_hands_at_risk(codes=codes)

@@ -7,9 +7,9 @@ only when shown (``luis · carta · 1C``), never stored as English text.
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ledger.money import euros, show
 from game.cards import CARD_NAME, parse_card
 from game.hand import parse_amount
+from ledger.money import euros, show
 
 #: What each ``do`` is called on a page.
 ACTIONS = {

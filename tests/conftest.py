@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.services import cashier_buy_in
+from cage.services.slips import cashier_buy_in
 from tables import services
 from tests.factories import PlayerFactory, TableFactory, UserFactory, deposit_bank, open_drawer
 

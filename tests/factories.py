@@ -7,7 +7,8 @@ import factory
 from django.contrib.auth.models import Group, User
 
 from casino.roles import ensure_role_groups
-from tables.models import Player, Table
+from patrons.models import Player
+from tables.models import Table
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -81,8 +82,8 @@ def deposit_bank(table, cashier=None):
     Returns:
         the slips booked (``[CashierSlip]``, empty when nothing was owed).
     """
-    from ledger.models import BankTenure
-    from ledger.services import awaiting_deposit, cashier_bank_deposit
+    from cage.services.slips import awaiting_deposit, cashier_bank_deposit
+    from tables.models import BankTenure
 
     cashier = cashier or UserFactory(username="caja-banca", roles=["cashier"])
     open_drawer(cashier)

@@ -7,8 +7,9 @@ from django.db import DataError
 from django.test import Client
 from django.urls import reverse
 
-from ledger.models import BankTenure, Transaction
+from ledger.models import Transaction
 from ledger.selectors import ledger_faults
+from tables.models import BankTenure
 from tests.factories import TableFactory, UserFactory
 from tests.tables.conftest import mesa  # noqa: F401
 
@@ -22,8 +23,8 @@ def as_user(user):
 
 
 def buy_in_form(client):
-    """The address of a fresh buy-in form (its one-time token in it, ``ledger.slip_forms``)."""
-    response = client.get(reverse("ledger:buy_in"))
+    """The address of a fresh buy-in form (its one-time token in it, ``cage.form_tokens``)."""
+    response = client.get(reverse("cage:buy_in"))
     assert response.status_code == 302
     return response.url
 
@@ -67,12 +68,13 @@ def test_a_nul_or_a_broken_character_at_login_is_the_form_again(db):
 def test_a_balance_that_would_overflow_is_a_400_page_not_a_500(mesa, monkeypatch):  # noqa: F811
     """What the forms cannot see (the cage's balance past numeric(14,2)): PostgreSQL
     refuses it, the service's transaction rolls back and the page says so."""
-    from ledger import services
 
     def overflowing(**kwargs):
         raise DataError("numeric field overflow")
 
-    monkeypatch.setattr(services, "cashier_buy_in", overflowing)
+    from cage.services import slips
+
+    monkeypatch.setattr(slips, "cashier_buy_in", overflowing)
     before = Transaction.objects.count()
     client = as_user(mesa.cashier)
     client.raise_request_exception = False

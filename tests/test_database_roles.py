@@ -20,10 +20,10 @@ from django.core.management import call_command
 from django.db import connection
 from psycopg import errors
 
+from cage.services.slips import cashier_buy_in
 from casino.dbroles import APPEND_ONLY, grant_app_role, table_privileges
 from ledger.models import Entry
 from ledger.selectors import ledger_faults
-from ledger.services import cashier_buy_in
 from reports.models import Report
 from tables import services
 from tables.models import Hand, HandEvent
@@ -88,7 +88,7 @@ def played(mesa):
 ATTACKS = {
     "update an entry": "UPDATE ledger_entry SET amount = amount + 1",
     "update a transaction": "UPDATE ledger_transaction SET memo = 'x'",
-    "update a slip": "UPDATE ledger_cashierslip SET amount = 1",
+    "update a slip": "UPDATE cage_cashierslip SET amount = 1",
     "update a bet": "UPDATE tables_handbet SET stake = 50",
     "update an event": "UPDATE tables_handevent SET event = '{}'",
     "delete an event": "DELETE FROM tables_handevent",
@@ -147,7 +147,7 @@ def test_the_grants_follow_the_rules_for_every_table():
     assert table_privileges("django_session", "sessions") == ("SELECT", "INSERT", "UPDATE", "DELETE")
     assert table_privileges("django_migrations", None) == ("SELECT",)
     assert table_privileges("somebody_elses", None) == ("SELECT",)
-    assert all(table.split("_")[0] in ("ledger", "tables") for table in APPEND_ONLY)
+    assert all(table.split("_")[0] in ("ledger", "tables", "cage") for table in APPEND_ONLY)
 
 
 def test_a_superuser_is_refused_as_the_apps_role():

@@ -52,7 +52,7 @@ def test_turned_off_preparing_reaches_the_ledger(settings):
     """DATABASE_PREPARE_THRESHOLD=none: no statement is prepared, the ledger's neither."""
     from decimal import Decimal
 
-    from ledger.services import cashier_buy_in
+    from cage.services.slips import cashier_buy_in
     from tests.factories import PlayerFactory, UserFactory, open_drawer
 
     connection.close()

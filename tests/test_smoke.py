@@ -2,7 +2,8 @@
 import pytest
 from django.core.management import call_command
 
-from tables.models import Player, Table
+from patrons.models import Player
+from tables.models import Table
 
 
 @pytest.mark.django_db

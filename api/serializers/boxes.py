@@ -134,7 +134,7 @@ class BankMovementSerializer(serializers.Serializer):
 
     transaction = serializers.IntegerField(source="pk")
     kind = serializers.CharField()
-    tenure = serializers.IntegerField(source="tenure_id")
+    tenure = serializers.SerializerMethodField()
     amount = serializers.SerializerMethodField()
     bank = serializers.SerializerMethodField(help_text="the tenure's bank now, euros")
     posted_at = serializers.DateTimeField()
@@ -145,8 +145,17 @@ class BankMovementSerializer(serializers.Serializer):
         return f"{sum(e.amount for e in txn.entries.all() if e.side == 'D'):.2f}"
 
     @extend_schema_field({"type": "string", "example": "150.00"})
+    @staticmethod
+    def _bank(txn):
+        return next(entry.account for entry in txn.entries.all() if entry.account.kind == "tenure")
+
+    @extend_schema_field({"type": "integer"})
+    def get_tenure(self, txn):
+        return self._bank(txn).tenure.pk
+
+    @extend_schema_field({"type": "string", "example": "150.00"})
     def get_bank(self, txn):
-        return f"{txn.tenure.account.balance:.2f}"
+        return f"{self._bank(txn).balance:.2f}"
 
 
 class BankRebuildSerializer(serializers.Serializer):

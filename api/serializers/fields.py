@@ -9,7 +9,7 @@ from decimal import Decimal
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tables.models import Player
+from patrons.models import Player
 
 AMOUNT = re.compile(r"\d{1,12}(\.\d{1,2})?")
 EVENT_DOS = ["deal", "bet", "card", "reveal", "stand", "split", "exchange", "fusilar", "muerto", "shuffle",

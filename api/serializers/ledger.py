@@ -6,8 +6,10 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.fields import AmountField, PlayerCodeField
-from ledger.models import Account, BankTenure, CashierSlip, SlipVoid
-from tables.models import Player
+from cage.models import CashierSlip, SlipVoid
+from ledger.models import Account
+from patrons.models import Player
+from tables.models import BankTenure
 
 
 class PlayerSerializer(serializers.ModelSerializer):
@@ -25,10 +27,15 @@ class AccountSerializer(serializers.ModelSerializer):
 
     label = serializers.CharField(read_only=True)
     player = serializers.CharField(source="player.code", read_only=True, allow_null=True)
+    tenure = serializers.SerializerMethodField(help_text="the bank tenure whose account it is, or null")
 
     class Meta:
         model = Account
         fields = ["id", "kind", "label", "player", "tenure", "balance", "is_open", "created_at"]
+
+    @extend_schema_field({"type": "integer", "nullable": True})
+    def get_tenure(self, account):
+        return account.tenure.pk if account.kind == Account.Kind.TENURE else None
 
 
 class StatementLineSerializer(serializers.Serializer):
@@ -143,7 +150,7 @@ class CashierInputSerializer(serializers.Serializer):
 
     def validate_amount(self, amount):
         """Refused above the cage's maximum per slip, as the forms and the services do."""
-        from ledger.services.cage import slip_maximum
+        from cage.services.slips import slip_maximum
 
         if amount > slip_maximum():
             raise serializers.ValidationError(f"at most {slip_maximum():.2f} per slip (the cage's maximum)",

@@ -50,11 +50,10 @@ from boxes.errors import BoxError
 from boxes.models import BoxCount
 from boxes.tronc import tronc_distribute, tronc_plan
 from casino.roles import PIT_SUPERVISOR, has_role
-from ledger.models import BankAuction, BankTenure
-from ledger.services import bank_life
 from tables import services as tables
+from tables.bank import life as bank_life
 from tables.errors import NoShift
-from tables.models import Shift, Table
+from tables.models import BankAuction, BankTenure, Shift, Table
 
 PIT_READERS = IsPitSupervisor | IsAuditor
 
@@ -155,7 +154,7 @@ class AwardView(_TableView):
 
 
 def _movement(txn):
-    txn = type(txn).objects.select_related("tenure__account", "posted_by").prefetch_related("entries").get(pk=txn.pk)
+    txn = type(txn).objects.select_related("posted_by").prefetch_related("entries__account").get(pk=txn.pk)
     return BankMovementSerializer(txn).data
 
 

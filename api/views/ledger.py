@@ -36,10 +36,19 @@ from api.serializers.ledger import (
     TenureStatementSerializer,
 )
 from api.views.base import ApiViewMixin, validated
-from ledger import services
-from ledger.models import Account, BankTenure, CashierSlip
-from ledger.selectors import account_statement, player_statement, tenure_statement
-from tables.models import Player
+from cage.models import CashierSlip
+from cage.services.slips import (
+    banks_awaiting_deposits,
+    cashier_bank_deposit,
+    cashier_buy_in,
+    cashier_cash_out,
+)
+from ledger.chips import chips_transfer
+from ledger.models import Account
+from ledger.selectors import account_statement, player_statement
+from patrons.models import Player
+from tables.bank.statements import tenure_statement
+from tables.models import BankTenure
 
 LEDGER_READERS = IsCashier | IsAuditor | IsAdmin
 PAGE_PARAMETER = OpenApiParameter("page", {"type": "integer", "minimum": 1, "maximum": 10**7},
@@ -112,7 +121,7 @@ class PlayerViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
 class AccountViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
     """Every account: players' chips, bank tenures, the house, the cage."""
 
-    queryset = Account.objects.select_related("player").order_by("id")
+    queryset = Account.objects.select_related("player", "tenure").order_by("id")
     serializer_class = AccountSerializer
     filterset_class = AccountFilter
     lookup_value_regex = r"\d+"
@@ -185,7 +194,7 @@ class CashierViewSet(ApiViewMixin, viewsets.GenericViewSet):
     @idempotent
     def buy_in(self, request):
         """Post a buy-in and issue its numbered slip."""
-        return self._slip(request, services.cashier_buy_in)
+        return self._slip(request, cashier_buy_in)
 
     @extend_schema(summary="Cash-out: cash for chips (cashier)", tags=["cashier"], request=CashierInputSerializer,
                    responses={201: SlipSerializer})
@@ -193,7 +202,7 @@ class CashierViewSet(ApiViewMixin, viewsets.GenericViewSet):
     @idempotent
     def cash_out(self, request):
         """Post a cash-out (refused above the player's chips) and issue its slip."""
-        return self._slip(request, services.cashier_cash_out)
+        return self._slip(request, cashier_cash_out)
 
     @extend_schema(summary="The banks awaiting their deposits at the cage, with who owes what (cashier)",
                    tags=["cashier"], request=None, responses={200: AwaitingBankSerializer(many=True)})
@@ -203,7 +212,7 @@ class CashierViewSet(ApiViewMixin, viewsets.GenericViewSet):
         member of the syndicate with his share due, deposited and still owing
         (``ledger.services.deposits_owed``), as the cage's page lists them."""
         rows = []
-        for tenure, members in services.banks_awaiting_deposits():
+        for tenure, members in banks_awaiting_deposits():
             rebuild = members[0]["rebuild"]
             rows.append({"tenure": tenure.pk, "table": tenure.table.name, "holder": tenure.holder.code,
                          "capital": tenure.capital, "rebuild": rebuild.number if rebuild else None,
@@ -220,7 +229,7 @@ class CashierViewSet(ApiViewMixin, viewsets.GenericViewSet):
         ``player`` or ``amount``) for a closed bank, one not awaiting deposits, a player
         not of its syndicate, or above what he still owes; 409 without an open drawer."""
         data = validated(BankDepositInputSerializer, request)
-        slip = services.cashier_bank_deposit(tenure=data["tenure"], player=data["player"], amount=data["amount"],
+        slip = cashier_bank_deposit(tenure=data["tenure"], player=data["player"], amount=data["amount"],
                                              posted_by=request.user, idempotency_key=ledger_key(request))
         return Response(BankDepositSlipSerializer(slip).data, status=status.HTTP_201_CREATED)
 
@@ -240,7 +249,7 @@ class ChipTransferViewSet(ApiViewMixin, viewsets.GenericViewSet):
         """Post the transfer: refused above what the giver holds less what he has at risk
         in open hands, or between the same player."""
         data = validated(ChipTransferInputSerializer, request)
-        txn = services.chips_transfer(giver=data["giver"], receiver=data["receiver"], amount=data["amount"],
+        txn = chips_transfer(giver=data["giver"], receiver=data["receiver"], amount=data["amount"],
                                       reason=data["reason"], posted_by=request.user,
                                       idempotency_key=ledger_key(request))
         return Response(ChipTransferSerializer(txn).data, status=status.HTTP_201_CREATED)

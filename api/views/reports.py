@@ -13,7 +13,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 
 from api.filters import ReportFilter, ReportRequestFilter
-from api.idempotency import _as_json, idempotent, request_key
+from api.idempotency import as_json, idempotent, request_key
 from api.models import IdempotencyKey
 from api.permissions import IsAdmin, IsAuditor, StartsReports
 from api.views.base import ApiViewMixin, validated
@@ -126,7 +126,7 @@ def _answer_queued(request, response, request_id):
     answer stored for the Idempotency-Key, says whether the broker took it."""
     response.data["queued"] = services.report_request_queued(request_id)
     IdempotencyKey.objects.filter(user=request.user, key=request_key(request)).update(
-        response=_as_json(response.data))
+        response=as_json(response.data))
 
 
 def _filename(report, extension):

@@ -49,11 +49,10 @@ from api.serializers.tables import (
     VoidInputSerializer,
 )
 from api.views.base import ApiViewMixin, validated
-from ledger.models import BankTenure
-from tables import services
 from game import format_cents
 from game.errors import IllegalEvent
-from tables.models import Hand, HandEvent, Shift, Table
+from tables import services
+from tables.models import BankTenure, Hand, HandEvent, Shift, Table
 from tables.selectors import hand_record
 
 READERS = IsDealer | IsPitSupervisor | IsAuditor | IsAdmin

@@ -1,14 +1,15 @@
 """Anti-money-laundering: every cage movement, bank capital put in or taken out, bank
 distribution and sale price, added up per patron per gaming day.
 
-Called by the ledger's posting core (``ledger.services.posting._post``) for the postings
-of kinds ``AML_KINDS``, under the row locks of the patrons' chips accounts (so a
+Every posting of the ledger passes these rules (``AmlCheck``, registered with
+``ledger.posting.register_check`` when the cage app is ready); those of kinds
+``AML_KINDS`` are checked, under the row locks of the patrons' chips accounts (so a
 patron's movements are checked one after the other):
 
 1. ``aml_check`` before anything is written: the patron's day with this movement; at the
    threshold without his identity on file, a staff member's movement is refused
    (``AmlRefused``, nothing of it posted; the attempt kept as an ``AmlRefusal`` by the
-   services decorated with ``records_refusals``); a system posting, or a 7½ takeover the game imposes
+   services decorated with ``ledger.posting.refusals_recorded``); a system posting, or a 7½ takeover the game imposes
    (``UNREFUSABLE_SOURCES``), is recorded with an ``unidentified`` alert instead.
 2. ``aml_record`` after the posting: the movements, and the alerts they raise.
 
@@ -26,10 +27,9 @@ Structuring: movements of one day each under the threshold that together reach i
 the US profile: pass the report's threshold) raise a ``structuring`` alert.
 """
 
-import functools
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime
 from decimal import Decimal
 
 from django.conf import settings
@@ -41,6 +41,7 @@ from django.utils.translation import gettext as _
 from cage.errors import AmlRefused
 from cage.models import AmlAlert, AmlMovement, AmlRefusal, AmlReview
 from casino import formatting
+from casino.periods import gaming_day, retain_until
 from ledger.money import euros, show
 
 ZERO = Decimal("0.00")
@@ -69,31 +70,6 @@ def threshold() -> Decimal:
 def log_threshold() -> Decimal:
     """The US log's threshold (``AML_US_LOG_THRESHOLD``): movements above it are logged."""
     return _money("AML_US_LOG_THRESHOLD")
-
-
-def gaming_day(at: datetime) -> date:
-    """The gaming day of an aware datetime: the casino's date (``TIME_ZONE``) of the day
-    that began at ``AML_GAMING_DAY_START`` o'clock at or before ``at``."""
-    local = timezone.localtime(at, timezone.get_default_timezone())
-    day = local.date()
-    return day - timedelta(days=1) if local.time() < time(settings.AML_GAMING_DAY_START) else day
-
-
-def gaming_day_bounds(day: date) -> tuple[datetime, datetime]:
-    """The aware datetimes ``[start, end)`` of gaming day ``day`` in the casino's zone."""
-    zone = timezone.get_default_timezone()
-    start = time(settings.AML_GAMING_DAY_START)
-    return (timezone.make_aware(datetime.combine(day, start), zone),
-            timezone.make_aware(datetime.combine(day + timedelta(days=1), start), zone))
-
-
-def retain_until(day: date) -> date:
-    """``day`` plus ``AML_RETENTION_YEARS`` years (29 February becomes the 28th)."""
-    years = settings.AML_RETENTION_YEARS
-    try:
-        return day.replace(year=day.year + years)
-    except ValueError:
-        return day.replace(year=day.year + years, day=28)
 
 
 @dataclass
@@ -237,29 +213,6 @@ def _alert(item, movement, kind, total, count) -> AmlAlert:
                     movement=movement, raised_at=item.at, retain_until=retain_until(item.day))
 
 
-def records_refusals(service):
-    """Decorate a service that may be refused by ``aml_check``: the refused attempt is
-    written as an ``AmlRefusal`` before ``AmlRefused`` goes on to the caller.
-
-    The service's own transaction has been rolled back when the refusal reaches this
-    wrapper, so the attempt is written after it. A pit service that calls a decorated
-    ledger service inside its transaction rolls that record back too: its own wrapper
-    finds it gone and writes it again (``AmlRefused.recorded``, the record's id).
-    """
-
-    @functools.wraps(service)
-    def refusals_recorded(*args, **kwargs):
-        try:
-            return service(*args, **kwargs)
-        except AmlRefused as refused:
-            if refused.attempt is not None and (
-                    refused.recorded is None or not AmlRefusal.objects.filter(pk=refused.recorded).exists()):
-                refused.recorded = aml_refusal_record(**refused.attempt).pk
-            raise
-
-    return refusals_recorded
-
-
 def aml_refusal_record(*, player, kind: str, direction: str, amount: Decimal, day_total: Decimal,
                        threshold: Decimal, at: datetime, gaming_day: date, refused_by, source: str = "") -> AmlRefusal:
     """Write a refused attempt (``AmlRefusal``), kept ``AML_RETENTION_YEARS`` years.
@@ -394,7 +347,7 @@ def day_totals(*, day: date) -> dict[str, dict]:
             .annotate(cash_in=Sum("amount", filter=Q(direction=IN)), cash_out=Sum("amount", filter=Q(direction=OUT)),
                       n=Count("id"), largest=Max("amount"))
             .order_by("player__code"))
-    from tables.models import Player
+    from patrons.models import Player
 
     identified = {player.code: player.has_identity for player in Player.objects.filter(
         code__in=[row["player__code"] for row in rows])}
@@ -424,3 +377,20 @@ def alert_review(*, alert: AmlAlert, note: str, reviewed_by) -> AmlReview:
         raise ReviewError(_("a review needs a note saying what was found"), field="note")
     return AmlReview.objects.create(alert=alert, note=note, reviewed_by=reviewed_by, reviewed_at=timezone.now(),
                                     retain_until=retain_until(max(alert.gaming_day, timezone.localdate())))
+
+
+class AmlCheck:
+    """The AML rules as the ledger's posting check (``ledger.posting.register_check``):
+    ``check`` is ``aml_check``, ``record`` is ``aml_record``, ``batch`` an ``AmlBatch``."""
+
+    @staticmethod
+    def check(*, kind, legs, posted_by, at, source, patron):
+        return aml_check(kind=kind, legs=legs, posted_by=posted_by, at=at, source=source, patron=patron)
+
+    @staticmethod
+    def record(pending, *, transaction, posted_by):
+        aml_record(pending, transaction=transaction, posted_by=posted_by)
+
+    @staticmethod
+    def batch():
+        return AmlBatch()

@@ -94,7 +94,7 @@ def drawer_cash(drawer) -> tuple[Decimal, Decimal]:
     """``(cash in, cash out)`` of the drawer's slips, Decimal euros: buy-ins and bank
     deposits in, cash-outs out; a slip whose posting was reversed (voided) counts for
     nothing."""
-    from ledger.models import CashierSlip
+    from cage.models import CashierSlip
 
     live = drawer.slips.filter(transaction__reversal__isnull=True)
     sums = live.aggregate(cash_in=Sum("amount", filter=Q(kind__in=[CashierSlip.Kind.BUY_IN,

@@ -36,12 +36,15 @@ INSTALLED_APPS = [
     "axes",
     "casino",  # its commands: migrate as the owner, app_role (casino/dbroles.py)
     "django_countries",
-    "tables",
+    # The project's apps, each importing only those above it in this list (tests/test_layers.py).
+    "patrons",
     "ledger",
-    "reports",
-    "boxes",
-    "api",
+    "tables",
     "cage",
+    "boxes",
+    "reports",
+    "api",
+    "demo",
 ]
 
 MIDDLEWARE = [
@@ -193,7 +196,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # Several fields are named "kind": the reports' gets a name of its own.
     "ENUM_NAME_OVERRIDES": {"ReportKindEnum": "reports.models.ReportKind", "AlertKindEnum": "reports.models.AlertKind",
-                            "SlipKindEnum": "ledger.models.CashierSlip.Kind",
+                            "SlipKindEnum": "cage.models.CashierSlip.Kind",
                             "AlertStatusEnum": "reports.models.Alert.Status"},
 }
 

@@ -69,6 +69,6 @@ def probability(value):
 @register.filter
 def seat_label(value):
     """Who a card test is about, in words: the bank, the seats, la loca, seat 2."""
-    from reports.texts import _who
+    from reports.texts import place_words
 
-    return _who(value)
+    return place_words(value)

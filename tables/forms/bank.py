@@ -6,7 +6,8 @@ the services in ``ledger.services.bank_life`` and ``tables.services`` check the 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from ledger.forms import EurosField, PlayerCodeField
+from ledger.forms import EurosField
+from patrons.forms import PlayerCodeField
 
 
 def _money(label):

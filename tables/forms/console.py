@@ -14,9 +14,9 @@ from decimal import Decimal, InvalidOperation
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from ledger.forms import read_grouping
 from game.cards import CARD_NAME, parse_card
 from game.hand import BANK_ID, LOCA_ID, valid_player_id
+from ledger.forms import read_grouping
 
 #: The console's actions: ``action`` -> (event ``do``, card face down, card unknown).
 #: A button names its action; "-down" and "-unknown" are the same event with a

@@ -14,9 +14,11 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from casino.roles import DEALER
-from ledger.forms import EurosField, PlayerCodeField
+from ledger.forms import EurosField
 from ledger.shares import HUNDRED
-from tables.models import Player, Shift, Table
+from patrons.forms import PlayerCodeField
+from patrons.models import Player
+from tables.models import Shift, Table
 
 #: One syndicate member: a player id, then his percentage (``ana 60``, ``luis: 33,33 %``).
 _MEMBER = re.compile(r"\s*(?P<code>[\w.\-]+)(?:\s*[:=]\s*|\s+)(?P<percent>\d+(?:[.,]\d+)?)\s*%?\s*[,;]?",

@@ -12,20 +12,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.translation import gettext as _
 
-from ledger.models import BankAuction, BankTenure
 from ledger.money import euros, show
-from ledger.services import awaiting_deposit
-from ledger.services.bank_life import (
-    auction_award,
-    auction_bid,
-    auction_open,
-    auction_standing,
-    bank_floor,
-)
 from tables import services
+from tables.bank.deposits import awaiting_deposit
+from tables.bank.life import auction_award, auction_bid, auction_open, auction_standing, bank_floor
 from tables.forms.bank import AuctionOpenForm, BankAmountForm, BidForm
-from tables.models import Hand, Table
-from tables.views.pit import _can_change, _refuse, pit_page
+from tables.models import BankAuction, BankTenure, Hand, Table
+from tables.views.pit import can_change, pit_page, refuse_on_form
 
 
 def _tenure(table):
@@ -49,7 +42,7 @@ def auction(request, table_id):
     bid_form = BidForm(request.POST if "bid" in request.POST else None)
     confirming = False
     if request.method == "POST":
-        if not _can_change(request):
+        if not can_change(request):
             raise PermissionDenied
         try:
             if "open" in request.POST and current is None and open_form.is_valid():
@@ -79,7 +72,7 @@ def auction(request, table_id):
                                              "console opens no hand until then."))
                     return redirect("tables:pit_table", table_id=table.pk)
         except ValidationError as error:
-            _refuse(bid_form if "bid" in request.POST else open_form, error)
+            refuse_on_form(bid_form if "bid" in request.POST else open_form, error)
             if "award" in request.POST:
                 messages.error(request, str(error))
     bids = list(current.bids.select_related("player", "recorded_by").order_by("-amount", "id")) if current else []
@@ -87,7 +80,7 @@ def auction(request, table_id):
     return render(request, "tables/pit/auction.html", {
         "table": table, "auction": current, "last": last, "tenure": _tenure(table), "bids": bids, "top": top,
         "tied": [p.code for p in tied], "open_form": open_form, "bid_form": bid_form, "confirming": confirming,
-        "can_change": _can_change(request)})
+        "can_change": can_change(request)})
 
 
 def _money_change(request, table_id, kind):
@@ -102,10 +95,10 @@ def _money_change(request, table_id, kind):
     context = {"table": table, "tenure": tenure, "kind": kind, "form": form, "in_play": in_play,
                "free": max(tenure.account.balance - in_play, Decimal("0.00")),
                "least": max(bank_floor(tenure) - tenure.account.balance, Decimal("0.01")),
-               "floor": bank_floor(tenure), "can_change": _can_change(request), "confirming": False,
+               "floor": bank_floor(tenure), "can_change": can_change(request), "confirming": False,
                "owing": awaiting_deposit(tenure) if kind == "rebuild" else []}
     if request.method == "POST" and form.is_valid():
-        if not _can_change(request):
+        if not can_change(request):
             raise PermissionDenied
         if request.POST.get("confirm") != "yes":
             context["confirming"] = True
@@ -117,7 +110,7 @@ def _money_change(request, table_id, kind):
                 else:
                     services.table_bank_rebuild(table=table, amount=amount, by=request.user)
             except ValidationError as error:
-                _refuse(form, error)
+                refuse_on_form(form, error)
             else:
                 messages.success(request, (_("%(player)s withdrew %(amount)s from the bank; the console announces it.")
                                            if kind == "withdraw" else
@@ -148,7 +141,7 @@ def bank_give_up(request, table_id):
     table = get_object_or_404(Table, pk=table_id)
     tenure = _tenure(table)
     if request.method == "POST" and request.POST.get("confirm") == "yes" and tenure is not None:
-        if not _can_change(request):
+        if not can_change(request):
             raise PermissionDenied
         try:
             services.table_bank_give_up(table=table, by=request.user)
@@ -158,7 +151,7 @@ def bank_give_up(request, table_id):
             messages.success(request, _("%(player)s gave the bank up.") % {"player": tenure.holder.code})
             return redirect("tables:pit_table", table_id=table.pk)
     return render(request, "tables/pit/bank_give_up.html", {"table": table, "tenure": tenure,
-                                                             "can_change": _can_change(request)})
+                                                             "can_change": can_change(request)})
 
 
 urlpatterns = [

@@ -35,11 +35,11 @@ from django.views.decorators.cache import never_cache
 from markupsafe import Markup
 
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
-from ledger.errors import LedgerError
-from tables import services
 from game.cards import CARD_NAME, CARD_RANK, CARD_SUIT, DECKS, SUITS
 from game.entries import effective_events
 from game.hand import BANK_ID, DEAL, LOCA_ID, PLAY, format_cents
+from ledger.errors import LedgerError
+from tables import services
 from tables.errors import HandNotOpen, NotTheDealer, StaleHand, TableError
 from tables.forms.console import EntryForm, OpenHandForm, UndoForm
 from tables.models import Hand, Shift, Table
@@ -369,9 +369,9 @@ def _bank_news(table, hand):
     owe for, else None: the capital). [issue 16 "The bank's life":
     withdrawals recorded and announced on the console; the capital deposited at the cage
     before the first hand]"""
-    from ledger.models import BankTenure
-    from ledger.services import awaiting_deposit
-    from ledger.services.bank_life import bank_floor, bank_wiped_out, last_bank_movement
+    from tables.bank.deposits import awaiting_deposit
+    from tables.bank.life import bank_floor, bank_wiped_out, last_bank_movement
+    from tables.models import BankTenure
 
     tenure = (BankTenure.objects.select_related("holder", "account").filter(table=table, closed_at__isnull=True)
               .first())

@@ -26,13 +26,15 @@ from django.views.decorators.http import require_safe
 
 from casino.formatting import csv_dialect, instant, number
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
-from ledger.forms import EurosField
-from ledger.models import SyndicateShare, Transaction
-from tables.chain import entry_fault
 from game import IllegalEvent
+from ledger.forms import EurosField
+from ledger.models import Transaction
+from patrons.models import Player
+from tables import report_exceptions
+from tables.chain import entry_fault
 from tables.errors import engine_message
 from tables.integrity import chain_faults, number_gaps
-from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
+from tables.models import Hand, HandBet, HandEvent, Shift, SyndicateShare, Table
 from tables.rules_words import rules_words
 from tables.selectors import hand_record
 from tables.words import describe, seat_words
@@ -226,22 +228,19 @@ class HandFilterForm(forms.Form):
         return data
 
     def _clean_report(self, data, code):
-        from reports.models import Report
-
         if not data.get("report"):
             if code:
                 self.add_error("report", _("Give the report whose exception %(code)s you want the hands of.")
                                % {"code": code})
             return
-        report = Report.objects.filter(pk=data["report"], table=self.table).only("pk", "result").first()
-        if report is None:
+        exceptions = report_exceptions.exceptions_of(table=self.table, report_id=data["report"])
+        if exceptions is None:
             self.add_error("report", _("Table %(table)s has no report #%(id)s.")
                            % {"table": self.table.name, "id": data["report"]})
             return
-        exceptions = report.result.get("exceptions", []) if isinstance(report.result, dict) else []
         if code and not any(isinstance(item, dict) and item.get("code") == code for item in exceptions):
             self.add_error("exception", _("Report #%(id)s has no exception %(code)s.")
-                           % {"id": report.pk, "code": code})
+                           % {"id": data["report"], "code": code})
             return
         self.exception_numbers = exception_hand_numbers(exceptions, code or None)
 

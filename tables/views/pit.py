@@ -23,15 +23,14 @@ from django.urls import path
 from django.utils.translation import gettext as _
 
 from casino.roles import AUDITOR, PIT_SUPERVISOR, has_role, role_required
-from ledger import services as ledger_services
+from ledger.chips import chips_transfer
 from ledger.errors import AlreadyPosted
-from ledger.models import Account, BankTenure
 from ledger.money import cents, euros, show
 from ledger.selectors import player_balance
-from ledger.services import awaiting_deposit
-from ledger.services.bank_life import auction_sessions_played, bank_floor, bank_wiped_out
 from ledger.shares import HUNDRED, split_by_shares
 from tables import services
+from tables.bank.deposits import awaiting_deposit
+from tables.bank.life import auction_sessions_played, bank_floor, bank_wiped_out
 from tables.forms.pit import (
     BankDrawForm,
     BankSellForm,
@@ -40,14 +39,14 @@ from tables.forms.pit import (
     HandVoidForm,
     ShiftOpenForm,
 )
-from tables.models import Hand, Shift, Table
+from tables.models import BankTenure, Hand, Shift, Table
 
 PER_PAGE = 25
 
 pit_page = role_required(PIT_SUPERVISOR, read_roles=(AUDITOR,))
 
 
-def _can_change(request):
+def can_change(request):
     return has_role(request.user, PIT_SUPERVISOR)
 
 
@@ -56,7 +55,7 @@ def _page(request, queryset, param="page", per_page=PER_PAGE):
     return Paginator(queryset, per_page).get_page(request.GET.get(param))
 
 
-def _refuse(form, error, fields=None):
+def refuse_on_form(form, error, fields=None):
     """Show a service's refusal on the form field it names (else above the form)."""
     field = getattr(error, "field", None)
     field = (fields or {}).get(field, field)
@@ -94,7 +93,8 @@ def pit(request):
     tables = list(Table.objects.order_by("name"))
     shifts = {s.table_id: s for s in Shift.objects.filter(closed_at__isnull=True).select_related("dealer")}
     tenures = {t.table_id: t for t in BankTenure.objects.filter(closed_at__isnull=True).select_related("holder")}
-    balances = dict(Account.objects.filter(tenure__in=tenures.values()).values_list("tenure_id", "balance"))
+    balances = dict(BankTenure.objects.filter(pk__in=[t.pk for t in tenures.values()])
+                    .values_list("id", "account__balance"))
     open_hands = {h.table_id: h for h in Hand.objects.filter(status=Hand.Status.OPEN)}
     rows = []
     for table in tables:
@@ -102,7 +102,7 @@ def pit(request):
         rows.append(TableRow(table, shifts.get(table.pk), tenure, balances.get(tenure.pk) if tenure else None,
                              open_hands.get(table.pk),
                              services.pending_bank_holder(table) if tenure else None))
-    return render(request, "tables/pit/index.html", {"rows": rows, "can_change": _can_change(request)})
+    return render(request, "tables/pit/index.html", {"rows": rows, "can_change": can_change(request)})
 
 
 @pit_page
@@ -124,7 +124,7 @@ def pit_table(request, table_id):
         "award": auction_sessions_played(tenure) if tenure and tenure.began == "auction" else None,
         "owing": awaiting_deposit(tenure) if tenure else [],
         "shifts": _page(request, shifts, "shifts"), "tenures": _page(request, tenures, "tenures", 10),
-        "can_change": _can_change(request)})
+        "can_change": can_change(request)})
 
 
 # ---------------------------------------------------------------------------------------
@@ -140,12 +140,12 @@ def shift_open(request):
             shift = services.shift_open(table=form.cleaned_data["table"], dealer=form.cleaned_data["dealer"],
                                         opened_by=request.user)
         except ValidationError as error:
-            _refuse(form, error)
+            refuse_on_form(form, error)
         else:
             messages.success(request, _("Shift of %(dealer)s opened at %(table)s.")
                              % {"dealer": shift.dealer.get_username(), "table": shift.table.name})
             return redirect("tables:pit_table", table_id=shift.table_id)
-    return render(request, "tables/pit/shift_open.html", {"form": form, "can_change": _can_change(request)})
+    return render(request, "tables/pit/shift_open.html", {"form": form, "can_change": can_change(request)})
 
 
 @pit_page
@@ -165,7 +165,7 @@ def shift_close(request, shift_id):
             return redirect("tables:pit_table", table_id=shift.table_id)
     return render(request, "tables/pit/shift_close.html", {
         "shift": shift, "error": error, "open_hand": _open_hand(shift.table),
-        "hand_count": shift.hands.count(), "can_change": _can_change(request)})
+        "hand_count": shift.hands.count(), "can_change": can_change(request)})
 
 
 # ---------------------------------------------------------------------------------------
@@ -263,7 +263,7 @@ def _bank_change(request, table_id, kind):
     tenure = _open_tenure(table)
     form = change.form_class(request.POST or None)
     context = {"table": table, "tenure": tenure, "change": change, "form": form,
-               "can_change": _can_change(request), "blocked": _blocked(change, table, tenure)}
+               "can_change": can_change(request), "blocked": _blocked(change, table, tenure)}
     next_holder = services.pending_bank_holder(table) if tenure else None
     if next_holder is not None and next_holder.pk != tenure.holder_id:
         context["takeover_due"] = next_holder
@@ -273,7 +273,7 @@ def _bank_change(request, table_id, kind):
             try:
                 new = change.call(table=table, cleaned=cleaned, by=request.user)
             except ValidationError as error:
-                _refuse(form, error, change.form_class.service_fields)
+                refuse_on_form(form, error, change.form_class.service_fields)
             else:
                 if new.deposit_required and new.capital:
                     messages.success(request, _("%(holder)s now holds the bank at %(table)s with %(capital)s, to be "
@@ -330,14 +330,14 @@ def hand_void(request, table_id, number):
     hand = get_object_or_404(Hand.objects.select_related("table", "bank", "transaction"), table_id=table_id,
                              number=number)
     form = HandVoidForm(request.POST or None)
-    context = {"hand": hand, "form": form, "can_change": _can_change(request),
+    context = {"hand": hand, "form": form, "can_change": can_change(request),
                "nets": _nets(hand)}
     if request.method == "POST" and form.is_valid():
         if request.POST.get("confirm") == "yes":
             try:
                 services.hand_void(hand=hand, reason=form.cleaned_data["reason"], voided_by=request.user)
             except ValidationError as error:
-                _refuse(form, error)
+                refuse_on_form(form, error)
             else:
                 messages.success(request, _("Hand #%(number)s at %(table)s voided.")
                                  % {"number": hand.number, "table": hand.table.name})
@@ -371,12 +371,12 @@ def chip_transfer(request):
     naming both players, the amount and what the giver holds; only the confirmation posts
     (``ledger.services.chips_transfer``). [issue 14 "Chips"]"""
     form = ChipTransferForm(request.POST or None)
-    context = {"form": form, "can_change": _can_change(request)}
+    context = {"form": form, "can_change": can_change(request)}
     if request.method == "POST" and form.is_valid():
         giver = form.cleaned_data["giver"]
         if request.POST.get("confirm") == "yes":
             try:
-                txn = ledger_services.chips_transfer(
+                txn = chips_transfer(
                     giver=giver, receiver=form.cleaned_data["receiver"], amount=form.cleaned_data["amount"],
                     reason=form.cleaned_data["reason"], posted_by=request.user,
                     idempotency_key=form.idempotency_key)
@@ -384,7 +384,7 @@ def chip_transfer(request):
                 messages.info(request, _("This transfer was already recorded."))
                 return redirect("tables:chip_transfer")
             except ValidationError as error:
-                _refuse(form, error)
+                refuse_on_form(form, error)
             else:
                 messages.success(request, _("Transfer #%(id)s recorded: %(amount)s from %(giver)s to %(receiver)s.")
                                  % {"id": txn.pk, "amount": show(form.cleaned_data["amount"]), "giver": giver.code,

@@ -2,8 +2,8 @@
 
 from decimal import Decimal
 
-from ledger.models import BankTenure
 from ledger.selectors import player_balance
+from tables.models import BankTenure
 from tests.api.conftest import error_of
 from tests.api.test_hands import P01, open_hand, post_events
 from tests.factories import TableFactory

@@ -7,7 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from ledger.models import Account, CashierSlip
+from cage.models import CashierSlip
+from ledger.models import Account
 from tables import services
 from tests.api.conftest import error_of
 from tests.factories import TableFactory, UserFactory

@@ -6,10 +6,10 @@ from decimal import Decimal
 import pytest
 
 from boxes.models import BoxCount, TableBuyIn, TableTip
-from ledger.models import Account, BankAuction, BankTenure, Transaction
+from ledger.models import Account, Transaction
 from ledger.selectors import ledger_faults, player_balance
 from tables import services
-from tables.models import Table
+from tables.models import BankAuction, BankTenure, Table
 from tests.api.conftest import Api, error_of
 from tests.factories import UserFactory
 from tests.hands import event

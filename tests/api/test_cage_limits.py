@@ -1,7 +1,7 @@
 """The cage's maximum per slip through the API: a 400 naming the amount, as on the forms."""
 import pytest
 
-from ledger.models import CashierSlip
+from cage.models import CashierSlip
 from tests.api.conftest import error_of
 
 
@@ -22,8 +22,8 @@ def test_the_api_books_the_maximum(api, mesa):
 def test_a_slip_reads_with_its_balance_at_issue_and_its_void(api, mesa):
     from decimal import Decimal
 
+    from cage.services.slips import cashier_slip_void
     from casino.roles import CAGE_SUPERVISOR
-    from ledger import services
     from tests.factories import UserFactory
 
     first = api["cashier"].post("/api/cashier/buy-in/", {"player": "luis", "amount": "10.00"}).json()
@@ -31,7 +31,7 @@ def test_a_slip_reads_with_its_balance_at_issue_and_its_void(api, mesa):
     got = api["auditor"].get(f"/api/slips/{first['number']}/").json()
     assert (got["balance_after"], got["balance"], got["void"]) == ("510.00", "515.00", None)
     supervisor = UserFactory(username="super1", roles=[CAGE_SUPERVISOR])
-    void = services.cashier_slip_void(slip=CashierSlip.objects.get(number=first["number"]), reason="error",
+    void = cashier_slip_void(slip=CashierSlip.objects.get(number=first["number"]), reason="error",
                                       voided_by=supervisor)
     got = api["auditor"].get(f"/api/slips/{first['number']}/").json()
     assert got["void"]["reason"] == "error" and got["void"]["voided_by"] == "super1"

@@ -3,9 +3,9 @@
 
 from decimal import Decimal
 
+from cage.services.slips import cashier_cash_out
 from ledger.models import Transaction
 from ledger.selectors import player_balance
-from ledger.services import cashier_cash_out
 from tables.models import HandEvent
 from tests.api.conftest import error_of
 from tests.hands import event

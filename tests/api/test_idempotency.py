@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 
 from api.models import IdempotencyKey
-from ledger.models import CashierSlip
+from cage.models import CashierSlip
 from ledger.selectors import player_balance
 from tables import services
 from tables.models import HandEvent

@@ -3,7 +3,8 @@ balances, tenures and their syndicates, the cashier's slips."""
 
 from decimal import Decimal
 
-from ledger.models import Account, CashierSlip
+from cage.models import CashierSlip
+from ledger.models import Account
 from ledger.selectors import player_balance
 from tests.api.conftest import error_of
 

@@ -12,10 +12,10 @@ from decimal import Decimal
 
 from django.utils import timezone
 
+from cage.services.slips import cashier_buy_in
+from game.simulate import NAMES, random_record
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import player_balance
-from ledger.services import cashier_buy_in
-from game.simulate import NAMES, random_record
 from tables.models import Hand
 from tests.api.conftest import error_of
 from tests.conftest import ROOT

@@ -26,7 +26,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from ledger.models import Account, CashierSlip
+from cage.models import CashierSlip
+from ledger.models import Account
 from tables import services
 from tests.factories import TableFactory, UserFactory
 

@@ -8,14 +8,14 @@ from decimal import Decimal
 import pytest
 from django.db import IntegrityError, connection, transaction
 
+from cage.services.slips import awaiting_deposit, cashier_bank_deposit
 from ledger.errors import TenureError
-from ledger.models import Account, BankAuction, BankRebuild, BankTenure, Transaction
+from ledger.models import Account, Transaction
 from ledger.selectors import ledger_faults
-from ledger.services import awaiting_deposit, cashier_bank_deposit
-from ledger.services.bank_life import auction_award, auction_bid, auction_open
 from tables import services
+from tables.bank.life import auction_award, auction_bid, auction_open
 from tables.errors import BankNotReady
-from tables.models import Table
+from tables.models import BankAuction, BankRebuild, BankTenure, Table
 from tests.factories import UserFactory, deposit_bank, open_drawer
 from tests.hands import event
 from tests.reports.conftest import P01
@@ -69,9 +69,9 @@ def test_an_auction_with_a_tie_is_settled_by_a_recorded_draw_of_lots(mesa):
     with pytest.raises(TenureError):
         auction_award(auction=auction, awarded_by=pit)
     with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("UPDATE ledger_bankauction SET amount = 1 WHERE id = %s", [auction.pk])
+        cursor.execute("UPDATE tables_bankauction SET amount = 1 WHERE id = %s", [auction.pk])
     with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("DELETE FROM ledger_bankbid WHERE auction_id = %s", [auction.pk])
+        cursor.execute("DELETE FROM tables_bankbid WHERE auction_id = %s", [auction.pk])
     assert ledger_faults() == []
 
 
@@ -215,10 +215,10 @@ def test_postgresql_refuses_a_hand_while_a_rebuild_awaits_its_deposits(mesa):
     (slip,) = deposit_bank(mesa.table)[:1]
     with pytest.raises(IntegrityError, match="exceed"), transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
-            "INSERT INTO ledger_cashierslip (number, kind, player_id, amount, balance_after, transaction_id, "
+            "INSERT INTO cage_cashierslip (number, kind, player_id, amount, balance_after, transaction_id, "
             "issued_at, issued_by_id, drawer_id, tenure_id, rebuild_id) SELECT number + 10, kind, player_id, 1, "
             "balance_after, transaction_id, issued_at, issued_by_id, drawer_id, tenure_id, rebuild_id "
-            "FROM ledger_cashierslip WHERE id = %s", [slip.pk])
+            "FROM cage_cashierslip WHERE id = %s", [slip.pk])
     with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
         BankRebuild.objects.filter(pk=rebuild.pk).update(amount=Decimal("1"))
 
@@ -305,8 +305,8 @@ def test_the_shift_report_lists_an_auction_with_its_draw(mesa):
 def test_a_rebuilds_deposit_is_voided_before_the_next_hand_never_after(mesa):
     from django.utils import timezone
 
+    from cage.services.slips import cashier_slip_void
     from ledger.errors import VoidRefused
-    from ledger.services import cashier_slip_void
     from reports.banks import bank_rotation_report
 
     tenure = _wiped_out_syndicate(mesa)
@@ -325,8 +325,8 @@ def test_a_rebuilds_deposit_is_voided_before_the_next_hand_never_after(mesa):
         cashier_slip_void(slip=slips[0], reason="too late", voided_by=supervisor)
     with pytest.raises(IntegrityError, match="not voided once its bank has played"), transaction.atomic(), \
             connection.cursor() as cursor:
-        cursor.execute("INSERT INTO ledger_slipvoid (slip_id, reason, voided_at, voided_by_id, reversal_id) "
-                       "SELECT id, 'x', now(), issued_by_id, transaction_id FROM ledger_cashierslip WHERE id = %s",
+        cursor.execute("INSERT INTO cage_slipvoid (slip_id, reason, voided_at, voided_by_id, reversal_id) "
+                       "SELECT id, 'x', now(), issued_by_id, transaction_id FROM cage_cashierslip WHERE id = %s",
                        [slips[0].pk])
     assert ledger_faults() == []
     today = timezone.localdate()
@@ -341,5 +341,5 @@ def test_a_rebuilds_deposit_slip_names_the_rebuild(client, mesa):
     open_drawer(cashier)
     slip = cashier_bank_deposit(tenure=tenure, player=mesa.players["rosa"], amount=Decimal("10"), posted_by=cashier)
     client.force_login(cashier)
-    page = client.get(f"/ledger/slips/{slip.number}/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    page = client.get(f"/cage/slips/{slip.number}/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
     assert "la reconstitución n.º 1 de la banca (30,00 €)" in page

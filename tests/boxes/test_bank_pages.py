@@ -5,8 +5,9 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from ledger.models import BankAuction, BankBid, BankTenure, Transaction
+from ledger.models import Transaction
 from tables import services
+from tables.models import BankAuction, BankBid, BankTenure
 from tests.boxes.test_bank_life import BANK_LOSES, play
 from tests.factories import deposit_bank
 from tests.reports.conftest import P01
@@ -90,7 +91,7 @@ def test_a_wiped_out_bank_is_flagged_on_the_console_and_rebuilt_at_the_cage(clie
     waiting = client_es.get(reverse("tables:console", args=[mesa.table.pk])).content.decode()
     assert "ana debe 30,00 €" in waiting and "pendiente del depósito de su reconstitución en caja (30,00 €)" in waiting
     client_es.force_login(staff["cashier"])
-    cage = client_es.get(reverse("ledger:bank_deposit"), follow=True).content.decode()
+    cage = client_es.get(reverse("cage:bank_deposit"), follow=True).content.decode()
     assert "banca de ana, reconstitución 1 de 30,00 €" in cage
     deposit_bank(mesa.table, staff["cashier"])
     client_es.force_login(mesa.dealer)
@@ -116,7 +117,7 @@ def test_an_auditor_reads_the_bank_pages_and_changes_nothing(client_es, mesa, st
 
 
 def test_the_pit_sees_an_auctions_sessions_and_the_bank_ends_with_the_last(client_es, mesa):
-    from ledger.services.bank_life import auction_award, auction_bid, auction_open
+    from tables.bank.life import auction_award, auction_bid, auction_open
 
     services.table_bank_give_up(table=mesa.table, by=mesa.supervisor)
     auction = auction_open(table=mesa.table, sessions=1, opened_by=mesa.supervisor)

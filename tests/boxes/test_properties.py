@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from boxes.models import BoxCount
 from boxes.registers import cagnotte_register
 from boxes.services import box_count, box_recount, denominations, table_buy_in, table_tip
+from cage.services.slips import cashier_buy_in
 from ledger.models import Account, Entry
-from ledger.services import cashier_buy_in
 from reports.shift import shift_report
 from tables import services
 from tables.models import Hand, Table

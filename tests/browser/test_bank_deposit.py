@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from ledger.models import BankTenure, CashierSlip, Transaction
+from cage.models import CashierSlip
+from ledger.models import Transaction
 from reports.services import report_request, report_run
 from tables import services
-from tables.models import Hand
+from tables.models import BankTenure, Hand
 from tests.browser.test_console import log_in
 from tests.factories import deposit_bank
 
@@ -57,15 +58,15 @@ def test_the_pit_awards_the_bank_the_cashier_books_the_deposit_and_the_dealer_op
     assert not Hand.objects.filter(tenure=tenure).exists()
 
     cashier = _context(chromium, live_server).new_page()
-    log_in(cashier, "caja1", "/ledger/")
+    log_in(cashier, "caja1", "/cage/")
     cashier.click("nav >> text=Depósito de banca")
-    cashier.wait_for_url(re.compile(r"/ledger/bank-deposit/[^/]+/"))
+    cashier.wait_for_url(re.compile(r"/cage/bank-deposit/[^/]+/"))
     assert "pepe debe 150,00 € de sus 150,00 €" in cashier.inner_text("main")
     cashier.click("text=rellenar")
     assert cashier.input_value("input[name=player]") == "pepe"
     assert cashier.input_value("input[name=amount]") == "150,00"
     cashier.get_by_role("button", name="Asentar el depósito de banca").click()
-    cashier.wait_for_url(re.compile(r"/ledger/slips/\d+/"))
+    cashier.wait_for_url(re.compile(r"/cage/slips/\d+/"))
     assert "Mesa 1, banca de pepe" in cashier.inner_text("#slip")
     slip = CashierSlip.objects.get(tenure=tenure)
     assert (slip.player.code, slip.amount, slip.kind, slip.transaction.kind) == (
@@ -96,7 +97,7 @@ def test_the_pages_of_a_bank_awaiting_its_deposit_fit_the_screen(chromium, live_
     shots = os.environ.get("SCREENSHOT_DIR")
     pages = {"console": ("dealer1", f"/tables/console/{mesa.table.pk}/"),
              "pit-table": ("pit1", f"/tables/pit/tables/{mesa.table.pk}/"),
-             "cage-deposit": ("caja1", "/ledger/bank-deposit/"),
+             "cage-deposit": ("caja1", "/cage/bank-deposit/"),
              "bank-report": ("audit1", f"/reports/{report.pk}/")}
     wide = []
     for width, height in ((1024, 768), (390, 844)):
@@ -104,7 +105,7 @@ def test_the_pages_of_a_bank_awaiting_its_deposit_fit_the_screen(chromium, live_
             context = _context(chromium, live_server, width, height)
             page = context.new_page()
             if name == "cage-deposit":  # the form moves to an address of its own
-                log_in(page, user, "/ledger/")
+                log_in(page, user, "/cage/")
                 page.goto(url)
             else:
                 log_in(page, user, url)
@@ -157,15 +158,15 @@ def test_a_wiped_out_bank_rebuilt_at_the_cage_before_the_next_hand(chromium, liv
     assert Hand.objects.filter(tenure=tenure).count() == 1
 
     cashier = _context(chromium, live_server).new_page()
-    log_in(cashier, "caja1", "/ledger/")
+    log_in(cashier, "caja1", "/cage/")
     for code, amount in (("ana", "10,01"), ("pepe", "10,00"), ("rosa", "10,00")):
         cashier.click("nav >> text=Depósito de banca")
-        cashier.wait_for_url(re.compile(r"/ledger/bank-deposit/[^/]+/"))
+        cashier.wait_for_url(re.compile(r"/cage/bank-deposit/[^/]+/"))
         assert "banca de ana, reconstitución 1 de 30,01 €" in cashier.inner_text("main")
         cashier.click(f"li:has-text('{code} debe') >> text=rellenar")
         assert (cashier.input_value("input[name=player]"), cashier.input_value("input[name=amount]")) == (code, amount)
         cashier.get_by_role("button", name="Asentar el depósito de banca").click()
-        cashier.wait_for_url(re.compile(r"/ledger/slips/\d+/"))
+        cashier.wait_for_url(re.compile(r"/cage/slips/\d+/"))
     slips = CashierSlip.objects.filter(rebuild=rebuild).order_by("number")
     assert [(s.player.code, s.amount, s.transaction.kind) for s in slips] == [
         ("ana", Decimal("10.01"), "bank_rebuild"), ("pepe", Decimal("10.00"), "bank_rebuild"),
@@ -198,13 +199,13 @@ def test_the_pages_of_a_bank_awaiting_its_rebuild_fit_the_screen(chromium, live_
     shots = os.environ.get("SCREENSHOT_DIR")
     pages = {"rebuild-console": ("dealer1", f"/tables/console/{mesa.table.pk}/"),
              "rebuild-pit": ("pit1", f"/tables/pit/tables/{mesa.table.pk}/bank/rebuild/"),
-             "rebuild-cage": ("caja1", "/ledger/bank-deposit/")}
+             "rebuild-cage": ("caja1", "/cage/bank-deposit/")}
     wide = []
     for width, height in ((1024, 768), (390, 844)):
         for name, (user, url) in pages.items():
             context = _context(chromium, live_server, width, height)
             page = context.new_page()
-            log_in(page, user, "/ledger/" if name == "rebuild-cage" else url)
+            log_in(page, user, "/cage/" if name == "rebuild-cage" else url)
             if name == "rebuild-cage":
                 page.goto(url)
                 assert "reconstitución 1 de 30,00 €" in page.inner_text("main")

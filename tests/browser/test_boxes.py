@@ -106,7 +106,7 @@ def test_the_pit_auctions_the_bank_and_the_tie_is_drawn(browser_page, mesa):
     page.click("button[name=award]")
     page.click("text=Confirmar la adjudicación")
     page.wait_for_selector("text=el sorteo dio la banca a")
-    from ledger.models import BankAuction
+    from tables.models import BankAuction
 
     auction = BankAuction.objects.get()
     assert auction.draw["tied"] == ["luis", "marta"] and auction.tenure.capital == Decimal("120.00")

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from ledger.models import CashierSlip
+from cage.models import CashierSlip
 from tests.factories import PlayerFactory, UserFactory, open_drawer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -19,11 +19,11 @@ def cashier_page(browser_page):
     open_drawer(UserFactory(username="caja1", roles=["cashier"]))  # no slip without an open drawer
     PlayerFactory(code="luis", name="Luis")
     page = browser_page
-    page.goto("/accounts/login/?next=/ledger/buy-in/")
+    page.goto("/accounts/login/?next=/cage/buy-in/")
     page.fill("input[name=username]", "caja1")
     page.fill("input[name=password]", PASSWORD)
     page.click("main form button[type=submit]")
-    page.wait_for_url(re.compile(r"/ledger/buy-in/[^/]+/"))
+    page.wait_for_url(re.compile(r"/cage/buy-in/[^/]+/"))
     return page
 
 
@@ -38,7 +38,7 @@ def test_back_and_resend_books_one_slip(cashier_page):
     page.wait_for_function("() => document.activeElement && document.activeElement.name === 'player'")
     _fill_buy_in(page, "20,00")
     page.get_by_role("button", name="Asentar la compra").click()
-    page.wait_for_url("**/ledger/slips/1/")
+    page.wait_for_url("**/cage/slips/1/")
     page.go_back()
     page.wait_for_load_state()
     # Whatever the browser shows on Back (the slip, or the form refilled from its history),
@@ -46,7 +46,7 @@ def test_back_and_resend_books_one_slip(cashier_page):
     if page.get_by_role("button", name="Asentar la compra").count():
         _fill_buy_in(page, "20,00")
         page.get_by_role("button", name="Asentar la compra").click()
-    page.wait_for_url("**/ledger/slips/1/")
+    page.wait_for_url("**/cage/slips/1/")
     assert "ya está asentado" in page.inner_text("main")
     page.reload()  # a resend of the slip's page is a read
     assert CashierSlip.objects.count() == 1
@@ -58,13 +58,13 @@ def test_back_reload_and_resend_books_one_slip(cashier_page):
     page = cashier_page
     _fill_buy_in(page, "20,00")
     page.get_by_role("button", name="Asentar la compra").click()
-    page.wait_for_url("**/ledger/slips/1/")
+    page.wait_for_url("**/cage/slips/1/")
     page.go_back()
     page.reload()
     if page.get_by_role("button", name="Asentar la compra").count():
         _fill_buy_in(page, "20,00")
         page.get_by_role("button", name="Asentar la compra").click()
-    page.wait_for_url("**/ledger/slips/1/")
+    page.wait_for_url("**/cage/slips/1/")
     assert CashierSlip.objects.count() == 1
 
 
@@ -74,10 +74,10 @@ def test_a_second_tab_on_the_same_form_shows_the_slip_it_booked(cashier_page):
     other.goto(page.url)
     _fill_buy_in(page, "30,00")
     page.get_by_role("button", name="Asentar la compra").click()
-    page.wait_for_url("**/ledger/slips/1/")
+    page.wait_for_url("**/cage/slips/1/")
     _fill_buy_in(other, "30,00")
     other.get_by_role("button", name="Asentar la compra").click()
-    other.wait_for_url("**/ledger/slips/1/")
+    other.wait_for_url("**/cage/slips/1/")
     assert "ya está asentado" in other.inner_text("main")
     assert CashierSlip.objects.count() == 1
 
@@ -86,7 +86,7 @@ def test_a_double_tap_books_one_slip(cashier_page):
     page = cashier_page
     _fill_buy_in(page, "40,00")
     page.get_by_role("button", name="Asentar la compra").dblclick()
-    page.wait_for_url("**/ledger/slips/1/")
+    page.wait_for_url("**/cage/slips/1/")
     page.wait_for_load_state("networkidle")
     assert CashierSlip.objects.count() == 1
     assert CashierSlip.objects.get().amount == 40
@@ -94,7 +94,7 @@ def test_a_double_tap_books_one_slip(cashier_page):
 
 def test_the_form_pages_are_not_kept_by_the_browser(cashier_page):
     page = cashier_page
-    response = page.goto("/ledger/cash-out/")
+    response = page.goto("/cage/cash-out/")
     assert "no-store" in response.headers["cache-control"]
 
 
@@ -117,7 +117,7 @@ def test_a_slip_prints_as_a_receipt_or_an_a4_page_without_the_menu(cashier_page,
     page = cashier_page
     _fill_buy_in(page, "1234,50")
     page.get_by_role("button", name="Asentar la compra").click()
-    page.wait_for_url("**/ledger/slips/1/")
+    page.wait_for_url("**/cage/slips/1/")
     assert page.is_visible("header.top") and page.is_visible("text=Imprimir")
     page.emulate_media(media="print")
     assert not page.is_visible("header.top") and not page.is_visible(".slip-tools")
@@ -130,7 +130,7 @@ def test_a_slip_prints_as_a_receipt_or_an_a4_page_without_the_menu(cashier_page,
     assert _media_box(receipt) == (80, 200)
     (tmp_path / "receipt.pdf").write_bytes(receipt)
     page.emulate_media(media="screen")
-    page.goto("/ledger/slips/1/?layout=a4")
+    page.goto("/cage/slips/1/?layout=a4")
     page.emulate_media(media="print")
     a4 = page.pdf(prefer_css_page_size=True)
     assert _media_box(a4) == (210, 297)
@@ -142,7 +142,7 @@ def test_a_slip_prints_as_a_receipt_or_an_a4_page_without_the_menu(cashier_page,
 
 def test_the_cage_home_registers_finds_and_serves_a_player(cashier_page):
     page = cashier_page
-    page.goto("/ledger/")
+    page.goto("/cage/")
     page.get_by_role("link", name="Dar de alta a un jugador").first.click()
     page.fill("input[name=code]", "marta")
     page.fill("input[name=name]", "Marta Ruiz")
@@ -151,20 +151,20 @@ def test_the_cage_home_registers_finds_and_serves_a_player(cashier_page):
     page.select_option("select[name=nationality]", "FR")
     page.fill("input[name=date_of_birth]", "1975-03-02")
     page.get_by_role("button", name="Dar de alta").click()
-    page.wait_for_url("**/ledger/players/marta/record/")
+    page.wait_for_url("**/cage/players/marta/record/")
     assert "identidad registrada" in page.inner_text("main")
-    page.goto("/ledger/")
+    page.goto("/cage/")
     page.fill("input[name=q]", "XK123456")
     page.keyboard.press("Enter")
     page.wait_for_selector("#found")
     page.locator("#found").get_by_role("link", name="Compra de fichas").click()
-    page.wait_for_url(re.compile(r"/ledger/buy-in/[^/]+/\?player=marta"))
+    page.wait_for_url(re.compile(r"/cage/buy-in/[^/]+/\?player=marta"))
     assert page.input_value("input[name=player]") == "marta"
     page.fill("input[name=amount]", "300")
     page.get_by_role("button", name="Asentar la compra").click()
-    page.wait_for_url("**/ledger/slips/1/")
+    page.wait_for_url("**/cage/slips/1/")
     assert "XK123456" in page.inner_text("#slip")
-    page.goto("/ledger/")
+    page.goto("/cage/")
     assert "000001" in page.inner_text("#day-slips")
 
 
@@ -172,18 +172,18 @@ def test_a_cage_supervisor_voids_a_slip_with_a_reason(cashier_page, chromium, li
     page = cashier_page
     _fill_buy_in(page, "75")
     page.get_by_role("button", name="Asentar la compra").click()
-    page.wait_for_url("**/ledger/slips/1/")
+    page.wait_for_url("**/cage/slips/1/")
     UserFactory(username="super1", roles=["cage_supervisor"])
     other = chromium.new_context(locale="es-ES", base_url=live_server.url).new_page()
-    _log_in(other, "super1", "/ledger/slips/1/")
+    _log_in(other, "super1", "/cage/slips/1/")
     other.get_by_role("link", name="Anular el vale").click()
-    other.wait_for_url("**/ledger/slips/1/void/")
+    other.wait_for_url("**/cage/slips/1/void/")
     other.wait_for_function("() => document.activeElement && document.activeElement.name === 'reason'")
     other.get_by_role("button", name="Anular el vale").click()  # without a reason: refused on the field
     assert "requerido" in other.wait_for_selector("ul.errorlist").inner_text()
     other.fill("textarea[name=reason]", "el jugador no entregó el efectivo")
     other.get_by_role("button", name="Anular el vale").click()
-    other.wait_for_url("**/ledger/slips/1/")
+    other.wait_for_url("**/cage/slips/1/")
     assert "ANULADO" in other.inner_text("#slip") and "no entregó" in other.inner_text("#slip")
     other.context.close()
 
@@ -203,6 +203,6 @@ def test_a_cashier_types_the_amount_as_the_slip_prints_it(cashier_page, size, tm
         page.screenshot(path=f"{os.environ['SCREENSHOTS']}/buy-in-refused-{size[0]}.png", full_page=True)
     _fill_buy_in(page, "1.250,50")
     page.get_by_role("button", name="Asentar la compra").click()
-    page.wait_for_url("**/ledger/slips/1/")
+    page.wait_for_url("**/cage/slips/1/")
     assert "1\xa0250,50 €" in page.inner_text("main") or "1.250,50 €" in page.inner_text("main")
     assert str(CashierSlip.objects.get().amount) == "1250.50"

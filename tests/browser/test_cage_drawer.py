@@ -8,9 +8,8 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from cage.models import AmlAlert, AmlReview, Drawer
-from cage.services.aml import gaming_day
-from ledger.models import CashierSlip
+from cage.models import AmlAlert, AmlReview, CashierSlip, Drawer
+from casino.periods import gaming_day
 from ledger.selectors import player_balance
 from tests.factories import PlayerFactory, UserFactory, open_drawer
 
@@ -28,7 +27,7 @@ def log_in(page, username, next_url):
 
 
 def buy_in(page, player, amount):
-    page.goto("/ledger/buy-in/")
+    page.goto("/cage/buy-in/")
     page.fill("input[name=player]", player)
     page.fill("input[name=amount]", amount)
     page.click("main form button[type=submit]")
@@ -58,13 +57,13 @@ def test_a_drawer_from_opening_to_close_with_a_variance(browser_page):
     assert "902,00 €" in page.inner_text("main")
     # Two slips against it.
     buy_in(page, "luis", "300")
-    page.wait_for_url("**/ledger/slips/*/")
-    page.goto("/ledger/cash-out/")
+    page.wait_for_url("**/cage/slips/*/")
+    page.goto("/cage/cash-out/")
     page.fill("input[name=player]", "luis")
     page.fill("input[name=amount]", "120,50")
     page.click("main form button[type=submit]")
     page.click("main form button[type=submit]")  # the confirmation
-    page.wait_for_url("**/ledger/slips/*/")
+    page.wait_for_url("**/cage/slips/*/")
     assert player_balance(player=luis) == Decimal("179.50")
     # The blind count: 1 071,50 € against 902,00 + 300,00 − 120,50 = 1 081,50 € expected.
     page.goto("/cage/drawer/")
@@ -106,9 +105,9 @@ def test_a_movement_refused_at_the_threshold_until_the_identity_is_recorded(brow
     UserFactory(username="cumple", roles=["compliance_officer"])
     open_drawer(cashier)
     anon = PlayerFactory(code="anon", name="", unidentified=True)
-    log_in(page, "caja", "/ledger/buy-in/")
+    log_in(page, "caja", "/cage/buy-in/")
     buy_in(page, "anon", "1500")
-    page.wait_for_url("**/ledger/slips/*/")
+    page.wait_for_url("**/cage/slips/*/")
     # 1 500 + 600 = 2 100 € in one gaming day: at the threshold, and no identity on file.
     buy_in(page, "anon", "600")
     page.wait_for_selector(".errorlist")
@@ -136,7 +135,7 @@ def test_a_movement_refused_at_the_threshold_until_the_identity_is_recorded(brow
     assert (anon.document_number, anon.nationality, anon.has_identity) == ("XK123456", "FR", True)
     assert anon.identity_records.get().recorded_by == cashier
     buy_in(page, "anon", "600")
-    page.wait_for_url("**/ledger/slips/*/")
+    page.wait_for_url("**/cage/slips/*/")
     assert player_balance(player=anon) == Decimal("2100.00")
     # Two movements each under the threshold that together pass it: structuring.
     alert = AmlAlert.objects.get()

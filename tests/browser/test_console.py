@@ -308,7 +308,7 @@ def test_by_touch_the_picker_a_split_an_unknown_card_and_the_cashiers_balance(br
 
     page.click("header.top form[action$='logout/'] button")
     page.wait_for_url("**/accounts/login/**")
-    log_in(page, "caja1", "/ledger/players/marta/")
+    log_in(page, "caja1", "/cage/players/marta/")
     assert re.search(r"520,00\s*€", page.inner_text(".balance"))
 
 

@@ -17,12 +17,14 @@ from hypothesis import settings as examples
 from hypothesis import strategies as st
 
 from cage.errors import AmlRefused, ReviewError
-from cage.models import AmlAlert, AmlMovement
+from cage.models import AmlAlert, AmlMovement, CashierSlip
 from cage.services import aml
-from cage.services.identity import player_record_identity
-from ledger import services
-from ledger.models import BankTenure, CashierSlip
-from tables.models import Player
+from cage.services.slips import cashier_buy_in, cashier_cash_out, cashier_slip_void
+from casino import periods
+from patrons.models import Player
+from patrons.services import player_record_identity
+from tables.bank.tenures import tenure_close, tenure_open
+from tables.models import BankTenure
 from tests.factories import PlayerFactory, TableFactory, open_drawer
 
 D = Decimal
@@ -35,22 +37,22 @@ def drawer(cashier):
 
 
 def buy(player, amount, cashier):
-    return services.cashier_buy_in(player=player, amount=D(amount), posted_by=cashier)
+    return cashier_buy_in(player=player, amount=D(amount), posted_by=cashier)
 
 
 def test_the_gaming_day_starts_at_six_in_madrid_across_summer_time(settings):
-    assert aml.gaming_day(datetime.datetime(2026, 3, 29, 5, 59, tzinfo=MADRID)) == datetime.date(2026, 3, 28)
-    assert aml.gaming_day(datetime.datetime(2026, 3, 29, 6, 0, tzinfo=MADRID)) == datetime.date(2026, 3, 29)
-    assert aml.gaming_day(datetime.datetime(2026, 10, 25, 4, 30, tzinfo=datetime.UTC)) == datetime.date(2026, 10, 24)
-    start, end = aml.gaming_day_bounds(datetime.date(2026, 3, 29))
+    assert periods.gaming_day(datetime.datetime(2026, 3, 29, 5, 59, tzinfo=MADRID)) == datetime.date(2026, 3, 28)
+    assert periods.gaming_day(datetime.datetime(2026, 3, 29, 6, 0, tzinfo=MADRID)) == datetime.date(2026, 3, 29)
+    assert periods.gaming_day(datetime.datetime(2026, 10, 25, 4, 30, tzinfo=datetime.UTC)) == datetime.date(2026, 10, 24)
+    start, end = periods.gaming_day_bounds(datetime.date(2026, 3, 29))
     assert end - start == datetime.timedelta(hours=24)  # 06:00 to 06:00, the hour lost at 02:00 before it
     settings.AML_GAMING_DAY_START = 10
-    assert aml.gaming_day(datetime.datetime(2026, 5, 2, 9, 0, tzinfo=MADRID)) == datetime.date(2026, 5, 1)
+    assert periods.gaming_day(datetime.datetime(2026, 5, 2, 9, 0, tzinfo=MADRID)) == datetime.date(2026, 5, 1)
 
 
 def test_at_the_threshold_an_unidentified_patron_is_refused_until_his_identity_is_recorded(anon, cashier, drawer):
     buy(anon, "1500.00", cashier)
-    slip = services.cashier_cash_out(player=anon, amount=D("499.99"), posted_by=cashier)  # 1,999.99: under
+    slip = cashier_cash_out(player=anon, amount=D("499.99"), posted_by=cashier)  # 1,999.99: under
     with pytest.raises(AmlRefused, match=r"anon.*2,000\.00.*threshold of 2,000\.00") as refused:
         buy(anon, "0.01", cashier)
     assert refused.value.field == "player"
@@ -68,7 +70,7 @@ def test_at_the_threshold_an_unidentified_patron_is_refused_until_his_identity_i
 
 
 def test_the_refusal_names_the_gaming_day_as_the_reader_writes_a_date(anon, cashier, drawer):
-    day = aml.gaming_day(timezone.now())
+    day = periods.gaming_day(timezone.now())
     buy(anon, "1999.99", cashier)
     with translation.override("es"), pytest.raises(AmlRefused) as refused:
         buy(anon, "0.01", cashier)
@@ -92,14 +94,14 @@ def test_bank_capital_counts_and_a_system_posting_is_recorded_with_an_alert(luis
     buy(anon, "1200.00", cashier)
     table = TableFactory(name="Mesa AML")
     with pytest.raises(AmlRefused):  # 1,200 + 900 of capital put into a bank
-        services.tenure_open(table=table, holder=anon, capital=D("900.00"), began="draw", posted_by=cashier)
+        tenure_open(table=table, holder=anon, capital=D("900.00"), began="draw", posted_by=cashier)
     assert not BankTenure.objects.exists()
     # luis, identified, opens a bank; his identity then goes (a correction); the
     # system's distribution at the close cannot be refused: recorded, with an alert.
     buy(luis, "3000.00", cashier)
-    tenure = services.tenure_open(table=table, holder=luis, capital=D("2500.00"), began="draw", posted_by=cashier)
+    tenure = tenure_open(table=table, holder=luis, capital=D("2500.00"), began="draw", posted_by=cashier)
     Player.objects.filter(pk=luis.pk).update(document_type="", document_number="")
-    services.tenure_close(tenure=tenure, posted_by=None)
+    tenure_close(tenure=tenure, posted_by=None)
     kinds = list(AmlMovement.objects.filter(player=luis).order_by("id").values_list("kind", "direction", "amount"))
     assert kinds == [("buy_in", "in", D("3000.00")), ("capital_in", "in", D("2500.00")),
                      ("distribution", "out", D("2500.00"))]
@@ -111,7 +113,7 @@ def test_the_us_profile_reports_above_ten_thousand_in_or_out_and_logs_above_thre
                                                                                    settings):
     settings.AML_PROFILE = "us"
     buy(anon, "6000.00", cashier)
-    services.cashier_cash_out(player=anon, amount=D("5000.00"), posted_by=cashier)  # out apart from in
+    cashier_cash_out(player=anon, amount=D("5000.00"), posted_by=cashier)  # out apart from in
     buy(anon, "4000.00", cashier)  # cash in 10,000.00: not above
     with pytest.raises(AmlRefused, match="10,000.01"):
         buy(anon, "0.01", cashier)
@@ -128,7 +130,7 @@ def test_the_us_profile_reports_above_ten_thousand_in_or_out_and_logs_above_thre
 def aml_register_of_today():
     from cage.selectors import aml_register
 
-    return aml_register(day=aml.gaming_day(timezone.now()))
+    return aml_register(day=periods.gaming_day(timezone.now()))
 
 
 def test_the_register_as_a_command_and_csv_and_reviews_attributed(anon, cashier, compliance, drawer):
@@ -142,7 +144,7 @@ def test_the_register_as_a_command_and_csv_and_reviews_attributed(anon, cashier,
     with pytest.raises(ReviewError):
         aml.alert_review(alert=alert, note="  ", reviewed_by=compliance)
     aml.alert_review(alert=alert, note="two visits, same evening", reviewed_by=compliance)
-    day = aml.gaming_day(timezone.now()).isoformat()
+    day = periods.gaming_day(timezone.now()).isoformat()
     out = StringIO()
     call_command("aml_register", "--day", day, stdout=out)
     text = out.getvalue()
@@ -222,7 +224,7 @@ def test_the_days_totals_per_patron_are_the_sum_of_its_movements(movements, cash
             at = BASE + datetime.timedelta(minutes=minutes)
             monkeypatch.setattr(timezone, "now", lambda at=at: at)
             amount = D(cents).scaleb(-2)
-            service = services.cashier_buy_in if kind == "buy_in" else services.cashier_cash_out
+            service = cashier_buy_in if kind == "buy_in" else cashier_cash_out
             service(player=players[code], amount=amount, posted_by=cashier)
             day = expected.setdefault(oracle_day(at), {})
             row = day.setdefault(code, {"in": D(0), "out": D(0), "movements": 0})
@@ -239,10 +241,10 @@ def test_the_days_totals_per_patron_are_the_sum_of_its_movements(movements, cash
 def test_a_voided_slip_stays_in_the_register_but_no_longer_counts(client, anon, cashier, supervisor, compliance,
                                                                   drawer):
     wrong = buy(anon, "1500.00", cashier)  # typed 1500 for 150
-    services.cashier_slip_void(slip=wrong, reason="typed 1500 for 150", voided_by=supervisor)
+    cashier_slip_void(slip=wrong, reason="typed 1500 for 150", voided_by=supervisor)
     buy(anon, "150.00", cashier)
     buy(anon, "1000.00", cashier)  # 1,150.00 standing: under the threshold, no identity asked
-    day = aml.gaming_day(timezone.now())
+    day = periods.gaming_day(timezone.now())
     assert aml.day_totals(day=day)["anon"]["total"] == D("1150.00")
     assert aml.day_totals(day=day)["anon"]["movements"] == 2
     assert AmlMovement.objects.filter(player=anon).count() == 3  # nothing deleted
@@ -281,7 +283,7 @@ def test_a_refusal_through_the_cashiers_page_is_recorded_once(client, anon, cash
 
     buy(anon, "1999.00", cashier)
     client.force_login(cashier)
-    form = client.get("/ledger/buy-in/")["Location"]
+    form = client.get("/cage/buy-in/")["Location"]
     response = client.post(form, {"player": "anon", "amount": "5,00"}, HTTP_ACCEPT_LANGUAGE="es")
     assert response.status_code == 200 and list(response.context["form"].errors) == ["player"]
     assert AmlRefusal.objects.get().amount == D("5.00") and CashierSlip.objects.count() == 1

@@ -3,8 +3,8 @@ check may refuse: a staff member's at the cage or the pit, never the game's own.
 
 from decimal import Decimal
 
+from cage.models import CashierSlip
 from cage.services.aml import refusable
-from ledger.models import CashierSlip
 from tests.api.conftest import Api
 from tests.factories import open_drawer
 

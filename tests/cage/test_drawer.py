@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from cage.denominations import count_total
 from cage.errors import DrawerError
-from cage.models import Drawer
+from cage.models import CashierSlip, Drawer
 from cage.services.drawer import drawer_close, drawer_open, drawer_preview
-from ledger import services
-from ledger.models import CashierSlip
+from cage.services.slips import cashier_buy_in, cashier_cash_out
+from ledger import posting
 from reports.audit import drawer_exceptions
 from reports.texts import exception_text
 from tests.factories import UserFactory
@@ -31,15 +31,15 @@ def test_a_count_adds_up_by_denomination():
 
 def test_no_slip_without_an_open_drawer(cashier, luis):
     with pytest.raises(DrawerError, match="no open drawer"):
-        services.cashier_buy_in(player=luis, amount=Decimal("10.00"), posted_by=cashier)
+        cashier_buy_in(player=luis, amount=Decimal("10.00"), posted_by=cashier)
     assert CashierSlip.objects.count() == 0 and luis.aml_movements.count() == 0
 
 
 def test_a_drawer_from_opening_to_close_with_a_variance(cashier, supervisor, luis):
     drawer = drawer_open(cashier=cashier, count=FLOAT)
     assert drawer.float_amount == Decimal("902.00") and drawer.float_count["50.00"] == 10
-    services.cashier_buy_in(player=luis, amount=Decimal("300.00"), posted_by=cashier)
-    services.cashier_cash_out(player=luis, amount=Decimal("120.50"), posted_by=cashier)
+    cashier_buy_in(player=luis, amount=Decimal("300.00"), posted_by=cashier)
+    cashier_cash_out(player=luis, amount=Decimal("120.50"), posted_by=cashier)
     assert set(drawer.slips.values_list("kind", flat=True)) == {"buy_in", "cash_out"}
     # expected 902.00 + 300.00 − 120.50 = 1,081.50; counted 1,071.50: 10.00 short
     count = {"50.00": 15, "20.00": 15, "10.00": 1, "5.00": 2, "1.00": 1, "0.50": 1}
@@ -51,7 +51,7 @@ def test_a_drawer_from_opening_to_close_with_a_variance(cashier, supervisor, lui
     assert closed.supervisor == supervisor and closed.cashier == cashier and closed.tolerance == Decimal("5.00")
     assert closed.beyond_tolerance
     with pytest.raises(DrawerError, match="no open drawer"):
-        services.cashier_buy_in(player=luis, amount=Decimal("1.00"), posted_by=cashier)
+        cashier_buy_in(player=luis, amount=Decimal("1.00"), posted_by=cashier)
     found = drawer_exceptions(closed.closed_at - timedelta(minutes=1), closed.closed_at + timedelta(minutes=1))
     assert [(e["code"], e["drawer"], e["variance"]) for e in found] == [("drawer_variance", closed.pk, "-10.00")]
     assert "-10.00" in exception_text(found[0]) and "caja" in exception_text(found[0])
@@ -68,8 +68,8 @@ def test_a_variance_within_the_tolerance_is_no_exception(cashier, supervisor, se
 
 def test_a_voided_slip_leaves_the_expected_amount(cashier, luis):
     drawer = drawer_open(cashier=cashier, count={"50.00": 2})
-    slip = services.cashier_buy_in(player=luis, amount=Decimal("40.00"), posted_by=cashier)
-    services.ledger_reverse(transaction=slip.transaction, posted_by=cashier, reason="wrong player")
+    slip = cashier_buy_in(player=luis, amount=Decimal("40.00"), posted_by=cashier)
+    posting.reverse(transaction=slip.transaction, posted_by=cashier, reason="wrong player")
     assert drawer_preview(drawer=drawer, count={"50.00": 2})["expected"] == Decimal("100.00")
 
 
@@ -101,13 +101,13 @@ def test_one_open_drawer_per_cashier_and_bad_counts_refused(cashier):
 
 def test_postgresql_refuses_a_slip_without_an_open_drawer_and_changes_to_a_closed_one(cashier, supervisor, luis):
     drawer = drawer_open(cashier=cashier, count={"5.00": 1})
-    slip = services.cashier_buy_in(player=luis, amount=Decimal("5.00"), posted_by=cashier)
+    slip = cashier_buy_in(player=luis, amount=Decimal("5.00"), posted_by=cashier)
     drawer_close(drawer=drawer, cashier=cashier, supervisor=supervisor, count={"10.00": 1})
     with connection.cursor() as cursor:
         for statement, params, refusal in [
             ("UPDATE cage_drawer SET note = 'x' WHERE id = %s", [drawer.pk], "a closed drawer never changes"),
             ("DELETE FROM cage_drawer WHERE id = %s", [drawer.pk], "never deleted"),
-            ("INSERT INTO ledger_cashierslip (number, kind, player_id, amount, transaction_id, issued_at, "
+            ("INSERT INTO cage_cashierslip (number, kind, player_id, amount, transaction_id, issued_at, "
              "issued_by_id, drawer_id) VALUES (99, 'buy_in', %s, 1, %s, now(), %s, %s)",
              [luis.pk, slip.transaction_id, cashier.pk, drawer.pk], "no open drawer of its cashier"),
         ]:
@@ -140,14 +140,14 @@ slips = st.lists(st.tuples(st.sampled_from(["buy_in", "cash_out"]), st.integers(
 def test_the_expected_amount_is_the_float_plus_cash_in_minus_cash_out_of_the_live_slips(pieces, booked, cashier, luis):
     with transaction.atomic():
         drawer = drawer_open(cashier=cashier, count=pieces)
-        services.cashier_buy_in(player=luis, amount=Decimal("2000000.00"), posted_by=cashier)
+        cashier_buy_in(player=luis, amount=Decimal("2000000.00"), posted_by=cashier)
         expected = count_total(pieces) + Decimal("2000000.00")
         for kind, cents, voided in booked:
             amount = Decimal(cents).scaleb(-2)
-            service = services.cashier_buy_in if kind == "buy_in" else services.cashier_cash_out
+            service = cashier_buy_in if kind == "buy_in" else cashier_cash_out
             slip = service(player=luis, amount=amount, posted_by=cashier)
             if voided:
-                services.ledger_reverse(transaction=slip.transaction, posted_by=cashier, reason="voided")
+                posting.reverse(transaction=slip.transaction, posted_by=cashier, reason="voided")
             else:
                 expected += amount if kind == "buy_in" else -amount
         preview = drawer_preview(drawer=drawer, count={"0.01": 7})

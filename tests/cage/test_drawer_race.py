@@ -11,7 +11,7 @@ from django.db import connection, transaction
 from cage.errors import DrawerError
 from cage.models import Drawer
 from cage.services.drawer import drawer_close, drawer_open
-from ledger import services
+from cage.services.slips import cashier_buy_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -44,7 +44,7 @@ def test_a_close_waits_for_the_slip_being_booked_and_counts_it(cashier, supervis
     closer = threading.Thread(target=close)
     closer.start()
     with transaction.atomic():  # the slip is booked, not yet committed, when the close starts
-        services.cashier_buy_in(player=luis, amount=Decimal("40.00"), posted_by=cashier)
+        cashier_buy_in(player=luis, amount=Decimal("40.00"), posted_by=cashier)
         booked.set()
         for _ in range(2000):  # until the close waits on the drawer's lock (at most ~20 s)
             if closer_pid and waiting_on_a_lock(closer_pid[0]):
@@ -58,4 +58,4 @@ def test_a_close_waits_for_the_slip_being_booked_and_counts_it(cashier, supervis
     assert (closed.cash_in, closed.expected, closed.counted, closed.variance) == (
         Decimal("40.00"), Decimal("140.00"), Decimal("140.00"), Decimal("0.00"))
     with pytest.raises(DrawerError):
-        services.cashier_buy_in(player=luis, amount=Decimal("1.00"), posted_by=cashier)
+        cashier_buy_in(player=luis, amount=Decimal("1.00"), posted_by=cashier)

@@ -3,7 +3,8 @@ form with nothing written, the close's signature checked, the pages never cached
 
 from decimal import Decimal
 
-from cage.models import Drawer, IdentityRecord
+from cage.models import Drawer
+from patrons.models import IdentityRecord
 from tests.factories import PlayerFactory, UserFactory, open_drawer
 
 
@@ -70,11 +71,11 @@ def test_an_identity_with_a_bad_field_is_refused_on_it(client, cashier):
 def test_the_register_in_the_us_profile_shows_the_log(client, compliance, cashier, settings):
     settings.AML_PROFILE = "us"
     open_drawer(cashier)
-    from ledger import services
+    from cage.services.slips import cashier_buy_in
 
     luis = PlayerFactory(code="luis")
-    services.cashier_buy_in(player=luis, amount=Decimal("3000.01"), posted_by=cashier)
-    services.cashier_buy_in(player=luis, amount=Decimal("3000.00"), posted_by=cashier)
+    cashier_buy_in(player=luis, amount=Decimal("3000.01"), posted_by=cashier)
+    cashier_buy_in(player=luis, amount=Decimal("3000.00"), posted_by=cashier)
     client.force_login(compliance)
     page = client.get("/cage/aml/")
     assert [m.amount for m in page.context["register"]["log"]] == [Decimal("3000.01")]

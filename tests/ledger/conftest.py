@@ -12,11 +12,13 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.db import connection
 
+from cage.services.slips import cashier_buy_in
 from casino.roles import CASHIER, ensure_role_groups
-from ledger import services
 from game.payouts import settle
 from game.record import play_record
-from tables.models import Player, Table
+from patrons.models import Player
+from tables.bank.tenures import tenure_open
+from tables.models import Table
 from tests.conftest import CONFORMANCE
 from tests.factories import open_drawer
 
@@ -86,7 +88,7 @@ def other_user(db):
 def fund(cashier):
     """``fund(player, "100.00")``: a buy-in, returning the slip."""
     def buy(player, amount):
-        return services.cashier_buy_in(player=player, amount=Decimal(amount), posted_by=cashier)
+        return cashier_buy_in(player=player, amount=Decimal(amount), posted_by=cashier)
     return buy
 
 
@@ -94,7 +96,7 @@ def fund(cashier):
 def ana_bank(players, table, fund, cashier):
     """ana's open tenure at Mesa 1 with 500.00 capital (she bought 1000.00 of chips)."""
     fund(players["ana"], "1000.00")
-    return services.tenure_open(table=table, holder=players["ana"], capital=Decimal("500.00"), began="draw",
+    return tenure_open(table=table, holder=players["ana"], capital=Decimal("500.00"), began="draw",
                                 posted_by=cashier)
 
 

@@ -24,7 +24,8 @@ def test_ids_taken_ahead_are_the_sequences_next_and_ascending():
 
 def test_ids_taken_one_at_a_time_follow_each_sequence():
     from casino.bulk import take_ids, take_one_id_each
-    from ledger.models import Account, BankTenure
+    from ledger.models import Account
+    from tables.models import BankTenure
 
     first = take_ids(BankTenure, 2)
     tenure_id, account_id = take_one_id_each(BankTenure, Account)
@@ -35,7 +36,8 @@ def test_ids_taken_one_at_a_time_follow_each_sequence():
 
 def test_ids_taken_in_pairs_follow_each_sequence():
     from casino.bulk import take_ids, take_ids_each
-    from ledger.models import Account, BankTenure
+    from ledger.models import Account
+    from tables.models import BankTenure
 
     pairs = take_ids_each(BankTenure, Account, count=3)
     assert len(pairs) == 3 and all(len(pair) == 2 for pair in pairs)

@@ -7,10 +7,9 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from ledger import services
+from cage.models import CashierSlip
+from cage.services.slips import cashier_buy_in, cashier_cash_out, slip_maximum
 from ledger.errors import InvalidAmount
-from ledger.models import CashierSlip
-from ledger.services.cage import slip_maximum
 
 pytestmark = pytest.mark.django_db
 
@@ -26,15 +25,15 @@ def test_the_default_maximum_is_a_hundred_thousand_euros():
 
 def test_the_service_refuses_above_the_maximum_and_books_it_exactly(players, cashier):
     with pytest.raises(InvalidAmount) as refused:
-        services.cashier_buy_in(player=players["luis"], amount=Decimal("100000.01"), posted_by=cashier)
+        cashier_buy_in(player=players["luis"], amount=Decimal("100000.01"), posted_by=cashier)
     assert refused.value.field == "amount" and re.search(r"100\D000,00 €", str(refused.value))
-    slip = services.cashier_buy_in(player=players["luis"], amount=Decimal("100000.00"), posted_by=cashier)
+    slip = cashier_buy_in(player=players["luis"], amount=Decimal("100000.00"), posted_by=cashier)
     assert slip.amount == Decimal("100000.00")
     with pytest.raises(InvalidAmount):
-        services.cashier_cash_out(player=players["luis"], amount=Decimal("100000.01"), posted_by=cashier)
+        cashier_cash_out(player=players["luis"], amount=Decimal("100000.01"), posted_by=cashier)
 
 
-@pytest.mark.parametrize("name", ["ledger:buy_in", "ledger:cash_out"])
+@pytest.mark.parametrize("name", ["cage:buy_in", "cage:cash_out"])
 @pytest.mark.parametrize(("amount", "says"), [
     ("100000,01", r"100\D000,00 €"),
     ("99999999999999999999", ""),  # more digits than the column holds
@@ -52,6 +51,6 @@ def test_every_form_refuses_what_the_cage_or_the_database_cannot_hold(client, ca
 def test_the_maximum_is_a_setting(client, cashier, players, settings, fund):
     settings.CAGE_SLIP_MAXIMUM = Decimal("500.00")
     client.force_login(cashier)
-    response = _post_form(client, "ledger:buy_in", {"player": "luis", "amount": "500,01"})
+    response = _post_form(client, "cage:buy_in", {"player": "luis", "amount": "500,01"})
     assert "500,00 €" in " ".join(response.context["form"].errors["amount"])
-    assert _post_form(client, "ledger:buy_in", {"player": "luis", "amount": "500,00"}).status_code == 302
+    assert _post_form(client, "cage:buy_in", {"player": "luis", "amount": "500,00"}).status_code == 302

@@ -7,8 +7,9 @@ import pytest
 from django.core.management import call_command
 from django.db import connection, transaction
 
-from ledger import services
+from cage.services.slips import cashier_buy_in
 from ledger.models import Account
+from tables.bank.tenures import tenure_close
 from tables.services import hand_import_record
 from tests.ledger.conftest import conformance_record, settlement_of
 
@@ -56,7 +57,7 @@ def test_a_balance_altered_behind_the_triggers_back_is_caught_and_named(ledger, 
 
 def test_a_reversal_that_does_not_mirror_its_original_is_caught(ledger, players, cashier):
     # Forged with raw SQL: balanced, so the triggers let it in, but it is no mirror.
-    slip = services.cashier_buy_in(player=players["rosa"], amount=Decimal("10.00"), posted_by=cashier)
+    slip = cashier_buy_in(player=players["rosa"], amount=Decimal("10.00"), posted_by=cashier)
     cage = Account.objects.get(kind="cage").id
     rosa = Account.objects.get(player=players["rosa"]).id
     with transaction.atomic(), connection.cursor() as cursor:
@@ -96,7 +97,7 @@ def test_balances_as_a_table(ledger):
 
 
 def test_a_closed_tenure_that_still_holds_money_is_a_fault(ledger, cashier):
-    services.tenure_close(tenure=ledger, posted_by=cashier)
+    tenure_close(tenure=ledger, posted_by=cashier)
     bank = Account.objects.get(tenure=ledger)
     with transaction.atomic(), connection.cursor() as cursor:
         # Forged behind the services: a balanced transaction into the closed account.

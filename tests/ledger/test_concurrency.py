@@ -8,11 +8,13 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from ledger import services
+from cage.services.slips import cashier_buy_in, cashier_cash_out
 from ledger.errors import AlreadyPosted, InsufficientChips
 from ledger.models import Account, Transaction
 from ledger.selectors import account_balance, ledger_faults, player_balance
+from tables.bank.tenures import tenure_open
 from tables.models import Table
+from tables.settlement import ledger_post_settlement
 from tests.ledger.conftest import conformance_record, settlement_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,9 +27,9 @@ def test_eight_threads_posting_at_once_leave_every_balance_exact(players, table,
     other = Table.objects.create(name="Mesa 2", rules="reglamento", min_bet=Decimal(5), max_bet=Decimal(100))
     fund(players["ana"], "1000.00")
     fund(players["rosa"], "1000.00")
-    banks = [services.tenure_open(table=table, holder=players["ana"], capital=Decimal("1000.00"), began="draw",
+    banks = [tenure_open(table=table, holder=players["ana"], capital=Decimal("1000.00"), began="draw",
                                   posted_by=cashier),
-             services.tenure_open(table=other, holder=players["rosa"], capital=Decimal("1000.00"), began="draw",
+             tenure_open(table=other, holder=players["rosa"], capital=Decimal("1000.00"), began="draw",
                                   posted_by=cashier)]
     # p01, p03 and p04 are banked by ana; at Mesa 2 the same hands are banked by rosa.
     hands = [settlement_of(conformance_record(prefix), bank=bank)
@@ -39,18 +41,18 @@ def test_eight_threads_posting_at_once_leave_every_balance_exact(players, table,
         try:
             start.wait()
             try:
-                services.ledger_post_settlement(tenure=banks[0], settlement=hands[0], idempotency_key="everyone",
+                ledger_post_settlement(tenure=banks[0], settlement=hands[0], idempotency_key="everyone",
                                                 reference="the same hand from every thread")
                 posted["everyone"] += 1
             except AlreadyPosted:
                 duplicates["everyone"] += 1
             for i in range(HANDS_PER_THREAD):
                 k = (n + i) % len(hands)
-                services.ledger_post_settlement(tenure=banks[k % 2], settlement=hands[k],
+                ledger_post_settlement(tenure=banks[k % 2], settlement=hands[k],
                                                 idempotency_key=f"t{n}-{i}", reference=f"hand {n}-{i}")
                 posted[k] += 1
                 if n % 2:  # half the threads also work the cage for the same players
-                    services.cashier_buy_in(player=players["luis"], amount=Decimal("1.00"), posted_by=cashier)
+                    cashier_buy_in(player=players["luis"], amount=Decimal("1.00"), posted_by=cashier)
         except Exception as error:  # reported by the main thread
             errors.append(repr(error))
         finally:
@@ -91,7 +93,7 @@ def test_concurrent_cash_outs_never_overdraw_a_player(players, fund, cashier):
     def cash_out():
         try:
             start.wait()
-            paid.append(services.cashier_cash_out(player=players["luis"], amount=Decimal("30.00"),
+            paid.append(cashier_cash_out(player=players["luis"], amount=Decimal("30.00"),
                                                   posted_by=cashier).number)
         except InsufficientChips:
             refused.append(1)
@@ -117,7 +119,7 @@ def test_first_hands_and_first_buy_ins_of_new_players_at_once_do_not_deadlock(pl
     # or lock them at once (accounts are created before any row lock is taken).
     fund(players["ana"], "1000.00")
     fund(players["rosa"], "1000.00")
-    bank = services.tenure_open(table=table, holder=players["ana"], capital=Decimal("1000.00"), began="draw",
+    bank = tenure_open(table=table, holder=players["ana"], capital=Decimal("1000.00"), began="draw",
                                 posted_by=cashier)
     hands = [settlement_of(conformance_record(prefix)) for prefix in ("p01", "p03", "p04")]
     start = threading.Barrier(THREADS)
@@ -128,13 +130,13 @@ def test_first_hands_and_first_buy_ins_of_new_players_at_once_do_not_deadlock(pl
             start.wait()
             for i in range(6):
                 if n % 3 == 0:
-                    services.ledger_post_settlement(tenure=bank, settlement=hands[i % 3],
+                    ledger_post_settlement(tenure=bank, settlement=hands[i % 3],
                                                     idempotency_key=f"new-{n}-{i}", reference=f"hand {n}-{i}")
                 elif n % 3 == 1:
-                    services.cashier_buy_in(player=players[("luis", "marta", "pepe")[i % 3]],
+                    cashier_buy_in(player=players[("luis", "marta", "pepe")[i % 3]],
                                             amount=Decimal("5.00"), posted_by=cashier)
                 else:
-                    services.cashier_cash_out(player=players["rosa"], amount=Decimal("1.00"), posted_by=cashier)
+                    cashier_cash_out(player=players["rosa"], amount=Decimal("1.00"), posted_by=cashier)
         except Exception as error:  # reported by the main thread
             errors.append(repr(error))
         finally:

@@ -8,9 +8,11 @@ from decimal import Decimal
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
-from ledger import services
-from ledger.models import Account, BankTenure, CashierSlip, Entry, SyndicateShare, Transaction
+from cage.models import CashierSlip
+from ledger.models import Account, Entry, Transaction
 from ledger.selectors import ledger_faults
+from tables.bank.tenures import tenure_close, tenure_open
+from tables.models import BankTenure, SyndicateShare
 
 
 def sql(statement, params=()):
@@ -82,7 +84,7 @@ class TestBalanceIsCheckedAtCommit:
 
     def test_syndicate_shares_must_sum_to_100(self, players, table, fund, cashier):
         fund(players["ana"], "100.00")
-        tenure = services.tenure_open(table=table, holder=players["ana"], capital=Decimal("10.00"), began="draw",
+        tenure = tenure_open(table=table, holder=players["ana"], capital=Decimal("10.00"), began="draw",
                                       posted_by=cashier)
         with pytest.raises(IntegrityError, match=f"shares of bank tenure {tenure.pk} sum to 150.00 percent"):
             with transaction.atomic():
@@ -102,8 +104,8 @@ class TestAppendOnly:
         "DELETE FROM ledger_entry WHERE id = %(entry)s",
         "UPDATE ledger_transaction SET reference = 'edited' WHERE id = %(txn)s",
         "DELETE FROM ledger_transaction WHERE id = %(txn)s",
-        "UPDATE ledger_cashierslip SET amount = 1 WHERE id = %(slip)s",
-        "DELETE FROM ledger_cashierslip WHERE id = %(slip)s",
+        "UPDATE cage_cashierslip SET amount = 1 WHERE id = %(slip)s",
+        "DELETE FROM cage_cashierslip WHERE id = %(slip)s",
     ])
     def test_update_and_delete_are_refused(self, posted, statement):
         slip, txn, entry = posted
@@ -139,7 +141,7 @@ class TestAppendOnly:
         assert Account.objects.get(pk=luis).balance == Decimal("42.00")
 
     def test_a_closed_account_stays_closed_and_takes_no_entry(self, ana_bank, cashier, accounts):
-        services.tenure_close(tenure=ana_bank, posted_by=cashier)
+        tenure_close(tenure=ana_bank, posted_by=cashier)
         bank = Account.objects.get(tenure=ana_bank)
         assert not bank.is_open
         with pytest.raises(DatabaseError, match="closed for good"), transaction.atomic():
@@ -151,9 +153,9 @@ class TestAppendOnly:
         with pytest.raises(DatabaseError, match="only its closing"), transaction.atomic():
             BankTenure.objects.filter(pk=ana_bank.pk).update(capital=Decimal("1.00"))
         with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
-            sql("DELETE FROM ledger_banktenure WHERE id = %s", [ana_bank.pk])
+            sql("DELETE FROM tables_banktenure WHERE id = %s", [ana_bank.pk])
         with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
             SyndicateShare.objects.filter(tenure=ana_bank).update(percent=Decimal(50))
-        services.tenure_close(tenure=ana_bank, posted_by=cashier)
+        tenure_close(tenure=ana_bank, posted_by=cashier)
         with pytest.raises(DatabaseError, match="is closed: it cannot change"), transaction.atomic():
             BankTenure.objects.filter(pk=ana_bank.pk).update(ended="sale")

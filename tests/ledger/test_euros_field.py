@@ -7,8 +7,8 @@ import pytest
 from django import forms
 from django.utils import translation
 
+from cage.models import CashierSlip
 from ledger.forms import EurosField
-from ledger.models import CashierSlip
 from ledger.selectors import player_balance
 from tests.ledger.test_pages import draw
 
@@ -59,7 +59,7 @@ def test_the_field_asks_phones_for_the_decimal_keypad():
 
 @pytest.mark.django_db
 def test_the_cashier_books_a_buy_in_typed_with_thousands_grouping(as_cashier, players):
-    url = draw(as_cashier, "ledger:buy_in")
+    url = draw(as_cashier, "cage:buy_in")
     response = as_cashier.post(url, {"player": "luis", "amount": "1.250,50"}, follow=True,
                                HTTP_ACCEPT_LANGUAGE="es")
     assert CashierSlip.objects.get().amount == Decimal("1250.50")
@@ -69,7 +69,7 @@ def test_the_cashier_books_a_buy_in_typed_with_thousands_grouping(as_cashier, pl
 
 @pytest.mark.django_db
 def test_an_ambiguous_buy_in_books_nothing_and_names_the_amount(as_cashier, players):
-    response = as_cashier.post(draw(as_cashier, "ledger:buy_in"), {"player": "luis", "amount": "1.250"},
+    response = as_cashier.post(draw(as_cashier, "cage:buy_in"), {"player": "luis", "amount": "1.250"},
                                HTTP_ACCEPT_LANGUAGE="es")
     assert response.status_code == 200
     assert list(response.context["form"].errors) == ["amount"]

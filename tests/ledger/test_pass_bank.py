@@ -9,8 +9,9 @@ import pytest
 
 from cage.models import AmlMovement
 from ledger.errors import InsufficientChips, TenureError
-from ledger.models import Account, BankTenure, Transaction
-from ledger.services.posting import SettlementBatch
+from ledger.models import Account, Transaction
+from tables.import_ledger import SettlementBatch
+from tables.models import BankTenure
 
 pytestmark = pytest.mark.django_db
 
@@ -38,10 +39,10 @@ def test_a_bank_passed_in_a_batch_is_written_at_its_flush(players, fund, ana_ban
     old, bank = Account.objects.get(tenure=ana_bank), Account.objects.get(tenure=new)
     assert (old.balance, old.is_open, bank.balance, bank.is_open) == (0, False, Decimal("150.00"), True)
     assert chips(players["ana"]) == Decimal("1000.00") and chips(players["luis"]) == Decimal("150.00")
-    assert list(Transaction.objects.filter(tenure__in=[ana_bank, new]).order_by("id")
+    assert list(Transaction.objects.filter(entries__account__tenure__in=[ana_bank, new]).order_by("id")
                 .values_list("kind", "idempotency_key"))[-2:] == [
         ("distribution", f"tenure:{ana_bank.pk}:close"), ("capital_in", f"tenure:{new.pk}:capital")]
-    assert list(AmlMovement.objects.filter(transaction__tenure__in=[ana_bank, new]).order_by("id")
+    assert list(AmlMovement.objects.filter(transaction__entries__account__tenure__in=[ana_bank, new]).order_by("id")
                 .values_list("player__code", "kind", "direction", "amount"))[-2:] == [
         ("ana", "distribution", "out", Decimal("500.00")), ("luis", "capital_in", "in", Decimal("150.00"))]
 

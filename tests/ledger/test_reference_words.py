@@ -10,7 +10,8 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from ledger import services
+from cage.services.slips import cashier_slip_void
+from ledger.chips import chips_opening, chips_transfer
 from ledger.models import Transaction
 from ledger.references import cause_text, parse_reference
 
@@ -53,14 +54,14 @@ def test_a_slip_s_void_is_a_reversal_of_the_slip_in_words(cashier, players, fund
     supervisor = User.objects.create_user("supercaja")
     supervisor.groups.add(ensure_role_groups()[CAGE_SUPERVISOR])
     slip = fund(players["luis"], "20.00")
-    void = services.cashier_slip_void(slip=slip, reason="duplicado", voided_by=supervisor)
+    void = cashier_slip_void(slip=slip, reason="duplicado", voided_by=supervisor)
     reversal = void.reversal
     assert reversal.cause == {"kind": "reversal", "of": slip.transaction_id,
                               "original": {"kind": "slip", "number": slip.number}}
     assert parse_reference(reversal.reference, reverses=slip.transaction_id)[0] == reversal.cause
     with translation.override("es"):
         assert reversal.reference_words == f"reversión de n.º {slip.transaction_id}: vale {slip.number:06d}"
-    services.chips_opening(player=players["marta"], amount=Decimal("100.00"), posted_by=cashier)
+    chips_opening(player=players["marta"], amount=Decimal("100.00"), posted_by=cashier)
     for txn in Transaction.objects.order_by("id"):  # a buy-in, its void, an opening: each with its cause
         assert txn.cause, f"{txn.kind} {txn.reference!r} has no cause"
         with translation.override("es"):
@@ -70,54 +71,10 @@ def test_a_slip_s_void_is_a_reversal_of_the_slip_in_words(cashier, players, fund
 def test_a_chip_transfer_and_a_void_read_in_spanish_on_the_statement(client, cashier, players, fund):
     luis = players["luis"]
     fund(luis, "50.00")
-    services.chips_transfer(giver=luis, receiver=players["marta"], amount=Decimal("20.00"), reason="una deuda", posted_by=cashier)
+    chips_transfer(giver=luis, receiver=players["marta"], amount=Decimal("20.00"), reason="una deuda", posted_by=cashier)
     txn = Transaction.objects.get(kind="transfer")
     assert txn.cause == {"kind": "transfer", "giver": "luis", "receiver": "marta"}
     client.force_login(cashier)
-    page = client.get(reverse("ledger:player_statement", args=["luis"]), HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    page = client.get(reverse("cage:player_statement", args=["luis"]), HTTP_ACCEPT_LANGUAGE="es").content.decode()
     assert "traspaso de fichas de luis a marta — una deuda" in page and "luis → marta" not in page
     assert "vale 0000" in page and "slip 0000" not in page
-
-
-def test_the_migration_gives_old_rows_their_causes_and_takes_them_back(cashier, players, fund):
-    """``ledger 0012``: rows the services wrote before they stored these causes (their
-    cause blanked here behind the trigger's back) get the same cause from their text."""
-    import importlib
-    from types import SimpleNamespace
-
-    from django.apps import apps
-    from django.db import DatabaseError, connection, transaction
-
-    migration = importlib.import_module("ledger.migrations.0012_more_transaction_causes")
-    luis = players["luis"]
-    fund(luis, "50.00")
-    services.chips_transfer(giver=luis, receiver=players["marta"], amount=Decimal("20.00"), reason="una deuda",
-                            posted_by=cashier)
-    services.chips_opening(player=players["pepe"], amount=Decimal("10.00"), posted_by=cashier)
-    written = dict(Transaction.objects.values_list("id", "cause"))
-    editor = SimpleNamespace(connection=connection)
-
-    def checked():  # the postings' deferred checks run now, as at a commit: a table with pending ones is not altered
-        with connection.cursor() as cursor:
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-
-    def blank(ids):
-        checked()
-        with connection.cursor() as cursor:
-            cursor.execute("ALTER TABLE ledger_transaction DISABLE TRIGGER ledger_transaction_append_only")
-            cursor.execute("UPDATE ledger_transaction SET cause = '{}'::jsonb WHERE id = ANY(%s)", [ids])
-            cursor.execute("ALTER TABLE ledger_transaction ENABLE TRIGGER ledger_transaction_append_only")
-
-    kinds = {"transfer", "opening"}
-    old = [pk for pk, cause in written.items() if cause.get("kind") in kinds]
-    assert len(old) == 2
-    blank(old)
-    checked()
-    migration.fill_causes(apps, editor)
-    assert dict(Transaction.objects.values_list("id", "cause")) == written
-    checked()
-    migration.empty_causes(apps, editor)
-    assert {pk: cause for pk, cause in Transaction.objects.values_list("id", "cause") if pk in old} == {
-        pk: {} for pk in old}
-    with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:  # the trigger is on again
-        cursor.execute("UPDATE ledger_transaction SET memo = 'x' WHERE id = %s", [old[0]])

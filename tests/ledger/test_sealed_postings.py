@@ -15,9 +15,11 @@ import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 
-from ledger import services
-from ledger.models import Account, CashierSlip, Entry
+from cage.models import CashierSlip
+from cage.services.slips import cashier_buy_in, cashier_cash_out
+from ledger.models import Account, Entry
 from ledger.selectors import ledger_faults
+from tables.settlement import ledger_post_settlement
 from tests.hands import settled
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -64,14 +66,14 @@ def test_an_old_transaction_cannot_be_unsealed(slip_one):
 def test_a_posting_made_inside_savepoints_is_sealed_by_its_top_level_transaction(players, cashier):
     with transaction.atomic():  # the service's own atomic blocks are savepoints in here
         with transaction.atomic():
-            slip = services.cashier_buy_in(player=players["luis"], amount=Decimal("5.00"), posted_by=cashier)
-        services.cashier_cash_out(player=players["luis"], amount=Decimal("1.00"), posted_by=cashier)
+            slip = cashier_buy_in(player=players["luis"], amount=Decimal("5.00"), posted_by=cashier)
+        cashier_cash_out(player=players["luis"], amount=Decimal("1.00"), posted_by=cashier)
     assert Entry.objects.filter(transaction_id=slip.transaction_id).count() == 2 and ledger_faults() == []
 
 
 def test_postings_still_write_their_entries_in_their_own_transaction(players, fund, cashier):
     fund(players["luis"], "100.00")
-    services.cashier_cash_out(player=players["luis"], amount=Decimal("40.00"), posted_by=cashier)
+    cashier_cash_out(player=players["luis"], amount=Decimal("40.00"), posted_by=cashier)
     assert ledger_faults() == []
 
 
@@ -114,7 +116,7 @@ def test_a_slip_whose_transaction_moves_another_player_s_chips_is_found(slip_one
 
 def test_a_player_s_chips_below_zero_are_a_fault(players, ana_bank):
     # A settlement posted straight to the ledger, behind the tables' check: luis never bought chips.
-    services.ledger_post_settlement(tenure=ana_bank, settlement=settled("luis deal 5O", "bank deal 2E",
+    ledger_post_settlement(tenure=ana_bank, settlement=settled("luis deal 5O", "bank deal 2E",
                                                                         "luis bet 10", "luis card 6B"),
                                     idempotency_key="h", reference="hand Mesa 1 #3")
     luis = Account.objects.get(player=players["luis"])

@@ -10,10 +10,11 @@ from django.db.models import Case, F, Sum, When
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cage.models import CashierSlip
+from cage.services.slips import cashier_buy_in, cashier_cash_out, cashier_slip_void
 from casino.roles import CAGE_SUPERVISOR, ensure_role_groups
-from ledger import services
 from ledger.errors import AlreadyReversed, InsufficientChips
-from ledger.models import CashierSlip, Entry
+from ledger.models import Entry
 from ledger.selectors import ledger_faults
 
 pytestmark = pytest.mark.django_db
@@ -49,10 +50,10 @@ def test_each_slip_keeps_the_balance_at_issue(players, cashier, operations):
                 try:
                     if kind == "void":
                         if issued:
-                            services.cashier_slip_void(slip=issued[who % len(issued)][0], reason="h",
+                            cashier_slip_void(slip=issued[who % len(issued)][0], reason="h",
                                                        voided_by=supervisor)
                         continue
-                    book = services.cashier_buy_in if kind == "buy_in" else services.cashier_cash_out
+                    book = cashier_buy_in if kind == "buy_in" else cashier_cash_out
                     slip = book(player=players[who], amount=Decimal(cents).scaleb(-2), posted_by=cashier)
                     issued.append((slip, slip.balance_after))
                 except (InsufficientChips, AlreadyReversed):

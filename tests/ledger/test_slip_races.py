@@ -10,8 +10,8 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
+from cage.models import CashierSlip
 from casino.roles import CASHIER, ensure_role_groups
-from ledger.models import CashierSlip
 from ledger.selectors import ledger_faults, player_balance
 from tests.factories import open_drawer
 
@@ -58,7 +58,7 @@ def test_two_cashiers_cashing_out_one_player_at_once_book_one_slip_and_refuse_th
     colleague.groups.add(ensure_role_groups()[CASHIER])
     open_drawer(colleague)  # no slip without an open drawer
     clients = [_client_of(cashier), _client_of(colleague)]
-    urls = [_draw(client, "ledger:cash_out") for client in clients]
+    urls = [_draw(client, "cage:cash_out") for client in clients]
     data = {"player": "luis", "amount": "100,00", "confirm": "yes"}
     responses = _at_once([lambda n=n: clients[n].post(urls[n], data) for n in range(2)])
     assert all(not isinstance(r, Exception) for r in responses), responses
@@ -66,7 +66,7 @@ def test_two_cashiers_cashing_out_one_player_at_once_book_one_slip_and_refuse_th
     refused = [r for r in responses if r.status_code == 200]
     assert (len(booked), len(refused)) == (1, 1)
     slip = CashierSlip.objects.get(kind="cash_out")
-    assert booked[0]["Location"] == reverse("ledger:slip", args=[slip.number])
+    assert booked[0]["Location"] == reverse("cage:slip", args=[slip.number])
     assert "0,00 €" in " ".join(refused[0].context["form"].errors["amount"])  # the balance left, named
     assert player_balance(player=players["luis"]) == Decimal("0.00")
     assert ledger_faults() == []
@@ -74,12 +74,12 @@ def test_two_cashiers_cashing_out_one_player_at_once_book_one_slip_and_refuse_th
 
 def test_a_double_tap_on_one_form_books_one_slip_and_both_taps_show_it(players, cashier):
     client_a, client_b = _client_of(cashier), _client_of(cashier)  # one cashier: a double tap, a second tab
-    url = _draw(client_a, "ledger:buy_in")
+    url = _draw(client_a, "cage:buy_in")
     data = {"player": "luis", "amount": "50,00"}
     responses = _at_once([lambda: client_a.post(url, data), lambda: client_b.post(url, data),
                           lambda: client_a.post(url, data)])
     assert all(not isinstance(r, Exception) for r in responses), responses
     slip = CashierSlip.objects.get()
     assert [r.status_code for r in responses] == [302, 302, 302]
-    assert {r["Location"] for r in responses} == {reverse("ledger:slip", args=[slip.number])}
+    assert {r["Location"] for r in responses} == {reverse("cage:slip", args=[slip.number])}
     assert player_balance(player=players["luis"]) == Decimal("50.00")

@@ -3,7 +3,7 @@ from decimal import Decimal
 
 import pytest
 
-from ledger import services
+from cage.services.slips import cashier_cash_out
 from ledger.selectors import player_statement
 
 pytestmark = pytest.mark.django_db
@@ -13,7 +13,7 @@ def test_running_balance_runs_across_pages(players, fund, cashier):
     luis = players["luis"]
     for amount in ("10.00", "20.00", "30.00"):
         fund(luis, amount)
-    services.cashier_cash_out(player=luis, amount=Decimal("5.00"), posted_by=cashier)
+    cashier_cash_out(player=luis, amount=Decimal("5.00"), posted_by=cashier)
     fund(luis, "1.50")
     # Balance after each posting, oldest first: 10, 30, 60, 55, 56.50.
     first = player_statement(player=luis, page=1, per_page=2)

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from ledger.services import cashier_buy_in
+from cage.services.slips import cashier_buy_in
 from tables import services
 from tables.models import Table
 from tests.conftest import mesa_ready

@@ -7,10 +7,11 @@ import random
 from datetime import date
 from decimal import Decimal
 
-from ledger.services import cashier_buy_in
-from tables import services
+from cage.services.slips import cashier_buy_in
 from game.edge import play_hands
-from tables.models import Player, Table
+from patrons.models import Player
+from tables import services
+from tables.models import Table
 from tests.factories import deposit_bank
 
 RULES = {"profile": "reglamento", "bank_passes_on_natural": False}

@@ -122,7 +122,7 @@ def test_the_gaming_day_in_sql_is_the_cage_s(db, settings):
     from datetime import datetime
     from zoneinfo import ZoneInfo
 
-    from cage.services.aml import gaming_day
+    from casino.periods import gaming_day
 
     madrid = ZoneInfo("Europe/Madrid")
     for moment in (datetime(2026, 3, 29, 6, 30, tzinfo=madrid), datetime(2026, 3, 29, 5, 59, tzinfo=madrid),

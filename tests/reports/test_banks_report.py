@@ -7,9 +7,10 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from ledger.models import Account, BankTenure, Entry, Transaction
+from ledger.models import Account, Entry, Transaction
 from reports.banks import bank_rotation_report
 from tables import services
+from tables.models import BankTenure
 from tests.factories import deposit_bank
 from tests.reports.conftest import P01
 from tests.reports.test_exceptions import behind_the_back
@@ -83,7 +84,7 @@ def test_the_period_selects_the_tenures_open_in_it(rotation):
 
 def test_a_distribution_changed_behind_the_back(rotation):
     pepe = BankTenure.objects.get(holder__code="pepe")
-    distribution = Transaction.objects.get(tenure=pepe, kind="distribution")
+    distribution = Transaction.objects.get(entries__account__tenure=pepe, kind="distribution")
     rosa = Account.objects.get(player__code="rosa")
     entry = Entry.objects.get(transaction=distribution, account=rosa)
     bank = Entry.objects.get(transaction=distribution, account__tenure=pepe)
@@ -96,7 +97,7 @@ def test_a_distribution_changed_behind_the_back(rotation):
 
 def test_a_broken_chain_of_holders(rotation):
     marta = BankTenure.objects.get(holder__code="marta")
-    behind_the_back("UPDATE ledger_banktenure SET previous_id = NULL WHERE id = %s", [marta.pk])
+    behind_the_back("UPDATE tables_banktenure SET previous_id = NULL WHERE id = %s", [marta.pk])
     report = today_report(rotation)
     pepe = BankTenure.objects.get(holder__code="pepe")
     assert {"code": "holder_chain", "tenure": marta.pk, "previous": None, "expected": pepe.pk} in report["exceptions"]

@@ -10,14 +10,15 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from game.cards import CARD_RANK
+from game.edge import bank_edge, hand_variance
+from patrons.models import Player
 from reports.detection import Theory, edge_store, review
 from reports.models import Alert
 from reports.services import report_request, report_run
 from reports.tasks import raise_alerts
 from tables import services
-from game.cards import CARD_RANK
-from game.edge import bank_edge, hand_variance
-from tables.models import Hand, Player
+from tables.models import Hand
 from tests.factories import UserFactory, deposit_bank
 from tests.reports.sessions import RULES, SEATS, play_shift, records, simulated_table
 

@@ -12,11 +12,12 @@ from decimal import Decimal
 
 import pytest
 
+from game.edge import bank_edge, hand_variance
+from patrons.models import Player
 from reports import statistics as S
 from reports.detection import EVIDENCE_LIMIT, Sums, Theory, bet_rows, edge_store, review
 from tables import services
-from game.edge import bank_edge, hand_variance
-from tables.models import Hand, Player
+from tables.models import Hand
 from tests.factories import UserFactory
 from tests.reports.sessions import RULES, SEATS, play_shift, records, simulated_table
 

@@ -5,8 +5,8 @@ import json
 
 from django.db import connection
 
+from ledger import posting
 from ledger.models import Account, Entry
-from ledger.services import ledger_reverse
 from reports.audit import card_test
 from reports.shift import shift_report
 from tables.models import Hand
@@ -59,7 +59,7 @@ def test_a_bank_entry_changed_shows_on_its_tenure(played):
 
 def test_a_settled_hand_reversed_in_the_ledger_but_not_voided(played):
     third = Hand.objects.get(table=played.table, number=3)  # luis's bank, still open
-    ledger_reverse(transaction=third.transaction, reason="a cashier's mistake", posted_by=played.supervisor)
+    posting.reverse(transaction=third.transaction, reason="a cashier's mistake", posted_by=played.supervisor)
     report = shift_report(played.close())
     assert {"code": "reversed_not_voided", "hand": 3,
             "transaction": third.transaction.reversal.pk} in report["exceptions"]

@@ -14,13 +14,14 @@ from django.urls import reverse
 from django.utils import translation
 
 from casino.formatting import instant, number, p_value
-from ledger.models import BankTenure, Transaction
-from ledger.selectors import tenure_closings
+from game.cards import CARD_NAME, DECKS
+from ledger.models import Transaction
 from reports.banks import bank_rotation_report
 from reports.exports import _chart_drawing, card_rows, chart_svg, report_csv, report_pdf, sections
 from reports.models import Report
 from reports.services import report_request, report_run
-from game.cards import CARD_NAME, DECKS
+from tables.bank.statements import tenure_closings
+from tables.models import BankTenure
 from tables.rules_words import rules_words
 
 DOT_DECIMAL = re.compile(r"\d\.\d\d(?!\d)")  # 12.50, as a machine writes it
@@ -184,7 +185,7 @@ def test_a_closed_bank_shows_its_closing_balance_and_result(played, staff, clien
     from reports.exports import closing
     assert closing(row) == (f"{closed.capital - 20:.2f}", "-20.00")
     client.force_login(staff["cashier"])
-    page = client.get(reverse("ledger:tenures")).content.decode()
+    page = client.get(reverse("cage:tenures")).content.decode()
     assert "80,00" in page and "-20,00" in page
 
 
@@ -209,14 +210,14 @@ def test_postings_store_their_cause_and_pages_show_it_in_spanish(played, staff, 
     assert reversal.cause["void"]["number"] == voided.number and reversal.memo == "dealt from the wrong shoe"
     assert Transaction.objects.filter(kind="buy_in").first().cause["kind"] == "slip"
     deposit = Transaction.objects.filter(kind="capital_in").first()  # the bank's capital deposited at the cage
-    assert deposit.cause == {"kind": "slip", "number": deposit.slip.number, "tenure": deposit.tenure_id}
+    assert deposit.cause == {"kind": "slip", "number": deposit.slip.number, "tenure": deposit.slip.tenure_id}
     client.force_login(staff["supervisor"])
     html = client.get(reverse("tables:hand_detail", args=[played.table.pk, voided.number])).content.decode()
     assert f"mano n.º {voided.number} de Mesa 1" in html and "anulación de la mano" in html
     assert f"hand Mesa 1 #{voided.number}" not in html and "(console)" not in html and "void of" not in html
     assert "consola de mesa" in html
     client.force_login(staff["cashier"])
-    page = client.get(reverse("ledger:player_statement", args=["marta"])).content.decode()
+    page = client.get(reverse("cage:player_statement", args=["marta"])).content.decode()
     assert "vale 0000" in page and "slip 0000" not in page and "hand Mesa" not in page
 
 
@@ -238,33 +239,3 @@ def test_the_deck_is_named_in_words(shift_report, auditor):
     assert "Cartas repartidas, baraja española de 40 cartas" in titles
     html = auditor.get(reverse("reports:report", args=[shift_report.pk])).content.decode()
     assert "Baraja española de 40 cartas:" in html and "spanish-40" not in html
-
-
-def test_the_migration_turns_old_english_references_into_causes(played):
-    """Rows written before causes were stored (English ``reference``, a void's memo
-    ``void of hand …: reason``) get their cause from ledger 0004's conversion."""
-    import importlib
-
-    from django.apps import apps
-    from django.db import connection
-
-    migration = importlib.import_module("ledger.migrations.0004_trust_transaction_cause")
-    voided = played.table.hands.get(status="voided")
-    reversal = Transaction.objects.get(reverses=voided.transaction)
-    with connection.cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the deferred checks of the fixture's postings, now
-        cursor.execute("SET LOCAL session_replication_role = replica")  # write as the old code did
-        cursor.execute("UPDATE ledger_transaction SET cause = '{}'::jsonb")
-        cursor.execute("UPDATE ledger_transaction SET memo = %s WHERE id = %s",
-                       [f"void of hand Mesa 1 #{voided.number}: dealt from the wrong shoe", reversal.pk])
-        cursor.execute("SET LOCAL session_replication_role = origin")
-    with connection.schema_editor() as editor:
-        migration.fill_causes(apps, editor)
-    reversal.refresh_from_db()
-    assert reversal.cause["void"] == {"table": "Mesa 1", "number": voided.number, "reason": "dealt from the wrong shoe"}
-    assert reversal.memo_words == "dealt from the wrong shoe"
-    assert not Transaction.objects.filter(cause={}).exists()  # every text the services wrote was understood
-    with translation.override("es"):
-        assert reversal.reference_words.startswith(f"anulación de la mano n.º {voided.number} de Mesa 1")
-    with pytest.raises(Exception, match="append-only"):  # the trigger is back
-        Transaction.objects.filter(pk=reversal.pk).update(memo="x")

@@ -12,12 +12,12 @@ import pytest
 from django.core.management import call_command
 from django.utils import translation
 
+from game.payouts import settle
 from ledger.models import Account, Entry, Transaction
 from ledger.money import euros
 from ledger.selectors import ledger_faults
 from reports.shift import shift_report
 from reports.texts import exception_text
-from game.payouts import settle
 from tables.models import Hand, HandBet
 from tables.replay import _expected_legs
 from tables.services import hand_state
@@ -46,7 +46,7 @@ def rewrite_hand(hand, change_bet):
                        bank_net=old.bank_net - difference)
     accounts = {("player", a.player.code): a.pk for a in Account.objects.filter(player__isnull=False)
                 .select_related("player")}
-    accounts[("tenure", hand.tenure_id)] = Account.objects.get(tenure_id=hand.tenure_id).pk
+    accounts[("tenure", hand.tenure_id)] = Account.objects.get(tenure=hand.tenure_id).pk
     house = Account.objects.filter(kind=Account.Kind.HOUSE).values_list("pk", flat=True).first()
     if house:
         accounts[("house",)] = house

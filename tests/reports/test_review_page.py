@@ -93,9 +93,9 @@ def test_the_theorys_strategy_is_in_the_readers_language(client, staff):
     (points as 4, 3½), the stored words untouched."""
     from dataclasses import asdict
 
-    from reports.detection import edge_figure
     from game.edge import default_strategy
     from game.profiles import Profile
+    from reports.detection import edge_figure
 
     strategy = asdict(default_strategy(Profile.from_rules(RULES)))
     stored = {**EDGE, "rules": RULES, "strategy": strategy, "strategy_text": "Each seat bets 1 unit per hand…"}

@@ -218,7 +218,7 @@ def test_beat_holds_the_schedules(db):
 
     # The data migration's own function (idempotent): a transactional test elsewhere in
     # the suite may have flushed what the migration wrote.
-    importlib.import_module("reports.migrations.0002_schedules").create(apps, None)
+    importlib.import_module("reports.migrations.0003_schedules").create(apps, None)
     sweep = PeriodicTask.objects.get(task="reports.dispatch_pending")
     assert sweep.enabled and (sweep.interval.every, sweep.interval.period) == (1, "minutes")
     nightly = PeriodicTask.objects.get(task="reports.nightly_bank_reports")

@@ -13,12 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from reports import statistics as S
 from game.cards import CARD_NAME, CARD_RANK, DECKS, parse_card
 from game.edge import bank_edge, default_strategy, hand_variance, play_hands
 from game.payouts import settle
 from game.record import play_record
 from game.simulate import random_record, random_rules
+from reports import statistics as S
 
 RULES = "americana"  # face up, the bank bound by its rules: the fastest to simulate
 SEATS = 4

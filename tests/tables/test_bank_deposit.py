@@ -11,17 +11,22 @@ from django.db import IntegrityError, connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from cage.models import AmlMovement
+from cage.models import AmlMovement, CashierSlip
 from cage.services.drawer import drawer_cash, open_drawer_of
+from cage.services.slips import (
+    awaiting_deposit,
+    cashier_bank_deposit,
+    cashier_slip_void,
+    deposits_owed,
+)
 from ledger.errors import TenureError, VoidRefused
-from ledger.models import Account, BankTenure, CashierSlip, Transaction
+from ledger.models import Account, Transaction
 from ledger.selectors import ledger_faults, player_balance
-from ledger.services import awaiting_deposit, cashier_bank_deposit, cashier_slip_void, deposits_owed
-from ledger.services.bank_life import auction_award, auction_bid, auction_open
 from reports.banks import bank_rotation_report
 from tables import services
+from tables.bank.life import auction_award, auction_bid, auction_open
 from tables.errors import BankNotReady
-from tables.models import Hand
+from tables.models import BankTenure, Hand
 from tests.factories import TableFactory, UserFactory, deposit_bank
 from tests.tables.test_console_views import Console, refusal_of
 
@@ -62,7 +67,7 @@ def test_a_drawn_bank_waits_for_each_members_deposit_before_its_first_hand(mesa,
     first = cashier_bank_deposit(tenure=tenure, player=p["pepe"], amount=Decimal("100.00"), posted_by=mesa.cashier)
     cashier_bank_deposit(tenure=tenure, player=p["pepe"], amount=Decimal("80.00"), posted_by=mesa.cashier)
     assert (first.kind, first.tenure, first.drawer) == ("bank_deposit", tenure, drawer)
-    assert first.transaction.kind == Transaction.Kind.CAPITAL_IN and first.transaction.tenure == tenure
+    assert first.transaction.kind == Transaction.Kind.CAPITAL_IN and first.transaction.entries.filter(account__tenure=tenure).exists()
     with pytest.raises(BankNotReady) as refused:  # rosa still owes her 120.00
         services.hand_open(table=table, seats=["luis"], opened_by=mesa.dealer, require_shift=False)
     assert "rosa" in str(refused.value) and "pepe" not in str(refused.value).split(":", 1)[1]
@@ -70,7 +75,7 @@ def test_a_drawn_bank_waits_for_each_members_deposit_before_its_first_hand(mesa,
     assert awaiting_deposit(tenure) == [] and balance(tenure) == Decimal("300.00")
     # Cash in at the drawer and in the AML totals, as a buy-in; the chips untouched.
     assert drawer_cash(drawer)[0] - cash_in_before == Decimal("300.00")
-    assert sorted(AmlMovement.objects.filter(transaction__tenure=tenure).values_list(
+    assert sorted(AmlMovement.objects.filter(transaction__entries__account__tenure=tenure).values_list(
         "player__code", "direction", "amount")) == [("pepe", "in", Decimal("80.00")),
                                                     ("pepe", "in", Decimal("100.00")),
                                                     ("rosa", "in", Decimal("120.00"))]
@@ -112,16 +117,16 @@ def test_postgresql_refuses_a_hand_on_a_bank_awaiting_deposits_and_a_deposit_bey
                                 posted_by=mesa.cashier)
     with pytest.raises(IntegrityError, match="exceed"), transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
-            "INSERT INTO ledger_cashierslip (number, kind, player_id, amount, balance_after, transaction_id, "
+            "INSERT INTO cage_cashierslip (number, kind, player_id, amount, balance_after, transaction_id, "
             "issued_at, issued_by_id, drawer_id, tenure_id) SELECT number + 1, kind, player_id, 121, balance_after, "
-            "transaction_id, issued_at, issued_by_id, drawer_id, tenure_id FROM ledger_cashierslip WHERE id = %s",
+            "transaction_id, issued_at, issued_by_id, drawer_id, tenure_id FROM cage_cashierslip WHERE id = %s",
             [slip.pk])
-    with pytest.raises(IntegrityError, match="ledger_slip_deposit_has_tenure"), transaction.atomic(), \
+    with pytest.raises(IntegrityError, match="cage_slip_deposit_has_tenure"), transaction.atomic(), \
             connection.cursor() as cursor:  # a deposit names its bank
         cursor.execute(
-            "INSERT INTO ledger_cashierslip (number, kind, player_id, amount, balance_after, transaction_id, "
+            "INSERT INTO cage_cashierslip (number, kind, player_id, amount, balance_after, transaction_id, "
             "issued_at, issued_by_id, drawer_id, tenure_id) SELECT number + 1, kind, player_id, 1, balance_after, "
-            "transaction_id, issued_at, issued_by_id, drawer_id, NULL FROM ledger_cashierslip WHERE id = %s",
+            "transaction_id, issued_at, issued_by_id, drawer_id, NULL FROM cage_cashierslip WHERE id = %s",
             [slip.pk])
 
 
@@ -209,7 +214,7 @@ def test_the_cashier_books_a_deposit_on_the_cage_page(client, mesa, syndicate_ba
     table, tenure = syndicate_bank
     client.force_login(mesa.cashier)
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
-    form = client.get(reverse("ledger:bank_deposit"), follow=True)
+    form = client.get(reverse("cage:bank_deposit"), follow=True)
     html = form.content.decode()
     assert "Mesa 2" in html and "pepe debe 180,00 €" in html
     url = form.redirect_chain[-1][0]

@@ -8,10 +8,10 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
+from ledger.chips import chips_transfer
 from ledger.errors import InsufficientChips, InvalidTransfer
 from ledger.models import Transaction
 from ledger.selectors import ledger_faults, player_balance
-from ledger.services import chips_transfer
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -88,7 +88,7 @@ def test_the_pit_records_a_transfer_after_a_confirmation_and_both_statements_sho
     assert again.status_code == 200 and Transaction.objects.filter(kind="transfer").count() == 1
     client.force_login(mesa.cashier)
     for code, amount in (("luis", "75,25"), ("marta", "75,25")):
-        statement = client.get(reverse("ledger:player_statement", args=[code])).content.decode()
+        statement = client.get(reverse("cage:player_statement", args=[code])).content.decode()
         line = re.search(r"<tr><td>[^<]*</td>\s*<td>#\d+ traspaso de fichas</td>\s*<td>(.*?)</td>", statement, re.S)
         assert line and line.group(1) == "traspaso de fichas de luis a marta — le presta para la banca"
         assert amount in statement

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from django.db import transaction
 
-from ledger.services import cashier_cash_out
+from cage.services.slips import cashier_cash_out
 from tables import services
 from tables.errors import ChipsNotCovered
 from tables.models import HandEvent

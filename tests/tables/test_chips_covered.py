@@ -15,14 +15,15 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from cage.services.slips import cashier_buy_in, cashier_cash_out
+from game.simulate import random_record
 from ledger.errors import InsufficientChips
 from ledger.models import Account
 from ledger.selectors import player_balance
-from ledger.services import cashier_buy_in, cashier_cash_out
+from patrons.models import Player
 from tables import services
-from game.simulate import random_record
 from tables.errors import ChipsNotCovered, TableError
-from tables.models import Hand, HandEvent, Player
+from tables.models import Hand, HandEvent
 from tests.conftest import mesa_ready
 from tests.factories import PlayerFactory, TableFactory, deposit_bank
 from tests.hands import event

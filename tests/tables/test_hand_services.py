@@ -11,12 +11,12 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import translation
 
 from ledger.errors import CoverExceeded
-from ledger.models import BankTenure, Transaction
+from ledger.models import Transaction
 from ledger.selectors import player_balance
 from tables import services
 from tables.errors import HandNotOpen, NotTheDealer, RuleBroken, StaleHand, TableError
 from tables.integrity import chain_faults, number_gaps
-from tables.models import Hand, HandEvent
+from tables.models import BankTenure, Hand, HandEvent
 from tables.selectors import hand_record
 from tests.conftest import ROOT
 from tests.hands import event

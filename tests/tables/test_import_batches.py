@@ -23,12 +23,14 @@ from django.db import connection
 from django.utils import translation
 
 from cage.models import AmlAlert, AmlMovement
-from ledger.models import Account, BankTenure, Entry, SyndicateShare, Transaction
-from ledger.services import cashier_buy_in, tenure_open
-from tables import services
+from cage.services.slips import cashier_buy_in
 from game.simulate import NAMES, random_night
+from ledger.models import Account, Entry, Transaction
+from patrons.models import Player
+from tables import services
+from tables.bank.tenures import tenure_open
 from tables.integrity import chain_faults, number_gaps
-from tables.models import Hand, HandEvent, Player, Table
+from tables.models import BankTenure, Hand, HandEvent, SyndicateShare, Table
 from tests.factories import UserFactory, open_drawer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -113,8 +115,9 @@ def recorded(way, records, bank_cover=False, poor=()):
         fresh_casino(bank_cover, poor)
         way(records)
     table = Table.objects.get(name="Mesa 1")
-    owners = {account.id: (account.kind, account.player.code if account.player else None, account.tenure_id)
-              for account in Account.objects.select_related("player")}
+    owners = {account.id: (account.kind, account.player.code if account.player else None,
+                           account.tenure.pk if account.kind == Account.Kind.TENURE else None)
+              for account in Account.objects.select_related("player", "tenure")}
     return {
         "faults": chain_faults(table) + [f"gap {n}" for n in number_gaps(table)],
         "head": (table.last_hand_number, table.last_event_hash),
@@ -131,7 +134,7 @@ def recorded(way, records, bank_cover=False, poor=()):
                                                                           "percent")),
         "accounts": sorted(owners.items()),
         "transactions": list(Transaction.objects.order_by("id").values_list(
-            "id", "kind", "reference", "idempotency_key", "source", "tenure_id", "detail")),
+            "id", "kind", "reference", "idempotency_key", "source", "detail")),
         "legs": sorted((leg[0], owners[leg[1]], leg[2], leg[3]) for leg in Entry.objects.values_list(
             "transaction_id", "account_id", "side", "amount")),
         "balances": sorted((owners[account_id], balance, is_open) for account_id, balance, is_open

@@ -10,9 +10,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import translation
 
-from ledger.models import BankTenure, Transaction
+from ledger.models import Transaction
 from ledger.selectors import player_balance
-from tables.models import Hand, HandEvent, Player, Table
+from patrons.models import Player
+from tables.models import BankTenure, Hand, HandEvent, Table
 from tests.factories import UserFactory
 from tests.hands import record
 
@@ -237,7 +238,7 @@ def test_a_newcomer_on_la_loca_at_its_turn_stops_the_import_naming_the_rule(db, 
 
 def test_a_record_whose_stakes_a_player_cannot_cover_is_refused_naming_him_and_his_holding(mesa, tmp_path):
     """issue 14 "Chips": the import checks every bet as the console does."""
-    from ledger.services import cashier_cash_out
+    from cage.services.slips import cashier_cash_out
 
     luis = Player.objects.get(code="luis")
     cashier_cash_out(player=luis, amount=Decimal("490.00"), posted_by=mesa.cashier)  # 10.00 left
@@ -281,7 +282,7 @@ def test_a_record_refused_without_writing_anything_is_left_out_of_its_batch(mesa
     known) gets no savepoint of its own: refused in the middle of a batch, it is simply
     left out, and the records before it, whose postings waited in the batch, are written
     whole: their hands, entries, transactions and balances, the head once. [issue 18]"""
-    from ledger.services import cashier_cash_out
+    from cage.services.slips import cashier_cash_out
     from tables.integrity import chain_faults
 
     marta = Player.objects.get(code="marta")

@@ -1,5 +1,5 @@
-"""PostgreSQL's own guards on hand numbers and entry sequences (migration
-``tables.0012_statement_number_guards``): checked once per statement, over all its rows,
+"""PostgreSQL's own guards on hand numbers and entry sequences (``tables/sql/0002_guards.sql``):
+checked once per statement, over all its rows,
 whatever writes them (the ORM's INSERT of many rows, an import's COPY, raw SQL).
 
 A table's hands are numbered 1, 2, 3… and a hand's entries 1, 2, 3…, with no gap and no
@@ -21,9 +21,12 @@ P01 = ["luis deal 5O", "marta deal 3C", "bank deal 2E", "luis bet 10", "luis car
 
 
 def hands_like(hand, *numbers, table=None):
-    """Unsaved hands like ``hand`` (its tenure, bank, rules), numbered ``numbers``."""
+    """Unsaved hands like ``hand`` (its tenure, bank, rules), numbered ``numbers``; voided, since
+    a table has one open hand at most (``tables_one_open_hand_per_table``)."""
     return [Hand(table=table or hand.table, number=number, tenure=hand.tenure, bank=hand.bank, seats=hand.seats,
-                 rules=hand.rules, min_bet=hand.min_bet, max_bet=hand.max_bet) for number in numbers]
+                 rules=hand.rules, min_bet=hand.min_bet, max_bet=hand.max_bet, status=Hand.Status.VOIDED,
+                 void_reason="numbering test")
+            for number in numbers]
 
 
 def refused(message, write):

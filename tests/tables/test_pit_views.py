@@ -8,12 +8,12 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
-from ledger.models import BankTenure, Transaction
-from ledger.selectors import player_balance
-from tables import services
 from game.payouts import settle
 from game.record import play_record
-from tables.models import Hand, Shift
+from ledger.models import Transaction
+from ledger.selectors import player_balance
+from tables import services
+from tables.models import BankTenure, Hand, Shift
 from tables.selectors import hand_record
 from tests.factories import PlayerFactory, TableFactory
 

@@ -1,8 +1,7 @@
 """Players changed in the Django admin are changed as at the cage: attributed."""
 import pytest
 
-from ledger.models import PlayerChange
-from tables.models import Player
+from patrons.models import Player, PlayerChange
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -13,12 +12,12 @@ def test_a_player_added_and_changed_in_the_admin_is_attributed(client):
     client.force_login(admin_user)
     data = {"code": "nuevo", "name": "Nuevo", "document_type": "dni", "document_number": "1X",
             "nationality": "ES", "date_of_birth": "1990-01-01", "card_number": ""}
-    assert client.post("/admin/tables/player/add/", data).status_code == 302
+    assert client.post("/admin/patrons/player/add/", data).status_code == 302
     player = Player.objects.get(code="nuevo")
-    change = client.post(f"/admin/tables/player/{player.pk}/change/", {**data, "name": "Nuevo Pérez"})
+    change = client.post(f"/admin/patrons/player/{player.pk}/change/", {**data, "name": "Nuevo Pérez"})
     assert change.status_code == 302
     assert list(PlayerChange.objects.filter(player=player).order_by("id").values_list("action", "changed_by")) == [
         ("registered", admin_user.pk), ("changed", admin_user.pk)]
-    minor = client.post("/admin/tables/player/add/", {**data, "code": "nene", "document_number": "2X",
+    minor = client.post("/admin/patrons/player/add/", {**data, "code": "nene", "document_number": "2X",
                                                       "date_of_birth": "2020-01-01"})
     assert minor.status_code == 200 and not Player.objects.filter(code="nene").exists()

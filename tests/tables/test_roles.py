@@ -7,9 +7,9 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from ledger.models import BankTenure
+from patrons.models import Player
 from tables import services
-from tables.models import Hand, HandBet, HandEvent, Player, Shift, Table
+from tables.models import BankTenure, Hand, HandBet, HandEvent, Shift, Table
 from tests.factories import TableFactory, UserFactory, deposit_bank
 from tests.tables.test_pit_views import P01
 
@@ -178,7 +178,7 @@ def admin_user(db):
 
 def test_the_admin_role_configures_players_and_tables(client, admin_user):
     client.force_login(admin_user)
-    response = client.post(reverse("admin:tables_player_add"), {"code": "nuria", "name": "Nuria Sáez"})
+    response = client.post(reverse("admin:patrons_player_add"), {"code": "nuria", "name": "Nuria Sáez"})
     assert response.status_code == 302 and Player.objects.filter(code="nuria", name="Nuria Sáez").exists()
     response = client.post(reverse("admin:tables_table_add"), {
         "name": "Mesa 7", "rules": '{"profile": "tradicional"}', "min_bet": "10", "max_bet": "10",
@@ -220,5 +220,5 @@ def test_other_roles_have_no_say_in_the_admin(client, staff, mesa):
     user.save()
     client.force_login(user)
     assert client.get(reverse("admin:tables_table_changelist")).status_code == 403
-    assert client.post(reverse("admin:tables_player_add"), {"code": "x"}).status_code == 403
+    assert client.post(reverse("admin:patrons_player_add"), {"code": "x"}).status_code == 403
     assert not Player.objects.filter(code="x").exists()

@@ -10,9 +10,9 @@ from django.urls import reverse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ledger import posting
 from ledger.models import Account, Transaction
 from ledger.selectors import ledger_faults, player_balance
-from ledger.services import ledger_reverse
 from ledger.shares import split_by_shares
 from tables import services
 from tables.models import Hand
@@ -63,7 +63,7 @@ def test_a_plain_reversal_of_it_is_still_refused(syndicate_hand):
 
     _mesa, hand, _tenure = syndicate_hand
     with pytest.raises(NotReversible):
-        ledger_reverse(transaction=hand.transaction, reason="x", posted_by=None)
+        posting.reverse(transaction=hand.transaction, reason="x", posted_by=None)
 
 
 def test_the_ledger_check_finds_a_reversal_that_shares_the_wrong_amount(syndicate_hand, staff):
@@ -124,8 +124,8 @@ def test_the_reports_reconcile_it(syndicate_hand, staff):
     row = next(row for row in banks["tenures"] if row["id"] == tenure.pk)
     assert row["hands"] == 0 and row["voided"] == 1 and row["net_takings"] == "0.00"
     assert row["ledger_takings"] == "0.00"  # the hand's +10.00 and its reversal through the syndicate
-    from ledger.selectors import tenure_closings
     from reports.exports import closing
+    from tables.bank.statements import tenure_closings
 
     # it distributed 100.00 (90.00 + 10.00) but the void took 10.00 back: its result is 0
     assert closing(row) == ("100.00", "0.00")

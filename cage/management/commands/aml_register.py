@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from cage import selectors
-from cage.services import aml
+from casino import periods
 
 
 class Command(BaseCommand):
@@ -20,7 +20,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, day=None, format="text", **options):
         try:
-            day = date.fromisoformat(day) if day else aml.gaming_day(timezone.now())
+            day = date.fromisoformat(day) if day else periods.gaming_day(timezone.now())
         except ValueError:
             raise CommandError(f"--day is a date as YYYY-MM-DD, not {day!r}") from None
         register = selectors.aml_register(day=day)

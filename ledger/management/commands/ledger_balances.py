@@ -16,8 +16,9 @@ def owner_of(account):
     """The account's owner as a reader names it: a player's code, ``Mesa 1 · ana``, or ''."""
     if account.player_id:
         return account.player.code
-    if account.tenure_id:
-        return f"{account.tenure.table.name} · tenure #{account.tenure_id}"
+    tenure = getattr(account, "tenure", None) if account.kind == account.Kind.TENURE else None
+    if tenure is not None:
+        return f"{tenure.table.name} · tenure #{tenure.pk}"
     return ""
 
 

@@ -33,8 +33,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
-from ledger.money import CENT
 from game.recordfiles import UnreadableRecord, read_record_files
+from ledger.money import CENT
 from tables.services import hand_import_records
 
 #: Records per database transaction: the tables and accounts they touch stay locked until
