@@ -20,10 +20,12 @@ from game.cards import (
     CARD_NAME,
     CARD_POINTS,
     CARD_RANK,
-    CARD_SPELLINGS,
+    DECK_SPELLINGS,
     DECKS,
     NATURAL,
+    SOTA,
     format_points,
+    other_deck_card,
 )
 from game.errors import IllegalEvent, gettext_noop, show
 
@@ -269,6 +271,7 @@ class HandState:
         self._undealt = set(self.order)
         self.n = 0  # events applied
         self.deck = DECKS[profile.deck]
+        self._spellings = DECK_SPELLINGS[profile.deck]
         if deck is not None:
             deck = frozenset(deck)
             if not deck or not deck <= self.deck:
@@ -857,21 +860,40 @@ class HandState:
     def _card(self, value, n, may_be_unknown):
         """The code of the card an event names, checked against the deck and the cards
         already out; None for an unknown face-down card (console only)."""
-        code = CARD_SPELLINGS.get(value) if type(value) is str else None
+        code = self._spellings.get(value) if type(value) is str else None
         if code is None:
             if value is None and may_be_unknown and self.allow_unknown:
                 if self.live_count >= self._deck_size:
                     raise IllegalEvent(n, "stock", gettext_noop("the stock is empty: shuffle the bust hands' cards back first"))
                 return None
-            raise IllegalEvent(n, "card", gettext_noop("{value} is not a card of the Spanish deck (1–7, 10, 11, 12 of O, C, E, B)"),
-                               value=show(value))
+            self._refuse_card(value, n)
         if code not in self.deck:
-            raise IllegalEvent(n, "deck", gettext_noop("{card}: this table plays without sotas"), card=CARD_NAME[code])
+            if self.profile.deck == "spanish-36" and CARD_RANK[code] == SOTA:
+                raise IllegalEvent(n, "deck", gettext_noop("{card}: this table plays without sotas"), card=CARD_NAME[code])
+            raise IllegalEvent(n, "deck", gettext_noop("{card} is not in this table's deck"), card=CARD_NAME[code])
         dealt = self.live.get(code)
         if dealt is not None:  # (with the stock empty, every card of the deck is out: here too)
             raise IllegalEvent(n, "card", gettext_noop("{card} is already on the table (dealt at event {at})"),
                                card=CARD_NAME[code], at=dealt)
         return code
+
+    def _refuse_card(self, value, n):
+        """Raise the error for ``value``, no card of the table's deck: a card of the other
+        deck is named as such (rule ``deck``), anything else is no card (rule ``card``).
+        [rules.md "Cards and points": a card not of the table's deck is an error]"""
+        french = self.profile.deck == "french-40"
+        other = other_deck_card(value, self.profile.deck)
+        if other is not None:
+            if french:
+                raise IllegalEvent(n, "deck", gettext_noop("{card} is a card of the Spanish deck; this table plays the French deck (A, 2–7, J, Q, K of S, H, D, C)"),
+                                   card=other)
+            raise IllegalEvent(n, "deck", gettext_noop("{card} is a card of the French deck; this table plays the Spanish deck (1–7, 10, 11, 12 of O, C, E, B)"),
+                               card=other)
+        if french:
+            raise IllegalEvent(n, "card", gettext_noop("{value} is not a card of the French deck (A, 2–7, J, Q, K of S, H, D, C)"),
+                               value=show(value))
+        raise IllegalEvent(n, "card", gettext_noop("{value} is not a card of the Spanish deck (1–7, 10, 11, 12 of O, C, E, B)"),
+                           value=show(value))
 
     def _check_announcement(self, hand, position, code, n):
         """A seat standing on an announced 7½ shows the face-down card it held unknown:

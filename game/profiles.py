@@ -12,7 +12,7 @@ from decimal import Decimal, InvalidOperation
 from game.errors import InvalidRules, gettext_noop, show
 
 EXCHANGE_FOURS = ("off", "optional", "mandatory")
-DECK_NAMES = ("spanish-40", "spanish-36")
+DECK_NAMES = ("spanish-40", "spanish-36", "french-40")
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ For property tests, demo data and benchmarks. Every choice is taken from
 ``legal()`` and ``apply()`` disagree: that raises ``AssertionError``.
 """
 
-from game.cards import CARD_NAME, CARD_RANK, DECKS, SOTA
+from game.cards import CARD_NAME, CARD_RANK, DECKS, FRENCH_BASE, SOTA
 from game.errors import IllegalEvent
 from game.hand import BANK_ID, LOCA_ID, HandState, format_cents
 from game.payouts import settle
@@ -136,10 +136,16 @@ class _Player:
         self.events.append(event)
 
     def card(self):
+        """The next card of the stock, written as a dealer may type it: mostly as the
+        record writes it, sometimes in the reader's other forms (a Spanish figure by its
+        letter, ``"rb"``; a French card in lower case, ``"qd"``)."""
         code = self.stock.pop()
-        if self.rng.random() < 0.1 and CARD_RANK[code] >= SOTA:
-            name = _LETTER[CARD_RANK[code]] + CARD_NAME[code][-1]
-            return name.upper() if self.rng.random() < 0.5 else name.lower()
+        if self.rng.random() < 0.1:
+            if code >= FRENCH_BASE:
+                return CARD_NAME[code].lower()
+            if CARD_RANK[code] >= SOTA:
+                name = _LETTER[CARD_RANK[code]] + CARD_NAME[code][-1]
+                return name.upper() if self.rng.random() < 0.5 else name.lower()
         return CARD_NAME[code]
 
     def amount(self, low, high):
