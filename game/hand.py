@@ -156,7 +156,7 @@ class Hand:
         self.stake = 0
         self.status = PLAYING
         self.raise_pending = False  # a raise not yet followed by a draw
-        self.split_ready = False  # a half just drawn onto a lone half
+        self.split_ready = False  # a half just drawn onto a lone half (split_pairs: a card of its points)
         self.returned = False  # its cards went back to the stock at a shuffle
         self.acted = False
 
@@ -200,11 +200,12 @@ class Seat:
 
 
 class Legal:
-    """What the console may offer now; amounts in cents. Built by ``HandState.legal()``."""
+    """What the console may offer now; amounts in cents. Built by ``HandState.legal()``,
+    whose docstring lists the fields."""
 
     __slots__ = ("phase", "to_deal", "actor", "hand", "bet", "draw", "draw_down", "stand",
-                 "reveal", "split", "exchange", "exchange_required", "fusilar", "muerto",
-                 "shuffle", "side_bet_seats", "loca_bets_open", "loca_raises", "announce",
+                 "reveal", "split", "pair_split", "exchange", "exchange_required", "fusilar",
+                 "muerto", "shuffle", "side_bet_seats", "loca_bets_open", "loca_raises", "announce",
                  "bank_must_draw", "bank_must_stand", "complete", "identities_owed")
 
     def __init__(self, **values):
@@ -288,6 +289,9 @@ class HandState:
         self._events = _CONSOLE_DISPATCH if allow_unknown else _RECORD_DISPATCH
         self._max_hands = profile.max_hands_for(len(seats))
         self._mandatory_exchange = profile.exchange_fours == "mandatory"
+        # A pair over 7½ just drawn (split_pairs): it is bust, and stays so unless the next
+        # event is its split. (seat, hand, turn, the seat's current hand) or None.
+        self._pair_over = None
 
     # ------------------------------------------------------------------ queries
 
@@ -402,7 +406,10 @@ class HandState:
         who = ev.get("seat")
         if type(who) is not str and do != "shuffle":
             raise IllegalEvent(n, "event", gettext_noop("the event must name its seat (a seated player, bank or loca)"))
+        pair_over = self._pair_over
         handler(self, ev, n, who)
+        if pair_over is not None and self._pair_over is pair_over:
+            self._pair_over = None  # the next event was not its split: the pair stays bust
         self.n = n
 
     def _deal(self, ev, n, who):
@@ -530,11 +537,15 @@ class HandState:
             seat.acted = True
             cards = hand.cards
             hand.split_ready = (hand.kind == NORMAL and len(cards) == 2 and cards[0] is not None
-                                and cards[1] is not None and CARD_POINTS[cards[0]] == 1
-                                and CARD_POINTS[cards[1]] == 1)
+                                and cards[1] is not None and CARD_POINTS[cards[0]] == CARD_POINTS[cards[1]]
+                                and (CARD_POINTS[cards[0]] == 1 or self.profile.split_pairs))
         elif hand.kind == BANK:
             self.bank_acted = True
         if hand.points >= NATURAL:
+            if hand.split_ready:
+                # A pair over 7½ is judged after the choice to split it: bust unless the
+                # next event is its split. [rules.md "Split of equal cards"]
+                self._pair_over = (seat, hand, self.turn, seat.current)
             self._settle_points(hand)
 
     def _reveal(self, ev, n, who):
@@ -571,8 +582,17 @@ class HandState:
         self._advance()
 
     def _split(self, ev, n, who):
-        seat, hand = self._seat_turn(who, n, "split")
-        self._check_split(seat, hand, n)
+        pair_over = self._pair_over
+        if pair_over is not None and pair_over[0].player == who:
+            # The pair over 7½ just drawn is split: its bust is undone, its turn resumes.
+            seat, hand, turn, current = pair_over
+            self._check_split(seat, hand, n)
+            self.turn, seat.current = turn, current
+            hand.status = PLAYING
+            self._pair_over = None
+        else:
+            seat, hand = self._seat_turn(who, n, "split")
+            self._check_split(seat, hand, n)
         code = hand.cards.pop()
         hand.points -= CARD_POINTS[code]
         new = Hand(seat.player, len(seat.hands) + 1, NORMAL)
@@ -814,10 +834,17 @@ class HandState:
 
     def _check_split(self, seat, hand, n):
         if not hand.split_ready:
+            if self.profile.split_pairs:
+                raise IllegalEvent(n, "split", gettext_noop("a split needs a hand whose only card has just received another card of the same points"))
             raise IllegalEvent(n, "split", gettext_noop("a split needs a hand whose only card is a half that has just received another half"))
+        if not self._room_to_split(seat):
+            raise IllegalEvent(n, "max_hands", gettext_noop("at most {limit} hands per seat at this table"),
+                               limit=self._max_hands)
+
+    def _room_to_split(self, seat):
+        """May ``seat`` open one more hand (``max_hands``)?"""
         limit = self._max_hands
-        if limit is not None and len(seat.hands) >= limit:
-            raise IllegalEvent(n, "max_hands", gettext_noop("at most {limit} hands per seat at this table"), limit=limit)
+        return limit is None or len(seat.hands) < limit
 
     def _check_exchange(self, seat, hand, n):
         mode = self.profile.exchange_fours
@@ -832,7 +859,7 @@ class HandState:
     def _check_lone_seven(self, seat, hand, n, play):
         self._refuse_if_exchange_due(seat, hand, n)
         if (hand.number != 1 or hand.kind != NORMAL or len(hand.cards) != 1 or hand.cards[0] is None
-                or CARD_RANK[hand.cards[0]] != 7):
+                or CARD_RANK[hand.cards[0]] != 7 or len(seat.hands) != 1):  # (not a 7 left by a split)
             raise IllegalEvent(n, play, gettext_noop("{play} is played on a hand whose only card is a 7"), play=play)
 
     def _check_fusilar(self, seat, hand, n):
@@ -1016,9 +1043,26 @@ class HandState:
         """What may be entered now, from the same checks ``apply`` makes.
 
         Returns:
-            Legal, with amounts in integer cents: ``bet`` and ``muerto`` are
-            ``(lowest, highest)`` or None; ``loca_raises`` maps each bettor on la loca
-            to the most he may still add.
+            Legal, with amounts in integer cents:
+
+            - ``phase``, ``to_deal`` (who still needs an initial card), ``actor`` (whose
+              turn), ``hand`` (the seat's hand number in play), ``complete``,
+              ``identities_owed``.
+            - ``bet``: ``(lowest, highest)`` the seat in turn may bet now, or None.
+            - ``draw``, ``draw_down``, ``stand``, ``reveal``, ``split``, ``exchange``,
+              ``exchange_required``, ``fusilar``, ``announce``, ``shuffle``: booleans.
+              ``split`` offers the split of a half on a lone half, and with
+              ``split_pairs`` of any card on a lone card of the same points.
+            - ``pair_split``: ``(player, hand number)`` of a pair over 7½ just drawn that
+              the next event may still split (``split_pairs``, within ``max_hands``; the
+              hand is bust, and ``actor`` is already the next to play, unless that split
+              comes), or None.
+            - ``muerto``: ``(lowest, highest)`` of the stake on the 7 plus its card, or None.
+            - ``side_bet_seats``: the seats still open to side bets.
+            - ``loca_bets_open``: anyone may still bet on la loca (its turn has not begun).
+            - ``loca_raises``: each bettor on la loca -> the most he may still add (None
+              before its turn: his bets add to his first stake).
+            - ``bank_must_draw``, ``bank_must_stand``: the bank's obligations now.
         """
         legal = Legal(phase=self.phase, to_deal=tuple(w for w in self.order if w in self._undealt),
                       actor=self.actor, complete=self.complete,
@@ -1033,6 +1077,9 @@ class HandState:
         hand = self.current_hand()
         seat = self._seat.get(who)
         legal.hand = hand.number if seat is not None else None
+        pair_over = self._pair_over
+        if pair_over is not None and self._room_to_split(pair_over[0]):
+            legal.pair_split = (pair_over[0].player, pair_over[1].number)
 
         def ok(check, *args):
             try:

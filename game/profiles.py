@@ -33,6 +33,7 @@ class Profile:
     bank_natural_collects: int = 1
     bank_natural_vs_natural: int = 1
     max_hands: int | str | None = "by_players"
+    split_pairs: bool = False
     exchange_fours: str = "optional"
     fusilar: bool = True
     fusilar_pays: int = 4
@@ -186,6 +187,7 @@ _OPTION_CHECKS = {
     "bank_natural_collects": _multiplier,
     "bank_natural_vs_natural": _multiplier,
     "max_hands": _max_hands,
+    "split_pairs": _bool,
     "exchange_fours": _choice(EXCHANGE_FOURS),
     "fusilar": _bool,
     "fusilar_pays": _multiplier,
