@@ -204,8 +204,8 @@ class Legal:
     whose docstring lists the fields."""
 
     __slots__ = ("phase", "to_deal", "actor", "hand", "bet", "draw", "draw_down", "stand",
-                 "reveal", "split", "pair_split", "exchange", "exchange_required", "fusilar",
-                 "muerto", "shuffle", "side_bet_seats", "loca_bets_open", "loca_raises", "announce",
+                 "reveal", "split", "pair_split", "one_card_cap", "exchange", "exchange_required",
+                 "fusilar", "muerto", "shuffle", "side_bet_seats", "loca_bets_open", "loca_raises", "announce",
                  "bank_must_draw", "bank_must_stand", "complete", "identities_owed")
 
     def __init__(self, **values):
@@ -289,6 +289,9 @@ class HandState:
         self._events = _CONSOLE_DISPATCH if allow_unknown else _RECORD_DISPATCH
         self._max_hands = profile.max_hands_for(len(seats))
         self._mandatory_exchange = profile.exchange_fours == "mandatory"
+        cap = profile.one_card_stand_max
+        #: The most a seat's hand may carry to stand on one card, cents, or None (no cap).
+        self.one_card_cap = None if cap is None else cap * min_bet
         # A pair over 7½ just drawn (split_pairs): it is bust, and stays so unless the next
         # event is its split. (seat, hand, turn, the seat's current hand) or None.
         self._pair_over = None
@@ -819,6 +822,12 @@ class HandState:
                                    who=seat.player, number=hand.number, amount=format_cents(self.min_bet))
             if hand.raise_pending and not self.profile.raise_on_stand:
                 raise IllegalEvent(n, "raise_on_stand", gettext_noop("a raise must be followed by a card at this table, not by a stand"))
+            cap = self.one_card_cap
+            if cap is not None and len(hand.cards) == 1 and hand.stake > cap:
+                # [rules.md "One-card stand"; 003: "doblar la apuesta mínima sin pedir carta"]
+                raise IllegalEvent(n, "one_card_stand_max", gettext_noop("a hand that stands on one card carries at most {limit} ({times} × the minimum bet of {min_bet}); {who} has {stake} on it: a card first"),
+                                   limit=format_cents(cap), times=self.profile.one_card_stand_max,
+                                   min_bet=format_cents(self.min_bet), who=seat.player, stake=format_cents(hand.stake))
         elif hand.kind == BANK:
             self._refuse_if_bank_unseen(n)
             limit = self.bank_limit()
@@ -1057,6 +1066,9 @@ class HandState:
               the next event may still split (``split_pairs``, within ``max_hands``; the
               hand is bust, and ``actor`` is already the next to play, unless that split
               comes), or None.
+            - ``one_card_cap``: where the hand in turn holds one card and the table caps
+              a stand on it (``one_card_stand_max`` × ``min_bet``), that cap; else None.
+              ``stand`` is False while the hand's stake is above it.
             - ``muerto``: ``(lowest, highest)`` of the stake on the 7 plus its card, or None.
             - ``side_bet_seats``: the seats still open to side bets.
             - ``loca_bets_open``: anyone may still bet on la loca (its turn has not begun).
@@ -1098,6 +1110,8 @@ class HandState:
             except IllegalEvent:
                 legal.bet = None
             legal.split = ok(self._check_split, seat, hand, 0)
+            if self.one_card_cap is not None and len(hand.cards) == 1:
+                legal.one_card_cap = self.one_card_cap
             legal.exchange = ok(self._check_exchange, seat, hand, 0)
             legal.exchange_required = self._exchange_due(seat, hand)
             legal.fusilar = ok(self._check_fusilar, seat, hand, 0)
