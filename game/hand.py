@@ -42,6 +42,9 @@ BANK_ID, LOCA_ID = "bank", "loca"
 RESERVED_IDS = frozenset((BANK_ID, LOCA_ID))
 MAX_SEATS = 9
 MAX_EXCHANGES = 4
+#: La loca's calls, made by its responsable. [rules.md "Calls of la loca"; 003]
+DOBLA_QUIEN_QUIERA, DOBLA, SE_PLANTA = "dobla_quien_quiera", "dobla", "se_planta"
+LOCA_CALLS = (DOBLA_QUIEN_QUIERA, DOBLA, SE_PLANTA)
 
 _PLAYER_ID = re.compile(r"[\w.\-]{1,64}\Z")
 
@@ -56,6 +59,7 @@ EVENT_KEYS = {
     "exchange": frozenset(("do", "seat", "card")),
     "fusilar": frozenset(("do", "seat", "card")),
     "muerto": frozenset(("do", "seat", "card", "amount")),
+    "loca_call": frozenset(("do", "seat", "call", "responsable")),
     "shuffle": frozenset(("do",)),
 }
 #: Console-only keys: a revealed card's identity, and ``identify`` of a face-down card.
@@ -205,7 +209,8 @@ class Legal:
 
     __slots__ = ("phase", "to_deal", "actor", "hand", "bet", "draw", "draw_down", "stand",
                  "reveal", "split", "pair_split", "one_card_cap", "exchange", "exchange_required",
-                 "fusilar", "muerto", "shuffle", "side_bet_seats", "loca_bets_open", "loca_raises", "announce",
+                 "fusilar", "muerto", "shuffle", "side_bet_seats", "loca_bets_open", "loca_raises",
+                 "loca_calls", "loca_responsables", "loca_responsable", "announce",
                  "bank_must_draw", "bank_must_stand", "complete", "identities_owed")
 
     def __init__(self, **values):
@@ -264,6 +269,12 @@ class HandState:
         self.bank = Hand(BANK_ID, 1, BANK)
         self.loca = Hand(LOCA_ID, 1, LOCA) if profile.loca else None
         self.loca_bets = {}  # bettor -> [first stake (bets before its turn), total stake]
+        # La loca's calls (loca_calls): its responsable once named, the calls made, whether
+        # "dobla quien quiera" is open (until its next card or stand), whether it "dobla".
+        self.loca_responsable = None
+        self.loca_calls_made = 0
+        self.loca_window = False
+        self.loca_doubled = False
         self.order = [*seats, *((LOCA_ID,) if profile.loca else ()), BANK_ID]
         # Who plays at each turn: a Seat, or la loca's and the bank's Hand.
         self._actors = [*self.seats, *((self.loca,) if self.loca else ()), self.bank]
@@ -518,6 +529,8 @@ class HandState:
         if stakes is None:
             raise IllegalEvent(n, "loca", gettext_noop("bets on la loca closed when its turn began (va la loca); {player} had no bet on it"),
                                player=player)
+        if self.profile.loca_calls and not self.loca_window:
+            raise IllegalEvent(n, "loca_calls", gettext_noop("once la loca's turn has begun, its bettors add to their stakes only after its responsable calls dobla quien quiera, until its next card or stand"))
         if stakes[1] + cents > 2 * stakes[0]:
             raise IllegalEvent(n, "loca", gettext_noop("once la loca's turn has begun, {player} may only add up to twice his first stake, {amount} in all; {bet} more would make {total}"),
                                player=player, amount=format_cents(2 * stakes[0]), bet=format_cents(cents),
@@ -544,6 +557,8 @@ class HandState:
                                 and (CARD_POINTS[cards[0]] == 1 or self.profile.split_pairs))
         elif hand.kind == BANK:
             self.bank_acted = True
+        else:
+            self.loca_window = False  # "dobla quien quiera" lasts until la loca's next card
         if hand.points >= NATURAL:
             if hand.split_ready:
                 # A pair over 7½ is judged after the choice to split it: bust unless the
@@ -553,6 +568,8 @@ class HandState:
 
     def _reveal(self, ev, n, who):
         hand, seat = self._turn_hand(who, n)
+        if hand.kind == LOCA and self.loca_doubled:
+            self._refuse_after_dobla(n)
         if hand.down < 0:
             raise IllegalEvent(n, "reveal", gettext_noop("{who} has no face-down card to turn up"), who=who)
         position = hand.down
@@ -576,13 +593,58 @@ class HandState:
     def _stand(self, ev, n, who):
         hand, seat = self._turn_hand(who, n)
         self._check_stand(hand, seat, n)
+        self._stands(hand, seat)
+
+    def _stands(self, hand, seat):
         hand.status = STOOD
         hand.acted = True
         if seat is not None:
             seat.acted = True
         elif hand.kind == BANK:
             self.bank_acted = True
+        else:
+            self.loca_window = False
         self._advance()
+
+    def _loca_call(self, ev, n, who):
+        """A call of la loca by its responsable (``loca_calls``): ``dobla_quien_quiera``
+        opens the bettors' raises until its next card or stand, ``dobla`` (its first action
+        only) doubles every stake to twice the first and leaves it a stand, ``se_planta``
+        stands. [rules.md "Calls of la loca"; seed 003]"""
+        if not self.profile.loca_calls:
+            raise IllegalEvent(n, "loca_calls", gettext_noop("la loca's calls are not made at this table"))
+        if who != LOCA_ID:
+            raise IllegalEvent(n, "loca_calls", gettext_noop("a call of la loca is made for seat loca, not {who}"), who=show(who))
+        hand, _none = self._turn_hand(who, n)
+        call = ev.get("call")
+        if type(call) is not str or call not in LOCA_CALLS:
+            raise IllegalEvent(n, "loca_calls", gettext_noop("la loca's call is dobla_quien_quiera, dobla or se_planta, not {value}"),
+                               value=show(call))
+        responsable = ev.get("responsable")
+        if type(responsable) is not str or responsable not in self.loca_bets:
+            raise IllegalEvent(n, "loca_calls", gettext_noop("la loca's responsable is one of its bettors ({bettors}), not {player}"),
+                               bettors=", ".join(self.loca_bets) or "-", player=show(responsable))
+        if self.loca_responsable is not None and responsable != self.loca_responsable:
+            raise IllegalEvent(n, "loca_calls", gettext_noop("{player} is la loca's responsable in this hand: he makes every call, not {other}"),
+                               player=self.loca_responsable, other=responsable)
+        if call == DOBLA:
+            if self.loca_calls_made or len(hand.cards) > 1:
+                raise IllegalEvent(n, "loca_calls", gettext_noop("la loca dobla only as its first action, before any card or call"))
+        elif call == DOBLA_QUIEN_QUIERA and self.loca_doubled:
+            self._refuse_after_dobla(n)
+        self.loca_responsable = responsable
+        self.loca_calls_made += 1
+        if call == DOBLA:
+            for stakes in self.loca_bets.values():
+                stakes[1] = 2 * stakes[0]
+            self.loca_doubled = True
+        elif call == DOBLA_QUIEN_QUIERA:
+            self.loca_window = True
+        else:
+            self._stands(hand, None)
+
+    def _refuse_after_dobla(self, n):
+        raise IllegalEvent(n, "loca_calls", gettext_noop("la loca dobla: its next action is a stand"))
 
     def _split(self, ev, n, who):
         pair_over = self._pair_over
@@ -795,6 +857,9 @@ class HandState:
             if hand.stake == 0:
                 raise IllegalEvent(n, "stake", gettext_noop("{who} bets on hand {number} before its first card (at least {amount})"),
                                    who=seat.player, number=hand.number, amount=format_cents(self.min_bet))
+        elif hand.kind == LOCA:
+            if self.loca_doubled:
+                self._refuse_after_dobla(n)
         elif hand.kind == BANK:
             self._refuse_if_bank_unseen(n)
             limit = self.profile.bank_draws_below
@@ -1073,7 +1138,13 @@ class HandState:
             - ``side_bet_seats``: the seats still open to side bets.
             - ``loca_bets_open``: anyone may still bet on la loca (its turn has not begun).
             - ``loca_raises``: each bettor on la loca -> the most he may still add (None
-              before its turn: his bets add to his first stake).
+              before its turn: his bets add to his first stake; 0 with ``loca_calls``
+              while no "dobla quien quiera" is open).
+            - ``loca_calls``: the calls la loca's responsable may make now, of
+              ``LOCA_CALLS`` (``loca_calls``, at la loca's turn, with bets on it).
+            - ``loca_responsables``: who may make them (the one named in the hand's first
+              call, else every bettor on la loca); ``loca_responsable``: the one to
+              propose (the one named, else the biggest bettor, the first of equals).
             - ``bank_must_draw``, ``bank_must_stand``: the bank's obligations now.
         """
         legal = Legal(phase=self.phase, to_deal=tuple(w for w in self.order if w in self._undealt),
@@ -1081,8 +1152,9 @@ class HandState:
                       identities_owed=tuple(self.identities_owed()),
                       draw=False, draw_down=False, stand=False, reveal=False, split=False,
                       exchange=False, exchange_required=False, fusilar=False, shuffle=False,
-                      side_bet_seats=(), loca_bets_open=False, loca_raises={}, announce=False,
-                      bank_must_draw=False, bank_must_stand=False)
+                      side_bet_seats=(), loca_bets_open=False, loca_raises={}, loca_calls=(),
+                      loca_responsables=(), announce=False, bank_must_draw=False,
+                      bank_must_stand=False)
         if self.phase != PLAY:
             return legal
         who = self.actor
@@ -1103,7 +1175,7 @@ class HandState:
         legal.draw = ok(self._check_draw, hand, seat, 0)
         legal.draw_down = legal.draw and ok(self._check_down, hand, 0)
         legal.stand = ok(self._check_stand, hand, seat, 0)
-        legal.reveal = hand.down >= 0
+        legal.reveal = hand.down >= 0 and not (hand.kind == LOCA and self.loca_doubled)
         if seat is not None:
             try:
                 legal.bet = self._bet_range(hand, 0)
@@ -1123,9 +1195,16 @@ class HandState:
         loca = self.loca
         if loca is not None and loca.status == PLAYING:
             begun = self.loca_turn_begun
+            closed = self.profile.loca_calls and not self.loca_window
             legal.loca_bets_open = not begun
-            legal.loca_raises = {p: (2 * s[0] - s[1] if begun else None)
+            legal.loca_raises = {p: (None if not begun else 0 if closed else 2 * s[0] - s[1])
                                  for p, s in self.loca_bets.items()}
+            if self.profile.loca_calls and who == LOCA_ID and self.loca_bets:
+                legal.loca_calls = self._loca_calls_open(loca)
+                named = self.loca_responsable
+                legal.loca_responsables = (named,) if named is not None else tuple(self.loca_bets)
+                legal.loca_responsable = named if named is not None else max(
+                    self.loca_bets, key=lambda p: self.loca_bets[p][1])
         if who == BANK_ID:
             limit = self.bank_limit()
             legal.bank_must_draw = limit is not None and hand.points < limit
@@ -1133,6 +1212,14 @@ class HandState:
         legal.shuffle = (self._deck_size == self.live_count
                          and any(h.status == BUST and not h.returned for h in self.hands()))
         return legal
+
+    def _loca_calls_open(self, loca):
+        """The calls la loca's responsable may make now (its turn, bets on it)."""
+        if self.loca_doubled:
+            return (SE_PLANTA,)
+        if self.loca_calls_made or len(loca.cards) > 1:
+            return (DOBLA_QUIEN_QUIERA, SE_PLANTA)
+        return LOCA_CALLS
 
     def describe(self):
         """The whole table as plain data, for the console, the API and tests."""
@@ -1145,7 +1232,9 @@ class HandState:
                        "hands": [h.describe() for h in s.hands]} for s in self.seats],
             "loca": None if self.loca is None else {
                 **self.loca.describe(),
-                "bets": {p: format_cents(s[1]) for p, s in self.loca_bets.items()}},
+                "bets": {p: format_cents(s[1]) for p, s in self.loca_bets.items()},
+                "responsable": self.loca_responsable, "calls": self.loca_calls_made,
+                "dobla_quien_quiera": self.loca_window, "dobla": self.loca_doubled},
             "events": self.n,
             "stock": self._deck_size - self.live_count,
         }
@@ -1161,6 +1250,7 @@ _HANDLERS = {
     "exchange": HandState._exchange,
     "fusilar": HandState._fusilar,
     "muerto": HandState._muerto,
+    "loca_call": HandState._loca_call,
     "shuffle": HandState._shuffle,
     "identify": HandState._identify_event,
 }

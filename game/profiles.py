@@ -41,6 +41,7 @@ class Profile:
     fusilar_pays: int = 4
     muerto: bool = False
     loca: bool = False
+    loca_calls: bool = False
     side_bets: bool = False
     bank_draws_below: int | None = None
     bank_chases_natural: bool = False
@@ -204,6 +205,7 @@ _OPTION_CHECKS = {
     "fusilar_pays": _multiplier,
     "muerto": _bool,
     "loca": _bool,
+    "loca_calls": _bool,
     "side_bets": _bool,
     "bank_draws_below": _points_limit,
     "bank_chases_natural": _bool,
