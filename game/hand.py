@@ -371,6 +371,16 @@ class HandState:
         """
         return self.phase is not DEAL and self.turn >= len(self.seats)
 
+    @property
+    def pair_split(self):
+        """``(player, hand number)`` of the pair over 7½ just drawn that the next event
+        may still split (``split_pairs``, within ``max_hands``), or None. The hand is bust
+        meanwhile, the turn already past it. [rules.md "Split of equal cards"]"""
+        pair_over = self._pair_over
+        if pair_over is None or not self._room_to_split(pair_over[0]):
+            return None
+        return pair_over[0].player, pair_over[1].number
+
     def bank_limit(self):
         """The points below which the bank must draw now (half-points), or None.
 
@@ -1161,9 +1171,7 @@ class HandState:
         hand = self.current_hand()
         seat = self._seat.get(who)
         legal.hand = hand.number if seat is not None else None
-        pair_over = self._pair_over
-        if pair_over is not None and self._room_to_split(pair_over[0]):
-            legal.pair_split = (pair_over[0].player, pair_over[1].number)
+        legal.pair_split = self.pair_split
 
         def ok(check, *args):
             try:
