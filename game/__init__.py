@@ -1,6 +1,6 @@
 """The game of siete y media: the rules engine, pure Python, no Django import.
 
-- ``cards``: the Spanish deck and points in half-points (7½ = 15).
+- ``cards``: the Spanish and French decks and points in half-points (7½ = 15).
 - ``profiles``: the named rule profiles and per-table overrides.
 - ``hand``: ``HandState``, the hand state machine, and the legal actions for the console.
 - ``errors``: an illegal event and an invalid profile, as translatable templates.

@@ -14,16 +14,22 @@ The strategy (``Strategy``; ``describe_strategy`` writes it out in words):
   its face-down card up, so its later cards come face up. Options: ``fusilar`` (a lone 7
   is fusilado where the table plays fusilar), ``exchange_fours`` (``"mandatory"``: an
   initial 4 is exchanged only where the table obliges; ``"always"``: also where it is
-  optional, again while a 4 comes, up to the limit), ``split`` (split whenever allowed),
-  ``muerto`` (a lone 7 plays muerto: 2 units on the 7 alone and 1 on the 7 plus its
-  card). Nobody bets on la loca (it stands at once) and nobody makes side bets. Each
-  profile's default (``DEFAULT_STRATEGIES``) is the seats' best of these.
+  optional, again while a 4 comes, up to the limit), ``split`` (split whenever allowed:
+  halves, and with ``split_pairs`` pairs, a pair over 7½ too), ``muerto`` (a lone 7 plays
+  muerto: 2 units on the 7 alone and 1 on the 7 plus its card), ``one_card_units`` (the
+  units on a hand whose one card already reaches ``stand_at``, so that it stands on it —
+  seed 003's "doblar la apuesta mínima sin pedir carta" —, at most the table's
+  ``one_card_stand_max``). Nobody bets on la loca (it stands at once) and nobody makes
+  side bets. Each profile's default (``DEFAULT_STRATEGIES``) is the seats' best of these.
+- **Decks.** Any deck option: ``french-40`` deals the same ranks as ``spanish-40`` (its
+  cards in the same order of codes), so the same seed gives the same figures.
 - **What the bank sees.** With ``face_up`` every seat card is visible. Without it, a
   standing hand shows its face-up cards (all but its initial card); a hand that went bust
   is shown (the player hands his cards over); a hand that reached 7½ is announced and its
   points are known (the engine counts it as announced); a fusilado or muerto 7 shows the 7,
-  not the card under it; a split shows that the first card was a half; a returned 4 is
-  seen going back into the stock. The bank knows its own cards and the seats' strategy.
+  not the card under it; a split shows that the first card had the points of the second
+  hand's (a half, or with ``split_pairs`` the pair's); a returned 4 is seen going back into
+  the stock. The bank knows its own cards and the seats' strategy.
 - **The bank.** Where the rules oblige it (``bank_draws_below``; ``bank_chases_natural``
   after a 7½ or a fusilado) it draws or stands as obliged. Where it is free it makes the
   best reply to what it sees: for every standing hand it weighs the values the hidden
@@ -96,8 +102,11 @@ class Strategy:
         fusilar: fusilar a lone 7 where the table plays fusilar.
         exchange_fours: ``"mandatory"`` (exchange an initial 4 only where the table
             obliges) or ``"always"`` (also where it is optional, up to the limit).
-        split: split whenever the rules allow it.
+        split: split whenever the rules allow it (a pair over 7½ too).
         muerto: play muerto on a lone 7 where the table plays muerto.
+        one_card_units: units staked on a hand whose one card already reaches
+            ``stand_at`` (it stands on that card), 1 to ``MAX_CENTS // UNIT_CENTS``; at a
+            table with ``one_card_stand_max`` k, at most k (the unit is the minimum bet).
     """
 
     stand_at: int = 8
@@ -105,10 +114,23 @@ class Strategy:
     exchange_fours: str = "mandatory"
     split: bool = False
     muerto: bool = False
+    one_card_units: int = 1
 
     def __post_init__(self):
         if type(self.stand_at) is not int or not 1 <= self.stand_at <= NATURAL:
             raise ValueError(f"stand_at: half-points from 1 to 15, not {self.stand_at!r}")
+        if type(self.one_card_units) is not int or not 1 <= self.one_card_units <= MAX_CENTS // UNIT_CENTS:
+            raise ValueError(f"one_card_units: a whole number from 1 to {MAX_CENTS // UNIT_CENTS}, "
+                             f"not {self.one_card_units!r}")
+
+    def as_dict(self):
+        """The fields as plain data, ``one_card_units`` only where it is not 1: a strategy
+        reads as it did before that field existed (``EdgeResult.strategy``, the figures
+        stored with it), and ``Strategy(**fields)`` gives it back."""
+        fields = asdict(self)
+        if self.one_card_units == 1:
+            del fields["one_card_units"]
+        return fields
         if self.exchange_fours not in ("mandatory", "always"):
             raise ValueError(f'exchange_fours: "mandatory" or "always", not {self.exchange_fours!r}')
 
@@ -142,6 +164,14 @@ def default_strategy(profile, **changes):
     values = dict(DEFAULT_STRATEGIES.get(profile.name, {}))
     values.update(changes)
     return Strategy(**values)
+
+
+def one_card_units(profile, strategy):
+    """The units a seat stakes on a hand it stands on with its one card: the strategy's
+    ``one_card_units``, at most the table's ``one_card_stand_max`` (one unit is the
+    minimum bet). [rules.md "One-card stand"]"""
+    cap = profile.one_card_stand_max
+    return strategy.one_card_units if cap is None else min(strategy.one_card_units, cap)
 
 
 def _same(text):
@@ -181,7 +211,16 @@ def describe_strategy(profile, strategy, gettext=None):
                      if strategy.exchange_fours == "always" or profile.exchange_fours == "mandatory"
                      else _("An initial 4 is exchanged never (the table does not oblige it)."))
     if profile.max_hands != 1:
-        parts.append(_("Halves are split whenever allowed.") if strategy.split else _("Never splits."))
+        if not strategy.split:
+            parts.append(_("Never splits."))
+        elif profile.split_pairs:
+            parts.append(_("Halves and pairs are split whenever allowed, a pair over 7½ too."))
+        else:
+            parts.append(_("Halves are split whenever allowed."))
+    units = one_card_units(profile, strategy)
+    if units > 1:
+        parts.append(_("A hand whose one card reaches the threshold stands on it with %(units)s units.")
+                     % {"units": units})
     if profile.loca:
         parts.append(_("Nobody bets on la loca."))
     if profile.face_up:
@@ -395,6 +434,7 @@ class _Table:
         self.fusilar = profile.fusilar and strategy.fusilar
         self.muerto = profile.muerto and strategy.muerto
         self.split = strategy.split and self.max_hands != 1
+        self.one_card_units = one_card_units(profile, strategy)
 
 
 class _Abandon(Exception):
@@ -496,6 +536,10 @@ def _play(table, rng, observe, rig, record):
     stand_at = strategy.stand_at
     unit = UNIT_CENTS
     while not state.over:
+        pair = state.pair_split
+        if pair is not None and table.split:  # a pair over 7½ just drawn
+            emit({"do": "split", "seat": pair[0]})
+            continue
         who = state.actor
         if who == BANK_ID:
             if not state.anything_standing():
@@ -524,6 +568,9 @@ def _play(table, rng, observe, rig, record):
                 if code is None:
                     raise _Abandon
                 emit({"do": "muerto", "seat": who, "card": CARD_NAME[code], "amount": unit // 100})
+            elif (len(cards_) == 1 and CARD_POINTS[cards_[0]] >= stand_at
+                  and not (table.fusilar and lone and CARD_RANK[cards_[0]] == 7)):  # it stands on it
+                emit({"do": "bet", "seat": who, "amount": table.one_card_units * unit // 100})
             else:
                 emit({"do": "bet", "seat": who, "amount": unit // 100})
             continue
@@ -619,10 +666,11 @@ def bank_sight(state, table):
             visible = [CARD_POINTS[c] for i, c in enumerate(cards) if i != hand.down]
             seen.extend(c for i, c in enumerate(cards) if i != hand.down)
             exclude = set()
-            if hand.number == 1 and split_seat:
-                exclude.update(h for h in VALUES if h != 1)
-            elif hand.number == 1 and table.split and visible and visible[0] == 1:
-                exclude.add(1)
+            if hand.number == 1 and split_seat:  # its hidden first card had the split card's points
+                split_value = CARD_POINTS[seat.hands[1].cards[0]]
+                exclude.update(h for h in VALUES if h != split_value)
+            elif hand.number == 1 and table.split and visible and (visible[0] == 1 or profile.split_pairs):
+                exclude.add(visible[0])  # else it would have split
             if hand.number == 1 and table.exchanges and seat.exchanges < MAX_EXCHANGES:
                 exclude.add(8)
             if not visible and hand.number == 1 and (table.fusilar or table.muerto):
@@ -736,7 +784,7 @@ class EdgeResult:
         bank_wins_bet: share of bets the bank won.
         commission_per_unit, bank_net_per_unit: the house's commission and the bank's
             result after it, per unit staked (``commission_rate``; stakes of 1.00).
-        strategy: the ``Strategy``'s fields; ``strategy_text`` it in words.
+        strategy: the ``Strategy``'s fields (``Strategy.as_dict``); ``strategy_text`` it in words.
         seed, chunk_hands: reproduce with the same seed, hands and chunk size.
         deck: the reduced deck's cards, or None for the profile's deck.
         method: how the figures were obtained, in words.
@@ -845,7 +893,7 @@ def _result(rules, profile, seats, strategy, seed, chunk_hands, deck, t):
         ci95=[mean - _Z95 * se, mean + _Z95 * se], sd_per_unit_hand=sd_hand,
         sd_per_unit_bet=math.sqrt(bet_var), within_hand_correlation=correlation,
         bank_wins_bet=t.bank_wins / t.bets, commission_per_unit=commission,
-        bank_net_per_unit=mean - commission, strategy=asdict(strategy),
+        bank_net_per_unit=mean - commission, strategy=strategy.as_dict(),
         strategy_text=describe_strategy(profile, strategy), seed=seed, chunk_hands=chunk_hands,
         deck=None if deck is None else [CARD_NAME[c] for c in deck], method=METHOD)
 

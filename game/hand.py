@@ -20,10 +20,12 @@ from game.cards import (
     CARD_NAME,
     CARD_POINTS,
     CARD_RANK,
-    CARD_SPELLINGS,
+    DECK_SPELLINGS,
     DECKS,
     NATURAL,
+    SOTA,
     format_points,
+    other_deck_card,
 )
 from game.errors import IllegalEvent, gettext_noop, show
 
@@ -40,6 +42,9 @@ BANK_ID, LOCA_ID = "bank", "loca"
 RESERVED_IDS = frozenset((BANK_ID, LOCA_ID))
 MAX_SEATS = 9
 MAX_EXCHANGES = 4
+#: La loca's calls, made by its responsable. [rules.md "Calls of la loca"; 003]
+DOBLA_QUIEN_QUIERA, DOBLA, SE_PLANTA = "dobla_quien_quiera", "dobla", "se_planta"
+LOCA_CALLS = (DOBLA_QUIEN_QUIERA, DOBLA, SE_PLANTA)
 
 _PLAYER_ID = re.compile(r"[\w.\-]{1,64}\Z")
 
@@ -54,6 +59,7 @@ EVENT_KEYS = {
     "exchange": frozenset(("do", "seat", "card")),
     "fusilar": frozenset(("do", "seat", "card")),
     "muerto": frozenset(("do", "seat", "card", "amount")),
+    "loca_call": frozenset(("do", "seat", "call", "responsable")),
     "shuffle": frozenset(("do",)),
 }
 #: Console-only keys: a revealed card's identity, and ``identify`` of a face-down card.
@@ -154,7 +160,7 @@ class Hand:
         self.stake = 0
         self.status = PLAYING
         self.raise_pending = False  # a raise not yet followed by a draw
-        self.split_ready = False  # a half just drawn onto a lone half
+        self.split_ready = False  # a half just drawn onto a lone half (split_pairs: a card of its points)
         self.returned = False  # its cards went back to the stock at a shuffle
         self.acted = False
 
@@ -198,11 +204,13 @@ class Seat:
 
 
 class Legal:
-    """What the console may offer now; amounts in cents. Built by ``HandState.legal()``."""
+    """What the console may offer now; amounts in cents. Built by ``HandState.legal()``,
+    whose docstring lists the fields."""
 
     __slots__ = ("phase", "to_deal", "actor", "hand", "bet", "draw", "draw_down", "stand",
-                 "reveal", "split", "exchange", "exchange_required", "fusilar", "muerto",
-                 "shuffle", "side_bet_seats", "loca_bets_open", "loca_raises", "announce",
+                 "reveal", "split", "pair_split", "one_card_cap", "exchange", "exchange_required",
+                 "fusilar", "muerto", "shuffle", "side_bet_seats", "loca_bets_open", "loca_raises",
+                 "loca_calls", "loca_responsables", "loca_responsable", "announce",
                  "bank_must_draw", "bank_must_stand", "complete", "identities_owed")
 
     def __init__(self, **values):
@@ -261,6 +269,12 @@ class HandState:
         self.bank = Hand(BANK_ID, 1, BANK)
         self.loca = Hand(LOCA_ID, 1, LOCA) if profile.loca else None
         self.loca_bets = {}  # bettor -> [first stake (bets before its turn), total stake]
+        # La loca's calls (loca_calls): its responsable once named, the calls made, whether
+        # "dobla quien quiera" is open (until its next card or stand), whether it "dobla".
+        self.loca_responsable = None
+        self.loca_calls_made = 0
+        self.loca_window = False
+        self.loca_doubled = False
         self.order = [*seats, *((LOCA_ID,) if profile.loca else ()), BANK_ID]
         # Who plays at each turn: a Seat, or la loca's and the bank's Hand.
         self._actors = [*self.seats, *((self.loca,) if self.loca else ()), self.bank]
@@ -269,6 +283,7 @@ class HandState:
         self._undealt = set(self.order)
         self.n = 0  # events applied
         self.deck = DECKS[profile.deck]
+        self._spellings = DECK_SPELLINGS[profile.deck]
         if deck is not None:
             deck = frozenset(deck)
             if not deck or not deck <= self.deck:
@@ -285,6 +300,12 @@ class HandState:
         self._events = _CONSOLE_DISPATCH if allow_unknown else _RECORD_DISPATCH
         self._max_hands = profile.max_hands_for(len(seats))
         self._mandatory_exchange = profile.exchange_fours == "mandatory"
+        cap = profile.one_card_stand_max
+        #: The most a seat's hand may carry to stand on one card, cents, or None (no cap).
+        self.one_card_cap = None if cap is None else cap * min_bet
+        # A pair over 7½ just drawn (split_pairs): it is bust, and stays so unless the next
+        # event is its split. (seat, hand, turn, the seat's current hand) or None.
+        self._pair_over = None
 
     # ------------------------------------------------------------------ queries
 
@@ -350,6 +371,16 @@ class HandState:
         """
         return self.phase is not DEAL and self.turn >= len(self.seats)
 
+    @property
+    def pair_split(self):
+        """``(player, hand number)`` of the pair over 7½ just drawn that the next event
+        may still split (``split_pairs``, within ``max_hands``), or None. The hand is bust
+        meanwhile, the turn already past it. [rules.md "Split of equal cards"]"""
+        pair_over = self._pair_over
+        if pair_over is None or not self._room_to_split(pair_over[0]):
+            return None
+        return pair_over[0].player, pair_over[1].number
+
     def bank_limit(self):
         """The points below which the bank must draw now (half-points), or None.
 
@@ -399,7 +430,10 @@ class HandState:
         who = ev.get("seat")
         if type(who) is not str and do != "shuffle":
             raise IllegalEvent(n, "event", gettext_noop("the event must name its seat (a seated player, bank or loca)"))
+        pair_over = self._pair_over
         handler(self, ev, n, who)
+        if pair_over is not None and self._pair_over is pair_over:
+            self._pair_over = None  # the next event was not its split: the pair stays bust
         self.n = n
 
     def _deal(self, ev, n, who):
@@ -505,6 +539,8 @@ class HandState:
         if stakes is None:
             raise IllegalEvent(n, "loca", gettext_noop("bets on la loca closed when its turn began (va la loca); {player} had no bet on it"),
                                player=player)
+        if self.profile.loca_calls and not self.loca_window:
+            raise IllegalEvent(n, "loca_calls", gettext_noop("once la loca's turn has begun, its bettors add to their stakes only after its responsable calls dobla quien quiera, until its next card or stand"))
         if stakes[1] + cents > 2 * stakes[0]:
             raise IllegalEvent(n, "loca", gettext_noop("once la loca's turn has begun, {player} may only add up to twice his first stake, {amount} in all; {bet} more would make {total}"),
                                player=player, amount=format_cents(2 * stakes[0]), bet=format_cents(cents),
@@ -527,15 +563,23 @@ class HandState:
             seat.acted = True
             cards = hand.cards
             hand.split_ready = (hand.kind == NORMAL and len(cards) == 2 and cards[0] is not None
-                                and cards[1] is not None and CARD_POINTS[cards[0]] == 1
-                                and CARD_POINTS[cards[1]] == 1)
+                                and cards[1] is not None and CARD_POINTS[cards[0]] == CARD_POINTS[cards[1]]
+                                and (CARD_POINTS[cards[0]] == 1 or self.profile.split_pairs))
         elif hand.kind == BANK:
             self.bank_acted = True
+        else:
+            self.loca_window = False  # "dobla quien quiera" lasts until la loca's next card
         if hand.points >= NATURAL:
+            if hand.split_ready:
+                # A pair over 7½ is judged after the choice to split it: bust unless the
+                # next event is its split. [rules.md "Split of equal cards"]
+                self._pair_over = (seat, hand, self.turn, seat.current)
             self._settle_points(hand)
 
     def _reveal(self, ev, n, who):
         hand, seat = self._turn_hand(who, n)
+        if hand.kind == LOCA and self.loca_doubled:
+            self._refuse_after_dobla(n)
         if hand.down < 0:
             raise IllegalEvent(n, "reveal", gettext_noop("{who} has no face-down card to turn up"), who=who)
         position = hand.down
@@ -559,17 +603,71 @@ class HandState:
     def _stand(self, ev, n, who):
         hand, seat = self._turn_hand(who, n)
         self._check_stand(hand, seat, n)
+        self._stands(hand, seat)
+
+    def _stands(self, hand, seat):
         hand.status = STOOD
         hand.acted = True
         if seat is not None:
             seat.acted = True
         elif hand.kind == BANK:
             self.bank_acted = True
+        else:
+            self.loca_window = False
         self._advance()
 
+    def _loca_call(self, ev, n, who):
+        """A call of la loca by its responsable (``loca_calls``): ``dobla_quien_quiera``
+        opens the bettors' raises until its next card or stand, ``dobla`` (its first action
+        only) doubles every stake to twice the first and leaves it a stand, ``se_planta``
+        stands. [rules.md "Calls of la loca"; seed 003]"""
+        if not self.profile.loca_calls:
+            raise IllegalEvent(n, "loca_calls", gettext_noop("la loca's calls are not made at this table"))
+        if who != LOCA_ID:
+            raise IllegalEvent(n, "loca_calls", gettext_noop("a call of la loca is made for seat loca, not {who}"), who=show(who))
+        hand, _none = self._turn_hand(who, n)
+        call = ev.get("call")
+        if type(call) is not str or call not in LOCA_CALLS:
+            raise IllegalEvent(n, "loca_calls", gettext_noop("la loca's call is dobla_quien_quiera, dobla or se_planta, not {value}"),
+                               value=show(call))
+        responsable = ev.get("responsable")
+        if type(responsable) is not str or responsable not in self.loca_bets:
+            raise IllegalEvent(n, "loca_calls", gettext_noop("la loca's responsable is one of its bettors ({bettors}), not {player}"),
+                               bettors=", ".join(self.loca_bets) or "-", player=show(responsable))
+        if self.loca_responsable is not None and responsable != self.loca_responsable:
+            raise IllegalEvent(n, "loca_calls", gettext_noop("{player} is la loca's responsable in this hand: he makes every call, not {other}"),
+                               player=self.loca_responsable, other=responsable)
+        if call == DOBLA:
+            if self.loca_calls_made or len(hand.cards) > 1:
+                raise IllegalEvent(n, "loca_calls", gettext_noop("la loca dobla only as its first action, before any card or call"))
+        elif call == DOBLA_QUIEN_QUIERA and self.loca_doubled:
+            self._refuse_after_dobla(n)
+        self.loca_responsable = responsable
+        self.loca_calls_made += 1
+        if call == DOBLA:
+            for stakes in self.loca_bets.values():
+                stakes[1] = 2 * stakes[0]
+            self.loca_doubled = True
+        elif call == DOBLA_QUIEN_QUIERA:
+            self.loca_window = True
+        else:
+            self._stands(hand, None)
+
+    def _refuse_after_dobla(self, n):
+        raise IllegalEvent(n, "loca_calls", gettext_noop("la loca dobla: its next action is a stand"))
+
     def _split(self, ev, n, who):
-        seat, hand = self._seat_turn(who, n, "split")
-        self._check_split(seat, hand, n)
+        pair_over = self._pair_over
+        if pair_over is not None and pair_over[0].player == who:
+            # The pair over 7½ just drawn is split: its bust is undone, its turn resumes.
+            seat, hand, turn, current = pair_over
+            self._check_split(seat, hand, n)
+            self.turn, seat.current = turn, current
+            hand.status = PLAYING
+            self._pair_over = None
+        else:
+            seat, hand = self._seat_turn(who, n, "split")
+            self._check_split(seat, hand, n)
         code = hand.cards.pop()
         hand.points -= CARD_POINTS[code]
         new = Hand(seat.player, len(seat.hands) + 1, NORMAL)
@@ -769,6 +867,9 @@ class HandState:
             if hand.stake == 0:
                 raise IllegalEvent(n, "stake", gettext_noop("{who} bets on hand {number} before its first card (at least {amount})"),
                                    who=seat.player, number=hand.number, amount=format_cents(self.min_bet))
+        elif hand.kind == LOCA:
+            if self.loca_doubled:
+                self._refuse_after_dobla(n)
         elif hand.kind == BANK:
             self._refuse_if_bank_unseen(n)
             limit = self.profile.bank_draws_below
@@ -796,6 +897,12 @@ class HandState:
                                    who=seat.player, number=hand.number, amount=format_cents(self.min_bet))
             if hand.raise_pending and not self.profile.raise_on_stand:
                 raise IllegalEvent(n, "raise_on_stand", gettext_noop("a raise must be followed by a card at this table, not by a stand"))
+            cap = self.one_card_cap
+            if cap is not None and len(hand.cards) == 1 and hand.stake > cap:
+                # [rules.md "One-card stand"; 003: "doblar la apuesta mínima sin pedir carta"]
+                raise IllegalEvent(n, "one_card_stand_max", gettext_noop("a hand that stands on one card carries at most {limit} ({times} × the minimum bet of {min_bet}); {who} has {stake} on it: a card first"),
+                                   limit=format_cents(cap), times=self.profile.one_card_stand_max,
+                                   min_bet=format_cents(self.min_bet), who=seat.player, stake=format_cents(hand.stake))
         elif hand.kind == BANK:
             self._refuse_if_bank_unseen(n)
             limit = self.bank_limit()
@@ -811,10 +918,17 @@ class HandState:
 
     def _check_split(self, seat, hand, n):
         if not hand.split_ready:
+            if self.profile.split_pairs:
+                raise IllegalEvent(n, "split", gettext_noop("a split needs a hand whose only card has just received another card of the same points"))
             raise IllegalEvent(n, "split", gettext_noop("a split needs a hand whose only card is a half that has just received another half"))
+        if not self._room_to_split(seat):
+            raise IllegalEvent(n, "max_hands", gettext_noop("at most {limit} hands per seat at this table"),
+                               limit=self._max_hands)
+
+    def _room_to_split(self, seat):
+        """May ``seat`` open one more hand (``max_hands``)?"""
         limit = self._max_hands
-        if limit is not None and len(seat.hands) >= limit:
-            raise IllegalEvent(n, "max_hands", gettext_noop("at most {limit} hands per seat at this table"), limit=limit)
+        return limit is None or len(seat.hands) < limit
 
     def _check_exchange(self, seat, hand, n):
         mode = self.profile.exchange_fours
@@ -829,7 +943,7 @@ class HandState:
     def _check_lone_seven(self, seat, hand, n, play):
         self._refuse_if_exchange_due(seat, hand, n)
         if (hand.number != 1 or hand.kind != NORMAL or len(hand.cards) != 1 or hand.cards[0] is None
-                or CARD_RANK[hand.cards[0]] != 7):
+                or CARD_RANK[hand.cards[0]] != 7 or len(seat.hands) != 1):  # (not a 7 left by a split)
             raise IllegalEvent(n, play, gettext_noop("{play} is played on a hand whose only card is a 7"), play=play)
 
     def _check_fusilar(self, seat, hand, n):
@@ -857,21 +971,40 @@ class HandState:
     def _card(self, value, n, may_be_unknown):
         """The code of the card an event names, checked against the deck and the cards
         already out; None for an unknown face-down card (console only)."""
-        code = CARD_SPELLINGS.get(value) if type(value) is str else None
+        code = self._spellings.get(value) if type(value) is str else None
         if code is None:
             if value is None and may_be_unknown and self.allow_unknown:
                 if self.live_count >= self._deck_size:
                     raise IllegalEvent(n, "stock", gettext_noop("the stock is empty: shuffle the bust hands' cards back first"))
                 return None
-            raise IllegalEvent(n, "card", gettext_noop("{value} is not a card of the Spanish deck (1–7, 10, 11, 12 of O, C, E, B)"),
-                               value=show(value))
+            self._refuse_card(value, n)
         if code not in self.deck:
-            raise IllegalEvent(n, "deck", gettext_noop("{card}: this table plays without sotas"), card=CARD_NAME[code])
+            if self.profile.deck == "spanish-36" and CARD_RANK[code] == SOTA:
+                raise IllegalEvent(n, "deck", gettext_noop("{card}: this table plays without sotas"), card=CARD_NAME[code])
+            raise IllegalEvent(n, "deck", gettext_noop("{card} is not in this table's deck"), card=CARD_NAME[code])
         dealt = self.live.get(code)
         if dealt is not None:  # (with the stock empty, every card of the deck is out: here too)
             raise IllegalEvent(n, "card", gettext_noop("{card} is already on the table (dealt at event {at})"),
                                card=CARD_NAME[code], at=dealt)
         return code
+
+    def _refuse_card(self, value, n):
+        """Raise the error for ``value``, no card of the table's deck: a card of the other
+        deck is named as such (rule ``deck``), anything else is no card (rule ``card``).
+        [rules.md "Cards and points": a card not of the table's deck is an error]"""
+        french = self.profile.deck == "french-40"
+        other = other_deck_card(value, self.profile.deck)
+        if other is not None:
+            if french:
+                raise IllegalEvent(n, "deck", gettext_noop("{card} is a card of the Spanish deck; this table plays the French deck (A, 2–7, J, Q, K of S, H, D, C)"),
+                                   card=other)
+            raise IllegalEvent(n, "deck", gettext_noop("{card} is a card of the French deck; this table plays the Spanish deck (1–7, 10, 11, 12 of O, C, E, B)"),
+                               card=other)
+        if french:
+            raise IllegalEvent(n, "card", gettext_noop("{value} is not a card of the French deck (A, 2–7, J, Q, K of S, H, D, C)"),
+                               value=show(value))
+        raise IllegalEvent(n, "card", gettext_noop("{value} is not a card of the Spanish deck (1–7, 10, 11, 12 of O, C, E, B)"),
+                           value=show(value))
 
     def _check_announcement(self, hand, position, code, n):
         """A seat standing on an announced 7½ shows the face-down card it held unknown:
@@ -994,23 +1127,51 @@ class HandState:
         """What may be entered now, from the same checks ``apply`` makes.
 
         Returns:
-            Legal, with amounts in integer cents: ``bet`` and ``muerto`` are
-            ``(lowest, highest)`` or None; ``loca_raises`` maps each bettor on la loca
-            to the most he may still add.
+            Legal, with amounts in integer cents:
+
+            - ``phase``, ``to_deal`` (who still needs an initial card), ``actor`` (whose
+              turn), ``hand`` (the seat's hand number in play), ``complete``,
+              ``identities_owed``.
+            - ``bet``: ``(lowest, highest)`` the seat in turn may bet now, or None.
+            - ``draw``, ``draw_down``, ``stand``, ``reveal``, ``split``, ``exchange``,
+              ``exchange_required``, ``fusilar``, ``announce``, ``shuffle``: booleans.
+              ``split`` offers the split of a half on a lone half, and with
+              ``split_pairs`` of any card on a lone card of the same points.
+            - ``pair_split``: ``(player, hand number)`` of a pair over 7½ just drawn that
+              the next event may still split (``split_pairs``, within ``max_hands``; the
+              hand is bust, and ``actor`` is already the next to play, unless that split
+              comes), or None.
+            - ``one_card_cap``: where the hand in turn holds one card and the table caps
+              a stand on it (``one_card_stand_max`` × ``min_bet``), that cap; else None.
+              ``stand`` is False while the hand's stake is above it.
+            - ``muerto``: ``(lowest, highest)`` of the stake on the 7 plus its card, or None.
+            - ``side_bet_seats``: the seats still open to side bets.
+            - ``loca_bets_open``: anyone may still bet on la loca (its turn has not begun).
+            - ``loca_raises``: each bettor on la loca -> the most he may still add (None
+              before its turn: his bets add to his first stake; 0 with ``loca_calls``
+              while no "dobla quien quiera" is open).
+            - ``loca_calls``: the calls la loca's responsable may make now, of
+              ``LOCA_CALLS`` (``loca_calls``, at la loca's turn, with bets on it).
+            - ``loca_responsables``: who may make them (the one named in the hand's first
+              call, else every bettor on la loca); ``loca_responsable``: the one to
+              propose (the one named, else the biggest bettor, the first of equals).
+            - ``bank_must_draw``, ``bank_must_stand``: the bank's obligations now.
         """
         legal = Legal(phase=self.phase, to_deal=tuple(w for w in self.order if w in self._undealt),
                       actor=self.actor, complete=self.complete,
                       identities_owed=tuple(self.identities_owed()),
                       draw=False, draw_down=False, stand=False, reveal=False, split=False,
                       exchange=False, exchange_required=False, fusilar=False, shuffle=False,
-                      side_bet_seats=(), loca_bets_open=False, loca_raises={}, announce=False,
-                      bank_must_draw=False, bank_must_stand=False)
+                      side_bet_seats=(), loca_bets_open=False, loca_raises={}, loca_calls=(),
+                      loca_responsables=(), announce=False, bank_must_draw=False,
+                      bank_must_stand=False)
         if self.phase != PLAY:
             return legal
         who = self.actor
         hand = self.current_hand()
         seat = self._seat.get(who)
         legal.hand = hand.number if seat is not None else None
+        legal.pair_split = self.pair_split
 
         def ok(check, *args):
             try:
@@ -1022,13 +1183,15 @@ class HandState:
         legal.draw = ok(self._check_draw, hand, seat, 0)
         legal.draw_down = legal.draw and ok(self._check_down, hand, 0)
         legal.stand = ok(self._check_stand, hand, seat, 0)
-        legal.reveal = hand.down >= 0
+        legal.reveal = hand.down >= 0 and not (hand.kind == LOCA and self.loca_doubled)
         if seat is not None:
             try:
                 legal.bet = self._bet_range(hand, 0)
             except IllegalEvent:
                 legal.bet = None
             legal.split = ok(self._check_split, seat, hand, 0)
+            if self.one_card_cap is not None and len(hand.cards) == 1:
+                legal.one_card_cap = self.one_card_cap
             legal.exchange = ok(self._check_exchange, seat, hand, 0)
             legal.exchange_required = self._exchange_due(seat, hand)
             legal.fusilar = ok(self._check_fusilar, seat, hand, 0)
@@ -1040,9 +1203,16 @@ class HandState:
         loca = self.loca
         if loca is not None and loca.status == PLAYING:
             begun = self.loca_turn_begun
+            closed = self.profile.loca_calls and not self.loca_window
             legal.loca_bets_open = not begun
-            legal.loca_raises = {p: (2 * s[0] - s[1] if begun else None)
+            legal.loca_raises = {p: (None if not begun else 0 if closed else 2 * s[0] - s[1])
                                  for p, s in self.loca_bets.items()}
+            if self.profile.loca_calls and who == LOCA_ID and self.loca_bets:
+                legal.loca_calls = self._loca_calls_open(loca)
+                named = self.loca_responsable
+                legal.loca_responsables = (named,) if named is not None else tuple(self.loca_bets)
+                legal.loca_responsable = named if named is not None else max(
+                    self.loca_bets, key=lambda p: self.loca_bets[p][1])
         if who == BANK_ID:
             limit = self.bank_limit()
             legal.bank_must_draw = limit is not None and hand.points < limit
@@ -1050,6 +1220,14 @@ class HandState:
         legal.shuffle = (self._deck_size == self.live_count
                          and any(h.status == BUST and not h.returned for h in self.hands()))
         return legal
+
+    def _loca_calls_open(self, loca):
+        """The calls la loca's responsable may make now (its turn, bets on it)."""
+        if self.loca_doubled:
+            return (SE_PLANTA,)
+        if self.loca_calls_made or len(loca.cards) > 1:
+            return (DOBLA_QUIEN_QUIERA, SE_PLANTA)
+        return LOCA_CALLS
 
     def describe(self):
         """The whole table as plain data, for the console, the API and tests."""
@@ -1062,7 +1240,9 @@ class HandState:
                        "hands": [h.describe() for h in s.hands]} for s in self.seats],
             "loca": None if self.loca is None else {
                 **self.loca.describe(),
-                "bets": {p: format_cents(s[1]) for p, s in self.loca_bets.items()}},
+                "bets": {p: format_cents(s[1]) for p, s in self.loca_bets.items()},
+                "responsable": self.loca_responsable, "calls": self.loca_calls_made,
+                "dobla_quien_quiera": self.loca_window, "dobla": self.loca_doubled},
             "events": self.n,
             "stock": self._deck_size - self.live_count,
         }
@@ -1078,6 +1258,7 @@ _HANDLERS = {
     "exchange": HandState._exchange,
     "fusilar": HandState._fusilar,
     "muerto": HandState._muerto,
+    "loca_call": HandState._loca_call,
     "shuffle": HandState._shuffle,
     "identify": HandState._identify_event,
 }

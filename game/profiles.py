@@ -12,7 +12,7 @@ from decimal import Decimal, InvalidOperation
 from game.errors import InvalidRules, gettext_noop, show
 
 EXCHANGE_FOURS = ("off", "optional", "mandatory")
-DECK_NAMES = ("spanish-40", "spanish-36")
+DECK_NAMES = ("spanish-40", "spanish-36", "french-40")
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,24 +20,28 @@ class Profile:
     """The options that decide how a hand is played and paid.
 
     Multipliers are whole numbers; ``bank_draws_below`` is in half-points (6 points ->
-    12) or None; ``commission_rate`` is a ``Decimal`` share in [0, 1).
+    12) or None; ``one_card_stand_max`` is a whole number of minimum bets or None;
+    ``commission_rate`` is a ``Decimal`` share in [0, 1).
     Build one with ``Profile.from_rules``; the field defaults are ``reglamento``'s.
     """
 
     name: str = "reglamento"
     deck: str = "spanish-40"
     fixed_stake: bool = False
+    one_card_stand_max: int | None = None
     raise_on_stand: bool = True
     natural_pays: int = 2
     natural_pays_first_only: bool = False
     bank_natural_collects: int = 1
     bank_natural_vs_natural: int = 1
     max_hands: int | str | None = "by_players"
+    split_pairs: bool = False
     exchange_fours: str = "optional"
     fusilar: bool = True
     fusilar_pays: int = 4
     muerto: bool = False
     loca: bool = False
+    loca_calls: bool = False
     side_bets: bool = False
     bank_draws_below: int | None = None
     bank_chases_natural: bool = False
@@ -142,6 +146,14 @@ def _max_hands(option, raw):
                        value=show(raw))
 
 
+def _whole_or_null(option, raw):
+    """A whole number from 1, or null (no limit): ``one_card_stand_max``."""
+    if raw is None or type(raw) is int and raw >= 1:
+        return raw
+    raise InvalidRules("option", gettext_noop("rule option {option} must be a whole number of at least 1 or null, not {value}"),
+                       option=option, value=show(raw))
+
+
 def _points_limit(option, raw):
     """Points as a whole number (6) or a string ("6", "6.5") -> half-points; or null."""
     if raw is None:
@@ -180,17 +192,20 @@ def _rate(option, raw):
 _OPTION_CHECKS = {
     "deck": _choice(DECK_NAMES),
     "fixed_stake": _bool,
+    "one_card_stand_max": _whole_or_null,
     "raise_on_stand": _bool,
     "natural_pays": _multiplier,
     "natural_pays_first_only": _bool,
     "bank_natural_collects": _multiplier,
     "bank_natural_vs_natural": _multiplier,
     "max_hands": _max_hands,
+    "split_pairs": _bool,
     "exchange_fours": _choice(EXCHANGE_FOURS),
     "fusilar": _bool,
     "fusilar_pays": _multiplier,
     "muerto": _bool,
     "loca": _bool,
+    "loca_calls": _bool,
     "side_bets": _bool,
     "bank_draws_below": _points_limit,
     "bank_chases_natural": _bool,
@@ -212,10 +227,42 @@ PROFILES = {
         exchange_fours="off", fusilar=False),
     "reglamento": _reglamento,
     "profesional": _reglamento.replace(
-        name="profesional", raise_on_stand=False, natural_pays_first_only=True, max_hands=1,
-        exchange_fours="off", fusilar=False, muerto=True, loca=True,
-        bank_passes_on_natural=False),
+        name="profesional", one_card_stand_max=2, raise_on_stand=False,
+        natural_pays_first_only=True, max_hands=1, exchange_fours="off", fusilar=False,
+        muerto=True, loca=True, bank_passes_on_natural=False),
     "americana": _reglamento.replace(
         name="americana", max_hands=1, exchange_fours="off", fusilar=False,
         bank_draws_below=12, face_up=True),
 }
+
+#: Options a named profile gained after hands were stored under it, each with the value
+#: it had before: ``{profile: {option: earlier value}}``. [issue 32: profesional's
+#: ``one_card_stand_max: 2``, seed 003]
+EARLIER_VALUES = {"profesional": {"one_card_stand_max": None}}
+
+
+def pin_earlier_values(rules):
+    """A stored hand's ``rules`` with ``EARLIER_VALUES`` written in, so that it replays
+    as it was played although its profile has changed since.
+
+    A hand keeps the ``rules`` value it was played under (``tables.models.Hand.rules``:
+    its table's, a profile's name and overrides, when it was opened), and every replay
+    of it (the audit, the record exported, the chips at risk) rebuilds its ``Profile``
+    from that value. A hand stored before a profile gained an option was legal under the
+    option's earlier value: its rules must carry that value as an override of their own
+    (``{"profile": "profesional", "one_card_stand_max": null}``), which a migration writes
+    once into the hands stored before the change. An option the rules already override
+    is left as it is.
+
+    Args:
+        rules: a rules value as stored: a profile name or ``{"profile": …, options…}``.
+    Returns:
+        a new dict with the earlier values added where the profile has some not
+        overridden yet; otherwise ``rules`` itself (another profile, an invalid value).
+    """
+    name = rules if type(rules) is str else rules.get("profile") if type(rules) is dict else None
+    earlier = EARLIER_VALUES.get(name) if type(name) is str else None
+    pinned = {"profile": name} if type(rules) is str else dict(rules) if earlier else None
+    if not earlier or earlier.keys() <= pinned.keys():
+        return rules
+    return {**pinned, **{option: value for option, value in earlier.items() if option not in pinned}}

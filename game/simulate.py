@@ -3,11 +3,26 @@
 For property tests, demo data and benchmarks. Every choice is taken from
 ``HandState.legal()`` and applied at once, so a choice the engine then refuses means
 ``legal()`` and ``apply()`` disagree: that raises ``AssertionError``.
+
+Every option of rules.md is played where the rules have it on: the French deck's cards
+(sometimes in lower case), splits of halves and with ``split_pairs`` of pairs (a pair
+over 7½ too, as ``legal().pair_split`` offers it), stakes within ``one_card_stand_max``
+for a seat that may stand on its card (and a card first where its stake is above it),
+la loca's calls by its responsable with ``loca_calls`` (with raises while "dobla quien
+quiera" is open), fusilar, muerto, exchanges, side bets, bets on la loca.
 """
 
-from game.cards import CARD_NAME, CARD_RANK, DECKS, SOTA
+from game.cards import CARD_NAME, CARD_RANK, DECKS, FRENCH_BASE, SOTA
 from game.errors import IllegalEvent
-from game.hand import BANK_ID, LOCA_ID, HandState, format_cents
+from game.hand import (
+    BANK_ID,
+    DOBLA,
+    DOBLA_QUIEN_QUIERA,
+    LOCA_ID,
+    SE_PLANTA,
+    HandState,
+    format_cents,
+)
 from game.payouts import settle
 from game.profiles import DECK_NAMES, EXCHANGE_FOURS, PROFILES, Profile
 from game.record import FORMAT, play_record
@@ -26,17 +41,20 @@ def random_rules(rng):
     choices = {
         "deck": lambda: rng.choice(DECK_NAMES),
         "fixed_stake": lambda: rng.random() < 0.2,
+        "one_card_stand_max": lambda: rng.choice((None, 1, 2, 3)),
         "raise_on_stand": lambda: rng.random() < 0.5,
         "natural_pays": lambda: rng.choice((1, 2, 3)),
         "natural_pays_first_only": lambda: rng.random() < 0.5,
         "bank_natural_collects": lambda: rng.choice((1, 2)),
         "bank_natural_vs_natural": lambda: rng.choice((1, 2, 4)),
         "max_hands": lambda: rng.choice((None, 1, 2, 3, "by_players")),
+        "split_pairs": lambda: rng.random() < 0.5,
         "exchange_fours": lambda: rng.choice(EXCHANGE_FOURS),
         "fusilar": lambda: rng.random() < 0.5,
         "fusilar_pays": lambda: rng.choice((3, 4)),
         "muerto": lambda: rng.random() < 0.5,
         "loca": lambda: rng.random() < 0.5,
+        "loca_calls": lambda: rng.random() < 0.5,
         "side_bets": lambda: rng.random() < 0.5,
         "bank_draws_below": lambda: rng.choice((None, 5, 6, "6.5")),
         "bank_chases_natural": lambda: rng.random() < 0.3,
@@ -51,7 +69,7 @@ def random_rules(rng):
 
 def random_record(rng, rules=None, seats=None, bank=None, min_bet=None, max_bet=None,
                   table=None, number=None, tries=20):
-    """A complete, valid hand record of random legal play.
+    """A complete, valid hand record of random legal play (``random_hand``'s record).
 
     Args:
         rng: a ``random.Random`` (the only source of chance: same seed, same record).
@@ -67,6 +85,23 @@ def random_record(rng, rules=None, seats=None, bank=None, min_bet=None, max_bet=
         AssertionError: the engine refused an action its ``legal()`` offered.
         RuntimeError: every try got stuck.
     """
+    return random_hand(rng, rules=rules, seats=seats, bank=bank, min_bet=min_bet, max_bet=max_bet,
+                       table=table, number=number, tries=tries)[0]
+
+
+def random_hand(rng, rules=None, seats=None, bank=None, min_bet=None, max_bet=None,
+                table=None, number=None, tries=20):
+    """A hand of random legal play: its record and the engine's state it was played on.
+
+    Args: as ``random_record`` (the same arguments and chance give the same record).
+    Returns:
+        ``(record, state)``: the hand record (``hand-record.md``) and the ``HandState``
+        every event was applied to as it was chosen from ``legal()``, finished as the
+        record ends (``state.complete``): what the hand settles to as it was played, for
+        a replay of the record to agree with.
+    Raises:
+        AssertionError, RuntimeError: as ``random_record``.
+    """
     rules = random_rules(rng) if rules is None else rules
     profile = Profile.from_rules(rules)
     if seats is None:
@@ -79,8 +114,9 @@ def random_record(rng, rules=None, seats=None, bank=None, min_bet=None, max_bet=
     elif max_bet is None:
         max_bet = min_bet if profile.fixed_stake else 20 * min_bet
     for _ in range(tries):
-        events = _play(rng, profile, min_bet, max_bet, bank, seats)
-        if events is not None:
+        played = _play(rng, profile, min_bet, max_bet, bank, seats)
+        if played is not None:
+            events, state = played
             record = {"format": FORMAT, "rules": rules, "min_bet": format_cents(min_bet),
                       "max_bet": format_cents(max_bet), "bank": bank, "seats": list(seats),
                       "events": events}
@@ -88,7 +124,7 @@ def random_record(rng, rules=None, seats=None, bank=None, min_bet=None, max_bet=
                 record["table"] = table
             if number is not None:
                 record["number"] = number
-            return record
+            return record, state
     raise RuntimeError("random play got stuck on every try")
 
 
@@ -136,10 +172,16 @@ class _Player:
         self.events.append(event)
 
     def card(self):
+        """The next card of the stock, written as a dealer may type it: mostly as the
+        record writes it, sometimes in the reader's other forms (a Spanish figure by its
+        letter, ``"rb"``; a French card in lower case, ``"qd"``)."""
         code = self.stock.pop()
-        if self.rng.random() < 0.1 and CARD_RANK[code] >= SOTA:
-            name = _LETTER[CARD_RANK[code]] + CARD_NAME[code][-1]
-            return name.upper() if self.rng.random() < 0.5 else name.lower()
+        if self.rng.random() < 0.1:
+            if code >= FRENCH_BASE:
+                return CARD_NAME[code].lower()
+            if CARD_RANK[code] >= SOTA:
+                name = _LETTER[CARD_RANK[code]] + CARD_NAME[code][-1]
+                return name.upper() if self.rng.random() < 0.5 else name.lower()
         return CARD_NAME[code]
 
     def amount(self, low, high):
@@ -174,6 +216,9 @@ def _play(rng, profile, min_bet, max_bet, bank, seats):
         if steps > 2000:  # pragma: no cover - a policy loop would be a bug
             raise AssertionError("random play does not end")
         legal = state.legal()
+        if legal.pair_split and rng.random() < 0.7:  # a pair over 7½ just drawn
+            p.emit({"do": "split", "seat": legal.pair_split[0]})
+            continue
         if state.complete and rng.random() < 0.7:
             break  # nothing standing: the bank need not play
         if not p.stock:
@@ -196,7 +241,7 @@ def _play(rng, profile, min_bet, max_bet, bank, seats):
             _loca_turn(p, legal)
         else:
             _seat_turn(p, legal, who, muerto_plan)
-    return p.events
+    return p.events, state
 
 
 def _maybe_side_bets(p, legal):
@@ -245,6 +290,9 @@ def _seat_turn(p, legal, who, muerto_plan):
         return
     if hand.stake == 0:
         low, high = legal.bet
+        cap = legal.one_card_cap
+        if cap is not None and low <= cap and rng.random() < 0.5:
+            high = min(high, cap)  # a stake it may stand on with its one card
         if (state.profile.muerto and hand.number == 1 and len(hand.cards) == 1
                 and CARD_RANK[hand.cards[0]] == 7 and 0 < 2 * state.min_bet <= high
                 and rng.random() < 0.5):
@@ -278,11 +326,30 @@ def _seat_turn(p, legal, who, muerto_plan):
 
 
 def _loca_turn(p, legal):
-    rng, hand = p.rng, p.state.loca
+    rng, state = p.rng, p.state
+    hand = state.loca
+    calls = legal.loca_calls
+    call = None
+    if calls:  # loca_calls, with bets on it: its responsable calls
+        responsable = (legal.loca_responsable if rng.random() < 0.8
+                       else rng.choice(legal.loca_responsables))
+
+        def call(what):
+            p.emit({"do": "loca_call", "seat": LOCA_ID, "call": what, "responsable": responsable})
+
+        if DOBLA in calls and rng.random() < 0.25:
+            call(DOBLA)
+            return
+        if (DOBLA_QUIEN_QUIERA in calls and legal.draw
+                and rng.random() < (0.05 if state.loca_window else 0.4)):
+            call(DOBLA_QUIEN_QUIERA)  # (a repeat before the same card changes nothing)
+            return
     if legal.reveal and legal.draw and rng.random() < 0.1:
         p.emit({"do": "reveal", "seat": LOCA_ID})
     elif legal.draw and _wants_card(rng, hand.points):
         _draw(p, legal, LOCA_ID)
+    elif call is not None and SE_PLANTA in calls and rng.random() < 0.5:
+        call(SE_PLANTA)
     else:
         p.emit({"do": "stand", "seat": LOCA_ID})
 

@@ -20,9 +20,11 @@ PROFILE_NAMES = {
     "americana": gettext_lazy("American"),
 }
 DECKS = {"spanish-40": gettext_lazy("Spanish deck of 40 cards"),
-         "spanish-36": gettext_lazy("Spanish deck of 36 cards (without sotas)")}
+         "spanish-36": gettext_lazy("Spanish deck of 36 cards (without sotas)"),
+         "french-40": gettext_lazy("French deck of 40 cards (without 8, 9 and 10)")}
 #: A deck's name inside a phrase ("the {deck} deck"): never its code (``spanish-40``).
-DECK_SHORT = {"spanish-40": gettext_lazy("Spanish 40-card"), "spanish-36": gettext_lazy("Spanish 36-card")}
+DECK_SHORT = {"spanish-40": gettext_lazy("Spanish 40-card"), "spanish-36": gettext_lazy("Spanish 36-card"),
+              "french-40": gettext_lazy("French 40-card")}
 EXCHANGES = {"off": gettext_lazy("no exchange of fours"), "optional": gettext_lazy("fours may be exchanged"),
              "mandatory": gettext_lazy("fours must be exchanged")}
 
@@ -39,15 +41,24 @@ def _points(half_points):
 
 
 def _options(profile: Profile) -> list[tuple[str, str]]:
-    """``[(option name, phrase)]`` in reading order."""
+    """``[(option name, phrase)]`` in reading order. ``one_card_stand_max``,
+    ``split_pairs`` and ``loca_calls``, which only add to the game, are said where they
+    are on or where the rules override them."""
     p = profile
+    overridden = p.overrides
     out = [("deck", str(DECKS.get(p.deck, p.deck))),
-           ("fixed_stake", _("fixed stake") if p.fixed_stake else _("free stakes")),
-           ("raise_on_stand", _("a player may raise when he stands") if p.raise_on_stand
-            else _("no raise on standing"))]
+           ("fixed_stake", _("fixed stake") if p.fixed_stake else _("free stakes"))]
+    if p.one_card_stand_max is not None:
+        out.append(("one_card_stand_max", _("a stand on one card carries at most %(n)s× the minimum bet") % {
+            "n": p.one_card_stand_max}))
+    elif "one_card_stand_max" in overridden:
+        out.append(("one_card_stand_max", _("any stake may stand on one card")))
+    out.append(("raise_on_stand", _("a player may raise when he stands") if p.raise_on_stand
+                else _("no raise on standing")))
     natural = _("a natural 7½ pays %(n)s to 1") % {"n": p.natural_pays}
     if p.natural_pays_first_only:
-        natural += " " + _("(only with the first two cards)")
+        # [rules.md "Settlement of one bet"; 003: "solo cobra doble el primero"]
+        natural += " " + _("(only the first in order of play; later ones are paid 1 to 1)")
     out.append(("natural_pays", natural))
     out.append(("bank_natural_collects", _("the bank's natural collects %(n)s× the stake") % {
         "n": p.bank_natural_collects}))
@@ -63,11 +74,17 @@ def _options(profile: Profile) -> list[tuple[str, str]]:
         hands = ngettext("at most %(n)s hand per seat", "at most %(n)s hands per seat", p.max_hands) % {
             "n": p.max_hands}
     out.append(("max_hands", hands))
+    if p.split_pairs or "split_pairs" in overridden:
+        out.append(("split_pairs", _("pairs of equal cards split like halves") if p.split_pairs
+                    else _("only halves split")))
     out.append(("exchange_fours", str(EXCHANGES.get(p.exchange_fours, p.exchange_fours))))
     out.append(("fusilar", _("fusilar allowed, pays %(n)s×") % {"n": p.fusilar_pays} if p.fusilar
                 else _("no fusilar")))
     out.append(("muerto", _("muerto played") if p.muerto else _("no muerto")))
     out.append(("loca", _("la loca played") if p.loca else _("no la loca")))
+    if p.loca_calls or "loca_calls" in overridden:
+        out.append(("loca_calls", _("la loca played by its responsable's calls (dobla quien quiera, dobla, se planta)")
+                    if p.loca_calls else _("la loca without calls")))
     out.append(("side_bets", _("side bets allowed") if p.side_bets else _("no side bets")))
     if p.bank_draws_below is not None:
         out.append(("bank_draws_below", _("the bank draws below %(points)s") % {

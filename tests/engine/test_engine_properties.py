@@ -108,7 +108,9 @@ def test_a_mutated_record_is_valid_or_refused_by_the_engine_and_never_half_appli
 @given(records)
 def test_bets_on_la_loca_follow_its_turn(record):
     """Before la loca's turn a bettor's bets add up to his first stake; from its turn on
-    only those bettors add, up to twice their first stake in all. [rules.md "La loca"]"""
+    only those bettors add, up to twice their first stake in all; "la loca dobla"
+    (``loca_calls``) brings every stake there itself. [rules.md "La loca", "Calls of la
+    loca"]"""
     state = read_header(record)
     first, total = {}, {}
     for event in record["events"]:
@@ -120,6 +122,8 @@ def test_bets_on_la_loca_follow_its_turn(record):
             else:
                 first[player] = first.get(player, 0) + cents
             total[player] = total.get(player, 0) + cents
+        elif event["do"] == "loca_call" and event["call"] == "dobla":
+            total = {player: 2 * stake for player, stake in first.items()}
         state.apply(event)
     assert all(total[p] <= 2 * first[p] for p in total)
     if state.loca is not None:
