@@ -1,10 +1,14 @@
-"""Shared fixtures. The suite runs on PostgreSQL (casino.settings.test)."""
+"""Shared fixtures, and the embedded PostgreSQL of a run without ``DATABASE_URL``. The
+suite runs on PostgreSQL (casino.settings.test)."""
 import json
+import os
+import uuid
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
+from casino import localdb
 from ledger.services import cashier_buy_in
 from tables import services
 from tests.factories import PlayerFactory, TableFactory, UserFactory, deposit_bank, open_drawer
@@ -12,6 +16,57 @@ from tests.factories import PlayerFactory, TableFactory, UserFactory, deposit_ba
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 CONFORMANCE = SHARED / "conformance"
+
+#: Set by the process that runs pytest (inherited by xdist's workers): names this run in
+#: ``EMBEDDED_STARTED`` when one of its processes started the embedded server.
+RUN = "CASINO_TEST_RUN"
+#: Written by the process of the run that started the embedded server: the run's name.
+EMBEDDED_STARTED = localdb.DATA.parent / "postgres.started-by-tests"
+
+
+def _controller(config) -> bool:
+    """Is this the process that runs pytest (not one of xdist's workers)?"""
+    return not hasattr(config, "workerinput")
+
+
+def pytest_configure(config):
+    if _controller(config):
+        os.environ[RUN] = uuid.uuid4().hex
+
+
+def pytest_unconfigure(config):
+    """The run's end: the process that ran pytest stops the embedded server if a process
+    of this run started it (after xdist's workers have ended and dropped their databases)."""
+    if _controller(config) and os.environ.get(RUN):
+        try:
+            started_by = EMBEDDED_STARTED.read_text()
+        except FileNotFoundError:
+            return
+        if started_by == os.environ[RUN]:
+            localdb.stop()
+            EMBEDDED_STARTED.unlink(missing_ok=True)
+
+
+@pytest.fixture(scope="session")
+def embedded_postgresql():
+    """Without ``DATABASE_URL`` (the settings name the embedded server): that server,
+    started for the run by the first test that needs it, whichever process of the run it
+    is in (``localdb.start`` holds a lock: one starts it, the others find it running), and
+    stopped at the run's end (``pytest_unconfigure``). True if the run is on it."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if not localdb.is_embedded(database):
+        return False
+    if localdb.start():
+        EMBEDDED_STARTED.write_text(os.environ.get(RUN, ""))
+    database["HOST"] = localdb.ensure_running()  # its socket's directory (var/postgres)
+    return True
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, embedded_postgresql):
+    """pytest-django's, the embedded server started first if the run is on it."""
 
 
 @pytest.fixture

@@ -113,7 +113,7 @@ def _answers(port):
 
 
 @pytest.fixture
-def shipped(tmp_path):
+def shipped(tmp_path, embedded_postgresql):
     """The image's files installed in a fresh virtual env, on a scratch database: yields
     ``(directory, environment, database URL)``."""
     app = tmp_path / "app"
