@@ -19,9 +19,11 @@ start: $(VENV)/.installed
 	$(PY) -m casino.localdb run -- sh -c '$(PY) manage.py migrate --noinput && $(PY) manage.py demo \
 	  && exec $(PY) manage.py runserver $(HOST):$(PORT)'
 
-# The test suite, on PostgreSQL at DATABASE_URL, else the embedded server.
+# The test suite, on PostgreSQL at DATABASE_URL, else the embedded server (started by the
+# run, stopped after), on $(WORKERS) processes (pytest-xdist), each on its own test database.
+WORKERS ?= 3
 test: $(VENV)/.installed
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(WORKERS)
 
 # The image's files installed in a fresh virtual env and run as shipped (gunicorn, a Celery
 # worker and beat on Redis, Chromium walking it): tests/test_shipped.py.

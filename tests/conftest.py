@@ -1,5 +1,6 @@
 """Shared fixtures, and the embedded PostgreSQL of a run without ``DATABASE_URL``. The
-suite runs on PostgreSQL (casino.settings.test)."""
+suite runs on PostgreSQL (casino.settings.test); ``make test`` runs it on several
+processes (pytest-xdist), each on its own test database."""
 import json
 import os
 import uuid
@@ -67,6 +68,16 @@ def embedded_postgresql():
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, embedded_postgresql):
     """pytest-django's, the embedded server started first if the run is on it."""
+
+
+def redis_test_url() -> str:
+    """The Redis database of the tests that use a real broker: ``REDIS_TEST_URL``, else
+    db 2 of 127.0.0.1:6379 for a run on one process and db 2 + n for xdist's worker gw<n>
+    (each worker its own queue: one's purge or worker never takes another's task)."""
+    if os.environ.get("REDIS_TEST_URL"):
+        return os.environ["REDIS_TEST_URL"]
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return f"redis://127.0.0.1:6379/{2 + int(worker.removeprefix('gw'))}"
 
 
 @pytest.fixture

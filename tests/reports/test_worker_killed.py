@@ -1,7 +1,8 @@
 """A real Celery worker killed in the middle of a report (issue 14 "Reports never stick"):
 Redis gives the unacknowledged task to the next worker once the visibility timeout has
-passed, and that worker computes the report. On Redis (db 2 of ``REDIS_TEST_URL``'s
-server) with two real worker processes; the test database is shared with them."""
+passed, and that worker computes the report. On Redis (``tests.conftest.redis_test_url``:
+db 2, or this xdist worker's own) with two real worker processes; the test database is
+shared with them."""
 
 import os
 import signal
@@ -16,10 +17,10 @@ from django.db import connection
 from casino.celery import app as celery_app
 from reports.models import Report, ReportKind, ReportRequest
 from reports.services import report_request, report_run_alive
-from tests.conftest import ROOT, mesa_ready
+from tests.conftest import ROOT, mesa_ready, redis_test_url
 from tests.reports.conftest import P01, TableInPlay
 
-BROKER = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/2")
+BROKER = redis_test_url()
 
 
 def reset_pool():
