@@ -1,11 +1,11 @@
-# The two commands of the README: `make start` and `make test`.
+# The README's commands: `make start`, `make test` (and `make test-fast`).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 # Where `make start` serves (`make start PORT=8150` when 8000 is taken).
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: start test shipped lint conformance
+.PHONY: start test test-fast shipped lint conformance
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -24,6 +24,10 @@ start: $(VENV)/.installed
 WORKERS ?= 3
 test: $(VENV)/.installed
 	$(PY) -m pytest -n $(WORKERS)
+
+# The fast tier: the engine's and the unit tests (FAST in tests/conftest.py), no database.
+test-fast: $(VENV)/.installed
+	$(PY) -m pytest -m fast -n 2
 
 # The image's files installed in a fresh virtual env and run as shipped (gunicorn, a Celery
 # worker and beat on Redis, Chromium walking it): tests/test_shipped.py.

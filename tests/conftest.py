@@ -1,6 +1,13 @@
-"""Shared fixtures, and the embedded PostgreSQL of a run without ``DATABASE_URL``. The
-suite runs on PostgreSQL (casino.settings.test); ``make test`` runs it on several
-processes (pytest-xdist), each on its own test database."""
+"""Shared fixtures, the tiers of the suite, and the embedded PostgreSQL of a run without
+``DATABASE_URL``. The suite runs on PostgreSQL (casino.settings.test).
+
+Tiers: ``make test`` runs everything, on several processes (pytest-xdist, each on its own
+test database); ``make test-fast`` runs the fast tier alone (``-m fast``): the modules of
+``FAST``, the engine's and the unit tests, which need no database. A test of the fast
+tier that asks for the database (the ``db`` fixture or one built on it, the ``django_db``
+marker, a Django ``TransactionTestCase``) fails before it starts, in every run; any other
+access raises already (pytest-django blocks it in a test that did not ask for it).
+"""
 import json
 import os
 import uuid
@@ -8,6 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.test import TransactionTestCase
 
 from casino import localdb
 from ledger.services import cashier_buy_in
@@ -17,6 +25,22 @@ from tests.factories import PlayerFactory, TableFactory, UserFactory, deposit_ba
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 CONFORMANCE = SHARED / "conformance"
+TESTS = ROOT / "tests"
+
+#: The fast tier (``make test-fast``, ``-m fast``): directories and modules under tests/
+#: whose tests need no database. Its tests are marked ``fast``.
+FAST = (
+    "engine",
+    "ledger/test_references.py",
+    "ledger/test_shares.py",
+    "reports/test_statistics.py",
+    "tables/test_console_forms.py",
+    "tables/test_stake_parsing.py",
+    "test_compose.py",
+    "test_image_files.py",
+    "test_jinja_env.py",
+)
+_FAST_PATHS = tuple(TESTS / entry for entry in FAST)
 
 #: Set by the process that runs pytest (inherited by xdist's workers): names this run in
 #: ``EMBEDDED_STARTED`` when one of its processes started the embedded server.
@@ -25,12 +49,19 @@ RUN = "CASINO_TEST_RUN"
 EMBEDDED_STARTED = localdb.DATA.parent / "postgres.started-by-tests"
 
 
+def _in_fast_tier(path: Path) -> bool:
+    return any(path == fast or fast in path.parents for fast in _FAST_PATHS)
+
+
 def _controller(config) -> bool:
     """Is this the process that runs pytest (not one of xdist's workers)?"""
     return not hasattr(config, "workerinput")
 
 
 def pytest_configure(config):
+    missing = [entry for entry, path in zip(FAST, _FAST_PATHS, strict=True) if not path.exists()]
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py: FAST names what is not there: {missing}")
     if _controller(config):
         os.environ[RUN] = uuid.uuid4().hex
 
@@ -46,6 +77,34 @@ def pytest_unconfigure(config):
         if started_by == os.environ[RUN]:
             localdb.stop()
             EMBEDDED_STARTED.unlink(missing_ok=True)
+
+
+def pytest_ignore_collect(collection_path, config):
+    """The fast tier run alone (``-m fast``) collects only its own modules."""
+    if (config.getoption("markexpr") == "fast" and collection_path.is_file()
+            and collection_path.name.startswith("test_") and not _in_fast_tier(collection_path)):
+        return True
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _in_fast_tier(Path(item.path)):
+            item.add_marker(pytest.mark.fast)
+
+
+def asks_for_the_database(item) -> bool:
+    cls = getattr(item, "cls", None)
+    return ("django_db_setup" in item.fixturenames or item.get_closest_marker("django_db") is not None
+            or (cls is not None and issubclass(cls, TransactionTestCase)))
+
+
+def pytest_runtest_setup(item):
+    # Before the runner sets the test's fixtures up (the database's among them), after
+    # the xfail marks are read (a strict xfail of tests/engine/test_pure.py checks this).
+    if item.get_closest_marker("fast") is not None and asks_for_the_database(item):
+        pytest.fail(f"{item.nodeid} asks for the database: the fast tier runs without one "
+                    f"(FAST in tests/conftest.py)", pytrace=False)
 
 
 @pytest.fixture(scope="session")
