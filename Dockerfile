@@ -19,6 +19,7 @@ WORKDIR /app
 # and Spanish catalogues, compiled: the .mo files are committed) from /app.
 COPY pyproject.toml README.md ./
 COPY casino ./casino
+COPY game ./game
 COPY tables ./tables
 COPY ledger ./ledger
 COPY reports ./reports
