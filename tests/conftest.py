@@ -13,6 +13,7 @@ import os
 import uuid
 from decimal import Decimal
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from django.test import TransactionTestCase
@@ -127,6 +128,18 @@ def embedded_postgresql():
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, embedded_postgresql):
     """pytest-django's, the embedded server started first if the run is on it."""
+
+
+def database_url(*, dbname, user=None, password=None, host=None, port=None) -> str:
+    """A ``DATABASE_URL`` of libpq's parameters (``connection.get_connection_params()``'s):
+    a TCP host as ``host:port``, a Unix socket's directory (the embedded server's) as
+    ``?host=``."""
+    auth = ""
+    if user:
+        auth = quote(user, safe="") + (":" + quote(password, safe="") if password else "") + "@"
+    if host and host.startswith("/"):
+        return f"postgresql://{auth}/{dbname}?host={host}" + (f"&port={port}" if port else "")
+    return f"postgresql://{auth}{host or '127.0.0.1'}:{port or 5432}/{dbname}"
 
 
 def redis_test_url() -> str:

@@ -155,7 +155,7 @@ def shipped(tmp_path, embedded_postgresql):
 def _as_role(url, role, password):
     """``url`` connecting as ``role`` with ``password``."""
     parts = urllib.parse.urlsplit(url)
-    host = parts.hostname + (f":{parts.port}" if parts.port else "")
+    host = parts.netloc.rpartition("@")[2]  # host:port, or nothing (a Unix socket's ?host=)
     return urllib.parse.urlunsplit(parts._replace(netloc=f"{role}:{password}@{host}"))
 
 
