@@ -21,13 +21,16 @@ start: $(VENV)/.installed
 
 # The test suite, on PostgreSQL at DATABASE_URL, else the embedded server (started by the
 # run, stopped after), on $(WORKERS) processes (pytest-xdist), each on its own test database.
-WORKERS ?= 3
+# auto: one per core (2 on the 2-core machine, where 2 beat 3 and 4: each process migrates
+# its own database); worksteal: an idle process takes tests from a busy one's queue.
+WORKERS ?= auto
+XDIST := -n $(WORKERS) --dist worksteal
 test: $(VENV)/.installed
-	$(PY) -m pytest -n $(WORKERS)
+	$(PY) -m pytest $(XDIST)
 
 # The fast tier: the engine's and the unit tests (FAST in tests/conftest.py), no database.
 test-fast: $(VENV)/.installed
-	$(PY) -m pytest -m fast -n 2
+	$(PY) -m pytest -m fast $(XDIST)
 
 # The image's files installed in a fresh virtual env and run as shipped (gunicorn, a Celery
 # worker and beat on Redis, Chromium walking it): tests/test_shipped.py.
