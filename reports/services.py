@@ -225,10 +225,14 @@ def _run_lock(request_id: int, *, take: bool) -> bool:
 
 
 def report_run_alive(request_id: int) -> bool:
-    """Whether a run of the request holds its lock now (its worker is alive)."""
+    """Whether a run of the request holds its lock now (its worker is alive). An advisory
+    lock is its database's: pg_locks lists every database's, another database's run of a
+    request with the same id (another test database on the server) is not this one's."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = %s"
-                       " AND objid = %s AND objsubid = 2 AND granted)", [RUN_LOCK, request_id])
+                       " AND objid = %s AND objsubid = 2 AND granted"
+                       " AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))",
+                       [RUN_LOCK, request_id])
         return cursor.fetchone()[0]
 
 

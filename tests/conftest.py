@@ -1,17 +1,155 @@
-"""Shared fixtures. The suite runs on PostgreSQL (casino.settings.test)."""
+"""Shared fixtures, the tiers of the suite, and the embedded PostgreSQL of a run without
+``DATABASE_URL``. The suite runs on PostgreSQL (casino.settings.test).
+
+Tiers: ``make test`` runs everything, on several processes (pytest-xdist, each on its own
+test database); ``make test-fast`` runs the fast tier alone (``-m fast``): the modules of
+``FAST``, the engine's and the unit tests, which need no database. A test of the fast
+tier that asks for the database (the ``db`` fixture or one built on it, the ``django_db``
+marker, a Django ``TransactionTestCase``) fails before it starts, in every run; any other
+access raises already (pytest-django blocks it in a test that did not ask for it).
+"""
 import json
+import os
+import uuid
 from decimal import Decimal
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
+from django.test import TransactionTestCase
 
 from cage.services.slips import cashier_buy_in
+from casino import localdb
 from tables import services
 from tests.factories import PlayerFactory, TableFactory, UserFactory, deposit_bank, open_drawer
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 CONFORMANCE = SHARED / "conformance"
+TESTS = ROOT / "tests"
+
+#: The fast tier (``make test-fast``, ``-m fast``): directories and modules under tests/
+#: whose tests need no database. Its tests are marked ``fast``.
+FAST = (
+    "engine",
+    "ledger/test_references.py",
+    "ledger/test_shares.py",
+    "reports/test_statistics.py",
+    "tables/test_console_forms.py",
+    "tables/test_stake_parsing.py",
+    "test_compose.py",
+    "test_image_files.py",
+    "test_jinja_env.py",
+)
+_FAST_PATHS = tuple(TESTS / entry for entry in FAST)
+
+#: Set by the process that runs pytest (inherited by xdist's workers): names this run in
+#: ``EMBEDDED_STARTED`` when one of its processes started the embedded server.
+RUN = "CASINO_TEST_RUN"
+#: Written by the process of the run that started the embedded server: the run's name.
+EMBEDDED_STARTED = localdb.DATA.parent / "postgres.started-by-tests"
+
+
+def _in_fast_tier(path: Path) -> bool:
+    return any(path == fast or fast in path.parents for fast in _FAST_PATHS)
+
+
+def _controller(config) -> bool:
+    """Is this the process that runs pytest (not one of xdist's workers)?"""
+    return not hasattr(config, "workerinput")
+
+
+def pytest_configure(config):
+    missing = [entry for entry, path in zip(FAST, _FAST_PATHS, strict=True) if not path.exists()]
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py: FAST names what is not there: {missing}")
+    if _controller(config):
+        os.environ[RUN] = uuid.uuid4().hex
+
+
+def pytest_unconfigure(config):
+    """The run's end: the process that ran pytest stops the embedded server if a process
+    of this run started it (after xdist's workers have ended and dropped their databases)."""
+    if _controller(config) and os.environ.get(RUN):
+        try:
+            started_by = EMBEDDED_STARTED.read_text()
+        except FileNotFoundError:
+            return
+        if started_by == os.environ[RUN]:
+            localdb.stop()
+            EMBEDDED_STARTED.unlink(missing_ok=True)
+
+
+def pytest_ignore_collect(collection_path, config):
+    """The fast tier run alone (``-m fast``) collects only its own modules."""
+    if (config.getoption("markexpr") == "fast" and collection_path.is_file()
+            and collection_path.name.startswith("test_") and not _in_fast_tier(collection_path)):
+        return True
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _in_fast_tier(Path(item.path)):
+            item.add_marker(pytest.mark.fast)
+
+
+def asks_for_the_database(item) -> bool:
+    cls = getattr(item, "cls", None)
+    return ("django_db_setup" in item.fixturenames or item.get_closest_marker("django_db") is not None
+            or (cls is not None and issubclass(cls, TransactionTestCase)))
+
+
+def pytest_runtest_setup(item):
+    # Before the runner sets the test's fixtures up (the database's among them), after
+    # the xfail marks are read (a strict xfail of tests/engine/test_pure.py checks this).
+    if item.get_closest_marker("fast") is not None and asks_for_the_database(item):
+        pytest.fail(f"{item.nodeid} asks for the database: the fast tier runs without one "
+                    f"(FAST in tests/conftest.py)", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def embedded_postgresql():
+    """Without ``DATABASE_URL`` (the settings name the embedded server): that server,
+    started for the run by the first test that needs it, whichever process of the run it
+    is in (``localdb.start`` holds a lock: one starts it, the others find it running), and
+    stopped at the run's end (``pytest_unconfigure``). True if the run is on it."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if not localdb.is_embedded(database):
+        return False
+    if localdb.start():
+        EMBEDDED_STARTED.write_text(os.environ.get(RUN, ""))
+    database["HOST"] = localdb.ensure_running()  # its socket's directory (var/postgres)
+    return True
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, embedded_postgresql):
+    """pytest-django's, the embedded server started first if the run is on it."""
+
+
+def database_url(*, dbname, user=None, password=None, host=None, port=None) -> str:
+    """A ``DATABASE_URL`` of libpq's parameters (``connection.get_connection_params()``'s):
+    a TCP host as ``host:port``, a Unix socket's directory (the embedded server's) as
+    ``?host=``."""
+    auth = ""
+    if user:
+        auth = quote(user, safe="") + (":" + quote(password, safe="") if password else "") + "@"
+    if host and host.startswith("/"):
+        return f"postgresql://{auth}/{dbname}?host={host}" + (f"&port={port}" if port else "")
+    return f"postgresql://{auth}{host or '127.0.0.1'}:{port or 5432}/{dbname}"
+
+
+def redis_test_url() -> str:
+    """The Redis database of the tests that use a real broker: ``REDIS_TEST_URL``, else
+    db 2 of 127.0.0.1:6379 for a run on one process and db 2 + n for xdist's worker gw<n>
+    (each worker its own queue: one's purge or worker never takes another's task)."""
+    if os.environ.get("REDIS_TEST_URL"):
+        return os.environ["REDIS_TEST_URL"]
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return f"redis://127.0.0.1:6379/{2 + int(worker.removeprefix('gw'))}"
 
 
 @pytest.fixture

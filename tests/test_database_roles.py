@@ -27,7 +27,7 @@ from ledger.selectors import ledger_faults
 from reports.models import Report
 from tables import services
 from tables.models import Hand, HandEvent
-from tests.conftest import ROOT
+from tests.conftest import ROOT, database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -190,8 +190,8 @@ def test_migrate_runs_as_the_owner_and_grants_the_apps_role(tmp_path):
         admin.execute(f'CREATE DATABASE "{name}"')
     try:
         def url(user, password=""):
-            auth = f"{user}:{password}" if password else user
-            return f"postgres://{auth}@{owner.get('host', '127.0.0.1')}:{owner.get('port', 5432)}/{name}"
+            return database_url(dbname=name, user=user, password=password, host=owner.get("host"),
+                                port=owner.get("port"))
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings.local",
                "MIGRATE_DATABASE_URL": url(owner.get("user", "postgres"), owner.get("password", "")),
                "DATABASE_URL": url(role, "app-pass-1")}

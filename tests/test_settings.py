@@ -73,7 +73,8 @@ def test_turned_off_preparing_reaches_the_ledger(settings):
         settings.DATABASES["default"]["OPTIONS"] = options
 
 
-def test_without_database_url_the_quick_start_uses_the_embedded_server_and_stops_it_after():
+def test_without_database_url_the_quick_start_uses_the_embedded_server_and_stops_it_after(embedded_postgresql):
+    # A run without DATABASE_URL is on that server: started already (embedded_postgresql), left running.
     was_running = localdb._running_info() is not None
     env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
     done = subprocess.run([sys.executable, "manage.py", "shell", "--no-imports", "-c",

@@ -12,7 +12,8 @@ stopped (each process must end on SIGTERM) and the scratch database dropped.
 
 Environment: the PostgreSQL server of ``DATABASE_URL`` (a database ``shipped_<pid>`` is
 made on it), Redis at ``SHIPPED_REDIS`` (default ``redis://127.0.0.1:6379/1``), a free
-port from ``SHIPPED_PORTS`` (default 8100-8199).
+port from ``SHIPPED_PORTS`` (default 8100-8199; from a place in it that depends on the
+process).
 """
 
 import os
@@ -40,11 +41,18 @@ CARDS = [f"{rank}{suit}" for suit in "OCEB" for rank in (1, 2, 3, 5, 6, 7)]
 
 
 def _port():
+    """A port of ``SHIPPED_PORTS`` nothing is bound to, looked for from a place of the
+    range that depends on this process (runs beside each other seldom try the same one)."""
     low, high = (int(n) for n in os.environ.get("SHIPPED_PORTS", "8100-8199").split("-"))
-    for port in range(low, high + 1):
+    span = high - low + 1
+    for offset in range(span):
+        port = low + (os.getpid() + offset) % span
         with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) != 0:
-                return port
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     raise RuntimeError(f"no free port in {low}-{high}")
 
 
@@ -113,7 +121,7 @@ def _answers(port):
 
 
 @pytest.fixture
-def shipped(tmp_path):
+def shipped(tmp_path, embedded_postgresql):
     """The image's files installed in a fresh virtual env, on a scratch database: yields
     ``(directory, environment, database URL)``."""
     app = tmp_path / "app"
@@ -147,7 +155,7 @@ def shipped(tmp_path):
 def _as_role(url, role, password):
     """``url`` connecting as ``role`` with ``password``."""
     parts = urllib.parse.urlsplit(url)
-    host = parts.hostname + (f":{parts.port}" if parts.port else "")
+    host = parts.netloc.rpartition("@")[2]  # host:port, or nothing (a Unix socket's ?host=)
     return urllib.parse.urlunsplit(parts._replace(netloc=f"{role}:{password}@{host}"))
 
 

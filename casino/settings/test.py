@@ -1,16 +1,19 @@
 """The test suite: PostgreSQL at ``DATABASE_URL``, else the embedded server in ``var/``
-(``casino.localdb``: started if down, stopped when the run ends); pytest-django creates
-and drops ``test_<name>`` on it. Celery tasks run in-process; fast password hashing."""
+(``casino.localdb``). Importing these settings starts nothing: the tests start the
+embedded server once for the run, when a test first needs the database, and stop it at
+the run's end (tests/conftest.py); pytest-django creates and drops ``test_<name>`` on it
+(``test_<name>_gw0``… on several processes). Celery tasks run in-process; fast password
+hashing."""
 import os
 from pathlib import Path
 
 import environ
 
-from casino.localdb import database_url
+from casino import localdb
 
 environ.Env.read_env(Path(__file__).resolve().parent.parent.parent / ".env", overwrite=False)
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "true")
-database_url()
+os.environ.setdefault("DATABASE_URL", localdb.default_url())
 
 from casino.settings.base import *  # noqa: E402,F403
 from casino.settings.base import env  # noqa: E402

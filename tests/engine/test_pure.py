@@ -22,6 +22,6 @@ def test_the_pure_game_imports_no_django():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="tests/engine/conftest.py refuses a test that asks for the database")
+@pytest.mark.xfail(strict=True, reason="tests/conftest.py refuses a test of the fast tier that asks for the database")
 def test_a_test_here_that_asks_for_the_database_is_refused(db):
     pass

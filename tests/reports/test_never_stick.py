@@ -22,6 +22,7 @@ from reports.services import (
     report_request,
     report_run,
 )
+from tests.conftest import redis_test_url
 
 
 def ask(played, shift):
@@ -130,16 +131,21 @@ def test_a_request_stores_one_version_however_often_its_task_runs(played, monkey
 
 # --------------------------------------------------------------------------- the answer
 
+#: The brokers of the answer's test: a closed port (Redis down), Redis itself.
+BROKERS = {"down": "redis://127.0.0.1:1/0", "redis": redis_test_url()}
+
+
 @pytest.fixture
 def broker(request):
-    """Celery not eager, its broker ``request.param``: a closed port (Redis down) or Redis
-    itself (db 2); the queue is purged afterwards."""
+    """Celery not eager, its broker ``BROKERS[request.param]``: a closed port (Redis down)
+    or Redis itself (db 2, or this xdist worker's own: ``redis_test_url``); the queue is
+    purged afterwards."""
     saved = (celery_app.conf.task_always_eager, celery_app.conf.broker_url)
     celery_app.conf.task_always_eager = False
-    celery_app.conf.broker_url = request.param
+    celery_app.conf.broker_url = BROKERS[request.param]
     reset_pool()
-    yield request.param
-    if "6379" in request.param:
+    yield BROKERS[request.param]
+    if request.param == "redis":
         with celery_app.connection_for_write() as conn:
             conn.default_channel.queue_purge("celery")
     celery_app.conf.task_always_eager, celery_app.conf.broker_url = saved
@@ -147,8 +153,7 @@ def broker(request):
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize(("broker", "queued"), [("redis://127.0.0.1:1/0", False),
-                                                ("redis://127.0.0.1:6379/2", True)], indirect=["broker"])
+@pytest.mark.parametrize(("broker", "queued"), [("down", False), ("redis", True)], indirect=["broker"])
 def test_the_apis_answer_says_truly_whether_the_broker_took_the_report(mesa, staff, broker, queued):
     from tests.api.test_hands import P01
 

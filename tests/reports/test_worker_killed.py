@@ -1,7 +1,8 @@
 """A real Celery worker killed in the middle of a report (issue 14 "Reports never stick"):
 Redis gives the unacknowledged task to the next worker once the visibility timeout has
-passed, and that worker computes the report. On Redis (db 2 of ``REDIS_TEST_URL``'s
-server) with two real worker processes; the test database is shared with them."""
+passed, and that worker computes the report. On Redis (``tests.conftest.redis_test_url``:
+db 2, or this xdist worker's own) with two real worker processes; the test database is
+shared with them."""
 
 import os
 import signal
@@ -16,10 +17,10 @@ from django.db import connection
 from casino.celery import app as celery_app
 from reports.models import Report, ReportKind, ReportRequest
 from reports.services import report_request, report_run_alive
-from tests.conftest import ROOT, mesa_ready
+from tests.conftest import ROOT, database_url, mesa_ready, redis_test_url
 from tests.reports.conftest import P01, TableInPlay
 
-BROKER = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/2")
+BROKER = redis_test_url()
 
 
 def reset_pool():
@@ -53,14 +54,14 @@ def test_a_worker_killed_mid_report_leaves_the_task_to_the_next_worker(staff):
     params = connection.get_connection_params()
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings.test", "CELERY_TASK_ALWAYS_EAGER": "false",
            "CELERY_BROKER_URL": BROKER, "CELERY_VISIBILITY_TIMEOUT": "2",
-           "DATABASE_URL": f"postgres://{params['user']}@{params['host']}:{params['port']}/{params['dbname']}"}
+           "DATABASE_URL": database_url(**{key: params.get(key) for key in ("dbname", "user", "host", "port")})}
     saved = (celery_app.conf.task_always_eager, celery_app.conf.broker_url)
     celery_app.conf.task_always_eager, celery_app.conf.broker_url = False, BROKER
     reset_pool()
-    blocker = psycopg.connect(dbname=params["dbname"], host=params["host"], port=params["port"],
-                              user=params["user"])
-    first = second = None
+    blocker = first = second = None
     try:
+        blocker = psycopg.connect(dbname=params["dbname"], host=params.get("host"), port=params.get("port"),
+                                  user=params.get("user"))
         with celery_app.connection_for_write() as conn:
             conn.default_channel.queue_purge("celery")
         request = report_request(kind=ReportKind.SHIFT, table=table, shift=shift, requested_by=None)
@@ -81,7 +82,8 @@ def test_a_worker_killed_mid_report_leaves_the_task_to_the_next_worker(staff):
         assert done.report.version == 2 and done.report.result["summary"]["handle"] == "30.00"
         assert Report.objects.filter(shift=shift).count() == 2
     finally:
-        blocker.close()
+        if blocker is not None:
+            blocker.close()
         for process in (first, second):
             if process is not None and process.poll() is None:
                 os.killpg(process.pid, signal.SIGTERM)

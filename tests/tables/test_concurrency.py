@@ -38,10 +38,12 @@ def in_thread(target):
 
 
 def waiting_for_a_lock():
-    """Is some backend waiting for a lock? (``pg_locks``: not a snapshot, unlike the
-    statistics views, so it can be polled inside a transaction.)"""
+    """Is some backend waiting for a lock this session holds? (``pg_locks``: not a
+    snapshot, unlike the statistics views, so it can be polled inside a transaction; it
+    lists the whole server's, other test databases' among them: only a backend this
+    session blocks counts.)"""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted AND pg_backend_pid() = ANY(pg_blocking_pids(pid))")
         return cursor.fetchone()[0] > 0
 
 

@@ -28,7 +28,9 @@ class Command(BaseCommand):
         if app["USER"] == owner.get("USER"):
             raise CommandError("DATABASE_URL must connect as another role than the owner")
         params = {"dbname": owner["NAME"], "user": owner.get("USER") or None,
-                  "password": owner.get("PASSWORD") or None, "host": owner.get("HOST") or None,
+                  "password": owner.get("PASSWORD") or None,
+                  # A Unix socket's directory is the URL's ?host= (django-environ: OPTIONS).
+                  "host": owner.get("HOST") or owner.get("OPTIONS", {}).get("host") or None,
                   "port": owner.get("PORT") or None}
         with psycopg.connect(**{k: v for k, v in params.items() if v is not None}, autocommit=True) as owner_db:
             with owner_db.cursor() as cursor:
