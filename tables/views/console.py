@@ -652,7 +652,10 @@ def _panel(state, legal, hand, typed):
             panel.stake = panel.bet[0]
         elif panel.must_bet:
             panel.stake = _last_stake(seat, current, hand)
-        panel.chips = () if state.profile.fixed_stake else _chips(hand.min_bet, hand.max_bet)
+        # Only the chips that fit what may still be staked (a raise's room is less than the
+        # table's maximum); their keys stay those of the table's chips.
+        panel.chips = () if state.profile.fixed_stake else [
+            chip for chip in _chips(hand.min_bet, hand.max_bet) if chip.amount <= panel.bet[1]]
     unknown_ok = not state.profile.face_up
     actions = []
     if legal.draw:

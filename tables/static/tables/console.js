@@ -7,7 +7,8 @@
 // - Keys: every entry button shows its key (data-key: KeyboardEvent.key in lower case,
 //   "shift+" before it). A card typed whole in a card box (7O, 11c, rb) is sent at once
 //   with the form's highlighted button: its first one, or the one whose key was pressed
-//   first. In a stake box, Q W E R T Y add the table's chips. "?" opens the keys' help,
+//   first. In a stake box, Q W E R T Y add the table's chips (the first replaces a stake
+//   shown as a suggestion: addChip). "?" opens the keys' help,
 //   from any box (a player id never holds "?").
 // - After each entry the focus goes where the server put autofocus (the next place's
 //   card box, the stake of the seat to bet...), its text selected: a refused value is
@@ -210,17 +211,60 @@
     return form.querySelector("button[data-needs-card]");
   }
 
-  function addChip(box, amount) {
-    var text = box.value.trim();
-    var whole = text === "" || (box.selectionStart === 0 && box.selectionEnd === box.value.length);
+  // A chip into the stake box. A stake shown there before any chip (the seat's last one,
+  // or a refused one) is a suggestion: the first chip starts a new stake; the next ones
+  // add to it, and the running sum is shown beside the chips ("10 € + 5 € = 15 €").
+  // A value typed in the box is added to. Chips that would take the stake past what may
+  // be staked are greyed out. A tap on a touch screen leaves the focus where it was (no
+  // on-screen keyboard).
+  function addChip(box, amount, tapped) {
     var cents = Math.round(parseFloat(amount) * 100);
-    if (!whole) {
-      var typed = Math.round(parseFloat(text.replace(",", ".")) * 100);
-      cents += isNaN(typed) ? 0 : typed;
+    var text = box.value.trim();
+    var whole = text === "" || box.hasAttribute("data-suggested") ||
+      (document.activeElement === box && box.selectionStart === 0 && box.selectionEnd === box.value.length);
+    if (whole) {
+      box.chips = [cents];
+    } else {
+      if (!box.chips) {
+        var typed = Math.round(parseFloat(text.replace(",", ".")) * 100);
+        box.chips = isNaN(typed) ? [] : [typed];
+      }
+      box.chips.push(cents);
     }
-    box.value = cents % 100 ? (Math.floor(cents / 100) + decimal + String(cents % 100).padStart(2, "0")) : String(cents / 100);
-    box.focus();
-    box.setSelectionRange(box.value.length, box.value.length);
+    box.removeAttribute("data-suggested");
+    box.value = euros(sum(box.chips));
+    showChips(box);
+    if (!(tapped && coarse())) {
+      box.focus();
+      box.setSelectionRange(box.value.length, box.value.length);
+    }
+  }
+
+  function sum(list) { return list.reduce(function (a, b) { return a + b; }, 0); }
+
+  function euros(cents) {
+    return cents % 100 ? (Math.floor(cents / 100) + decimal + String(cents % 100).padStart(2, "0")) : String(cents / 100);
+  }
+
+  function coarse() { return !!(window.matchMedia && window.matchMedia("(pointer: coarse)").matches); }
+
+  // The running sum of the chips, and the chips that still fit.
+  function showChips(box) {
+    var form = box.form;
+    var shown = form.querySelector(".chip-sum");
+    if (shown) {
+      var parts = box.chips || [];
+      shown.hidden = parts.length === 0;
+      shown.textContent = parts.length === 0 ? "" : shown.getAttribute("data-label") + ": " +
+        parts.map(function (c) { return euros(c) + "\u00a0€"; }).join(" + ") +
+        (parts.length > 1 ? " = " + euros(sum(parts)) + "\u00a0€" : "");
+    }
+    var room = Math.round(parseFloat(box.getAttribute("data-max")) * 100);
+    if (isNaN(room)) { return; }
+    var staked = box.hasAttribute("data-suggested") ? 0 : Math.round(parseFloat(box.value.replace(",", ".")) * 100) || 0;
+    form.querySelectorAll("button[data-chip]").forEach(function (chip) {
+      chip.disabled = staked + Math.round(parseFloat(chip.getAttribute("data-chip")) * 100) > room;
+    });
   }
 
   // One key: true if the console took it (its default is then prevented).
@@ -260,7 +304,10 @@
         return false;
       }
       var chip = console_.querySelector('button[data-chip][data-key="' + name + '"]');
-      if (chip) { addChip(target, chip.getAttribute("data-chip")); return true; }
+      if (chip) {  // the bet's chips, in any stake box; greyed out in the bet's: past what may be staked
+        if (!(chip.disabled && chip.form === target.form)) { addChip(target, chip.getAttribute("data-chip")); }
+        return true;
+      }
     }
     if (key.length > 1) { return false; }  // Tab, the arrows, Backspace...: as they are
     if (!field && CARD_CHAR.test(key)) {  // typed with no box focused: into the card box
@@ -337,6 +384,11 @@
 
   function onInput(event) {
     var box = event.target;
+    if (box.hasAttribute && box.hasAttribute("data-amount-input")) {  // typed: no longer a suggestion, nor chips
+      box.removeAttribute("data-suggested");
+      box.chips = null;
+      showChips(box);
+    }
     if (box.hasAttribute && box.hasAttribute("data-card-input") && /^insert/.test(event.inputType || "insert")) {
       pointer = false;
       typed(box);
@@ -364,8 +416,8 @@
       root().querySelectorAll("button.picked").forEach(function (b) { b.classList.remove("picked"); });
       target.classList.add("picked");
     } else if (target.hasAttribute("data-chip")) {
-      var box = root().querySelector("#form-bet input[data-amount-input]");
-      if (box) { addChip(box, target.getAttribute("data-chip")); }
+      var box = target.form && target.form.querySelector("input[data-amount-input]");
+      if (box) { addChip(box, target.getAttribute("data-chip"), true); }
     } else if (target.hasAttribute("data-confirm")) {
       confirmDeal(target.closest(".confirm"), target.getAttribute("data-confirm") === "yes");
     } else if (target.getAttribute("data-key") === "?") {
