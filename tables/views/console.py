@@ -578,9 +578,10 @@ def _result(result, multiplier, net):
 # --------------------------------------------------------------------------- the entries
 
 #: Each entry button: ``action`` -> (label, key, needs a card). The key is
-#: ``KeyboardEvent.key`` in lower case, ``shift+`` before it for Shift; "enter" is the
-#: form's first button, sent by Enter. A button needing a card sends the card in the box
-#: (typed complete, the armed one is sent at once); without one its key arms it.
+#: ``KeyboardEvent.key`` in lower case, ``shift+`` before it for Shift; "enter": sent by
+#: Enter. Enter in a card box sends the form's first button needing a card, whatever its
+#: key (``_button``). A button needing a card sends the card in the box (typed complete,
+#: the armed one is sent at once); without one its key arms it.
 BUTTONS = {
     "deal": (gettext_lazy("Deal"), "enter", True),
     "deal-unknown": (gettext_lazy("Deal unknown (face down)"), "x", False),
@@ -604,10 +605,12 @@ BUTTONS = {
 
 
 def _button(action, label=None, primary=False):
+    """An entry button. ``primary``: the form's first button needing a card, which Enter
+    in the card box (or a card typed whole) sends; ``enter`` says so when it keeps a key of
+    its own, for where the focus is elsewhere (exchanging a 4 from the stake box)."""
     text, key, needs_card = BUTTONS[action]
-    key = "enter" if primary else key
     return Shown(action="reveal" if action == "reveal-named" else action, label=label or text, key=key,
-                 shown=key_label(key), aria=key_aria(key), needs_card=needs_card)
+                 shown=key_label(key), aria=key_aria(key), needs_card=needs_card, enter=primary and key != "enter")
 
 
 def key_label(key):

@@ -7,8 +7,8 @@ seats box holds four names."""
 
 import pytest
 
-from tables.models import HandEvent
-from tests.browser.test_console import focus_lands, keys, open_console_at_hand, version
+from tables.models import Hand, HandEvent
+from tests.browser.test_console import focus_lands, keys, log_in, open_console_at_hand, version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -118,3 +118,115 @@ def test_the_raise_offers_only_the_chips_that_fit(chromium, live_server, mesa, v
     page.wait_for_selector(f'#console[data-version="{before + 1}"]')
     assert last_event() == {"do": "bet", "seat": "luis", "amount": "75.00"}
     context.close()
+
+
+#: Hand 1 of four seats, settled: between hands, the seats are those four.
+FOUR_SEATS = ["luis deal 5O", "marta deal 3C", "pepe deal 2B", "rosa deal 1C", "bank deal 2E", "luis bet 10",
+              "luis card 2O", "luis stand", "marta bet 20", "marta card 1O", "marta stand", "pepe bet 5",
+              "pepe card 3O", "pepe stand", "rosa bet 5", "rosa stand", "bank card 4E", "bank stand"]
+
+
+def active_id(page):
+    return page.evaluate("document.activeElement.id")
+
+
+def test_between_hands_k_and_u_work_and_the_seats_stay_as_they_were(browser_page, mesa):
+    """Item 5: after the settlement K typed a "k" into the seats box. Now the focus is on
+    the next hand's button (Enter opens it): K opens the buy-in, U the tip; S goes into the
+    seats box, Esc out of it; the keys' help says so."""
+    mesa.play(mesa.open("luis", "marta", "pepe", "rosa"), *FOUR_SEATS)
+    page = browser_page
+    page.set_viewport_size(TABLET)
+    console = f"/tables/console/{mesa.table.pk}/"
+    open_console_at_hand(page, mesa)
+    page.wait_for_function("() => document.activeElement.id === 'open-hand'")
+    page.keyboard.press("k")
+    page.wait_for_url(f"**/boxes/console/{mesa.table.pk}/buy-in/")
+    page.goto(console)
+    page.wait_for_function("() => document.activeElement.id === 'open-hand'")
+    page.keyboard.press("u")
+    page.wait_for_url(f"**/boxes/console/{mesa.table.pk}/tip/")
+    page.goto(console)
+    page.wait_for_function("() => document.activeElement.id === 'open-hand'")
+    assert page.input_value("#id_seats") == "luis marta pepe rosa"
+
+    page.keyboard.press("?")
+    text = page.wait_for_selector("#keys-help[open]").inner_text()
+    for line in ("K\nCompra en la mesa", "U\nPropina en la mesa", "⏎\nAbrir la mano siguiente",
+                 "S\nLa casilla de los puestos, para cambiar quién juega",
+                 "Esc\nEn la casilla de los puestos, donde las letras son nombres: salir de ella"):
+        assert line in text, line
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#keys-help:not([open])", state="attached")
+
+    # rosa leaves: S, the seats box (the caret at its end), Backspace ×5; Esc; K works again.
+    page.keyboard.press("s")
+    assert active_id(page) == "id_seats"
+    for _ in range(5):
+        page.keyboard.press("Backspace")
+    assert page.input_value("#id_seats") == "luis marta pepe"
+    page.keyboard.press("k")  # in the box a letter is a name's
+    assert page.input_value("#id_seats") == "luis marta pepek"
+    page.keyboard.press("Backspace")
+    page.keyboard.press("Escape")
+    assert active_id(page) == "open-hand"
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#console[data-hand="2"][data-status="open"]')
+    assert Hand.objects.get(table=mesa.table, number=2).seats == ["luis", "marta", "pepe"]
+
+
+def test_before_the_first_hand_the_focus_is_in_the_empty_seats_box(browser_page, mesa):
+    """With no seats yet (or seats refused) the focus is in the box, to type them."""
+    page = browser_page
+    log_in(page, "dealer1", f"/tables/console/{mesa.table.pk}/")
+    assert focus_lands(page, "form-open", "seats") == ("form-open", "seats")
+    page.keyboard.type("luis nadie")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#id_seats_error")
+    assert focus_lands(page, "form-open", "seats") == ("form-open", "seats")
+
+
+def test_exchanging_a_4_has_a_key_from_the_stake_box(browser_page, mesa):
+    """Item 8: pepe's initial card is a 4 and the focus is in his stake box. Exchanging it
+    was "⏎" (Enter in the card box, which the focus is not in); now I, shown on the button
+    and in the keys' help, arms it from the stake box, and the card comes next."""
+    mesa.play(mesa.open("pepe", "luis"), "pepe deal 4O", "luis deal 3C", "bank deal 6E")
+    page = browser_page
+    page.set_viewport_size(TABLET)
+    open_console_at_hand(page, mesa)
+    assert focus_lands(page, "form-bet", "amount") == ("form-bet", "amount")
+    assert page.inner_text('#form-card button[value="exchange"] kbd') == "I"
+    page.keyboard.press("?")
+    text = page.wait_for_selector("#keys-help[open]").inner_text()
+    assert "I\nCambiar el 4 por esta carta" in text
+    assert "⏎\nen la casilla de la carta: Cambiar el 4 por esta carta" in text
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#keys-help:not([open])", state="attached")
+    page.keyboard.press("i")
+    assert page.get_attribute('#form-card button[value="exchange"]', "aria-pressed") == "true"
+    assert focus_lands(page, "form-card", "card") == ("form-card", "card")
+    keys(page, "5o")
+    assert last_event() == {"do": "exchange", "seat": "pepe", "card": "5O"}
+    assert focus_lands(page, "form-bet", "amount") == ("form-bet", "amount")  # his stake, next
+
+
+_FITS = """() => { const box = document.getElementById('id_seats'), style = getComputedStyle(box);
+    const pen = document.createElement('canvas').getContext('2d'); pen.font = style.font;
+    return [pen.measureText(box.value).width,
+            box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)]; }"""
+
+
+@SIZES
+def test_the_seats_box_holds_four_names(browser_page, mesa, viewport):
+    """Item 11: four names in view in the seats box, at both sizes (the box was 190 and 110
+    px wide: "luis marta pepe rosa" overflowed it)."""
+    mesa.play(mesa.open("luis", "marta", "pepe", "rosa"), *FOUR_SEATS)
+    page = browser_page
+    page.set_viewport_size(viewport)
+    open_console_at_hand(page, mesa)
+    for seats in ("luis marta pepe rosa", "alejandro beatriz ignacio dolores"):
+        page.fill("#id_seats", seats)
+        text, room = page.evaluate(_FITS)
+        assert text <= room, (seats, text, room)
+    width, scroll = page.evaluate("[innerWidth, document.documentElement.scrollWidth]")
+    assert scroll <= width

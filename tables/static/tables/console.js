@@ -13,6 +13,9 @@
 // - After each entry the focus goes where the server put autofocus (the next place's
 //   card box, the stake of the seat to bet...), its text selected: a refused value is
 //   typed again, not appended to. Keys typed while an entry is on its way wait for it.
+// - Between hands the focus is on the next hand's button (its seats are the last hand's):
+//   Enter opens it, K and U work; S goes into the seats box, Esc out of it (there letters
+//   are names).
 // - A deal out of the order of play asks first, in the page.
 // - The card picker (drawn once per deck and language) greys out the cards on the table.
 // The words shown are the page's: this script draws nothing of its own.
@@ -282,6 +285,10 @@
     if (key === "?" && (field !== "text" || target.tagName === "INPUT")) { help(); return true; }
     if (lower === "escape") {
       if (armed) { arm(null); return true; }
+      if (field === "text" && target.form && target.form.id === "form-open") {  // out of the seats box: K, U work
+        var open = target.form.querySelector("button[type=submit]");
+        if (open) { open.focus(); return true; }
+      }
       return false;
     }
     if (field === "text") { return false; }  // a bettor, the seats: typed as they are
@@ -337,7 +344,11 @@
       element.click();
     } else {
       element.focus();
-      if (element.select) { element.select(); }
+      if (kind(element) === "text" && element.tagName === "INPUT") {  // the seats: changed, not typed anew
+        element.setSelectionRange(element.value.length, element.value.length);
+      } else if (element.select) {
+        element.select();
+      }
     }
     return true;
   }
