@@ -42,7 +42,7 @@ from game.entries import effective_events
 from game.hand import BANK_ID, DEAL, LOCA_ID, PLAY, format_cents
 from tables.errors import HandNotOpen, NotTheDealer, StaleHand, TableError
 from tables.forms.console import EntryForm, OpenHandForm, UndoForm
-from tables.models import Hand, Shift, Table
+from tables.models import Hand, HandEvent, Shift, Table
 
 TABLES_PER_PAGE = 25
 
@@ -163,9 +163,17 @@ def console_entry(request, table_id):
         raise Http404 from None
     except NotTheDealer as error:
         raise PermissionDenied(str(error)) from None
-    except StaleHand:
-        return _render_console(request, *_table_and_shift(table_id), stale=True, status=409)
-    except HandNotOpen as error:
+    except (StaleHand, HandNotOpen) as error:
+        if _recorded(form.cleaned_data["token"]):
+            # Sent again after its answer was lost (console.js), and the hand has moved on
+            # since: this very entry settled it, or another hand is open. It is recorded
+            # once; the console as it is now.
+            table, shift = _dealers_table(request.user, table_id)
+            if _fetched(request):
+                return _render_console(request, table, shift)
+            return redirect("tables:console", table_id=table.pk)
+        if isinstance(error, StaleHand):
+            return _render_console(request, *_table_and_shift(table_id), stale=True, status=409)
         table, shift = _dealers_table(request.user, table_id)
         messages.warning(request, str(error))
         return redirect("tables:console", table_id=table.pk)
@@ -181,6 +189,11 @@ def console_entry(request, table_id):
             return _render_console(request, hand.table, hand.shift, at_table=at_table)
         return _render_console(request, *_table_and_shift(table_id))
     return redirect("tables:console", table_id=table_id)
+
+
+def _recorded(token):
+    """Was the entry of this one-time token recorded (by a send whose answer was lost)?"""
+    return HandEvent.objects.filter(form_token=token).exists()
 
 
 @role_required(DEALER)

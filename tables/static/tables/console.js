@@ -4,6 +4,9 @@
 //   then the button pressed) with the X-Console-Fetch header; the server
 //   answers with the console's body (tables/console/body.html), which takes the place of
 //   the one on screen: one request, no page load, the address stays the console's.
+// - An entry sent without an answer (no network) waits, shown on the console, and is sent
+//   again with its one-time token until answered; nothing else is entered meanwhile
+//   ("no network" below).
 // - Keys: every entry button shows its key (data-key: KeyboardEvent.key in lower case,
 //   "shift+" before it). A card typed whole in a card box (7O, 11c, rb) is sent at once
 //   with the form's highlighted button: its first one, or the one whose key was pressed
@@ -37,7 +40,7 @@
   // ------------------------------------------------------------------ sending
 
   function submit(form, button) {
-    if (busy) { return; }
+    if (busy || pending) { return; }
     if (form.requestSubmit) { form.requestSubmit(button || undefined); } else if (button) { button.click(); } else { form.submit(); }
   }
 
@@ -45,9 +48,8 @@
     var form = event.target;
     var console_ = root();
     if (!console_ || !console_.contains(form) || !form.classList.contains("entry")) { return; }
-    if (busy) { event.preventDefault(); return; }
+    if (busy || pending) { event.preventDefault(); return; }  // one entry at a time, in order
     var button = event.submitter || null;
-    if (form.hasAttribute("data-plain")) { return; }  // the script gave up: the browser posts
     if (form.id === "form-deal" && !form.hasAttribute("data-confirmed") && askFirst(form, button)) {
       event.preventDefault();
       return;
@@ -59,36 +61,185 @@
     var url = form.getAttribute("action");  // not form.action: the buttons are named "action"
     if (!window.fetch || !window.URLSearchParams || !/\/(entry|open)\/$/.test(url || "")) { return; }
     event.preventDefault();
-    post(form, button, url);
-  }
-
-  function post(form, button, url) {
     // As the browser posts the form: its fields, then the button pressed.
     var data = new FormData(form);
     if (button && button.name) { data.append(button.name, button.value); }
-    var body = new URLSearchParams(data);
+    form.classList.add("sending");
+    send({ url: url, body: new URLSearchParams(data).toString(), what: describe(form, button) });
+  }
+
+  // ------------------------------------------------------------------ no network
+  //
+  // A tablet loses the casino's Wi-Fi now and then. An entry sent without an answer (no
+  // network, no answer within ANSWER_WAIT, a gateway's 502-504) is kept as it was sent,
+  // its one-time token and the hand's version included, and sent again, as it is, until
+  // the server answers: the token records it once even if the first send did reach the
+  // server (services.console_record_event), and the version refuses it if another device
+  // entered meanwhile (the console then says so and shows the hand as it is). Meanwhile
+  // the console says that it is offline and which entry is waiting, and takes nothing
+  // else (its controls inert, its keys ignored): no entry out of order. It is kept in the
+  // tab's sessionStorage too, so that a reload does not lose it. Back online with nothing
+  // waiting, the console is drawn afresh (another device may have entered).
+
+  var ANSWER_WAIT = 10000;                 // ms without an answer: sent again
+  var RETRY_FIRST = 1000, RETRY_MOST = 15000;
+  var pending = null;                      // {url, body, what}: the entry waiting
+  var offline = false;                     // no network seen (an event, or a send unanswered)
+  var retryTimer = null;
+  var retryDelay = RETRY_FIRST;
+  var STORE = "console-pending:" + window.location.pathname;
+
+  function send(entry) {
     var headers = {};
     headers[FETCH_HEADER] = "1";
+    headers["Content-Type"] = "application/x-www-form-urlencoded;charset=UTF-8";
     busy = true;
-    form.classList.add("sending");
-    root().setAttribute("aria-busy", "true");
-    fetch(url, { method: "POST", body: body, headers: headers, credentials: "same-origin" })
+    if (root()) { root().setAttribute("aria-busy", "true"); }
+    drawOffline();
+    var controller = window.AbortController ? new window.AbortController() : null;
+    var timer = controller ? window.setTimeout(function () { controller.abort(); }, ANSWER_WAIT) : null;
+    fetch(entry.url, { method: "POST", body: entry.body, headers: headers, credentials: "same-origin",
+                       signal: controller ? controller.signal : undefined })
       .then(function (response) {
-        if (response.redirected || !/text\/html/.test(response.headers.get("Content-Type") || "")) {
+        window.clearTimeout(timer);
+        if (response.status >= 502 && response.status <= 504) { throw new Error("no answer: " + response.status); }
+        var html = /text\/html/.test(response.headers.get("Content-Type") || "");
+        if (!html || (response.redirected && new URL(response.url).pathname !== window.location.pathname)) {
+          answered();
           window.location.assign(response.url);  // e.g. the login page: follow it
           return null;
         }
         return response.text();
       })
       .then(function (html) {
-        if (html !== null) { show(html); }
+        if (html === null) { return; }
+        answered();
+        show(html);  // the console, or (redirected to it: the form was sent already) its page
       })
-      .catch(function (error) {  // no answer: let the browser post it (the one-time token records it once)
-        if (window.console) { window.console.error(error); }
-        busy = false;
-        form.setAttribute("data-plain", "");
-        submit(form, button);
+      .catch(function (error) {
+        window.clearTimeout(timer);
+        if (window.console) { window.console.warn("console: no answer, kept to send again", error); }
+        unanswered(entry);
       });
+  }
+
+  // No answer: the entry waits, and is sent again after a while or when the network is back.
+  function unanswered(entry) {
+    busy = false;
+    if (root()) { root().setAttribute("aria-busy", "false"); }
+    waiting = [];  // keys typed after it: not entered out of order
+    pending = entry;
+    offline = true;
+    keep(entry);
+    drawOffline();
+    window.clearTimeout(retryTimer);
+    retryTimer = window.setTimeout(retry, retryDelay);
+    retryDelay = Math.min(RETRY_MOST, retryDelay * 2);
+  }
+
+  function retry() {
+    window.clearTimeout(retryTimer);
+    if (pending && !busy) { send(pending); }
+  }
+
+  function answered() {
+    pending = null;
+    offline = false;
+    retryDelay = RETRY_FIRST;
+    window.clearTimeout(retryTimer);
+    keep(null);
+  }
+
+  function keep(entry) {
+    try {
+      if (entry) { window.sessionStorage.setItem(STORE, JSON.stringify(entry)); } else { window.sessionStorage.removeItem(STORE); }
+    } catch (error) { /* no storage: kept in this page only */ }
+  }
+
+  function kept() {
+    try { return JSON.parse(window.sessionStorage.getItem(STORE) || "null"); } catch (error) { return null; }
+  }
+
+  // Back online with nothing waiting: the console as the server has it now.
+  function catchUp() {
+    if (pending || busy) { return; }
+    var headers = {};
+    headers[FETCH_HEADER] = "1";
+    fetch(window.location.pathname, { headers: headers, credentials: "same-origin" })
+      .then(function (response) {
+        if (!response.ok || !/text\/html/.test(response.headers.get("Content-Type") || "")) { throw new Error(response.status); }
+        return response.text();
+      })
+      .then(function (html) {
+        if (pending || busy) { return; }
+        offline = false;
+        show(html);
+      })
+      .catch(function () { window.clearTimeout(retryTimer); retryTimer = window.setTimeout(catchUp, RETRY_MOST); });
+  }
+
+  // The entry waiting, as the dealer would say it: whose, the button, the card, the amount.
+  function describe(form, button) {
+    var parts = [];
+    var label = "";
+    if (button) {
+      var copy = button.cloneNode(true);
+      copy.querySelectorAll("kbd").forEach(function (key) { key.remove(); });
+      label = copy.textContent.replace(/\s+/g, " ").trim();
+    }
+    var who = form.getAttribute("data-who") || "";
+    var chosen = form.querySelector("input[name=seat]:checked");
+    if (chosen && chosen.closest("label")) { who = chosen.closest("label").textContent.trim(); }
+    var player = form.querySelector("input[name=player]");
+    if (player && player.value.trim()) { parts.push(player.value.trim()); }
+    var on = form.querySelector("select");
+    if (on && on.selectedIndex >= 0) { parts.push(on.options[on.selectedIndex].textContent.trim()); }
+    if (who && label.indexOf(who) < 0) { parts.push(who); }
+    if (label) { parts.push(label); }
+    var card = form.querySelector("input[data-card-input]");
+    if (card && card.value.trim()) { parts.push(card.value.trim().toUpperCase()); }
+    var amount = form.querySelector("input[data-amount-input]");
+    if (amount && amount.value.trim()) { parts.push(amount.value.trim() + "\u00a0€"); }
+    var seats = form.querySelector("input[name=seats]");
+    if (seats && seats.value.trim()) { parts.push(seats.value.trim()); }
+    return parts.join(" · ");
+  }
+
+  // The banner (body.html's #offline, in the page's words) and, while an entry waits,
+  // everything else inert.
+  function drawOffline() {
+    var console_ = root();
+    var banner = console_ && console_.querySelector("#offline");
+    if (!banner) { return; }
+    banner.hidden = !offline && !pending;
+    var what = banner.querySelector(".offline-what");
+    if (pending) {
+      what.textContent = banner.getAttribute("data-waiting").replace("%(entry)s", "«" + pending.what + "»") +
+        (busy ? " " + banner.getAttribute("data-sending") : "");
+    } else {
+      what.textContent = banner.getAttribute("data-nothing");
+    }
+    var again = banner.querySelector("[data-retry]");
+    again.hidden = !pending;
+    again.disabled = busy;
+    console_.classList.toggle("waiting", !!pending);
+    Array.prototype.forEach.call(console_.children, function (part) {
+      if (part !== banner) { part.inert = !!pending; }
+    });
+  }
+
+  function onOffline() {
+    offline = true;
+    drawOffline();
+  }
+
+  function onOnline() {
+    if (pending) {
+      retryDelay = RETRY_FIRST;
+      retry();
+    } else if (offline) {
+      catchUp();
+    }
   }
 
   // The answer: the console's body, put in place of the one on screen; any other page
@@ -107,6 +258,7 @@
     old.parentNode.replaceChild(fresh, old);
     document.querySelectorAll("main > .messages").forEach(function (list) { list.remove(); });  // the body shows its own
     bind(fresh);
+    drawOffline();
     say(fresh);
     focusNext(fresh);
     replay();
@@ -360,6 +512,10 @@
       if (event.key === "?") { dialog.close(); event.preventDefault(); }
       return;
     }
+    if (pending) {  // an entry waits for the network: nothing else is entered
+      if (event.key !== "Tab") { event.preventDefault(); }
+      return;
+    }
     if (busy) {  // wait for the console on its way
       if (event.key.length === 1 || event.key === "Enter" || event.key === "Escape") {
         waiting.push([event.key, event.shiftKey]);
@@ -422,6 +578,11 @@
   function onClick(event) {
     var target = event.target.closest ? event.target.closest("button, a") : null;
     if (!target || !root() || !root().contains(target)) { return; }
+    if (target.hasAttribute("data-retry")) {
+      retryDelay = RETRY_FIRST;
+      retry();
+      return;
+    }
     if (target.hasAttribute("data-pick") && cardBox) {
       cardBox.value = target.getAttribute("data-pick");
       root().querySelectorAll("button.picked").forEach(function (b) { b.classList.remove("picked"); });
@@ -457,10 +618,16 @@
   document.addEventListener("keydown", onKey);
   document.addEventListener("input", onInput);
   document.addEventListener("click", onClick);
+  window.addEventListener("offline", onOffline);
+  window.addEventListener("online", onOnline);
   function start() {
     var console_ = root();
     if (!console_) { return; }
     bind(console_);
+    pending = kept();  // sent before a reload, never answered: sent again now
+    offline = !!pending || navigator.onLine === false;
+    drawOffline();
+    if (pending) { retry(); }
     if (console_.querySelector("[autofocus]")) {
       window.scrollTo(0, 0);  // the browser scrolled to the box: reveal() decides
       focusNext(console_);
