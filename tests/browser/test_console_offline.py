@@ -191,3 +191,44 @@ def test_an_entry_waiting_survives_a_reload(chromium, live_server, mesa):
     assert page.locator("#offline").is_hidden()
     assert page.evaluate("Object.keys(sessionStorage).length") == 0
     context.close()
+
+
+def test_back_online_with_nothing_new_what_is_being_typed_stays(chromium, live_server, mesa):
+    hand = mesa.play(mesa.open("luis", "marta"), *DEALT)
+    context, page = new_page(chromium, live_server, TABLET)
+    open_console_at_hand(page, mesa)
+    assert focus_lands(page, "form-bet", "amount") == ("form-bet", "amount")
+    context.set_offline(True)
+    page.locator("#offline").wait_for(state="visible")
+    page.keyboard.type("12")
+    context.set_offline(False)
+    page.locator("#offline").wait_for(state="hidden")
+    assert page.input_value("#form-bet input[name=amount]") == "12"
+    keys(page, "{Enter}")
+    assert bets(hand) == [{"do": "bet", "seat": "luis", "amount": "12.00"}]
+    context.close()
+
+
+def test_the_next_hand_opened_whose_answer_was_lost_opens_once(chromium, live_server, mesa):
+    mesa.play(mesa.open("luis", "marta"), *DEALT, "luis bet 10", "luis card 2B", "luis stand", "marta bet 20",
+              "marta card 1O", "marta stand", "bank card 4E", "bank stand")
+    context, page = new_page(chromium, live_server, TABLET)
+    sent = []
+
+    def lose_the_first_answer(route):
+        sent.append(route.request.post_data)
+        if len(sent) == 1:
+            route.fetch()
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/open/", lose_the_first_answer)
+    open_console_at_hand(page, mesa)
+    page.wait_for_function("() => document.activeElement.id === 'open-hand'")
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#console[data-hand="2"][data-status="open"]')
+    assert len(sent) == 2 and sent[0] == sent[1]
+    assert Hand.objects.filter(table=mesa.table).count() == 2
+    assert page.locator("#offline").is_hidden() and not inert(page, "#form-deal")
+    context.close()

@@ -173,6 +173,14 @@
       .then(function (html) {
         if (pending || busy) { return; }
         offline = false;
+        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("console");
+        var now = root();
+        if (fresh && now && ["data-hand", "data-version", "data-status"].every(function (name) {
+          return fresh.getAttribute(name) === now.getAttribute(name);
+        })) {
+          drawOffline();  // nothing entered meanwhile: what is being typed stays
+          return;
+        }
         show(html);
       })
       .catch(function () { window.clearTimeout(retryTimer); retryTimer = window.setTimeout(catchUp, RETRY_MOST); });
