@@ -44,7 +44,8 @@ def _field_name(value):
 
 class BoxCountForm(forms.Form):
     """One box counted: which box, the two counters (active staff, not the session's
-    dealer: the service refuses him by name), the pieces of each denomination."""
+    dealer, ``dealer``: he is not offered, and the service refuses him by name), the
+    pieces of each denomination."""
 
     box = forms.ChoiceField(label=_("Box"), choices=BoxCount.Box.choices)
     first_counter = UserChoiceField(label=_("First counter"), queryset=get_user_model().objects.none(),
@@ -52,12 +53,14 @@ class BoxCountForm(forms.Form):
     second_counter = UserChoiceField(label=_("Second counter"), queryset=get_user_model().objects.none(),
                                      empty_label=_("— who counted with him —"))
 
-    def __init__(self, *args, boxes=None, **kwargs):
+    def __init__(self, *args, boxes=None, dealer=None, **kwargs):
         super().__init__(*args, **kwargs)
         if boxes is not None:
             self.fields["box"].choices = [(value, label) for value, label in BoxCount.Box.choices if value in boxes]
         staff = (get_user_model().objects.filter(is_active=True, groups__name__in=ROLES)
                  .order_by("username").distinct())
+        if dealer is not None:
+            staff = staff.exclude(pk=dealer.pk)
         self.fields["first_counter"].queryset = staff
         self.fields["second_counter"].queryset = staff
         self.values = denominations()

@@ -5,7 +5,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
-from casino.roles import AUDITOR, has_role
+from casino.roles import AUDITOR, DEALER, has_role
 
 #: Open alerts listed on an auditor's home (the rest are on the alerts page).
 HOME_ALERTS = 20
@@ -13,9 +13,15 @@ HOME_ALERTS = 20
 
 @login_required
 def home(request):
-    """The landing page after login: the entry pages of the user's roles; for an auditor,
-    the open alerts too (issue 17)."""
+    """The landing page after login: the entry pages of the user's roles; for a dealer,
+    the console of each table where his shift is open (one click to it, issue 31); for an
+    auditor, the open alerts too (issue 17)."""
     context = {}
+    if has_role(request.user, DEALER):
+        from tables.models import Shift
+
+        context["open_shifts"] = list(Shift.objects.select_related("table")
+                                      .filter(dealer=request.user, closed_at__isnull=True).order_by("table__name"))
     if has_role(request.user, AUDITOR):
         from reports.alert_views import open_alerts
         from reports.models import Alert

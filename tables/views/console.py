@@ -42,7 +42,7 @@ from ledger.errors import LedgerError
 from tables import services
 from tables.errors import HandNotOpen, NotTheDealer, StaleHand, TableError
 from tables.forms.console import EntryForm, OpenHandForm, UndoForm
-from tables.models import Hand, Shift, Table
+from tables.models import Hand, HandEvent, Shift, Table
 
 TABLES_PER_PAGE = 25
 
@@ -163,9 +163,17 @@ def console_entry(request, table_id):
         raise Http404 from None
     except NotTheDealer as error:
         raise PermissionDenied(str(error)) from None
-    except StaleHand:
-        return _render_console(request, *_table_and_shift(table_id), stale=True, status=409)
-    except HandNotOpen as error:
+    except (StaleHand, HandNotOpen) as error:
+        if _recorded(form.cleaned_data["token"]):
+            # Sent again after its answer was lost (console.js), and the hand has moved on
+            # since: this very entry settled it, or another hand is open. It is recorded
+            # once; the console as it is now.
+            table, shift = _dealers_table(request.user, table_id)
+            if _fetched(request):
+                return _render_console(request, table, shift)
+            return redirect("tables:console", table_id=table.pk)
+        if isinstance(error, StaleHand):
+            return _render_console(request, *_table_and_shift(table_id), stale=True, status=409)
         table, shift = _dealers_table(request.user, table_id)
         messages.warning(request, str(error))
         return redirect("tables:console", table_id=table.pk)
@@ -181,6 +189,11 @@ def console_entry(request, table_id):
             return _render_console(request, hand.table, hand.shift, at_table=at_table)
         return _render_console(request, *_table_and_shift(table_id))
     return redirect("tables:console", table_id=table_id)
+
+
+def _recorded(token):
+    """Was the entry of this one-time token recorded (by a send whose answer was lost)?"""
+    return HandEvent.objects.filter(form_token=token).exists()
 
 
 @role_required(DEALER)
@@ -578,9 +591,10 @@ def _result(result, multiplier, net):
 # --------------------------------------------------------------------------- the entries
 
 #: Each entry button: ``action`` -> (label, key, needs a card). The key is
-#: ``KeyboardEvent.key`` in lower case, ``shift+`` before it for Shift; "enter" is the
-#: form's first button, sent by Enter. A button needing a card sends the card in the box
-#: (typed complete, the armed one is sent at once); without one its key arms it.
+#: ``KeyboardEvent.key`` in lower case, ``shift+`` before it for Shift; "enter": sent by
+#: Enter. Enter in a card box sends the form's first button needing a card, whatever its
+#: key (``_button``). A button needing a card sends the card in the box (typed complete,
+#: the armed one is sent at once); without one its key arms it.
 BUTTONS = {
     "deal": (gettext_lazy("Deal"), "enter", True),
     "deal-unknown": (gettext_lazy("Deal unknown (face down)"), "x", False),
@@ -604,10 +618,12 @@ BUTTONS = {
 
 
 def _button(action, label=None, primary=False):
+    """An entry button. ``primary``: the form's first button needing a card, which Enter
+    in the card box (or a card typed whole) sends; ``enter`` says so when it keeps a key of
+    its own, for where the focus is elsewhere (exchanging a 4 from the stake box)."""
     text, key, needs_card = BUTTONS[action]
-    key = "enter" if primary else key
     return Shown(action="reveal" if action == "reveal-named" else action, label=label or text, key=key,
-                 shown=key_label(key), aria=key_aria(key), needs_card=needs_card)
+                 shown=key_label(key), aria=key_aria(key), needs_card=needs_card, enter=primary and key != "enter")
 
 
 def key_label(key):
@@ -652,7 +668,10 @@ def _panel(state, legal, hand, typed):
             panel.stake = panel.bet[0]
         elif panel.must_bet:
             panel.stake = _last_stake(seat, current, hand)
-        panel.chips = () if state.profile.fixed_stake else _chips(hand.min_bet, hand.max_bet)
+        # Only the chips that fit what may still be staked (a raise's room is less than the
+        # table's maximum); their keys stay those of the table's chips.
+        panel.chips = () if state.profile.fixed_stake else [
+            chip for chip in _chips(hand.min_bet, hand.max_bet) if chip.amount <= panel.bet[1]]
     unknown_ok = not state.profile.face_up
     actions = []
     if legal.draw:

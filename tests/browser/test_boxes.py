@@ -220,3 +220,24 @@ def test_the_tip_form_the_console_and_a_recounted_session_fit_the_screen(chromiu
             page.screenshot(path=f"{shots}/{name}-{width}x{height}.png", full_page=True)
     context.close()
     assert wide == []
+
+
+def test_the_counters_lists_do_not_offer_the_sessions_dealer(browser_page, mesa):
+    """Issue 31: the dealer may not count his own session's boxes, so neither the count's
+    nor a recount's lists of counters offer him (they did, and the service refused him)."""
+    from boxes.services import box_count
+
+    shift = services.shift_close(shift=mesa.table.shifts.get(), closed_by=mesa.supervisor)
+    pit2 = UserFactory(username="pit2", roles=["pit_supervisor"])
+    box_count(shift=shift, box="drop", pieces={"100.00": 1}, first_counter=mesa.supervisor, second_counter=pit2,
+              recorded_by=mesa.supervisor)
+    page = browser_page
+    log_in(page, "pit1", f"/boxes/sessions/{shift.pk}/")
+    page.wait_for_selector("#form-count")
+    page.click("#count-drop details.recount summary")
+    lists = page.locator("select[name$=first_counter], select[name$=second_counter]")
+    assert lists.count() == 4  # the count's two and the drop's recount's two
+    for i in range(lists.count()):
+        offered = lists.nth(i).locator("option").all_inner_texts()
+        assert "pit1" in offered and "pit2" in offered, offered
+        assert not [name for name in offered if name.startswith("dealer1")], offered

@@ -5,6 +5,8 @@ Without the script the links stay in view (nothing to open, nothing hidden)."""
 import pytest
 from django.urls import reverse
 
+from tables import services
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "secret-pass-1"  # the factories' (tests/factories.py)
@@ -85,4 +87,38 @@ def test_an_amount_keeps_its_euro_sign_on_its_line(chromium, live_server, staff)
         return [cell.getClientRects()[0].height, parseFloat(getComputedStyle(cell).lineHeight)];
     }""")
     assert heights[0] < 2 * heights[1], heights
+    context.close()
+
+
+@pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["tablet", "phone"])
+def test_a_dealers_home_links_his_open_shifts_console(chromium, live_server, mesa, viewport):
+    """Issue 31: the dealer's home names his table's console, one click away (it was two:
+    the table consoles, then the table)."""
+    context = chromium.new_context(viewport=viewport, locale="es-ES", base_url=live_server.url)
+    page = context.new_page()
+    page.goto("/accounts/login/")
+    page.fill("input[name=username]", "dealer1")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("main form button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+    console = reverse("tables:console", args=[mesa.table.pk])
+    link = page.locator(f"main a[href='{console}']")
+    assert link.count() == 1 and link.is_visible() and link.inner_text() == "Consola de Mesa 1"
+    assert link.bounding_box()["y"] + link.bounding_box()["height"] <= viewport["height"]
+    link.click()
+    page.wait_for_selector("#console")
+    assert page.url.endswith(console)
+    context.close()
+
+
+def test_a_dealer_without_an_open_shift_has_no_console_link(chromium, live_server, mesa):
+    services.shift_close(shift=mesa.table.shifts.get(), closed_by=mesa.supervisor)
+    context = chromium.new_context(viewport=TABLET, locale="es-ES", base_url=live_server.url)
+    page = context.new_page()
+    page.goto("/accounts/login/")
+    page.fill("input[name=username]", "dealer1")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("main form button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+    assert page.locator("#my-tables").count() == 0
     context.close()

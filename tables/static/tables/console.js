@@ -4,14 +4,21 @@
 //   then the button pressed) with the X-Console-Fetch header; the server
 //   answers with the console's body (tables/console/body.html), which takes the place of
 //   the one on screen: one request, no page load, the address stays the console's.
+// - An entry sent without an answer (no network) waits, shown on the console, and is sent
+//   again with its one-time token until answered; nothing else is entered meanwhile
+//   ("no network" below).
 // - Keys: every entry button shows its key (data-key: KeyboardEvent.key in lower case,
 //   "shift+" before it). A card typed whole in a card box (7O, 11c, rb) is sent at once
 //   with the form's highlighted button: its first one, or the one whose key was pressed
-//   first. In a stake box, Q W E R T Y add the table's chips. "?" opens the keys' help,
+//   first. In a stake box, Q W E R T Y add the table's chips (the first replaces a stake
+//   shown as a suggestion: addChip). "?" opens the keys' help,
 //   from any box (a player id never holds "?").
 // - After each entry the focus goes where the server put autofocus (the next place's
 //   card box, the stake of the seat to bet...), its text selected: a refused value is
 //   typed again, not appended to. Keys typed while an entry is on its way wait for it.
+// - Between hands the focus is on the next hand's button (its seats are the last hand's):
+//   Enter opens it, K and U work; S goes into the seats box, Esc out of it (there letters
+//   are names).
 // - A deal out of the order of play asks first, in the page.
 // - The card picker (drawn once per deck and language) greys out the cards on the table.
 // The words shown are the page's: this script draws nothing of its own.
@@ -33,7 +40,7 @@
   // ------------------------------------------------------------------ sending
 
   function submit(form, button) {
-    if (busy) { return; }
+    if (busy || pending) { return; }
     if (form.requestSubmit) { form.requestSubmit(button || undefined); } else if (button) { button.click(); } else { form.submit(); }
   }
 
@@ -41,9 +48,8 @@
     var form = event.target;
     var console_ = root();
     if (!console_ || !console_.contains(form) || !form.classList.contains("entry")) { return; }
-    if (busy) { event.preventDefault(); return; }
+    if (busy || pending) { event.preventDefault(); return; }  // one entry at a time, in order
     var button = event.submitter || null;
-    if (form.hasAttribute("data-plain")) { return; }  // the script gave up: the browser posts
     if (form.id === "form-deal" && !form.hasAttribute("data-confirmed") && askFirst(form, button)) {
       event.preventDefault();
       return;
@@ -55,36 +61,193 @@
     var url = form.getAttribute("action");  // not form.action: the buttons are named "action"
     if (!window.fetch || !window.URLSearchParams || !/\/(entry|open)\/$/.test(url || "")) { return; }
     event.preventDefault();
-    post(form, button, url);
-  }
-
-  function post(form, button, url) {
     // As the browser posts the form: its fields, then the button pressed.
     var data = new FormData(form);
     if (button && button.name) { data.append(button.name, button.value); }
-    var body = new URLSearchParams(data);
+    form.classList.add("sending");
+    send({ url: url, body: new URLSearchParams(data).toString(), what: describe(form, button) });
+  }
+
+  // ------------------------------------------------------------------ no network
+  //
+  // A tablet loses the casino's Wi-Fi now and then. An entry sent without an answer (no
+  // network, no answer within ANSWER_WAIT, a gateway's 502-504) is kept as it was sent,
+  // its one-time token and the hand's version included, and sent again, as it is, until
+  // the server answers: the token records it once even if the first send did reach the
+  // server (services.console_record_event), and the version refuses it if another device
+  // entered meanwhile (the console then says so and shows the hand as it is). Meanwhile
+  // the console says that it is offline and which entry is waiting, and takes nothing
+  // else (its controls inert, its keys ignored): no entry out of order. It is kept in the
+  // tab's sessionStorage too, so that a reload does not lose it. Back online with nothing
+  // waiting, the console is drawn afresh (another device may have entered).
+
+  var ANSWER_WAIT = 10000;                 // ms without an answer: sent again
+  var RETRY_FIRST = 1000, RETRY_MOST = 15000;
+  var pending = null;                      // {url, body, what}: the entry waiting
+  var offline = false;                     // no network seen (an event, or a send unanswered)
+  var retryTimer = null;
+  var retryDelay = RETRY_FIRST;
+  var STORE = "console-pending:" + window.location.pathname;
+
+  function send(entry) {
     var headers = {};
     headers[FETCH_HEADER] = "1";
+    headers["Content-Type"] = "application/x-www-form-urlencoded;charset=UTF-8";
     busy = true;
-    form.classList.add("sending");
-    root().setAttribute("aria-busy", "true");
-    fetch(url, { method: "POST", body: body, headers: headers, credentials: "same-origin" })
+    if (root()) { root().setAttribute("aria-busy", "true"); }
+    drawOffline();
+    var controller = window.AbortController ? new window.AbortController() : null;
+    var timer = controller ? window.setTimeout(function () { controller.abort(); }, ANSWER_WAIT) : null;
+    fetch(entry.url, { method: "POST", body: entry.body, headers: headers, credentials: "same-origin",
+                       signal: controller ? controller.signal : undefined })
       .then(function (response) {
-        if (response.redirected || !/text\/html/.test(response.headers.get("Content-Type") || "")) {
+        window.clearTimeout(timer);
+        if (response.status >= 502 && response.status <= 504) { throw new Error("no answer: " + response.status); }
+        var html = /text\/html/.test(response.headers.get("Content-Type") || "");
+        if (!html || (response.redirected && new URL(response.url).pathname !== window.location.pathname)) {
+          answered();
           window.location.assign(response.url);  // e.g. the login page: follow it
           return null;
         }
         return response.text();
       })
       .then(function (html) {
-        if (html !== null) { show(html); }
+        if (html === null) { return; }
+        answered();
+        show(html);  // the console, or (redirected to it: the form was sent already) its page
       })
-      .catch(function (error) {  // no answer: let the browser post it (the one-time token records it once)
-        if (window.console) { window.console.error(error); }
-        busy = false;
-        form.setAttribute("data-plain", "");
-        submit(form, button);
+      .catch(function (error) {
+        window.clearTimeout(timer);
+        if (window.console) { window.console.warn("console: no answer, kept to send again", error); }
+        unanswered(entry);
       });
+  }
+
+  // No answer: the entry waits, and is sent again after a while or when the network is back.
+  function unanswered(entry) {
+    busy = false;
+    if (root()) { root().setAttribute("aria-busy", "false"); }
+    waiting = [];  // keys typed after it: not entered out of order
+    pending = entry;
+    offline = true;
+    keep(entry);
+    drawOffline();
+    window.clearTimeout(retryTimer);
+    retryTimer = window.setTimeout(retry, retryDelay);
+    retryDelay = Math.min(RETRY_MOST, retryDelay * 2);
+  }
+
+  function retry() {
+    window.clearTimeout(retryTimer);
+    if (pending && !busy) { send(pending); }
+  }
+
+  function answered() {
+    pending = null;
+    offline = false;
+    retryDelay = RETRY_FIRST;
+    window.clearTimeout(retryTimer);
+    keep(null);
+  }
+
+  function keep(entry) {
+    try {
+      if (entry) { window.sessionStorage.setItem(STORE, JSON.stringify(entry)); } else { window.sessionStorage.removeItem(STORE); }
+    } catch (error) { /* no storage: kept in this page only */ }
+  }
+
+  function kept() {
+    try { return JSON.parse(window.sessionStorage.getItem(STORE) || "null"); } catch (error) { return null; }
+  }
+
+  // Back online with nothing waiting: the console as the server has it now.
+  function catchUp() {
+    if (pending || busy) { return; }
+    var headers = {};
+    headers[FETCH_HEADER] = "1";
+    fetch(window.location.pathname, { headers: headers, credentials: "same-origin" })
+      .then(function (response) {
+        if (!response.ok || !/text\/html/.test(response.headers.get("Content-Type") || "")) { throw new Error(response.status); }
+        return response.text();
+      })
+      .then(function (html) {
+        if (pending || busy) { return; }
+        offline = false;
+        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("console");
+        var now = root();
+        if (fresh && now && ["data-hand", "data-version", "data-status"].every(function (name) {
+          return fresh.getAttribute(name) === now.getAttribute(name);
+        })) {
+          drawOffline();  // nothing entered meanwhile: what is being typed stays
+          return;
+        }
+        show(html);
+      })
+      .catch(function () { window.clearTimeout(retryTimer); retryTimer = window.setTimeout(catchUp, RETRY_MOST); });
+  }
+
+  // The entry waiting, as the dealer would say it: whose, the button, the card, the amount.
+  function describe(form, button) {
+    var parts = [];
+    var label = "";
+    if (button) {
+      var copy = button.cloneNode(true);
+      copy.querySelectorAll("kbd").forEach(function (key) { key.remove(); });
+      label = copy.textContent.replace(/\s+/g, " ").trim();
+    }
+    var who = form.getAttribute("data-who") || "";
+    var chosen = form.querySelector("input[name=seat]:checked");
+    if (chosen && chosen.closest("label")) { who = chosen.closest("label").textContent.trim(); }
+    var player = form.querySelector("input[name=player]");
+    if (player && player.value.trim()) { parts.push(player.value.trim()); }
+    var on = form.querySelector("select");
+    if (on && on.selectedIndex >= 0) { parts.push(on.options[on.selectedIndex].textContent.trim()); }
+    if (who && label.indexOf(who) < 0) { parts.push(who); }
+    if (label) { parts.push(label); }
+    var card = form.querySelector("input[data-card-input]");
+    if (card && card.value.trim()) { parts.push(card.value.trim().toUpperCase()); }
+    var amount = form.querySelector("input[data-amount-input]");
+    if (amount && amount.value.trim()) { parts.push(amount.value.trim() + "\u00a0€"); }
+    var seats = form.querySelector("input[name=seats]");
+    if (seats && seats.value.trim()) { parts.push(seats.value.trim()); }
+    return parts.join(" · ");
+  }
+
+  // The banner (body.html's #offline, in the page's words) and, while an entry waits,
+  // everything else inert.
+  function drawOffline() {
+    var console_ = root();
+    var banner = console_ && console_.querySelector("#offline");
+    if (!banner) { return; }
+    banner.hidden = !offline && !pending;
+    var what = banner.querySelector(".offline-what");
+    if (pending) {
+      what.textContent = banner.getAttribute("data-waiting").replace("%(entry)s", "«" + pending.what + "»") +
+        (busy ? " " + banner.getAttribute("data-sending") : "");
+    } else {
+      what.textContent = banner.getAttribute("data-nothing");
+    }
+    var again = banner.querySelector("[data-retry]");
+    again.hidden = !pending;
+    again.disabled = busy;
+    console_.classList.toggle("waiting", !!pending);
+    Array.prototype.forEach.call(console_.children, function (part) {
+      if (part !== banner) { part.inert = !!pending; }
+    });
+  }
+
+  function onOffline() {
+    offline = true;
+    drawOffline();
+  }
+
+  function onOnline() {
+    if (pending) {
+      retryDelay = RETRY_FIRST;
+      retry();
+    } else if (offline) {
+      catchUp();
+    }
   }
 
   // The answer: the console's body, put in place of the one on screen; any other page
@@ -103,6 +266,7 @@
     old.parentNode.replaceChild(fresh, old);
     document.querySelectorAll("main > .messages").forEach(function (list) { list.remove(); });  // the body shows its own
     bind(fresh);
+    drawOffline();
     say(fresh);
     focusNext(fresh);
     replay();
@@ -210,17 +374,60 @@
     return form.querySelector("button[data-needs-card]");
   }
 
-  function addChip(box, amount) {
-    var text = box.value.trim();
-    var whole = text === "" || (box.selectionStart === 0 && box.selectionEnd === box.value.length);
+  // A chip into the stake box. A stake shown there before any chip (the seat's last one,
+  // or a refused one) is a suggestion: the first chip starts a new stake; the next ones
+  // add to it, and the running sum is shown beside the chips ("10 € + 5 € = 15 €").
+  // A value typed in the box is added to. Chips that would take the stake past what may
+  // be staked are greyed out. A tap on a touch screen leaves the focus where it was (no
+  // on-screen keyboard).
+  function addChip(box, amount, tapped) {
     var cents = Math.round(parseFloat(amount) * 100);
-    if (!whole) {
-      var typed = Math.round(parseFloat(text.replace(",", ".")) * 100);
-      cents += isNaN(typed) ? 0 : typed;
+    var text = box.value.trim();
+    var whole = text === "" || box.hasAttribute("data-suggested") ||
+      (document.activeElement === box && box.selectionStart === 0 && box.selectionEnd === box.value.length);
+    if (whole) {
+      box.chips = [cents];
+    } else {
+      if (!box.chips) {
+        var typed = Math.round(parseFloat(text.replace(",", ".")) * 100);
+        box.chips = isNaN(typed) ? [] : [typed];
+      }
+      box.chips.push(cents);
     }
-    box.value = cents % 100 ? (Math.floor(cents / 100) + decimal + String(cents % 100).padStart(2, "0")) : String(cents / 100);
-    box.focus();
-    box.setSelectionRange(box.value.length, box.value.length);
+    box.removeAttribute("data-suggested");
+    box.value = euros(sum(box.chips));
+    showChips(box);
+    if (!(tapped && coarse())) {
+      box.focus();
+      box.setSelectionRange(box.value.length, box.value.length);
+    }
+  }
+
+  function sum(list) { return list.reduce(function (a, b) { return a + b; }, 0); }
+
+  function euros(cents) {
+    return cents % 100 ? (Math.floor(cents / 100) + decimal + String(cents % 100).padStart(2, "0")) : String(cents / 100);
+  }
+
+  function coarse() { return !!(window.matchMedia && window.matchMedia("(pointer: coarse)").matches); }
+
+  // The running sum of the chips, and the chips that still fit.
+  function showChips(box) {
+    var form = box.form;
+    var shown = form.querySelector(".chip-sum");
+    if (shown) {
+      var parts = box.chips || [];
+      shown.hidden = parts.length === 0;
+      shown.textContent = parts.length === 0 ? "" : shown.getAttribute("data-label") + ": " +
+        parts.map(function (c) { return euros(c) + "\u00a0€"; }).join(" + ") +
+        (parts.length > 1 ? " = " + euros(sum(parts)) + "\u00a0€" : "");
+    }
+    var room = Math.round(parseFloat(box.getAttribute("data-max")) * 100);
+    if (isNaN(room)) { return; }
+    var staked = box.hasAttribute("data-suggested") ? 0 : Math.round(parseFloat(box.value.replace(",", ".")) * 100) || 0;
+    form.querySelectorAll("button[data-chip]").forEach(function (chip) {
+      chip.disabled = staked + Math.round(parseFloat(chip.getAttribute("data-chip")) * 100) > room;
+    });
   }
 
   // One key: true if the console took it (its default is then prevented).
@@ -238,6 +445,10 @@
     if (key === "?" && (field !== "text" || target.tagName === "INPUT")) { help(); return true; }
     if (lower === "escape") {
       if (armed) { arm(null); return true; }
+      if (field === "text" && target.form && target.form.id === "form-open") {  // out of the seats box: K, U work
+        var open = target.form.querySelector("button[type=submit]");
+        if (open) { open.focus(); return true; }
+      }
       return false;
     }
     if (field === "text") { return false; }  // a bettor, the seats: typed as they are
@@ -260,7 +471,10 @@
         return false;
       }
       var chip = console_.querySelector('button[data-chip][data-key="' + name + '"]');
-      if (chip) { addChip(target, chip.getAttribute("data-chip")); return true; }
+      if (chip) {  // the bet's chips, in any stake box; greyed out in the bet's: past what may be staked
+        if (!(chip.disabled && chip.form === target.form)) { addChip(target, chip.getAttribute("data-chip")); }
+        return true;
+      }
     }
     if (key.length > 1) { return false; }  // Tab, the arrows, Backspace...: as they are
     if (!field && CARD_CHAR.test(key)) {  // typed with no box focused: into the card box
@@ -290,7 +504,11 @@
       element.click();
     } else {
       element.focus();
-      if (element.select) { element.select(); }
+      if (kind(element) === "text" && element.tagName === "INPUT") {  // the seats: changed, not typed anew
+        element.setSelectionRange(element.value.length, element.value.length);
+      } else if (element.select) {
+        element.select();
+      }
     }
     return true;
   }
@@ -300,6 +518,10 @@
     var dialog = document.getElementById("keys-help");
     if (dialog && dialog.open) {
       if (event.key === "?") { dialog.close(); event.preventDefault(); }
+      return;
+    }
+    if (pending) {  // an entry waits for the network: nothing else is entered
+      if (event.key !== "Tab") { event.preventDefault(); }
       return;
     }
     if (busy) {  // wait for the console on its way
@@ -337,6 +559,11 @@
 
   function onInput(event) {
     var box = event.target;
+    if (box.hasAttribute && box.hasAttribute("data-amount-input")) {  // typed: no longer a suggestion, nor chips
+      box.removeAttribute("data-suggested");
+      box.chips = null;
+      showChips(box);
+    }
     if (box.hasAttribute && box.hasAttribute("data-card-input") && /^insert/.test(event.inputType || "insert")) {
       pointer = false;
       typed(box);
@@ -359,13 +586,18 @@
   function onClick(event) {
     var target = event.target.closest ? event.target.closest("button, a") : null;
     if (!target || !root() || !root().contains(target)) { return; }
+    if (target.hasAttribute("data-retry")) {
+      retryDelay = RETRY_FIRST;
+      retry();
+      return;
+    }
     if (target.hasAttribute("data-pick") && cardBox) {
       cardBox.value = target.getAttribute("data-pick");
       root().querySelectorAll("button.picked").forEach(function (b) { b.classList.remove("picked"); });
       target.classList.add("picked");
     } else if (target.hasAttribute("data-chip")) {
-      var box = root().querySelector("#form-bet input[data-amount-input]");
-      if (box) { addChip(box, target.getAttribute("data-chip")); }
+      var box = target.form && target.form.querySelector("input[data-amount-input]");
+      if (box) { addChip(box, target.getAttribute("data-chip"), true); }
     } else if (target.hasAttribute("data-confirm")) {
       confirmDeal(target.closest(".confirm"), target.getAttribute("data-confirm") === "yes");
     } else if (target.getAttribute("data-key") === "?") {
@@ -394,10 +626,16 @@
   document.addEventListener("keydown", onKey);
   document.addEventListener("input", onInput);
   document.addEventListener("click", onClick);
+  window.addEventListener("offline", onOffline);
+  window.addEventListener("online", onOnline);
   function start() {
     var console_ = root();
     if (!console_) { return; }
     bind(console_);
+    pending = kept();  // sent before a reload, never answered: sent again now
+    offline = !!pending || navigator.onLine === false;
+    drawOffline();
+    if (pending) { retry(); }
     if (console_.querySelector("[autofocus]")) {
       window.scrollTo(0, 0);  // the browser scrolled to the box: reveal() decides
       focusNext(console_);
