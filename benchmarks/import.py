@@ -150,7 +150,7 @@ def count_statements(path, count):
         "import collections, sys; from decimal import Decimal; import django; django.setup()\n"
         "import orjson; from django.db import connection\n"
         "from django.test.utils import CaptureQueriesContext\n"
-        "from tables.services import hand_import_records\n"
+        "from tables.importing import hand_import_records\n"
         "from tables.management.commands.import_hands import BATCH\n"
         f"records = [orjson.loads(line) for line in open({str(path)!r}, 'rb')][:{count}]\n"
         "connection.queries_log = collections.deque(maxlen=10**7)\n"

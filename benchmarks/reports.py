@@ -124,8 +124,8 @@ def seed(count, rng):
     from tables import services
     from tables.bank.tenures import tenure_close
     from tables.errors import RecordRefused
+    from tables.importing import hand_import_record
     from tables.models import Table
-    from tables.services import hand_import_record
 
     staff = {name: User.objects.create_user(name) for name in ("bench-dealer", "bench-pit", "bench-cage")}
     cage_cashier(staff["bench-cage"])

@@ -7,11 +7,11 @@ import uuid
 
 from django import forms
 from django.contrib.auth import get_user_model
-from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
 from boxes.models import BoxCount, TableTip
 from boxes.services import denominations
+from casino import formatting
 from casino.roles import ROLES
 from ledger.forms import EurosField
 from patrons.forms import PlayerCodeField
@@ -66,7 +66,7 @@ class BoxCountForm(forms.Form):
         self.values = denominations()
         for value in self.values:
             self.fields[_field_name(value)] = forms.IntegerField(
-                label=_("%(value)s €") % {"value": number_format(value, 2, use_l10n=True)}, min_value=0,
+                label=formatting.money(value, grouping=False), min_value=0,
                 max_value=10**6, required=False, widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
 
     def denomination_fields(self):

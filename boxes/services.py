@@ -32,10 +32,11 @@ from django.utils.translation import gettext as _
 
 from boxes.errors import BoxError
 from boxes.models import BoxCount, DropBox, TableBuyIn, TableTip, TipsBox, VarianceNote
+from casino import formatting
 from ledger import posting
 from ledger.errors import AlreadyPosted, InsufficientChips, InvalidAmount
 from ledger.models import Account, Entry, Transaction
-from ledger.money import cents, euros, show
+from ledger.money import cents, euros
 from ledger.posting import CREDIT, DEBIT
 from patrons.models import Player
 from tables.models import Hand, Shift
@@ -95,7 +96,7 @@ def table_buy_in(*, shift: Shift, player: Player, amount: Decimal, recorded_by, 
     amount_cents = posting.amount_cents(amount)
     if euros(amount_cents) > buy_in_limit():
         raise InvalidAmount(_("the amount is above the most a buy-in may be, %(limit)s"),
-                            params={"limit": show(buy_in_limit())}, field="amount")
+                            params={"limit": formatting.money(buy_in_limit())}, field="amount")
     if not isinstance(player, Player) or player.pk is None:
         raise TypeError(f"player must be a saved Player, not {player!r}")
     chips = posting.player_accounts([player.pk])[player.pk]
@@ -182,8 +183,8 @@ def table_tip(*, shift: Shift, amount: Decimal, recorded_by, player: Player | No
                 raise InsufficientChips(
                     _("%(player)s holds %(holding)s in chips, %(in_play)s of them at risk in open hands: he "
                       "cannot tip %(amount)s"),
-                    params={"player": player.code, "holding": show(euros(holding)),
-                            "in_play": show(euros(in_play)), "amount": show(euros(amount_cents))}, field="amount")
+                    params={"player": player.code, "holding": formatting.money(euros(holding)),
+                            "in_play": formatting.money(euros(in_play)), "amount": formatting.money(euros(amount_cents))}, field="amount")
             number = TableTip.objects.filter(shift=shift).count() + 1
             txn = posting.post(locked=locked, kind=Transaction.Kind.TIP,
                         legs=[(chips, DEBIT, amount_cents), (box, CREDIT, amount_cents)],
@@ -266,7 +267,7 @@ def parse_pieces(pieces) -> dict:
                            params={"value": value}, field="denominations")
         if isinstance(count, bool) or not isinstance(count, int) or count < 0 or count > 10**6:
             raise BoxError(_("the pieces of %(value)s € must be a whole number from 0 to 1,000,000, not %(count)s"),
-                           params={"value": show(face), "count": count}, field="denominations")
+                           params={"value": formatting.money(face), "count": count}, field="denominations")
         if count:
             shaped[str(face)] = shaped.get(str(face), 0) + count
     return shaped

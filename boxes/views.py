@@ -22,9 +22,9 @@ from boxes import services
 from boxes.forms import BoxCountForm, BoxRecountForm, TableBuyInForm, TableTipForm, VarianceNoteForm
 from boxes.models import BoxCount, TableBuyIn, TableTip
 from boxes.registers import cagnotte_register, daily_register
+from casino import formatting
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
 from ledger.errors import AlreadyPosted
-from ledger.money import show
 from tables.models import Shift, Table
 
 pit_page = role_required(PIT_SUPERVISOR, read_roles=(AUDITOR,))
@@ -69,7 +69,7 @@ def console_buy_in(request, table_id):
             _refuse(form, error)
         else:
             messages.success(request, _("Buy-in at the table: %(amount)s in chips to %(player)s, the cash into the "
-                                        "drop box.") % {"amount": show(amount), "player": player.code})
+                                        "drop box.") % {"amount": formatting.money(amount), "player": player.code})
         if form.is_valid():
             return redirect("tables:console", table_id=table.pk)
     recent = TableBuyIn.objects.filter(shift=shift).select_related("player").order_by("-id")[:5]
@@ -97,10 +97,10 @@ def console_tip(request, table_id):
         else:
             if player is None:
                 messages.success(request, _("Cash tip of %(amount)s recorded in the tips box.")
-                                 % {"amount": show(amount)})
+                                 % {"amount": formatting.money(amount)})
             else:
                 messages.success(request, _("Tip of %(amount)s in chips from %(player)s into the tips box.")
-                                 % {"amount": show(amount), "player": player.code})
+                                 % {"amount": formatting.money(amount), "player": player.code})
         if form.is_valid():
             return redirect("tables:console", table_id=table.pk)
     recent = TableTip.objects.filter(shift=shift).select_related("player").order_by("-id")[:5]
@@ -267,8 +267,8 @@ def tronc(request):
                 messages.error(request, str(error))
             else:
                 messages.success(request, _("Tronc of %(total)s shared out: %(staff)s to the staff, %(casino)s to the "
-                                            "casino.") % {"total": show(done.total), "staff": show(done.staff_total),
-                                                         "casino": show(done.casino_total)})
+                                            "casino.") % {"total": formatting.money(done.total), "staff": formatting.money(done.staff_total),
+                                                         "casino": formatting.money(done.casino_total)})
             return redirect("boxes:tronc")
     balance = Account.objects.filter(kind=Account.Kind.TRONC).values_list("balance", flat=True).first()
     distributions = (TroncDistribution.objects.select_related("made_by").prefetch_related("shares__user")

@@ -5,14 +5,13 @@ at fault; the services decide (and check again under the row locks)."""
 
 from django import forms
 from django.contrib.auth import authenticate
-from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
 from cage.denominations import COINS, DENOMINATIONS, MAX_PIECES
 from cage.services.slips import banks_taking_deposits, slip_maximum
+from casino import formatting
 from casino.roles import CAGE_SUPERVISOR, has_role
 from ledger.forms import EurosField
-from ledger.money import show
 from ledger.selectors import player_balance
 from patrons.forms import PlayerCodeField
 from patrons.models import Player
@@ -25,11 +24,9 @@ def field_name(denomination):
 
 
 def denomination_label(denomination):
-    """``"500 €"``, ``"0,50 €"`` in the reader's language."""
-    from decimal import Decimal
-
-    value = Decimal(denomination)
-    return f"{number_format(value, 0 if value == value.to_integral() else 2)} €"
+    """``"500 €"``, ``"0,50 €"`` in the reader's language (``denomination``: its text,
+    ``"0.50"``)."""
+    return formatting.money(denomination, places=None)
 
 
 class CountForm(forms.Form):
@@ -118,7 +115,7 @@ class CashierForm(forms.Form):
         amount = self.cleaned_data["amount"]
         if amount > slip_maximum():
             raise forms.ValidationError(_("At most %(maximum)s per slip (the cage's limit)."), code="max_value",
-                                        params={"maximum": show(slip_maximum())})
+                                        params={"maximum": formatting.money(slip_maximum())})
         return amount
 
 
@@ -156,7 +153,7 @@ class CashOutForm(CashierForm):
                 self.add_error("amount", forms.ValidationError(
                     _("The cash-out of %(amount)s is above %(player)s's balance of %(balance)s."),
                     code="insufficient_chips",
-                    params={"amount": show(amount), "player": player.code, "balance": show(balance)}))
+                    params={"amount": formatting.money(amount), "player": player.code, "balance": formatting.money(balance)}))
         return cleaned
 
 

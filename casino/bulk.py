@@ -1,21 +1,16 @@
 """Rows inserted with PostgreSQL's ``COPY ... FROM STDIN`` (psycopg 3's ``cursor.copy``): an
-import's hands, entries, bets and postings. [issue 18 "The import crawls"]
+import's hands, entries, bets and postings.
 
 ``COPY`` fires every row and statement trigger and checks every constraint as ``INSERT``
 does (PostgreSQL's manual, "COPY": "COPY FROM will invoke any triggers and check
 constraints on the destination table"): the money's triggers stay in force.
 
-Measured in-process on ``benchmarks/import.py``'s first 1,000 chained hands (2026-11-24):
-under cProfile the import's ``bulk_create`` calls (Django's ``UNNEST`` arrays, each text
-escaped in Python, a model instance per ledger entry) took 5.0 s of 11.9; with ``COPY``
-the whole import went from 11.9 to 8.0 s under cProfile, and from 168 to 214 hands/s
-without it (two runs each, in alternation with the code before).
+``COPY`` replaced ``bulk_create``, whose ``UNNEST`` arrays escaped each text in Python and
+made a model instance per ledger entry (benchmarks/RESULTS.md).
 
 Rows are formatted where they are known (``rows_copy``, ``instances_copy``: a ``CopyIn``,
-PostgreSQL's COPY text made by psycopg's own formatter, no I/O) and sent later
-(``CopyIn.send``, ``send_all``), so that an import can send one batch's rows on a second
-thread while it enters the next records (``casino.write_behind``); ``copy_rows`` does both
-at once.
+PostgreSQL's COPY text made by psycopg's own formatter, no I/O) and sent when the batch
+writes them (``CopyIn.send``, ``send_all``); ``copy_rows`` does both at once.
 """
 
 import io
@@ -99,23 +94,14 @@ def rows_copy(table: str, columns: list[str], rows) -> CopyIn:
     formatter (``psycopg.copy.Copy`` over a ``FileWriter``: "to produce COPY data without
     sending it", psycopg's documentation), nothing sent.
 
-    It reads the connection's client encoding: not while another thread uses the
-    connection (``casino.write_behind.WriteBehind`` waits for its writer first).
+    It reads the connection's client encoding.
     """
-    _writer_idle()
     connection.ensure_connection()
     buffer = io.BytesIO()
     with Copy(connection.connection.cursor(), writer=FileWriter(buffer)) as copy:
         for row in rows:
             copy.write_row(row)
     return CopyIn(table, columns, buffer.getvalue())
-
-
-def _writer_idle():
-    """Wait until no other thread writes on this connection (``casino.write_behind``)."""
-    writer = getattr(connection, "write_behind", None)
-    if writer is not None:
-        writer.idle()
 
 
 def copy_rows(table: str, columns: list[str], rows) -> None:

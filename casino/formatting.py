@@ -30,7 +30,7 @@ def _decimal(value):
         return None
 
 
-def number(value, places=2, grouping=True) -> str:
+def number(value, places=2, grouping=True, missing="") -> str:
     """``value`` (Decimal, int, float or its text, e.g. a report's ``"1991.38"``) with
     ``places`` decimals in the active language: es ``1.991,38`` (grouping, as Django's
     ``floatformat:"2g"``), ``1991,38`` without grouping (for CSV, which spreadsheets read
@@ -47,10 +47,16 @@ def count(value, grouping=True) -> str:
     return number(value, 0, grouping)
 
 
-def money(value, grouping=True) -> str:
-    """An amount in euros with two places and the euro sign: es ``1.991,38 €``."""
-    text = number(value, 2, grouping)
-    return f"{text} €" if text and _decimal(value) is not None else text
+def money(value, grouping=True, places=2, joined=False) -> str:
+    """An amount in euros with the euro sign: es ``1.991,38 €``. ``places``: 2, or None for
+    none when it is whole (a note's or a coin's value: ``500 €``, ``0,50 €``); ``joined``:
+    a no-break space before ``€``, where a line must not break between them (the felt)."""
+    amount = _decimal(value)
+    if places is None and amount is not None:
+        places = 0 if amount == amount.to_integral() else 2
+    text = number(value, 2 if places is None else places, grouping)
+    space = "\u00a0" if joined else " "
+    return f"{text}{space}€" if text and amount is not None else text
 
 
 def instant(value, fmt="DATETIME_FORMAT"):
@@ -100,6 +106,19 @@ def p_value(value) -> str:
     while places < 6 and p < 10 ** (1 - places):
         places += 1
     return number(round(p, places), places)
+
+
+def significant(value, digits=3) -> str:
+    """A statistic or a probability with ``digits`` significant digits in the reader's
+    format (``0,0123``, ``4,1e-05``: an alert's p and q keep their size, however small);
+    ``—`` for none."""
+    if value is None or value == "":
+        return "—"
+    try:
+        text = f"{float(value):.{int(digits)}g}"
+    except (TypeError, ValueError):
+        return str(value)
+    return text.replace(".", formats.get_format("DECIMAL_SEPARATOR"))
 
 
 def percent(value, places=2) -> str:

@@ -12,10 +12,11 @@ from decimal import Decimal
 from django.db import transaction as db
 from django.utils.translation import gettext as _
 
+from casino import formatting
 from ledger import posting
 from ledger.errors import InsufficientChips, InvalidTransfer
 from ledger.models import Account, Transaction
-from ledger.money import cents, euros, show
+from ledger.money import cents, euros
 from ledger.posting import CREDIT, DEBIT
 from patrons.models import Player
 
@@ -95,8 +96,8 @@ def chips_transfer(*, giver: Player, receiver: Player, amount: Decimal, reason: 
             raise InsufficientChips(
                 _("%(player)s holds %(holding)s in chips, %(in_play)s of them at risk in open hands: he cannot "
                   "give %(amount)s"),
-                params={"player": giver.code, "holding": show(euros(holding)), "in_play": show(euros(in_play)),
-                        "amount": show(euros(amount_cents))}, field="amount")
+                params={"player": giver.code, "holding": formatting.money(euros(holding)), "in_play": formatting.money(euros(in_play)),
+                        "amount": formatting.money(euros(amount_cents))}, field="amount")
         reference = f"{giver.code} → {receiver.code}"
         return posting.post(locked=locked, kind=Transaction.Kind.TRANSFER,
                      legs=[(source_account, DEBIT, amount_cents), (accounts[receiver.pk], CREDIT, amount_cents)],

@@ -9,7 +9,7 @@ from django import forms
 from django.utils.formats import get_format
 from django.utils.translation import gettext_lazy as _
 
-from ledger.money import show
+from casino import formatting
 
 
 def read_grouping(text):
@@ -97,4 +97,4 @@ class EurosField(forms.DecimalField):
             super().validate(value)
         if value is not None and value < self.LEAST:
             raise forms.ValidationError(_("Enter an amount of at least %(least)s."), code="min_value",
-                                        params={"least": show(self.LEAST)})
+                                        params={"least": formatting.money(self.LEAST)})

@@ -1,9 +1,8 @@
 """Euros and cents at the ledger's boundary: the engine counts integer cents, the
-database and the forms ``Decimal`` euros with two places. Never a float."""
+database and the forms ``Decimal`` euros with two places. Never a float. (An amount shown
+to a reader: ``casino.formatting.money``.)"""
 
 from decimal import Decimal
-
-from django.utils.formats import number_format
 
 CENT = Decimal("0.01")
 
@@ -32,8 +31,3 @@ def cents(amount):
     if not amount.is_finite() or amount != amount.quantize(CENT):
         raise ValueError(f"an amount has at most two decimals, not {amount}")
     return int(amount.scaleb(2))
-
-
-def show(amount):
-    """``Decimal`` euros for a message, in the active language: ``"1.250,00 €"`` in Spanish."""
-    return f"{number_format(Decimal(amount).quantize(CENT), 2, force_grouping=True)} €"

@@ -35,6 +35,7 @@ from django.db import transaction as db
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from casino import formatting
 from ledger.errors import (
     AlreadyPosted,
     AlreadyReversed,
@@ -44,7 +45,7 @@ from ledger.errors import (
     PostingRefused,
 )
 from ledger.models import Account, Entry, Transaction
-from ledger.money import cents, euros, show
+from ledger.money import cents, euros
 
 DEBIT, CREDIT = Entry.Side.DEBIT, Entry.Side.CREDIT
 KIND = Transaction.Kind
@@ -202,8 +203,8 @@ def refuse_chips_below_risk(*, locked, legs, message, params) -> None:
         risk = in_play.get(code, 0)
         if balance - risk < taken[account_id]:
             raise InsufficientChips(message, params={
-                **params, "amount": show(euros(taken[account_id])), "player": code,
-                "balance": show(euros(balance)), "in_play": show(euros(risk))}, field="reason")
+                **params, "amount": formatting.money(euros(taken[account_id])), "player": code,
+                "balance": formatting.money(euros(balance)), "in_play": formatting.money(euros(risk))}, field="reason")
 
 
 # ---------------------------------------------------------------------------------------

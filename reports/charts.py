@@ -10,7 +10,7 @@ from xml.sax.saxutils import escape
 
 from django.utils.translation import gettext as _
 
-from reports.texts import number
+from casino.formatting import number
 
 
 def funnel_svg(data, labels=None, width=720, height=300) -> str:

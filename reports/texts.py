@@ -11,6 +11,7 @@ from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from casino import formatting
 from tables.rules_words import deck_words
 
 STAGES = {
@@ -67,18 +68,16 @@ def _for_reader(item: dict) -> dict:
     """The exception's parameters as the reader reads them: amounts in his locale
     (``12,50``), the p-value with two significant digits (``< 0,001``), the statistic
     with two decimals."""
-    from casino.formatting import number, p_value
-
     shown = dict(item)
     for key in AMOUNTS:
         if isinstance(shown.get(key), str):
-            shown[key] = number(shown[key], 2)
+            shown[key] = formatting.number(shown[key], 2)
     if "p_value" in shown:
-        shown["p_value"] = p_value(shown["p_value"])
+        shown["p_value"] = formatting.p_value(shown["p_value"])
     if shown.get("chi_square") is not None:
-        shown["chi_square"] = number(shown["chi_square"], 2)
+        shown["chi_square"] = formatting.number(shown["chi_square"], 2)
     if isinstance(shown.get("alpha"), float):
-        shown["alpha"] = number(shown["alpha"], 3)
+        shown["alpha"] = formatting.number(shown["alpha"], 3)
     return shown
 
 
@@ -200,23 +199,9 @@ CARD_TESTS = {"first": gettext_lazy("first cards"), "draws": gettext_lazy("drawn
 GROUPS = {"all": gettext_lazy("all the hands"), "tenure": gettext_lazy("bank tenure"), "dealer": gettext_lazy("dealer")}
 
 
-def number(value, places=2):
-    """A float in the reader's locale with ``places`` decimals (``1.234,56`` in Spanish)."""
-    from django.utils.formats import number_format
-
-    if value is None:
-        return "—"
-    return number_format(round(float(value), places), decimal_pos=places, use_l10n=True, force_grouping=True)
-
-
-def probability(value):
-    """A p-value or q-value in the reader's locale, three significant digits (``0,0123``, ``4,1e-05``)."""
-    from django.utils.formats import get_format
-
-    if value is None:
-        return "—"
-    text = f"{float(value):.3g}"
-    return text.replace(".", get_format("DECIMAL_SEPARATOR"))
+def _number(value, places=2):
+    """A figure of a finding in the reader's format, ``—`` for none."""
+    return formatting.number(value, places, missing="—")
 
 
 def place_words(who):
@@ -251,48 +236,48 @@ def alert_text(kind: str, code: str, evidence: dict) -> str:
             "%(day)s (%(shift)s): %(total)s € in all, the largest %(largest)s €",
             "%(player)s staked at or above the table's large bet of %(threshold)s € %(count)s times on gaming day "
             "%(day)s (%(shift)s): %(total)s € in all, the largest %(largest)s €", e["count"]) % {
-            "player": e["player"], "threshold": number(e["threshold"]), "count": e["count"],
+            "player": e["player"], "threshold": _number(e["threshold"]), "count": e["count"],
             "day": formats.date_format(date.fromisoformat(e["gaming_day"]), "SHORT_DATE_FORMAT"),
             "shift": (_("shift #%(id)s") % {"id": e["shift"]}) if e.get("shift") else _("imported hands"),
-            "total": number(e["total"]), "largest": number(e["largest"])}
+            "total": _number(e["total"]), "largest": _number(e["largest"])}
     if kind == "large_bet":
         return _("hand %(hand)s: %(player)s staked %(stake)s €, at or above the table's large bet of "
                  "%(threshold)s €") % {"hand": f"#{e['number']}", "player": e["player"],
-                                        "stake": number(e["stake"]), "threshold": number(e["threshold"])}
+                                        "stake": _number(e["stake"]), "threshold": _number(e["threshold"])}
     if kind == "expected":
         group = GROUPS.get(code, code)
         name = "" if code == "all" else f" {e.get('group')}"
         return _("%(group)s%(name)s: the bank won %(actual)s € where %(expected)s € were expected "
                  "(band ±%(k)sσ: %(low)s € to %(high)s €; z = %(z)s, p = %(p)s, q = %(q)s)") % {
-            "group": str(group).capitalize(), "name": name, "actual": number(e["actual"]),
-            "expected": number(e["expected"]), "k": number(e["k"], 0), "low": number(e["band"][0]),
-            "high": number(e["band"][1]), "z": number(e["z"]), "p": probability(e["p_value"]),
-            "q": probability(e.get("combined_q"))}
+            "group": str(group).capitalize(), "name": name, "actual": _number(e["actual"]),
+            "expected": _number(e["expected"]), "k": _number(e["k"], 0), "low": _number(e["band"][0]),
+            "high": _number(e["band"][1]), "z": _number(e["z"]), "p": formatting.significant(e["p_value"]),
+            "q": formatting.significant(e.get("combined_q"))}
     if kind == "pair":
         return _("%(pair)s %(a)s × %(b)s: %(hands)s hands, the bank won %(actual)s € where %(expected)s € were "
                  "expected (z = %(z)s, p = %(p)s, q = %(q)s)") % {
             "pair": str(PAIR_KINDS.get(code, code)).capitalize(), "a": e["a"], "b": e["b"], "hands": e["hands"],
-            "actual": number(e["actual"]), "expected": number(e["expected"]), "z": number(e["z"]),
-            "p": probability(e["p_value"]), "q": probability(e.get("combined_q"))}
+            "actual": _number(e["actual"]), "expected": _number(e["expected"]), "z": _number(e["z"]),
+            "p": formatting.significant(e["p_value"]), "q": formatting.significant(e.get("combined_q"))}
     if kind == "cards":
         return _("%(test)s of %(who)s (%(deck)s, %(cards)s cards): the %(rank)s comes too often "
                  "(chi-square %(statistic)s, %(df)s degrees of freedom, p = %(p)s, q = %(q)s)") % {
             "test": str(CARD_TESTS.get(e.get("test"), e.get("test"))).capitalize(), "who": place_words(e.get("who")),
             "deck": e.get("deck"), "cards": e.get("cards"), "rank": e.get("rank"),
-            "statistic": number(e.get("statistic")), "df": e.get("df"), "p": probability(e.get("p_value")),
-            "q": probability(e.get("combined_q"))}
+            "statistic": _number(e.get("statistic")), "df": e.get("df"), "p": formatting.significant(e.get("p_value")),
+            "q": formatting.significant(e.get("combined_q"))}
     if kind == "large_losses":
         return _("%(player)s lost %(lost)s of his %(bets)s large stakes (at least %(large)s €) to the bank of "
                  "%(bank)s, %(amount)s € (p = %(p)s, q = %(q)s)") % {
-            "player": e["player"], "lost": e["lost"], "bets": e["large_bets"], "large": number(e["large_stake"]),
-            "bank": e["bank"], "amount": number(e["amount_lost"]), "p": probability(e["p_value"]),
-            "q": probability(e.get("combined_q"))}
+            "player": e["player"], "lost": e["lost"], "bets": e["large_bets"], "large": _number(e["large_stake"]),
+            "bank": e["bank"], "amount": _number(e["amount_lost"]), "p": formatting.significant(e["p_value"]),
+            "q": formatting.significant(e.get("combined_q"))}
     if kind == "bank_changes" and code == "repeated_changes":
         return _("the bank changed hands %(count)s times between %(a)s and %(b)s (%(reversals)s times straight "
                  "back)") % {"count": e["count"], "a": e["players"][0], "b": e["players"][1],
                              "reversals": e["reversals"]}
     if kind == "bank_changes" and code == "price_far_from_balance":
         return _("bank sold by %(seller)s to %(buyer)s for %(price)s € while it held %(balance)s €") % {
-            "seller": e["from"], "buyer": e["to"], "price": number(e["price"]), "balance": number(e["balance"])}
+            "seller": e["from"], "buyer": e["to"], "price": _number(e["price"]), "balance": _number(e["balance"])}
     details = ", ".join(f"{key}={value}" for key, value in e.items())
     return f"{kind}/{code}: {details}"

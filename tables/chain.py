@@ -106,21 +106,7 @@ def _digest(*, key_id: str, key: bytes | None, previous: str, body: str) -> str:
     checks recompute."""
     if key_id == UNKEYED:
         return hashlib.sha256((previous + body).encode()).hexdigest()
-    mac = _keyed(key).copy()
-    mac.update(f"{key_id}\n{previous}\n{body}".encode())
-    return mac.hexdigest()
-
-
-@functools.cache
-def _keyed(key: bytes):
-    """HMAC-SHA256 under ``key`` before any message: each entry's MAC is a copy of it,
-    the key's padding hashed once (1.2 µs an entry against ``hmac.digest``'s 1.6). And
-    ``hmac.digest`` lets go of Python's GIL around every call, so that during an import
-    (``casino.write_behind``) each of about 20 signatures a hand could wait for the writer
-    thread: 9.9 % of the import's thread in ``hmac.digest`` under py-spy against 3.6 %
-    without the writer (2026-11-25). A key's value is its cache key: a key replaced is a
-    new entry, never a stale one."""
-    return hmac.new(key, digestmod=hashlib.sha256)
+    return hmac.digest(key, f"{key_id}\n{previous}\n{body}".encode(), "sha256").hex()
 
 
 def unkeyed_hash(*, previous: str, **content) -> str:

@@ -4,7 +4,7 @@ refused and what to do; nothing was written. ``str(error)`` is the message."""
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 
-from ledger.money import show
+from casino import formatting
 
 #: The engine's message parameters that hold an amount ("12.50") or points ("6.5").
 _AMOUNT_PARAMS = frozenset(("amount", "bet", "total", "low", "high"))
@@ -24,7 +24,7 @@ def engine_message(error):
     params = dict(error.params)
     for name, value in params.items():
         if name in _AMOUNT_PARAMS:
-            params[name] = show(value)
+            params[name] = formatting.money(value)
         elif name in _POINTS_PARAMS:
             whole, _dot, half = value.partition(".")
             params[name] = ("" if whole == "0" else whole) + "½" if half else whole
@@ -131,6 +131,6 @@ class ChipsNotCovered(TableError):
         super().__init__(
             gettext("%(player)s holds %(holding)s in chips, %(at_risk)s of them at risk in open hands: they do not "
                     "cover this bet, which would put %(needed)s at risk"),
-            params={"player": player, "holding": show(holding), "at_risk": show(at_risk), "needed": show(needed)},
+            params={"player": player, "holding": formatting.money(holding), "at_risk": formatting.money(at_risk), "needed": formatting.money(needed)},
             field=field)
         self.player, self.holding, self.at_risk, self.needed = player, holding, at_risk, needed

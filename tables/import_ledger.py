@@ -8,11 +8,12 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from casino import formatting
 from casino.bulk import IdPool, Statement, instances_copy, rows_copy, send_all, take_ids_each
 from ledger import posting
 from ledger.errors import InsufficientChips, TenureError
 from ledger.models import Account, Entry, Transaction
-from ledger.money import cents, euros, show
+from ledger.money import cents, euros
 from ledger.posting import KIND
 from patrons.models import Player
 from tables.bank.tenures import capital_posting, distribution_posting
@@ -269,8 +270,8 @@ class SettlementBatch:
         if self.balances[taker] - risk < capital:
             raise InsufficientChips(_("%(player)s holds %(balance)s in chips, %(in_play)s of them at risk in open "
                                       "hands; %(needed)s are needed") % {
-                "player": holder.code, "balance": show(euros(self.balances[taker])), "in_play": show(euros(risk)),
-                "needed": show(euros(capital))}, field="capital")
+                "player": holder.code, "balance": formatting.money(euros(self.balances[taker])), "in_play": formatting.money(euros(risk)),
+                "needed": formatting.money(euros(capital))}, field="capital")
         planned = distribution_posting(tenure=tenure, bank=bank, balance=self.balances[bank], members=[
             (player, percent, self.accounts[player.code]) for player, percent in members])
         if planned is not None:
@@ -332,7 +333,7 @@ class SettlementBatch:
     def detach(self) -> list:
         """What the batch kept, made ready to write and taken out of it: the writes
         (``casino.bulk.CopyIn``, ``Statement``), to send in order, on this thread
-        (``flush``) or on a writer's (``casino.write_behind``). Ids are taken and the rows
+        (``flush``) or with the import's batch. Ids are taken and the rows
         formatted now; the balances the batch holds stay as they are.
 
         In order: the tenures' accounts made by ``pass_bank``, the pending postings (the

@@ -2,8 +2,9 @@
 
 from game.entries import effective_events, fold_record_events
 from game.record import FORMAT
+from tables.locking import hand_entries
 from tables.models import Hand
-from tables.services import hand_entries, new_hand_state
+from tables.services import new_hand_state
 
 
 def hand_record(hand: Hand) -> dict:

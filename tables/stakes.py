@@ -17,7 +17,7 @@ from game.hand import HandState
 from game.payouts import at_risk
 from game.record import profile_for
 from ledger.money import cents
-from tables.hand_lock import hand_entries
+from tables.locking import hand_entries
 from tables.models import Hand
 
 _INVOLVED_SQL = """

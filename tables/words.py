@@ -7,9 +7,10 @@ only when shown (``luis · carta · 1C``), never stored as English text.
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from casino import formatting
 from game.cards import CARD_NAME, parse_card
 from game.hand import parse_amount
-from ledger.money import euros, show
+from ledger.money import euros
 
 #: What each ``do`` is called on a page.
 ACTIONS = {
@@ -31,7 +32,7 @@ def card_words(value):
 def amount_words(value):
     """A stake as the reader's locale writes it."""
     amount = parse_amount(value)
-    return show(euros(amount)) if amount is not None else str(value)
+    return formatting.money(euros(amount)) if amount is not None else str(value)
 
 
 def seat_words(seat):

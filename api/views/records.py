@@ -15,7 +15,7 @@ from api.views.base import ApiViewMixin, validated
 from casino.roles import ADMIN, has_role
 from game.payouts import settle
 from game.record import play_record
-from tables.services import hand_import_record
+from tables.importing import hand_import_record
 
 
 class ImportQuerySerializer(serializers.Serializer):

@@ -42,7 +42,7 @@ from cage.errors import AmlRefused
 from cage.models import AmlAlert, AmlMovement, AmlRefusal, AmlReview
 from casino import formatting
 from casino.periods import gaming_day, retain_until
-from ledger.money import euros, show
+from ledger.money import euros
 
 ZERO = Decimal("0.00")
 AML_KINDS = frozenset(AmlMovement.Kind.values)
@@ -187,8 +187,8 @@ def _assess(*, player, kind, direction, amount, so_far, at, day, posted_by, sour
                 _("refused: %(player)s's movements of the gaming day %(day)s would reach %(total)s, at or above "
                   "the threshold of %(threshold)s that needs his identity on file; record his document, "
                   "nationality and date of birth first"),
-                params={"player": player.code, "day": formatting.day(day), "total": show(after),
-                        "threshold": show(limit)}, field="player",
+                params={"player": player.code, "day": formatting.day(day), "total": formatting.money(after),
+                        "threshold": formatting.money(limit)}, field="player",
                 attempt={"player": player, "kind": kind, "direction": direction, "amount": amount,
                          "day_total": after, "threshold": limit, "at": at, "gaming_day": day,
                          "refused_by": posted_by, "source": source})

@@ -18,8 +18,8 @@ from django.utils.translation import gettext as _
 from cage.denominations import InvalidCount, clean_count, count_total
 from cage.errors import DrawerError
 from cage.models import Drawer
+from casino import formatting
 from casino.roles import CAGE_SUPERVISOR, CASHIER, has_role
-from ledger.money import show
 
 ZERO = Decimal("0.00")
 
@@ -166,7 +166,7 @@ def drawer_close(*, drawer: Drawer, cashier, supervisor, count: dict[str, int], 
 def variance_text(variance) -> str:
     """``"−12,50 € (short)"``, ``"+3,00 € (over)"`` or ``"0,00 €"``, in the reader's language."""
     if variance < 0:
-        return _("%(amount)s short") % {"amount": show(-variance)}
+        return _("%(amount)s short") % {"amount": formatting.money(-variance)}
     if variance > 0:
-        return _("%(amount)s over") % {"amount": show(variance)}
-    return show(variance)
+        return _("%(amount)s over") % {"amount": formatting.money(variance)}
+    return formatting.money(variance)

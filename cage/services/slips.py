@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 
 from cage.models import CashierSlip, SlipVoid
 from cage.services.drawer import drawer_for_slip
+from casino import formatting
 from ledger import posting
 from ledger.errors import (
     AlreadyReversed,
@@ -30,7 +31,7 @@ from ledger.errors import (
     VoidRefused,
 )
 from ledger.models import Account, Transaction
-from ledger.money import cents, euros, show
+from ledger.money import cents, euros
 from ledger.posting import CREDIT, DEBIT, refusals_recorded
 from ledger.shares import split_by_shares
 from patrons.models import Player
@@ -54,7 +55,7 @@ def check_slip_amount(amount: Decimal) -> int:
     amount_cents = posting.amount_cents(amount)
     if amount_cents > cents(slip_maximum()):
         raise InvalidAmount(_("%(amount)s is above the cage's maximum per slip, %(maximum)s"),
-                            params={"amount": show(euros(amount_cents)), "maximum": show(slip_maximum())},
+                            params={"amount": formatting.money(euros(amount_cents)), "maximum": formatting.money(slip_maximum())},
                             field="amount")
     return amount_cents
 
@@ -78,8 +79,8 @@ def _cashier(*, kind, player, amount, posted_by, idempotency_key):
                 raise InsufficientChips(
                     _("the cash-out of %(amount)s is above %(player)s's balance of %(balance)s, less "
                       "%(in_play)s at risk in open hands"),
-                    params={"amount": show(euros(amount_cents)), "player": player.code,
-                            "balance": show(locked[chips].balance), "in_play": show(euros(in_play))},
+                    params={"amount": formatting.money(euros(amount_cents)), "player": player.code,
+                            "balance": formatting.money(locked[chips].balance), "in_play": formatting.money(euros(in_play))},
                     field="amount")
         number = (CashierSlip.objects.aggregate(last=Max("number"))["last"] or 0) + 1
         reference = f"slip {number:06d}"
@@ -271,11 +272,11 @@ def cashier_bank_deposit(*, tenure: BankTenure, player: Player, amount: Decimal,
         if amount_cents > cents(row["owing"]):
             if rebuild is not None:
                 raise TenureError(_("%(player)s owes %(owing)s of his share of the bank's rebuild, not %(amount)s"),
-                                  params={"player": player.code, "owing": show(row["owing"]),
-                                          "amount": show(euros(amount_cents))}, field="amount")
+                                  params={"player": player.code, "owing": formatting.money(row["owing"]),
+                                          "amount": formatting.money(euros(amount_cents))}, field="amount")
             raise TenureError(_("%(player)s owes %(owing)s of his share of the bank's capital, not %(amount)s"),
-                              params={"player": player.code, "owing": show(row["owing"]),
-                                      "amount": show(euros(amount_cents))}, field="amount")
+                              params={"player": player.code, "owing": formatting.money(row["owing"]),
+                                      "amount": formatting.money(euros(amount_cents))}, field="amount")
         number = (CashierSlip.objects.aggregate(last=Max("number"))["last"] or 0) + 1
         reference = f"slip {number:06d}"
         detail = {"deposit": [player.code, str(euros(amount_cents))]}
@@ -351,8 +352,8 @@ def cashier_slip_void(*, slip: CashierSlip, reason: str, voided_by) -> SlipVoid:
             if slip.kind == CashierSlip.Kind.BUY_IN and locked[chips].balance < slip.amount:
                 raise InsufficientChips(
                     _("slip %(number)s's %(amount)s of chips are no longer %(player)s's: his balance is "
-                      "%(balance)s"), params={"number": str(slip), "amount": show(slip.amount),
-                                              "player": slip.player.code, "balance": show(locked[chips].balance)})
+                      "%(balance)s"), params={"number": str(slip), "amount": formatting.money(slip.amount),
+                                              "player": slip.player.code, "balance": formatting.money(locked[chips].balance)})
             reversal = posting.post(locked=locked, kind=Transaction.Kind.REVERSAL, legs=legs, idempotency_key=key,
                              reference=f"void of {slip.reference}", posted_by=voided_by, source="cage",
                              memo=reason, reverses=original,

@@ -26,11 +26,10 @@ from cage.services.drawer import (
     open_drawer_of,
     variance_text,
 )
-from casino import periods
+from casino import formatting, periods
 from casino.errors import Refusal
 from casino.roles import AUDITOR, CAGE_SUPERVISOR, CASHIER, COMPLIANCE, has_role, role_required
 from ledger.errors import LedgerError
-from ledger.money import show
 from patrons.models import Player
 from patrons.services import player_record_identity
 
@@ -52,7 +51,7 @@ def drawer(request):
             _refusal(form, error)
         else:
             messages.success(request, _("Drawer #%(drawer)s open with a float of %(amount)s.") % {
-                "drawer": opened.pk, "amount": show(opened.float_amount)})
+                "drawer": opened.pk, "amount": formatting.money(opened.float_amount)})
             return redirect("cage:drawer")
     slips = list(current.slips.select_related("player").order_by("number")) if current else []
     return render(request, "cage/drawer.html", {

@@ -5,7 +5,6 @@ rest of the back-office does (``casino.formatting``, ``tables.rules_words``)."""
 from datetime import datetime
 
 from django import template
-from django.utils import formats
 
 from casino import formatting
 from tables.rules_words import rules_words
@@ -48,22 +47,14 @@ def p_value(value):
 @register.filter
 def significant(value, digits=3):
     """A float with a few significant digits in the reader's format (``0,316``,
-    ``5,31e-240``); ``—`` for none."""
-    if value is None or value == "":
-        return "—"
-    try:
-        text = f"{float(value):.{int(digits)}g}"
-    except (TypeError, ValueError):
-        return value
-    return text.replace(".", formats.get_format("DECIMAL_SEPARATOR"))
+    ``5,31e-240``); ``—`` for none (``casino.formatting.significant``)."""
+    return formatting.significant(value, digits)
 
 
 @register.filter
 def probability(value):
     """A p-value or q-value in the reader's locale, three significant digits (``0,0123``)."""
-    from reports.texts import probability as text
-
-    return text(value)
+    return formatting.significant(value, 3)
 
 
 @register.filter

@@ -18,10 +18,11 @@ from django.db import transaction as db
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from casino import formatting
 from ledger import posting
 from ledger.errors import TenureError
 from ledger.models import Account, Transaction
-from ledger.money import cents, euros, show
+from ledger.money import cents, euros
 from ledger.posting import CREDIT, DEBIT, KIND, refusals_recorded
 from ledger.shares import split_by_shares
 from patrons.models import Player
@@ -70,7 +71,7 @@ def auction_bid(*, auction: BankAuction, player: Player, amount: Decimal, record
             raise TenureError(_("this auction was awarded already"))
         if euros(amount_cents) < auction.table.min_bet:
             raise TenureError(_("a bid of %(amount)s is below the table's minimum bet, %(low)s"),
-                              params={"amount": show(euros(amount_cents)), "low": show(auction.table.min_bet)},
+                              params={"amount": formatting.money(euros(amount_cents)), "low": formatting.money(auction.table.min_bet)},
                               field="amount")
         return BankBid.objects.create(auction=auction, player=player, amount=euros(amount_cents),
                                       recorded_by=recorded_by)
@@ -172,8 +173,8 @@ def bank_withdraw(*, tenure: BankTenure, amount: Decimal, in_play: Decimal = Dec
             raise TenureError(
                 _("the bank holds %(balance)s and %(in_play)s are in play: at most %(free)s may be withdrawn, "
                   "not %(amount)s"),
-                params={"balance": show(locked[bank].balance), "in_play": show(euros(in_play_cents)),
-                        "free": show(euros(max(free, 0))), "amount": show(euros(amount_cents))}, field="amount")
+                params={"balance": formatting.money(locked[bank].balance), "in_play": formatting.money(euros(in_play_cents)),
+                        "free": formatting.money(euros(max(free, 0))), "amount": formatting.money(euros(amount_cents))}, field="amount")
         parts = split_by_shares(amount_cents, [share.percent for share in shares])
         number = Transaction.objects.filter(entries__account_id=tenure.account_id, kind=KIND.BANK_WITHDRAWAL).count() + 1
         legs = [(bank, DEBIT, amount_cents)]
@@ -250,8 +251,8 @@ def bank_rebuild_order(*, tenure: BankTenure, amount: Decimal, ordered_by) -> Ba
         if amount_cents < least:
             raise TenureError(_("the bank holds %(balance)s: it is rebuilt to at least its first amount, "
                                 "%(floor)s, so at least %(least)s go in"),
-                              params={"balance": show(locked[bank].balance), "floor": show(euros(floor)),
-                                      "least": show(euros(least))}, field="amount")
+                              params={"balance": formatting.money(locked[bank].balance), "floor": formatting.money(euros(floor)),
+                                      "least": formatting.money(euros(least))}, field="amount")
         number = BankRebuild.objects.filter(tenure=tenure).count() + 1
         return BankRebuild.objects.create(tenure=tenure, number=number, amount=euros(amount_cents),
                                           held=locked[bank].balance, ordered_by=ordered_by,

@@ -15,10 +15,11 @@ from django.db import transaction as db
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from casino import formatting
 from ledger import posting
 from ledger.errors import CoverExceeded, InsufficientChips, InvalidSyndicate, TenureError
 from ledger.models import Account, Transaction
-from ledger.money import cents, euros, show
+from ledger.money import cents, euros
 from ledger.posting import CREDIT, DEBIT, KIND, refusals_recorded
 from ledger.shares import InvalidShares, check_percents, split_by_shares
 from patrons.models import Player
@@ -66,11 +67,11 @@ def _require_chips(locked, debits, players, field="amount"):
             continue
         if risk:
             short.append(_("%(player)s holds %(balance)s in chips, %(in_play)s of them at risk in open hands; "
-                           "%(needed)s are needed") % {"player": code, "balance": show(balance),
-                                                       "in_play": show(euros(risk)), "needed": show(euros(needed))})
+                           "%(needed)s are needed") % {"player": code, "balance": formatting.money(balance),
+                                                       "in_play": formatting.money(euros(risk)), "needed": formatting.money(euros(needed))})
         else:
             short.append(_("%(player)s holds %(balance)s in chips; %(needed)s are needed") % {
-                "player": code, "balance": show(balance), "needed": show(euros(needed))})
+                "player": code, "balance": formatting.money(balance), "needed": formatting.money(euros(needed))})
     if short:
         raise InsufficientChips("; ".join(short), field=field)
 
@@ -499,7 +500,7 @@ def tenure_check_cover(*, tenure: BankTenure, stakes: Decimal, holds: Decimal | 
     if room < 0:
         raise CoverExceeded(
             _("the stakes of %(stakes)s exceed what the bank holds (%(holds)s) by %(excess)s"),
-            params={"stakes": show(euros(stakes_cents)), "holds": show(holds), "excess": show(euros(-room))},
+            params={"stakes": formatting.money(euros(stakes_cents)), "holds": formatting.money(holds), "excess": formatting.money(euros(-room))},
             field="amount")
     return euros(room)
 

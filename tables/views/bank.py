@@ -12,7 +12,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.translation import gettext as _
 
-from ledger.money import euros, show
+from casino import formatting
+from ledger.money import euros
 from tables import services
 from tables.bank.deposits import awaiting_deposit
 from tables.bank.life import auction_award, auction_bid, auction_open, auction_standing, bank_floor
@@ -28,7 +29,7 @@ def _tenure(table):
 
 def _in_play(table):
     hand = table.hands.filter(status=Hand.Status.OPEN).first()
-    return euros(services._stakes(services.hand_state(hand))) if hand is not None else Decimal("0.00")
+    return euros(services.stakes(services.hand_state(hand))) if hand is not None else Decimal("0.00")
 
 
 @pit_page
@@ -53,7 +54,7 @@ def auction(request, table_id):
                             amount=bid_form.cleaned_data["amount"], recorded_by=request.user)
                 messages.success(request, _("Bid of %(player)s recorded: %(amount)s.")
                                  % {"player": bid_form.cleaned_data["player"].code,
-                                    "amount": show(bid_form.cleaned_data["amount"])})
+                                    "amount": formatting.money(bid_form.cleaned_data["amount"])})
                 return redirect("tables:bank_auction", table_id=table.pk)
             if "award" in request.POST and current is not None:
                 if request.POST.get("confirm") != "yes":
@@ -64,10 +65,10 @@ def auction(request, table_id):
                         messages.success(request, _("The bids tied between %(tied)s: the draw of lots gave the bank "
                                                     "to %(player)s, with %(amount)s.")
                                          % {"tied": ", ".join(done.draw["tied"]), "player": done.winner.code,
-                                            "amount": show(done.amount)})
+                                            "amount": formatting.money(done.amount)})
                     else:
                         messages.success(request, _("The bank goes to %(player)s, the highest bid: %(amount)s.")
-                                         % {"player": done.winner.code, "amount": show(done.amount)})
+                                         % {"player": done.winner.code, "amount": formatting.money(done.amount)})
                     messages.info(request, _("Its capital is deposited at the cage before its first hand: the "
                                              "console opens no hand until then."))
                     return redirect("tables:pit_table", table_id=table.pk)
@@ -116,7 +117,7 @@ def _money_change(request, table_id, kind):
                                            if kind == "withdraw" else
                                            _("The rebuild of the bank of %(player)s with %(amount)s is ordered: its syndicate deposits it "
                                              "at the cage, each member his share, before the next hand."))
-                                 % {"player": tenure.holder.code, "amount": show(amount)})
+                                 % {"player": tenure.holder.code, "amount": formatting.money(amount)})
                 return redirect("tables:pit_table", table_id=table.pk)
     return render(request, "tables/pit/bank_money.html", context)
 

@@ -25,7 +25,6 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import engines
 from django.template.backends.utils import csrf_input
-from django.template.defaultfilters import floatformat
 from django.urls import path
 from django.utils import timezone
 from django.utils.safestring import mark_safe
@@ -34,6 +33,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from markupsafe import Markup
 
+from casino import formatting
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
 from game.cards import CARD_NAME, CARD_RANK, CARD_SUIT, DECKS, SUITS
 from game.entries import effective_events
@@ -42,6 +42,7 @@ from ledger.errors import LedgerError
 from tables import services
 from tables.errors import HandNotOpen, NotTheDealer, StaleHand, TableError
 from tables.forms.console import EntryForm, OpenHandForm, UndoForm
+from tables.locking import hand_entries
 from tables.models import Hand, HandEvent, Shift, Table
 
 TABLES_PER_PAGE = 25
@@ -205,7 +206,7 @@ def console_undo(request, table_id):
     if hand is None:
         messages.warning(request, _("There is no open hand at this table."))
         return redirect("tables:console", table_id=table.pk)
-    events = effective_events(services.hand_entries(hand))
+    events = effective_events(hand_entries(hand))
     if request.method == "POST":
         form = UndoForm(request.POST)
         if form.is_valid() and form.cleaned_data["number"] != hand.number:
@@ -339,7 +340,7 @@ def _render_console(request, table, shift, *, refused=None, stale=False, open_fo
         if at_table is not None:
             entries, state = at_table.entries, at_table.state
         else:
-            entries = services.hand_entries(hand)
+            entries = hand_entries(hand)
             state = services.hand_state(hand, entries)
         events = effective_events(entries)
         undos = sum(1 for kind, _event in entries if kind == "undo")
@@ -550,7 +551,7 @@ def _places(state, table, settlement):
     if settlement is not None:
         net = Decimal(settlement["bank"]["net"])
         # The amount and its € joined by a no-break space: on a phone the sentence wrapped between them.
-        amount = {"amount": f"{floatformat(abs(net), '2g')}\u00a0€"}
+        amount = {"amount": formatting.money(abs(net), joined=True)}
         bank_place.hands[0].result = Shown(
             text=(_("the bank wins %(amount)s") % amount if net > 0 else _("the bank loses %(amount)s") % amount
                   if net < 0 else _("the bank is even")),
@@ -818,7 +819,7 @@ def describe_event(event):
     card = card if card is not None else "?"
     amount = event.get("amount")
     values = {"seat": seat, "card": card, "player": event.get("player"),
-              "amount": floatformat(amount, "2") if amount is not None else "", "hand": event.get("hand")}
+              "amount": formatting.number(amount, 2, grouping=False), "hand": event.get("hand")}
     if do == "deal":
         return _("%(seat)s: initial card %(card)s") % values
     if do == "bet":

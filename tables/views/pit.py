@@ -22,10 +22,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.translation import gettext as _
 
+from casino import formatting
 from casino.roles import AUDITOR, PIT_SUPERVISOR, has_role, role_required
 from ledger.chips import chips_transfer
 from ledger.errors import AlreadyPosted
-from ledger.money import cents, euros, show
+from ledger.money import cents, euros
 from ledger.selectors import player_balance
 from ledger.shares import HUNDRED, split_by_shares
 from tables import services
@@ -278,11 +279,11 @@ def _bank_change(request, table_id, kind):
                 if new.deposit_required and new.capital:
                     messages.success(request, _("%(holder)s now holds the bank at %(table)s with %(capital)s, to be "
                                                 "deposited at the cage before its first hand.")
-                                     % {"holder": new.holder.code, "table": table.name, "capital": show(new.capital)})
+                                     % {"holder": new.holder.code, "table": table.name, "capital": formatting.money(new.capital)})
                 else:
                     messages.success(request, _("%(holder)s now holds the bank at %(table)s with %(capital)s.")
                                      % {"holder": new.holder.code, "table": table.name,
-                                        "capital": show(new.capital)})
+                                        "capital": formatting.money(new.capital)})
                 return redirect("tables:pit_table", table_id=table.pk)
         else:
             members = _members(cleaned, at_cage=change.kind != "transfer")
@@ -290,8 +291,8 @@ def _bank_change(request, table_id, kind):
             for line in short:
                 form.add_error("price" if line.capital == 0 or line.at_cage else "capital", ValidationError(
                     _("%(player)s has %(chips)s of chips and would pay %(due)s."),
-                    params={"player": line.player.code, "chips": show(line.chips),
-                            "due": show(line.chips - line.after)}))
+                    params={"player": line.player.code, "chips": formatting.money(line.chips),
+                            "due": formatting.money(line.chips - line.after)}))
             if not short:
                 context["members"] = members
                 if tenure is not None:
@@ -387,7 +388,7 @@ def chip_transfer(request):
                 refuse_on_form(form, error)
             else:
                 messages.success(request, _("Transfer #%(id)s recorded: %(amount)s from %(giver)s to %(receiver)s.")
-                                 % {"id": txn.pk, "amount": show(form.cleaned_data["amount"]), "giver": giver.code,
+                                 % {"id": txn.pk, "amount": formatting.money(form.cleaned_data["amount"]), "giver": giver.code,
                                     "receiver": form.cleaned_data["receiver"].code})
                 return redirect("tables:chip_transfer")
         else:

@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from cage.services.slips import cashier_buy_in
 from ledger.models import Account
 from tables.bank.tenures import tenure_close
-from tables.services import hand_import_record
+from tables.importing import hand_import_record
 from tests.ledger.conftest import conformance_record, settlement_of
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from cage.services.slips import cashier_buy_in
-from tables import services
+from tables import importing, services
 from tables.models import Table
 from tests.conftest import mesa_ready
 from tests.factories import PlayerFactory
@@ -98,7 +98,7 @@ def import_shift(name, records, staff, *, rules="reglamento", bank="ana"):
     services.shift_open(table=table, dealer=staff["dealer"], opened_by=staff["supervisor"])
     for seats, lines, *options in records:
         options = options[0] if options else {}
-        services.hand_import_record(record=record(*lines, rules=rules, seats=seats, bank=bank, table=name,
+        importing.hand_import_record(record=record(*lines, rules=rules, seats=seats, bank=bank, table=name,
                                                   **options))
     return table
 

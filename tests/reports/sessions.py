@@ -10,7 +10,7 @@ from decimal import Decimal
 from cage.services.slips import cashier_buy_in
 from game.edge import play_hands
 from patrons.models import Player
-from tables import services
+from tables import importing, services
 from tables.models import Table
 from tests.factories import deposit_bank
 
@@ -56,10 +56,10 @@ def play_shift(table, dealer, supervisor, hand_records, *, close=True):
     for record in hand_records:
         batch.append({**record, "table": table.name, "bank": bank})
         if len(batch) == 50:
-            services.hand_import_records(records=batch)
+            importing.hand_import_records(records=batch)
             batch = []
     if batch:
-        services.hand_import_records(records=batch)
+        importing.hand_import_records(records=batch)
     if close:
         shift = services.shift_close(shift=shift, closed_by=supervisor)
     return shift

@@ -190,8 +190,8 @@ def test_the_replay_streams_in_chunks_with_the_same_faults(played, monkeypatch):
 @given(key=st.binary(min_size=1, max_size=80), key_id=st.sampled_from(["1", "2026-11", "clé"]),
        previous=st.text(alphabet="0123456789abcdef", min_size=64, max_size=64), body=st.text(max_size=300))
 def test_each_entry_is_signed_with_hmac_sha256_as_defined(key, key_id, previous, body):
-    """The signature made from a copy of the keyed HMAC (``tables.chain._keyed``) is
-    HMAC-SHA256 of the key id, the previous hash and the body, as ``hmac.digest`` makes it."""
+    """An entry's signature is HMAC-SHA256 of the key id, the previous hash and the body,
+    as ``hmac.digest`` makes it."""
     import hmac
 
     from tables.chain import _digest

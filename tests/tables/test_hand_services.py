@@ -13,7 +13,7 @@ from django.utils import translation
 from ledger.errors import CoverExceeded
 from ledger.models import Transaction
 from ledger.selectors import player_balance
-from tables import services
+from tables import importing, services
 from tables.errors import HandNotOpen, NotTheDealer, RuleBroken, StaleHand, TableError
 from tables.integrity import chain_faults, number_gaps
 from tables.models import BankTenure, Hand, HandEvent
@@ -274,18 +274,18 @@ def test_an_imported_record_is_recorded_and_settled_through_the_same_services(me
     from tests.hands import record
 
     rec = record(*P01, seats=["luis", "marta"], table="Mesa 1", number=1)
-    hand = services.hand_import_record(record=rec)
+    hand = importing.hand_import_record(record=rec)
     assert hand.status == Hand.Status.SETTLED and hand.imported and hand.events.count() == len(P01)
     assert hand.bets.count() == 2 and hand.cards == ["5O", "3C", "2E", "2B", "1O", "4E"]
     with pytest.raises(RecordRefused) as caught:
-        services.hand_import_record(record={**rec, "number": 1})
+        importing.hand_import_record(record={**rec, "number": 1})
     assert caught.value.event == 0 and "#2" in str(caught.value)
     with pytest.raises(RecordRefused) as caught:
-        services.hand_import_record(record={**rec, "number": 2, "bank": "pepe"})
+        importing.hand_import_record(record={**rec, "number": 2, "bank": "pepe"})
     assert "ana" in str(caught.value)
     bad = record(*P01[:6], "marta bet 500", *P01[7:], seats=["luis", "marta"], table="Mesa 1")
     with pytest.raises(RecordRefused) as caught:
-        services.hand_import_record(record=bad)
+        importing.hand_import_record(record=bad)
     assert caught.value.event == 7
     assert Hand.objects.filter(table=mesa.table).count() == 1
 
@@ -296,11 +296,11 @@ def test_an_import_creates_a_missing_table_only_when_asked(db):
 
     rec = record(*P01, seats=["luis", "marta"], table="Mesa 9", rules="reglamento", min_bet="5", max_bet="100")
     with pytest.raises(RecordRefused):
-        services.hand_import_record(record=rec)
-    hand = services.hand_import_records(records=[rec], create_tables=True, opening_chips=Decimal("100"))[0]
+        importing.hand_import_record(record=rec)
+    hand = importing.hand_import_records(records=[rec], create_tables=True, opening_chips=Decimal("100"))[0]
     assert hand.table.name == "Mesa 9" and hand.tenure.holder.code == "ana"
     with pytest.raises(RecordRefused) as caught:
-        services.hand_import_record(record={**rec, "rules": {"profile": "reglamento", "side_bets": True}})
+        importing.hand_import_record(record={**rec, "rules": {"profile": "reglamento", "side_bets": True}})
     assert "rules" in str(caught.value)
 
 
@@ -309,6 +309,6 @@ def test_an_imported_record_where_the_bank_plays_though_nothing_stands_is_settle
 
     rec = record("luis deal 7O", "bank deal 6E", "luis bet 10", "luis card 1B", "bank card 2B",
                  table="Mesa 1")
-    hand = services.hand_import_record(record=rec)
+    hand = importing.hand_import_record(record=rec)
     assert hand.status == Hand.Status.SETTLED and hand.events.count() == 5
     assert hand.settlement["bank"] == {"player": "ana", "points": "8", "net": "10.00"}

@@ -27,7 +27,7 @@ from cage.services.slips import cashier_buy_in
 from game.simulate import NAMES, random_night
 from ledger.models import Account, Entry, Transaction
 from patrons.models import Player
-from tables import services
+from tables import importing, services
 from tables.bank.tenures import tenure_open
 from tables.integrity import chain_faults, number_gaps
 from tables.models import BankTenure, Hand, HandEvent, SyndicateShare, Table
@@ -38,10 +38,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture(autouse=True, params=[4, 1000], ids=["sent-every-4", "sent-at-the-end"])
 def send_every(request, monkeypatch):
-    """Each test twice: a batch's rows sent on the writer thread every 4 records while the
-    next ones are entered (``SEND_EVERY``, ``casino.write_behind``), and all written at the
-    batch's end."""
-    monkeypatch.setattr(services, "SEND_EVERY", request.param)
+    """Each test twice: a batch's rows written every 4 records (``SEND_EVERY``), and all
+    written at the batch's end."""
+    monkeypatch.setattr(importing, "SEND_EVERY", request.param)
     return request.param
 
 NOW = datetime(2026, 11, 21, 22, 30, tzinfo=UTC)
@@ -89,7 +88,7 @@ def one_entry_at_a_time(records):
 
 def one_record_at_a_time(records):
     for record in records:
-        services.hand_import_record(record=record)
+        importing.hand_import_record(record=record)
 
 
 def in_batches(path):
@@ -105,7 +104,7 @@ def in_batches_of(size):
     refusal ends the import (as the command's)."""
     def run(records):
         for start in range(0, len(records), size):
-            services.hand_import_records(records=records[start:start + size])
+            importing.hand_import_records(records=records[start:start + size])
     return run
 
 

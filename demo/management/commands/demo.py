@@ -32,7 +32,7 @@ from game.simulate import random_record
 from ledger.errors import AlreadyPosted
 from ledger.money import cents
 from patrons.models import Player
-from tables import services
+from tables import importing, services
 from tables.models import BankTenure, Table
 
 #: (username, password, roles, superuser). Demo passwords only: change them anywhere real.
@@ -142,6 +142,6 @@ class Command(BaseCommand):
             bank = services.pending_bank_holder(table).code
             record = random_record(rng, rules=table.rules, min_bet=cents(table.min_bet), max_bet=cents(table.max_bet),
                                    seats=[code for code in group if code != bank], bank=bank, table=table.name)
-            services.hand_import_record(record=record, imported_by=staff["dealer2"])
+            importing.hand_import_record(record=record, imported_by=staff["dealer2"])
         services.shift_close(shift=shift, closed_by=staff["pit"])
         return HANDS_PER_TABLE

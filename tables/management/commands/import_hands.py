@@ -1,6 +1,6 @@
 """``manage.py import_hands FILE...``: record and settle hand records, in order.
 
-The records go through ``tables.services.hand_import_records`` in batches (``--batch``
+The records go through ``tables.importing.hand_import_records`` in batches (``--batch``
 records, default 1000, per database transaction): each is checked by the engine, opened
 at the table its ``table`` names, every event entered, and the finished hand settled and
 posted to the ledger, each record written whole or not at all (a savepoint for a record
@@ -23,7 +23,6 @@ marked opening chips (``ledger.services.chips_opening``).
 
 import argparse
 import gc
-import sys
 from collections import Counter
 from decimal import Decimal, InvalidOperation
 
@@ -35,32 +34,17 @@ from django.utils.translation import gettext as _
 
 from game.recordfiles import UnreadableRecord, read_record_files
 from ledger.money import CENT
-from tables.services import hand_import_records
+from tables.importing import hand_import_records
 
 #: Records per database transaction: the tables and accounts they touch stay locked until
-#: it commits (at about 1.2 ms a hand, about a second for 1,000). A record that writes
-#: before the batch's end (players created, a bank drawn for) takes two or three
-#: subtransactions (its savepoint, the ledger's); past 64 in one transaction PostgreSQL
-#: looks their ids up in pg_subtrans and every statement slows down, but a night's records,
-#: chained at known tables, write nothing early after their players' first hands. Each
-#: batch has a fixed cost (its reads and locks, its last rows written while nothing else
-#: runs: ``tables.services.SEND_EVERY``, its COMMIT). benchmarks/import.py (2026-11-25),
-#: in-process, 3,000 to 3,400 hands after the first batch, before the rows were sent on a
-#: second thread: 100 a batch 692-727 hands/s, 250 a batch 771-830, 500 a batch 860-865;
-#: the whole benchmark, with them sent, two rounds in alternation: 500 a batch 781 and 806
-#: hands/s, 1,000 a batch 818 and 832, 2,000 a batch 820 and 837.
+#: it commits (about a second for 1,000). A record that writes before the batch's end
+#: (players created, a bank drawn for) takes two or three subtransactions (its savepoint,
+#: the ledger's); past 64 in one transaction PostgreSQL looks their ids up in pg_subtrans
+#: and every statement slows down, but a night's records, chained at known tables, write
+#: nothing early after their players' first hands. Each batch has a fixed cost (its reads
+#: and locks, its COMMIT): larger batches import faster up to about 1,000 records, no
+#: faster beyond (benchmarks/RESULTS.md).
 BATCH = 1000
-
-#: Python's thread switch interval while importing, in seconds (Python's default: 0.005).
-#: The import's thread and the thread that sends its rows (``casino.write_behind``) share
-#: the GIL: back from each round trip of its COPYs (a dozen or so per COPY), the writer
-#: waits for it while the import's thread computes, up to the interval, and the import's
-#: thread then waits for the writer. In-process, 6,000 of benchmarks/import.py's hands in
-#: batches of 1,000, two runs each (2026-11-25): 949 hands/s at 0.005 s, 1,007-1,063 at
-#: 0.001 s, 1,012-1,052 at 0.0002 s; with the entries signed without letting go of the GIL
-#: (``tables.chain._keyed``) 791-794 at 0.005 s, 1,004-1,029 at 0.001 s, 1,133-1,164 at
-#: 0.0002 s. The whole benchmark in alternation: 936 and 973 hands/s against 866 and 818.
-SWITCH_INTERVAL = 0.0002
 
 
 def _amount(value):
@@ -78,9 +62,8 @@ def _amount(value):
 
 class Command(BaseCommand):
     # The models' checks only, not every system check: the others load the URLs (the API's schema
-    # views and what they import), which an import never serves: 0.9 to 0.5 s for the command's
-    # start (an empty file, production settings, three runs each, 2026-11-25), once per file
-    # benchmarks/import.py imports.
+    # views and what they import), which an import never serves; loading them nearly doubles the
+    # command's start-up.
     requires_system_checks = [Tags.models]
     help = ("Record and settle hand records (files, JSON Lines, directories) at their tables, in order; "
             "the first invalid record stops the import.")
@@ -112,16 +95,12 @@ class Command(BaseCommand):
             raise CommandError(_("--batch must be at least 1"))
         # What was loaded before the import (Django, the apps, the settings) is kept out of the
         # garbage collector's way while it runs (``gc.freeze``, as ``casino.wsgi`` does), so
-        # that the full collections the import's many objects set off walk only those:
-        # benchmarks/import.py in alternation (2026-11-25), 1,031 and 1,036 hands/s against 941
-        # and 956. ``gc.unfreeze`` at the end: the process goes on as it was.
+        # that the full collections the import's many objects set off walk only those
+        # (benchmarks/RESULTS.md). ``gc.unfreeze`` at the end: the process goes on as it was.
         gc.freeze()
-        previous = sys.getswitchinterval()
-        sys.setswitchinterval(SWITCH_INTERVAL)
         try:
             self._import(paths, create_tables=create_tables, user=user, batch=batch, opening_chips=opening_chips)
         finally:
-            sys.setswitchinterval(previous)
             gc.unfreeze()
 
     def _import(self, paths, *, create_tables, user, batch, opening_chips):

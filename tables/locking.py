@@ -184,3 +184,9 @@ def open_tenure(table):
 def hand_entries(hand):
     """``(kind, event)`` of every entry of the hand, in order (no lock taken)."""
     return list(hand.events.order_by("sequence").values_list("kind", "event"))
+
+
+def lock_table(table_id: int) -> Table:
+    """The table's row, locked for the rest of the caller's transaction (``SELECT ... FOR
+    UPDATE``): its entries, hand numbers and chain advance one writer at a time."""
+    return Table.objects.select_for_update().get(pk=table_id)

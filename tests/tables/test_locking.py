@@ -1,4 +1,4 @@
-"""The hand read under its table's lock by written SQL (``tables.hand_lock``, the console's
+"""The hand read under its table's lock by written SQL (``tables.locking``, the console's
 hot path) is the hand the ORM reads: every field of the hand and of the rows read with
 it, and its entries in order. What an opening reads under the lock."""
 
@@ -7,7 +7,7 @@ from django.db import transaction
 from django.forms.models import model_to_dict
 
 from tables import services
-from tables.hand_lock import LAST_HAND_FIELDS, hand_entries, lock_hand, lock_table_for_opening
+from tables.locking import LAST_HAND_FIELDS, hand_entries, lock_hand, lock_table_for_opening
 from tables.models import Hand, Table
 from tests.factories import TableFactory
 

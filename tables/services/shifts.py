@@ -1,0 +1,75 @@
+"""The dealers' shifts at the tables (the pit): opened, closed (its report is queued once
+the close commits: ``shift_closed``), and whose shift a user deals."""
+
+from django.db import transaction as db
+from django.dispatch import Signal
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from tables.bank.life import auction_sessions_played
+from tables.bank.tenures import tenure_close
+from tables.errors import HandNotOpen, NoShift
+from tables.locking import lock_table, open_tenure
+from tables.models import BankTenure, Hand, Shift, Table
+
+#: Sent on commit when a shift closes (the reports queue the shift's report).
+shift_closed = Signal()
+
+
+def shift_open(*, table: Table, dealer, opened_by) -> Shift:
+    """Open a dealer's shift at a table (pit supervisor).
+
+    Raises:
+        NoShift: the table already has an open shift.
+    """
+    with db.atomic():
+        table = lock_table(table.pk)
+        current = table.shifts.filter(closed_at__isnull=True).first()
+        if current is not None:
+            raise NoShift(_("%(table)s already has an open shift (dealer %(dealer)s): close it first"),
+                          params={"table": table.name, "dealer": current.dealer.get_username()})
+        return Shift.objects.create(table=table, dealer=dealer, opened_by=opened_by)
+
+def shift_close(*, shift: Shift, closed_by) -> Shift:
+    """Close a shift (pit supervisor); its report is queued once this commits.
+
+    Raises:
+        NoShift: already closed. HandNotOpen: a hand is still open at the table.
+    """
+    with db.atomic():
+        table = lock_table(shift.table_id)
+        shift = Shift.objects.select_for_update().get(pk=shift.pk)
+        if not shift.is_open:
+            raise NoShift(_("this shift is already closed"))
+        open_hand = table.hands.filter(status=Hand.Status.OPEN).first()
+        if open_hand is not None:
+            raise HandNotOpen(_("hand #%(number)s is still open: finish or void it before closing the shift"),
+                              params={"number": open_hand.number})
+        shift.closed_at = timezone.now()
+        shift.closed_by = closed_by
+        shift.save(update_fields=["closed_at", "closed_by"])
+        _end_awarded_term(table, closed_by)
+        db.on_commit(lambda: shift_closed.send(sender=Shift, shift_id=shift.pk))
+        return shift
+
+def _end_awarded_term(table, closed_by):
+    """At the close of a table session: a bank won at auction for N sessions whose N-th
+    session this was ends with it (``ended="term"``, its balance back to its syndicate by
+    shares); the table has no bank until the pit draws for it or auctions it again.
+
+    The session counted is the table's shift (opened and closed by the pit); the session
+    during which the bank was awarded is its first. [France, arrêté of 14 May 2007 art.
+    61: the bank is awarded "per taille or per session"; Melilla casino rules 2014 art.
+    52: without a banker the bank is auctioned]
+    """
+    tenure = open_tenure(table)
+    if tenure is None or tenure.began != BankTenure.Began.AUCTION:
+        return None
+    played = auction_sessions_played(tenure)
+    if played is None or played[0] < played[1]:
+        return None
+    return tenure_close(tenure=tenure, ended=BankTenure.Ended.TERM, posted_by=closed_by, source="pit")
+
+def dealer_shift(*, table: Table, user):
+    """The open shift at ``table`` whose dealer is ``user``, or None."""
+    return table.shifts.filter(closed_at__isnull=True, dealer=user).first()
