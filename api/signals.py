@@ -1,7 +1,6 @@
 """A user's API token dies with his password: when the password changes (his own change,
 a reset, an administrator's), the token is deleted, so a token taken before no longer
-authenticates; ``POST /api/auth/token/`` with the new password gives a new one (issue 14,
-"Doors"). Sessions are already ended by Django (the session's hash of the password)."""
+authenticates; ``POST /api/auth/token/`` with the new password gives a new one. Sessions are already ended by Django (the session's hash of the password)."""
 
 from django.conf import settings
 from django.db.models.signals import post_save, pre_save

@@ -30,7 +30,7 @@ the end:
    (``import_hands.BATCH``), every SQL statement counted
    (``CaptureQueriesContext``, savepoints, BEGIN and COMMIT included): statements per hand.
 
-Goal (issue 18): at least 1,000 hands/s: met on this machine, by 1-4 %. Last measured
+Goal: at least 1,000 hands/s: met on this machine, by 1-4 %. Last measured
 (2026-11-25, README's "Benchmarks", seventh round; a faster machine than the sixth
 round's: main's code of then ran at 536-602 hands/s): against main's code (6027bb6), each
 main then this code, back to back, load average about 1 on the 2 cores: 1,027 and 1,011

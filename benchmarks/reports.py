@@ -38,7 +38,7 @@ of ``PGHOST``/``PGPORT``/``PGUSER`` (default 127.0.0.1:5432, postgres), created 
    transaction (``reports.services.snapshot``: REPEATABLE READ, READ ONLY, the same
    ``work_mem``), as the Celery task runs the reports. Prints seconds and the ratios to
    the hand-written aggregate (goal: within 2×, and under 30 s).
-4. The alerts' detection over the shift (issue 17, ``reports.detection.report_findings``:
+4. The alerts' detection over the shift (``reports.detection.report_findings``:
    the report's exceptions, bets over a large bet of 50.00, the statistical review and the
    bank's changes; nothing written), timed the same way, next to the hand-written query.
 
@@ -409,7 +409,7 @@ def measure(repeat):
         with snapshot():
             return bank_rotation_report(table, first, last)
 
-    # The alerts' detection (issue 17) over the same shift: its report's exceptions, large
+    # The alerts' detection over the same shift: its report's exceptions, large
     # bets, the statistical review (expected against actual, pairs, card tests) and the bank's
     # changes, as the task reports.raise_alerts computes them (nothing written). The theory
     # is stored first (a small simulation per seat count found in the shift), untimed.

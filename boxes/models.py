@@ -4,8 +4,8 @@ explanations of their variances.
 A table *session* is a ``tables.Shift``: opened and closed by a pit supervisor with its
 dealer, each signed (who, when). Its boxes are counted once it is closed, each by two
 people, neither the session's dealer, by denomination. Nothing here is updated or
-deleted (PostgreSQL triggers, migration 0002): a wrong count stays, with its explanation.
-[issue 16 "Table sessions"; France, arrêté of 14 May 2007 art. 69]
+deleted (PostgreSQL triggers, ``boxes/sql/0002_guards.sql``): a wrong count stays, with its explanation.
+[France, arrêté of 14 May 2007 art. 69]
 """
 
 from django.conf import settings
@@ -81,7 +81,7 @@ class TableTip(models.Model):
     ``transaction`` (his chips debited, the session's tips box credited). ``kind``
     ``cash``: cash a patron put straight into the box, recorded by the dealer without
     player or posting (the cash reaches the ledger when the box is counted into the
-    cage). Both are what the tips box is expected to hold. [issue 16 "Tips (tronc)"]
+    cage). Both are what the tips box is expected to hold.
     """
 
     class Kind(models.TextChoices):

@@ -17,8 +17,7 @@ cash go to the tronc (the chips recorded leave the tips box account, the rest of
 count is cash the cage takes in; chips recorded but not found are credited to the count
 variances: outstanding chips no account holds). A recount posts the difference.
 
-Amounts are ``Decimal`` euros with two places. [issue 16 "Table sessions"; issue 14 "Chips":
-a dealer records a table buy-in in the console]
+Amounts are ``Decimal`` euros with two places. A dealer records a table buy-in at the console.
 """
 
 from decimal import Decimal, InvalidOperation
@@ -57,7 +56,7 @@ def denominations():
 
 def buy_in_limit():
     """The most one table buy-in may be: the cage's maximum per slip,
-    ``settings.CAGE_SLIP_MAXIMUM`` (issue 14), default 100,000.00 €."""
+    ``settings.CAGE_SLIP_MAXIMUM``, default 100,000.00 €."""
     return Decimal(str(getattr(settings, "CAGE_SLIP_MAXIMUM", "100000.00")))
 
 
@@ -91,7 +90,6 @@ def table_buy_in(*, shift: Shift, player: Player, amount: Decimal, recorded_by, 
     Raises:
         InvalidAmount (field ``amount``); BoxError: the session is closed (field None);
         AlreadyPosted: the key was used.
-    [issue 14 "Chips"; issue 16 "the counted drop with the table buy-ins"]
     """
     amount_cents = posting.amount_cents(amount)
     if euros(amount_cents) > buy_in_limit():
@@ -155,7 +153,7 @@ def table_tip(*, shift: Shift, amount: Decimal, recorded_by, player: Player | No
         above the player's chips less what he has at risk in open hands (the message
         names him and his holding); BoxError: the session is closed; AlreadyPosted: the
         key was used.
-    [issue 16 "Tips (tronc)"; Madrid, Decreto 58/2006 art. 19.6]
+    [Madrid, Decreto 58/2006 art. 19.6]
     """
     amount_cents = posting.amount_cents(amount)
     key = idempotency_key or ""
@@ -397,7 +395,7 @@ def box_count(*, shift: Shift, box: str, pieces: dict, first_counter, second_cou
         BoxError naming the field: an unknown box; the session still open; the box counted
         already (recount it: ``box_recount``); one person twice; the dealer counting; a
         bad denomination or count.
-    [issue 16: "counted by two people (neither the table's dealer), by denomination"]
+    A box is counted by two people (neither the table's dealer), by denomination.
     """
     if box not in BoxCount.Box.values:
         raise BoxError(_("%(box)s is not a box of the table"), params={"box": box}, field="box")
@@ -433,7 +431,7 @@ def box_recount(*, count: BoxCount, pieces: dict, first_counter, second_counter,
         BoxError naming the field: no reason (``reason``); ``count`` already recounted
         (``count``); a tips count shared out in a tronc distribution (``count``); the
         counters as ``box_count``; a bad denomination or count (``denominations``).
-    [issue 16 "Table sessions"; nothing is edited: a mistake is a new attributed entry]
+    Nothing is edited: a mistake is a new, attributed count.
     """
     reason = (reason or "").strip()
     if not reason:

@@ -2,7 +2,7 @@
 they are counted (``boxes.services._count_effect``), and shared out by the configured policy: ``settings.TRONC_STAFF_PERCENT``
 (default 75.00) to the staff pool, the rest to the casino; the pool among the dealers by
 the minutes of their sessions whose tips are shared. Every split is to the cent by largest
-remainder (as ``ledger.shares``). [Madrid, Decreto 58/2006 art. 19.6; issue 16 "Tips"]
+remainder (as ``ledger.shares``). [Madrid, Decreto 58/2006 art. 19.6]
 """
 
 from collections import defaultdict

@@ -14,7 +14,7 @@ Money is ``Decimal`` euros with two places (``DecimalField(14, 2)``), never a fl
   report); ``AmlReview``: a compliance officer's note on an alert; ``IdentityRecord``: a
   patron's identity as recorded, with who recorded it.
 
-In PostgreSQL (migration 0002): drawers are never deleted and a closed drawer never
+In PostgreSQL (``cage/sql/0002_guards.sql``): drawers are never deleted and a closed drawer never
 changes; AML records and identity records are append-only, and a DELETE is refused while
 their ``retain_until`` (the gaming day + ``AML_RETENTION_YEARS``) has not passed.
 [EU Directive 2015/849 art. 11(d), 40; Ley 10/2010 art. 7, 25; RD 304/2014 art. 28]
@@ -97,7 +97,7 @@ class CashierSlip(models.Model):
     depositing syndicate member ``player``, for his share of its capital). ``number`` is
     sequential without gaps (taken under the cage account's row lock); ``amount`` is
     Decimal euros above zero; ``balance_after`` is the player's chips just after the slip, as they were at issue (Decimal euros, stored at booking under the
-    account's row lock; migration 0004 filled it in for the slips booked before). A slip
+    account's row lock). A slip
     is never changed: a void is a ``SlipVoid`` with its reversal."""
 
     class Kind(models.TextChoices):
@@ -152,7 +152,7 @@ class SlipVoid(models.Model):
     """A cashier slip voided by a cage supervisor, never by the cashier who issued it:
     ``reason`` (not empty), who and when, and ``reversal``, the ledger transaction that
     reverses the slip's posting. One per slip; never changed or deleted (PostgreSQL
-    triggers, migration 0004)."""
+    triggers, ``cage/sql/0002_guards.sql``)."""
 
     slip = models.OneToOneField(CashierSlip, models.PROTECT, related_name="void", verbose_name=_("slip"))
     reason = models.TextField(_("reason"))

@@ -111,7 +111,7 @@ def _slip_amount_faults():
     """Every cashier slip's transaction is exactly its two legs: the cage's cash and the
     slip's player's chips, each of the slip's amount (a buy-in debits the cage and credits
     the chips; a cash-out the other way; a bank deposit debits the cage and credits the
-    slip's tenure's bank). [issue 14 "Sealed postings"; issue 16]"""
+    slip's tenure's bank)."""
     slips = {tx_id: (number, kind, player_id, amount, tenure_id)
              for tx_id, number, kind, player_id, amount, tenure_id in
              CashierSlip.objects.values_list("transaction_id", "number", "kind", "player_id", "amount", "tenure_id")}

@@ -13,12 +13,8 @@ class RoleAwareBackend(ModelBackend):
     which ``casino.roles.roles_of`` reads (the ``role_names`` annotation) instead of a query
     of its own.
 
-    Its measured gain: in-process, the user and his roles cost 0.25 ms so, 0.75–0.90 ms
-    through the ORM in one statement (``annotate`` with an ``ArraySubquery``), 0.80 ms with
-    ``ModelBackend.get_user`` and a query of the groups, 1.96 ms with the groups
-    prefetched (2026-11-24, medians of five runs of 600); on ``benchmarks/console.py``'s
-    entries the ORM's one statement took 15% of the server's samples per entry (py-spy:
-    1.33 per entry against 0.28 for this read), the prefetch about a fifth."""
+    It is the read every request of a logged-in user makes: one raw statement, a fraction
+    of the ORM's cost (benchmarks/RESULTS.md, "Measurements behind the code's choices")."""
 
     def get_user(self, user_id):
         """The active user ``user_id`` with ``role_names`` (a list of group names), or None."""

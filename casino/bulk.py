@@ -31,9 +31,8 @@ def json_text(value) -> str:
 
     orjson's, or ``json``'s where orjson refuses (an integer past 64 bits, a key that is
     not a string): PostgreSQL parses either into the same ``jsonb``. Not for what is
-    signed (``tables.chain.entry_body`` keeps ``json``'s exact text). orjson: the 19,651
-    events of 1,000 of benchmarks/import.py's hands in 0.006 s against json's 0.051 s
-    (2026-11-24).
+    signed (``tables.chain.entry_body`` keeps ``json``'s exact text). orjson: several times
+    faster than ``json`` here (benchmarks/RESULTS.md).
 
     Raises:
         TypeError: ``value`` holds what JSON cannot (as ``json.dumps``).

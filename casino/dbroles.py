@@ -1,4 +1,4 @@
-"""Two database roles (issue 14, "An audit trail that needs a secret to forge"): the
+"""Two database roles: the
 **owner** owns the tables and runs the migrations; the **app** role, which web, worker and
 beat connect as, owns nothing, is no superuser and holds only the grants below, so that a
 stolen app connection can neither rewrite the money nor hide it: no ``UPDATE`` or

@@ -2,9 +2,8 @@
 
 Django's own templates draw every other page, and the console's page around its body
 (``base.html``: one navigation, one ``<head>``). Jinja2 compiles templates to Python and
-draws the console's body about ten times faster than Django's template engine (0.6–0.7 ms
-against 2.6–8.2 ms, the same body ported to Django's language: the figures in
-``tables/views/console.py``), when a whole entry costs the server about 5 ms.
+draws the console's body several times faster than Django's template engine, and it is drawn
+after every entry (benchmarks/RESULTS.md).
 
 Translations use Django's catalogues and active language: ``_("text")`` is Django's
 ``gettext`` and formats with ``|format(name=value)``. That is the one form Django's

@@ -14,8 +14,8 @@ HOME_ALERTS = 20
 @login_required
 def home(request):
     """The landing page after login: the entry pages of the user's roles; for a dealer,
-    the console of each table where his shift is open (one click to it, issue 31); for an
-    auditor, the open alerts too (issue 17)."""
+    the console of each table where his shift is open (one click to it); for an
+    auditor, the open alerts too."""
     context = {}
     if has_role(request.user, DEALER):
         from tables.models import Shift

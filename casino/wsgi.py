@@ -2,9 +2,8 @@
 
 Once the application is loaded, its objects (modules, models, URL patterns, settings) are
 moved to the garbage collector's permanent generation (``gc.freeze``), so that a full
-collection no longer walks them: each of a gunicorn worker's full collections paused it
-for about 120 ms, and about 30 ms once frozen (``benchmarks/console.py``, issue 4). They
-live as long as the process anyway.
+collection no longer walks them and pauses a gunicorn worker far less
+(benchmarks/RESULTS.md). They live as long as the process anyway.
 """
 import gc
 import os

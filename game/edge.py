@@ -3,8 +3,7 @@
 Pure Python (no Django): hands are played through ``HandState.apply`` (every event is
 checked by the rules engine; an event it refuses is a bug here and raises
 ``AssertionError``) from a shuffled deck and settled by ``game.payouts.settle``; a
-documented strategy decides every choice. [issue 17 "Theoretical bank edge per rule set";
-rules.md]
+documented strategy decides every choice. [rules.md]
 
 The strategy (``Strategy``; ``describe_strategy`` writes it out in words):
 

@@ -1009,7 +1009,7 @@ class HandState:
     def _check_announcement(self, hand, position, code, n):
         """A seat standing on an announced 7½ shows the face-down card it held unknown:
         the hand must be the one in turn and the card must make it 7½ (console only).
-        [rules.md "The bank's turn": bank_chases_natural; issue 19]"""
+        [rules.md "The bank's turn": bank_chases_natural]"""
         if (hand.kind != NORMAL or hand.status != PLAYING or hand is not self.current_hand()):
             raise IllegalEvent(n, "identify", gettext_noop("only the hand in turn announces 7½ when it stands"))
         self._check_stand(hand, self._seat[hand.owner], n)

@@ -179,8 +179,7 @@ def at_risk(state):
     """What each player may lose at most on the hand as it stands: every cent he staked
     (his seat's hands, muerto's two bets, his side bets on other seats, his bets on la
     loca) times the table's ``loss_multiplier``. A bet is covered when the player's chips
-    on record, less what he has at risk in every open hand, pay for it. [issue 14
-    "Chips"]
+    on record, less what he has at risk in every open hand, pay for it.
 
     Args:
         state: a ``HandState`` (finished or not).

@@ -236,8 +236,8 @@ PROFILES = {
 }
 
 #: Options a named profile gained after hands were stored under it, each with the value
-#: it had before: ``{profile: {option: earlier value}}``. [issue 32: profesional's
-#: ``one_card_stand_max: 2``, seed 003]
+#: it had before: ``{profile: {option: earlier value}}`` (profesional's
+#: ``one_card_stand_max: 2``). [seed 003]
 EARLIER_VALUES = {"profesional": {"one_card_stand_max": None}}
 
 
@@ -250,8 +250,9 @@ def pin_earlier_values(rules):
     of it (the audit, the record exported, the chips at risk) rebuilds its ``Profile``
     from that value. A hand stored before a profile gained an option was legal under the
     option's earlier value: its rules must carry that value as an override of their own
-    (``{"profile": "profesional", "one_card_stand_max": null}``), which a migration writes
-    once into the hands stored before the change. An option the rules already override
+    (``{"profile": "profesional", "one_card_stand_max": null}``), which an upgrade of a
+    database holding such hands writes once into them (the schema's migrations start
+    after the change: a database made by them holds none). An option the rules already override
     is left as it is.
 
     Args:

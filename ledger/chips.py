@@ -54,7 +54,7 @@ def chips_transfer(*, giver: Player, receiver: Player, amount: Decimal, reason: 
                    idempotency_key: str = "") -> Transaction:
     """Record chips handed from one player to another at the pit's sight (a gift, a
     debt paid at the table, a stake shared): the giver's chips debited, the receiver's
-    credited, with the pit supervisor and the reason on the posting. [issue 14 "Chips"]
+    credited, with the pit supervisor and the reason on the posting.
 
     Args:
         giver, receiver: two different saved Players; amount: ``Decimal`` euros above zero;

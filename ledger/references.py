@@ -25,10 +25,9 @@ refers to; the words are drawn in the reader's language at display time
 
 The ``reference`` column keeps its text (the API's and the idempotency's plain key,
 ``"slip 000021"``); pages read ``cause``. ``parse_reference`` turns the text the
-services used to write into a cause (the migration that filled ``cause`` for existing
-rows uses it). The channel a posting came from (``source``: ``console``, ``cashier``…)
-is put into words by ``source_text``. [issue 17 "Every word is drawn in the reader's
-language from structured data at display time"]
+services used to write into a cause (a reversal of a posting written before causes
+were stored reads its original's so). The channel a posting came from (``source``: ``console``, ``cashier``…)
+is put into words by ``source_text``.
 """
 
 import re

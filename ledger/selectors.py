@@ -170,7 +170,7 @@ def _reversal_faults():
 
 def _negative_chips_faults():
     """No player holds fewer than zero chips: a bet is covered at entry, a cash-out or a
-    transfer only spends what he holds. [issue 14 "Chips"]"""
+    transfer only spends what he holds."""
     return [f"account #{account_id} (player:{code}) holds {balance}: a player's chips never go below zero"
             for account_id, code, balance in (Account.objects.filter(kind=Account.Kind.PLAYER, balance__lt=0)
                                               .order_by("id").values_list("id", "player__code", "balance"))]
@@ -179,7 +179,7 @@ def _negative_chips_faults():
 def _late_entry_faults():
     """Every entry was written by the database transaction that wrote its transaction
     (PostgreSQL's ``xmin``): an entry added later to a posted transaction, with the
-    triggers off, is found. [issue 14 "Sealed postings"]"""
+    triggers off, is found."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT t.id, count(*) FROM ledger_transaction t JOIN ledger_entry e ON e.transaction_id = t.id"
                        " WHERE NOT (e.xmin = t.xmin) GROUP BY t.id ORDER BY t.id")

@@ -1,7 +1,7 @@
 """Splitting an amount of cents among a bank's syndicate by percentage shares.
 
-Pure Python (no Django). [issue 3 "Bank tenure": "distributing its balance back by
-shares, rounded to the cent by largest remainder"; seed 003: a bank owned by a team]
+Pure Python (no Django). A tenure's balance goes back to its syndicate by shares, rounded
+to the cent by largest remainder. [seed 003: a bank owned by a team]
 """
 
 from decimal import Decimal

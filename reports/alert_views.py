@@ -1,6 +1,5 @@
 """The auditors' alerts: the open ones (also on the auditor's home), one alert with its
-evidence and history, its acknowledgement with a note. Thin: ``reports.alerts`` writes.
-[issue 17 "Alerts"]"""
+evidence and history, its acknowledgement with a note. Thin: ``reports.alerts`` writes."""
 
 from datetime import date
 from decimal import Decimal

@@ -1,5 +1,5 @@
 """Alerts: raising them (idempotent: a finding is one alert however often it is found) and
-an auditor's acknowledgement with his note. One transaction each. [issue 17 "Alerts"]
+an auditor's acknowledgement with his note. One transaction each.
 
 Any finding can become an alert: a report's exception (a reconciliation difference, a
 gap, a broken chain, any code ``reports.audit`` or another module appends to a report's

@@ -1,7 +1,7 @@
 """The audit of a shift: the chi-square of the dealt cards, the keyed chain of its
 entries (with its undos), gaps in the hand numbers, hands left open.
 
-Findings are exceptions as ``reports.figures`` describes them. [issue 5 "Audit exceptions"]
+Findings are exceptions as ``reports.figures`` describes them.
 """
 
 import json
@@ -39,7 +39,7 @@ def card_test(dealt: dict, deck: str, initial: dict | None = None) -> dict:
     are not a uniform sample even from a fair deck (a hand stops drawing when its points
     are high, so low cards and figures come out more often, and an exchanged 4 may come
     back), so they are counted and shown, never tested. [rules.md "Cards and points",
-    "People and order of play"; issue 5 "Audit exceptions"]
+    "People and order of play"]
 
     Args:
         dealt: ``{card name: times dealt}`` (``"7O": 12``): every card out of the stock.
@@ -263,7 +263,7 @@ def box_checks(shift, exceptions):
     variance no supervisor has explained is an exception (``box_variance``); an explained
     one is listed in the section only. A count a recount superseded is listed (``latest``
     false, the recount's ``reason`` on the recount's row) and is no exception: the latest
-    count is the one that counts. [issue 16 "Table sessions"]
+    count is the one that counts.
 
     Returns:
         dict: ``buy_ins`` (the session's table buy-ins), ``commission`` (its hands'
@@ -305,7 +305,7 @@ def drawer_exceptions(start, end) -> list[dict]:
     beyond the tolerance stored at their close (``CAGE_DRAWER_TOLERANCE`` then), oldest
     first: ``{"code": "drawer_variance", "drawer", "cashier", "supervisor", "closed_at",
     "expected", "counted", "variance", "tolerance"}`` (amounts strings of euros).
-    [issue 15 "The drawer": a variance beyond a set tolerance is an audit exception]
+    A variance beyond the set tolerance is an audit exception.
     """
     from cage.models import Drawer
 

@@ -1,6 +1,5 @@
 """The bank-rotation report: a table's bank tenures over a period, each reconciled to its
 account's postings, and the chain of holders. Figures as ``reports.figures`` writes them.
-[issue 5 "Bank-rotation report"]
 """
 
 from collections import defaultdict
@@ -54,8 +53,7 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
         ValueError: ``date_to`` before ``date_from``.
     Each tenure's figures come from its settled hands and are reconciled with its
     account's entries: capital in, sale price, hand postings and reversals, the
-    distribution to its syndicate, and its balance. [issue 5 "Bank-rotation report";
-    issue 3 "Bank tenure"; ledger.services.tenures for the postings]
+    distribution to its syndicate, and its balance. [ledger.services.tenures for the postings]
     """
     progress = progress or no_progress
     start, end = period_bounds(date_from, date_to)
@@ -118,7 +116,7 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
             own[tenure_id][name] = own[tenure_id].get(name, ZERO) + signed
         elif name == "distribution" and player:
             received[tenure_id][player] = received[tenure_id].get(player, ZERO) + signed
-    # The bank's life: withdrawals by its banker, rebuilds of a wiped-out bank (issue 16).
+    # The bank's life: withdrawals by its banker, rebuilds of a wiped-out bank.
     life = defaultdict(lambda: {"withdrawals": ZERO, "rebuilds": ZERO})
     for account_id, kind, total in (
             Entry.objects.filter(account_id__in=list(accounts),
@@ -132,8 +130,8 @@ def bank_rotation_report(table, date_from, date_to, progress=None) -> dict:
                                  transaction__reverses__kind=Transaction.Kind.BANK_REBUILD)
             .values_list("account_id").annotate(total=Sum(signed_amount())).order_by()):
         life[accounts[account_id]]["rebuilds"] += total
-    # The capital put in: from chips at the opening, or deposited at the cage slip by slip
-    # (issue 16), less the deposits voided before the bank played.
+    # The capital put in: from chips at the opening, or deposited at the cage slip by slip,
+    # less the deposits voided before the bank played.
     deposited = defaultdict(lambda: ZERO)
     capital_in = Q(transaction__kind=Transaction.Kind.CAPITAL_IN) | Q(
         transaction__reverses__kind=Transaction.Kind.CAPITAL_IN)

@@ -1,5 +1,5 @@
 """The auditor's funnel chart as inline SVG: each group's result per unit staked against
-its hands, with the control limits of the theory (issue 17 "Expected against actual").
+its hands, with the control limits of the theory.
 
 Drawn as the reports' other chart (``reports.exports.chart_svg``): numbers we computed and
 labels we translated and escaped, safe to embed; numbers in the reader's locale.

@@ -1,5 +1,5 @@
 """What raises the auditors' alerts: a stored report's exceptions, large bets, and the
-statistical review of the report's hands against the theory. [issue 17]
+statistical review of the report's hands against the theory.
 
 ``report_findings(report)`` reads the database and returns ``reports.alerts.Finding``s;
 ``reports.tasks.raise_alerts`` raises them after each report is stored. The statistics are
@@ -547,9 +547,9 @@ def exception_findings(report) -> list[Finding]:
 
     Evidence: ``code``, ``count`` (the code's exceptions), ``items`` (the exceptions as
     stored, the first ``EVIDENCE_LIMIT``), ``item_total``. Exceptions that already have an
-    alert of their own (one per exception, as they were raised before issue 17's grouping)
+    alert of their own (one per exception, as they were raised before they were grouped)
     are left out, so that nothing is raised twice; a code with none left raises nothing.
-    The hands are the hand history's ``?report=&exception=`` filter. [issue 17 "Alerts"]
+    The hands are the hand history's ``?report=&exception=`` filter.
     """
     base = {"table_id": report.table_id, "shift_id": report.shift_id, "report_id": report.pk}
     items = [item for item in report.result.get("exceptions", []) if isinstance(item, dict)]
@@ -578,7 +578,7 @@ def large_bet_findings(report, hands) -> list[Finding]:
     ``number_from``/``number_to`` (the first and last hand's numbers: with the shift, the
     player and the threshold they select exactly these hands in the hand history). Bets
     that already have an alert of their own (``code="stake"``, one per bet, as raised
-    before issue 17's grouping) are left out. [issue 17 "Alerts"]
+    before bets were grouped) are left out.
     """
     table = report.table
     bets = HandBet.objects.filter(hand__in=hands.filter(status=Hand.Status.SETTLED), stake__gte=table.large_bet)

@@ -1,6 +1,6 @@
 """Where an alert's or a review line's hands are: the hand history (``/tables/hands/<table>/``)
 filtered to exactly those hands, and the hands an alert's evidence names, read without
-failing on old evidence. Read only. [issue 17 "Alerts"]
+failing on old evidence. Read only.
 
 The hand history's filters are ``tables.views.hands.HandFilterForm``'s: a grouped large-bet
 alert is its shift, its player, the table's large bet as the least stake and its first and

@@ -16,7 +16,7 @@ Sign conventions (``ledger.models``): a bet's ``net`` is from the player's side 
 the bank paid him); the bank's *win* is minus the players' nets, before the house's
 commission; the bank's *net* is after it. Casino terms: *handle* is the sum of stakes,
 *win* the bank's result, *hold %* the win over the handle.
-[issue 5; rules.md "Settlement of one bet"]
+[rules.md "Settlement of one bet"]
 """
 
 from decimal import ROUND_HALF_UP, Decimal

@@ -1,7 +1,7 @@
 """The house's own figures in a shift's report: the commission recomputed per hand from
 the rate and compared with the one posted, the house's hold (commission over handle),
 and per bank tenure its float at the shift's open and close and the sale price it
-received. [issue 17 "House figures in the shift report"]
+received.
 
 Casino terms: the *handle* is the sum of stakes; the *house hold %* is the house's
 commission over the handle (the bank holder's own hold %, his win over the handle, is

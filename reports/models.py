@@ -3,16 +3,16 @@
 A ``Report`` is one version of a subject's report (its ``key``: ``shift:<shift id>`` or
 ``banks:<table id>:<from>:<to>``; ``version`` 1, 2, 3…): running a report again adds a
 new version beside the old ones, never overwrites one (a PostgreSQL trigger refuses any
-update or delete of a stored report, migration ``0003_report_versions``). The first shift
+update or delete of a stored report, ``reports/sql/0002_guards.sql``). The first shift
 report computed after its shift closed is the one ``at_close``: it seals the chain head
 of the shift's entries (``result["seal"]``). Its ``result`` is the JSON of
 ``reports.shift.shift_report`` or ``reports.banks.bank_rotation_report``
-(amounts as strings of euros with two decimals). [issue 14 "Stored reports are versions"]
+(amounts as strings of euros with two decimals).
 
 A ``ReportRequest`` is the outbox of the Celery queue: it is written in the transaction
 that asks for the report and sent to the broker once that commits. If the broker is down
 the row stays ``pending`` with no ``dispatched_at``, and ``dispatch_reports`` (a beat
-task and a command) sends it later. [issue 5 "Running them"]
+task and a command) sends it later.
 """
 
 from django.conf import settings
@@ -26,7 +26,7 @@ from tables.models import Shift, Table
 
 
 class ReportKind(models.TextChoices):
-    """The two reports of issue 5."""
+    """The two reports: a shift's, and a table's bank rotation over a period."""
 
     SHIFT = "shift", _("shift report")
     BANKS = "banks", _("bank-rotation report")
@@ -152,7 +152,7 @@ class EdgeFigure(models.Model):
     ``key`` is ``<rules as sorted JSON>|<seats>``; ``result`` is ``EdgeResult.as_dict()``
     (``mean_per_unit``, ``sd_per_unit_hand``, ``sd_per_unit_bet``,
     ``within_hand_correlation``, ``bank_wins_bet``, the strategy in words, the seed, how
-    it was obtained). One row per key: computing it again replaces it. [issue 17]
+    it was obtained). One row per key: computing it again replaces it.
     """
 
     key = models.CharField(_("key"), max_length=400, unique=True)
@@ -173,7 +173,7 @@ class EdgeFigure(models.Model):
 
 
 class AlertKind(models.TextChoices):
-    """What raised an alert. [issue 17 "Alerts"]"""
+    """What raised an alert."""
 
     EXCEPTION = "exception", _("report exception")
     LARGE_BET = "large_bet", _("large bet")
@@ -193,7 +193,7 @@ class Alert(models.Model):
     data (ids of hands, bets, bank tenures; figures as numbers) put into words at display
     time. Rows are never deleted, and only ``status`` ever changes, open → acknowledged,
     with an ``AlertChange`` row saying who, when and why (PostgreSQL triggers, migration
-    ``0003_exceptions_alerts``). [issue 17 "Alerts"]
+    ``0003_exceptions_alerts``).
     """
 
     class Status(models.TextChoices):
@@ -226,7 +226,7 @@ class Alert(models.Model):
 
 class AlertChange(models.Model):
     """One change of an alert, attributed: its opening (by the system) and its
-    acknowledgement (by an auditor, with his note). Insert only. [issue 17 "Alerts"]"""
+    acknowledgement (by an auditor, with his note). Insert only."""
 
     class Action(models.TextChoices):
         OPENED = "opened", _("opened")

@@ -1,7 +1,7 @@
 """The auditor's review page: for a table, a shift, a bank tenure, a dealer or a period,
 the bank's actual result against the expected with its band, the funnel chart, the pairs
 and the card tests, each with its p-value and its hands as evidence. Computed on request
-(``reports.detection.review``), read only. [issue 17 "Expected against actual", "Pairs",
+(``reports.detection.review``), read only. ["Pairs",
 "Card tests with power"]"""
 
 import json

@@ -8,7 +8,6 @@ computes the report on a consistent snapshot of the database and stores it in on
 transaction as a new version of the subject's report (``report_store``: the versions
 before it stay as they were). A worker killed mid-way has written nothing
 but the request's progress; the broker gives the task again (``acks_late``).
-[issue 5 "Running them"]
 """
 
 import logging

@@ -1,6 +1,5 @@
 """The shift report: a table's shift from its hands, bets and entries, reconciled to the
 ledger, with its audit (``reports.audit``). Figures as ``reports.figures`` writes them.
-[issue 5 "Shift report"]
 """
 
 import json
@@ -75,7 +74,7 @@ def shift_report(shift, progress=None) -> dict:
         ``reports.audit.box_checks``) and ``exceptions`` (with ``seal_broken``: a head sealed
         in a stored report that the chain no longer has).
     Only settled hands count in the figures; voided hands are listed with their void,
-    open hands are an exception. [issue 5 "Shift report"]
+    open hands are an exception.
     """
     progress = progress or no_progress
     table = shift.table
@@ -190,8 +189,7 @@ def _bank_life(shift):
     """The bank's withdrawals, rebuilds and auctions at the shift's table while it was
     open, in order: ``[{"kind", "tenure", "holder", "amount", "at", "by"}]`` (amounts
     strings of euros, from the tenure account's entry of each posting; an auction's row
-    is its winning bid, with ``sessions`` and the ``tied`` bidders drawn by lot).
-    [issue 16 "The bank's life"]"""
+    is its winning bid, with ``sessions`` and the ``tied`` bidders drawn by lot)."""
     window = Q(transaction__posted_at__gte=shift.opened_at)
     if shift.closed_at is not None:
         window &= Q(transaction__posted_at__lte=shift.closed_at)

@@ -1,5 +1,5 @@
 """The auditor's statistics: results against the theory, improbable pairs, card tests,
-value-transfer patterns. [issue 17]
+value-transfer patterns.
 
 Pure Python with numpy and scipy, no Django: every function takes plain rows (dicts,
 tuples, numbers) and returns plain data — dicts and lists of numbers, strings, booleans
@@ -40,8 +40,8 @@ _RANK_INDEX = {rank: i for i, rank in enumerate(RANKS)}
 def _stats():
     """``scipy.stats``, imported when a test first needs it, not with this module: the URLs
     import it (the auditor's review), and every process that loads them paid for it at
-    start (each ``manage.py`` command's system checks, each gunicorn worker): 1.2-1.3 s of
-    a 1.5 s start-up for ``scipy.stats`` alone on the 2 shared cores (2026-11-24)."""
+    start (each ``manage.py`` command's system checks, each gunicorn worker): most of a
+    process's start-up (benchmarks/RESULTS.md)."""
     from scipy import stats
 
     return stats

@@ -1,4 +1,4 @@
-"""The reports' Celery tasks: thin, by id, safe to run twice. [issue 5 "Running them"]
+"""The reports' Celery tasks: thin, by id, safe to run twice.
 
 Each task re-reads the database and calls a service. ``run_report`` is acknowledged
 late (``CELERY_TASK_ACKS_LATE``): a worker killed in the middle leaves the message to be

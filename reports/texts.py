@@ -191,7 +191,7 @@ def event_text(event) -> str:
 
 
 # ---------------------------------------------------------------------------------------
-# Alerts [issue 17 "Alerts"]
+# Alerts
 
 PAIR_KINDS = {"dealer×bank": gettext_lazy("dealer × bank holder"), "dealer×player": gettext_lazy("dealer × player"),
               "bank×player": gettext_lazy("bank holder × player")}

@@ -166,7 +166,7 @@ def _boxes(boxes):
 
 
 def _report_alerts(report):
-    """The alerts this report raised (issue 17), each with its finding in words."""
+    """The alerts this report raised, each with its finding in words."""
     from reports.texts import alert_text
 
     alerts = list(report.alerts.select_related("table").order_by("-opened_at", "-id"))
@@ -176,7 +176,7 @@ def _report_alerts(report):
 
 
 def _review_url(report):
-    """The review page (issue 17) of the report's hands: its shift, or its table and period."""
+    """The review page of the report's hands: its shift, or its table and period."""
     from urllib.parse import urlencode
 
     from django.urls import reverse

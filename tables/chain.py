@@ -3,20 +3,19 @@ content and the table's previous entry's hash, under a secret key that lives in 
 environment (``CHAIN_KEY``), never in the database. Whoever can write the database but
 does not hold the key cannot recompute the chain after changing an entry: the chain
 check (``tables.integrity.chain_faults``, the shift report's audit) finds the change.
-[issue 14 "An audit trail that needs a secret to forge"]
 
 Keys and their ids (``casino/settings/base.py``):
 
 - ``CHAIN_KEY`` signs every new entry; ``CHAIN_KEY_ID`` (default ``"1"``) names it and is
   stored on each entry (``HandEvent.key_id``) and signed with it, so that a key can be
   replaced later: ``CHAIN_OLD_KEYS`` (``id=key,id=key``) keeps the old ones for checking.
-- Entries written before the chain was keyed (migration ``tables.0007_keyed_chain``) carry
+- Entries written before the chain was keyed (by an earlier version of this code) carry
   the key id ``""``: plain SHA-256, as before. A migration cannot re-sign them (it has no
   key, and entries are never edited); instead the first keyed entry of each table signs
   the last unkeyed entry's hash, so changing an unkeyed entry breaks the keyed one after
   it. An unkeyed entry is accepted only up to ``CHAIN_UNKEYED_UNTIL`` (an entry id, default
   0: none), set from the environment when upgrading a database that has entries
-  (README, "The audit trail's key"): an entry rewritten unkeyed after that is a fault, so
+  (docs/security.md, "Upgrading a database with unkeyed entries"): an entry rewritten unkeyed after that is a fault, so
   the chain cannot be downgraded to the unkeyed hash by the database's owner.
 """
 
@@ -53,9 +52,8 @@ def _key(key_id: str) -> bytes | None:
     """The secret of ``key_id`` (bytes), None when this server does not hold it.
 
     Kept once read (forgotten when a test changes a ``CHAIN_`` setting: ``_forget_keys``):
-    every entry signed reads it twice, three reads of Django's lazy settings each (an
-    import's 19,729 entries: 0.17 s of 6.2 under cProfile, 1,000 of benchmarks/import.py's
-    hands, 2026-11-24)."""
+    every entry signed reads it twice, and each read of Django's lazy settings costs three
+    lookups."""
     if key_id == settings.CHAIN_KEY_ID:
         if not settings.CHAIN_KEY:
             raise ImproperlyConfigured("CHAIN_KEY must be set: it signs the tables' entries")
@@ -82,9 +80,8 @@ def entry_body(*, table_id: int, hand_number: int, sequence: int, kind: str, eve
     ``{"table", "hand", "sequence", "kind", "event", "by", "at"}`` (``at``: ``entered_at``'s
     ``isoformat()``), written around the event's canonical JSON (``_body``; the same text
     as ``json.dumps`` of that object with sorted keys: ``tests/reports/test_chain_stream.py``
-    checks it). An import signs about 20 entries a hand: 0.09 s for the 19,651 entries of
-    1,000 of benchmarks/import.py's hands, against 0.15 s for ``json.dumps`` of the object
-    (2026-11-24)."""
+    checks it). An import signs about 20 entries a hand, so the text is written around the
+    event's JSON, not by ``json.dumps`` of the whole object (benchmarks/RESULTS.md, "Measurements behind the code's choices")."""
     return _body(table_id=table_id, hand_number=hand_number, sequence=sequence, kind_json=_CANONICAL.encode(kind),
                  event_json=_CANONICAL.encode(event), entered_by_id=entered_by_id, at=entered_at.isoformat())
 

@@ -118,7 +118,7 @@ class RecordRefused(TableError):
 
 class ChipsNotCovered(TableError):
     """A bet over what the player holds on record, less what he has at risk in open hands
-    (this one and any other): refused at entry, naming his holding. [issue 14 "Chips"]
+    (this one and any other): refused at entry, naming his holding.
 
     Attributes:
         player: the bettor's id; holding, at_risk, needed: ``Decimal`` euros (his chips on

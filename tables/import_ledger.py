@@ -90,11 +90,9 @@ class SettlementBatch:
     made as rows (their ids taken ahead) written by ``flush``; the patrons' gaming days
     for the AML rules kept in memory (``cage.services.aml.AmlBatch``).
 
-    Measured in-process on ``benchmarks/import.py``'s first 1,000 chained hands, every
-    statement counted (2026-11-24): with the cover checks on the balances it holds, the
-    import went from 15.3 to 12.2 statements a hand (a hand's own posting: two
-    statements, ``ledger_post_settlement``, against three per flush, one flush every
-    four hands or so, before each bank passed by a 7½).
+    The cover checks run on the balances it holds: a hand's own posting is two statements
+    (``ledger_post_settlement``), a flush three, one flush before each bank a 7½ passes
+    ``benchmarks/import.py --statements``.
     """
 
     def __init__(self):
@@ -349,9 +347,7 @@ class SettlementBatch:
         # A tenure's account before its tenure: the foreign key is checked at COMMIT.
         writes = [instances_copy(Account, self.new_accounts)]
         # COPY, the transactions' ids taken from their sequence first (casino.bulk), the entries
-        # as plain tuples, no model instance. With the batch's hands, entries and bets copied too
-        # (_ImportBatch.write): 1,000 chained hands of benchmarks/import.py in-process, 5.9-6.0 s
-        # before, 4.6-4.7 s after (168 to 214 hands/s, two runs each in alternation, 2026-11-24).
+        # as plain tuples, no model instance (benchmarks/RESULTS.md, "Measurements behind the code's choices").
         writes.append(instances_copy(Transaction, [txn for txn, _legs in self.pending], ids=self.ids))
         if self.pending:
             writes.append(rows_copy(Entry._meta.db_table, ["transaction_id", "account_id", "side", "amount"],

@@ -150,8 +150,7 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
             try:
                 # A savepoint for a record that writes before the batch's end: refused, it leaves
                 # nothing behind. One that only reads needs none (SAVEPOINT and RELEASE fewer for
-                # three records in four: 7.9 to 6.5 statements a hand, in-process, 1,000 of
-                # benchmarks/import.py's hands): refused, it is simply not added to the batch, and
+                # three records in four): refused, it is simply not added to the batch, and
                 # what it kept in the batch's ledger (a bank passed by a 7½) is undone.
                 with db.atomic() if writes else nullcontext():
                     batch.add(record)
@@ -263,9 +262,7 @@ class _ImportBatch:
     def expect(self, records):
         """Before the batch's first record: read its players, their chips (locked) and
         what they have at risk in open hands, for all its records at once (three
-        statements a batch instead of up to three a record; with the balances forgotten
-        after a bank passed read again in one statement and the house's read once, 10.9
-        to 7.9 statements a hand, in-process, 1,000 of ``benchmarks/import.py``'s hands)."""
+        statements a batch instead of up to three a record)."""
         with connection.cursor() as cursor:
             cursor.execute(_KEYS_AT_EACH_COPY)
         codes = set().union(*(_record_codes(record) for record in records if isinstance(record, dict)))
@@ -469,9 +466,7 @@ class _ImportBatch:
         then the hands (in order: each table's numbers ascending), their entries, their
         bets. The triggers check every row: hand numbers and entry sequences in order."""
         # COPY, the hands' ids taken from their sequence first (casino.bulk), instead of
-        # bulk_create's UNNEST arrays (each text escaped in Python): with the postings' COPY
-        # (SettlementBatch.flush), 168 to 214 hands/s in-process on 1,000 of benchmarks/import.py's
-        # chained hands (two runs each in alternation, 2026-11-24).
+        # bulk_create's UNNEST arrays (each text escaped in Python).
         writes = self.ledger.detach()
         writes.append(instances_copy(Hand, self.hands[self.sent:], ids=IdPool(Hand)))
         if self.entries:

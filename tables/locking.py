@@ -7,18 +7,14 @@ the lock is seen.
 
 An entry (``lock_hand``) locks the table and reads the hand with its table, bank holder,
 bank tenure, shift and dealer, and its entries so far: the console's hot path, and the
-project's one locked read written in SQL (the lock, then ``_read``). Its measured gain, on
-this project's 2-core machine (2026-11-24, medians of five runs): 0.47–0.51 ms against
-2.9–4.0 ms for the ORM's lock, ``select_related`` and entries query (three statements,
-compiled on every request; 4,000 reads each) — about 3 ms of an entry's 6–7 ms of server
-CPU (``benchmarks/console.py``); the lock alone 0.10 ms against 0.28–0.47 ms through the
-ORM (600 each).
+project's one locked read written in SQL (the lock, then ``_read``): one prepared
+statement in place of the ORM's lock, ``select_related`` and entries query (three
+statements, compiled on every request), about half of an entry's server CPU
+(benchmarks/RESULTS.md, "Measurements behind the code's choices").
 
 An opening (``lock_table_for_opening``) locks the table and reads its last hand, its
-open bank tenure and its open shift through the ORM: it runs once a hand (20–30 entries).
-The one statement written for it before cost 0.34 ms in-process against several through
-the ORM (2026-11-24, on a machine under load), a few percent of a hand's server CPU: not
-worth a second written read.
+open bank tenure and its open shift through the ORM: it runs once a hand (20–30 entries),
+a few percent of a hand's server CPU: not worth a second read written in SQL.
 """
 
 import functools

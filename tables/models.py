@@ -36,7 +36,7 @@ class Table(models.Model):
     ``rules`` is the hand record's ``rules`` value; ``min_bet`` and ``max_bet`` are
     ``Decimal`` euros with two places. ``bank_cover`` ("banca limitada") caps a hand's
     stakes at what the bank tenure holds. ``large_bet``: a stake at or above it raises an
-    alert for the auditors (None: no such alert). [issue 17 "Alerts"]
+    alert for the auditors (None: no such alert).
     """
 
     name = models.CharField(_("name"), max_length=64, unique=True)
@@ -126,7 +126,7 @@ class Hand(models.Model):
         VOIDED = "voided", _("voided")
 
     # No index of their own on table and shift: the unique (table, number) and the index
-    # (shift, number) lead with them (issue 18: fewer indexes for each hand written).
+    # (shift, number) lead with them (fewer indexes for each hand written).
     table = models.ForeignKey(Table, models.PROTECT, related_name="hands", verbose_name=_("table"), db_index=False)
     number = models.PositiveIntegerField(_("number"))
     shift = models.ForeignKey(Shift, models.PROTECT, null=True, blank=True, related_name="hands",
@@ -250,13 +250,12 @@ class HandEvent(models.Model):
     # index (table, id) and the unique (hand, sequence) lead with them), the form token's and the
     # entering user's only where they are set (an import's entries have neither), and the hash's
     # unique constraint without Django's second (LIKE) index. 9 to 4 indexes an imported entry
-    # goes through. [issue 18 "The import crawls"; benchmarks/import.py]
+    # goes through. [benchmarks/import.py]
     #
     # Its hand and its table are checked by ONE foreign key, (hand, table) to the hand's (id,
-    # table) (migration 0013: Django declares no composite foreign key), not one each: an
-    # entry's table is its hand's, and the table exists since the hand does. One check an entry
-    # instead of two at each COMMIT: 3,000 of benchmarks/import.py's hands, in-process, spent
-    # 0.44 s of about 4.0 in their entries' two checks (2026-11-25).
+    # table) (tables/sql/0002_guards.sql: Django declares no composite foreign key), not one
+    # each: an entry's table is its hand's, and the table exists since the hand does. One check
+    # an entry instead of two at each COMMIT, where they were about a tenth of an import's time.
     table = models.ForeignKey(Table, models.PROTECT, related_name="hand_events", verbose_name=_("table"),
                               db_index=False, db_constraint=False)
     hand = models.ForeignKey(Hand, models.PROTECT, related_name="events", verbose_name=_("hand"), db_index=False,
@@ -335,7 +334,7 @@ class BankTenure(models.Model):
     #: or more per syndicate member for his share) before the tenure's first hand: the
     #: pit's openings (draw, auction, sale). False: it was taken from the syndicate's chips
     #: on record at the opening (a 7½ takeover, a transfer at the table, an import).
-    #: [issue 16; Melilla casino rules 2014 art. 52]
+    #: [Melilla casino rules 2014 art. 52]
     deposit_required = models.BooleanField(_("capital deposited at the cage"), default=False)
 
     class Meta:
@@ -458,7 +457,7 @@ class BankRebuild(models.Model):
     (``CashierSlip`` of kind ``bank_deposit`` with ``rebuild`` set); the console opens no
     hand until it is deposited (PostgreSQL too: ``tables/sql/guards.sql``) or the bank is given up.
     ``number`` counts the tenure's rebuilds from 1. Written once, never changed.
-    [issue 16; Melilla casino rules 2014 art. 52: "a bank wiped out is rebuilt to at least
+    [Melilla casino rules 2014 art. 52: "a bank wiped out is rebuilt to at least
     its first amount or given up"; "the bank's money is deposited at the cage before play"]
     """
 

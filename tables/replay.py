@@ -2,7 +2,7 @@
 replayed through the rules engine and settled anew, compared with what is stored (the
 hand's settlement, its next bank, its bets) and what is posted (its ledger transaction's
 entries and detail). A hand rewritten consistently in its bets, settlement, entries and
-balances, its entries left alone, is found here. [issue 14 "Every hand worked out again"]
+balances, its entries left alone, is found here.
 
 Used by ``manage.py ledger_check`` (every hand) and the shift report (the shift's hands).
 Faults are dicts with a ``code`` (``reports.texts`` and ``hand_fault_text`` put them into

@@ -4,7 +4,7 @@ A player's chips on record are his account's balance (``ledger``); what he has s
 an open hand is only in that hand's entries. A bet, a cash-out, a bank's capital or a
 chip transfer is covered when the balance, less what the player has at risk in every
 open hand (``game.payouts.at_risk``: each cent staked times the table's loss
-multiplier), pays for it. [issue 14 "Chips"]
+multiplier), pays for it.
 
 Reads only (no lock of its own): a writer that must not race a bet holds the player's
 chips account row lock, which every bet's check takes too (``lock_chips``).

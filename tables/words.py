@@ -1,7 +1,6 @@
 """The game's words for what a hand's entries say, in the reader's language: an event
 (``{"seat": "luis", "do": "card", "card": "1C"}``) is stored as data and put into words
 only when shown (``luis · carta · 1C``), never stored as English text.
-[issue 17 "Every word is drawn in the reader's language from structured data"]
 """
 
 from django.utils.translation import gettext as _

@@ -1,6 +1,6 @@
 """The boxes and the bank's life in the API: what goes in (checked here for shape; the
 services check the rules) and what comes out. Amounts are strings of euros with two
-decimals. [issue 16]"""
+decimals."""
 
 from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema_field

@@ -1,4 +1,4 @@
-"""The auditors' alerts and the statistical review (``reports`` app, issue 17): list and
+"""The auditors' alerts and the statistical review (``reports`` app): list and
 read alerts, acknowledge one with a note (auditor, through ``reports.alerts.alert_acknowledge``,
 the service the page uses), and the review's figures for a table and a period (read only,
 computed on request as the page ``/reports/review/`` does)."""

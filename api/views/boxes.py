@@ -10,7 +10,7 @@ call (``ledger.services.bank_life`` through ``tables.services``, ``boxes.service
 - the tronc: its plan (pit supervisor, auditor) and its distribution (pit supervisor).
 
 Every POST carries an ``Idempotency-Key`` (``api.idempotency``); the money postings also
-get the ledger's own key from it. [issue 16]
+get the ledger's own key from it.
 """
 
 from django.db import transaction as db

@@ -236,7 +236,7 @@ class CashierViewSet(ApiViewMixin, viewsets.GenericViewSet):
 
 class ChipTransferViewSet(ApiViewMixin, viewsets.GenericViewSet):
     """Chips handed from one player to another, recorded by the pit supervisor
-    (``ledger.services.chips_transfer``). [issue 14 "Chips"]"""
+    (``ledger.services.chips_transfer``)."""
 
     permission = IsPitSupervisor
     serializer_class = ChipTransferInputSerializer

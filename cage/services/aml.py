@@ -241,9 +241,8 @@ def aml_record(pending: list[Pending], *, transaction, posted_by) -> list[AmlMov
 
 
 class AmlBatch:
-    """The AML rules for an import's postings kept in memory for its batch (issue 18 "The
-    import crawls"): the same checks and alerts as ``aml_check`` and ``aml_record`` one
-    posting at a time, each patron's gaming day read once (for every patron the batch
+    """The AML rules for an import's postings kept in memory for its batch: the same
+    checks and alerts as ``aml_check`` and ``aml_record`` one posting at a time, each patron's gaming day read once (for every patron the batch
     names, in one statement, with the alerts already raised), then kept up to date in
     memory; the movements and alerts written with the batch's postings (``detach``) once its
     transactions have their ids.

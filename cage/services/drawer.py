@@ -3,7 +3,7 @@ it, closed with a count by denomination and two signatures. One transaction each
 
 Locks: a slip takes its drawer's row ``FOR SHARE`` (``drawer_for_slip``, before the
 ledger's account locks); a close takes it ``FOR UPDATE``, so a close waits for the slips
-being booked and a slip never lands in a drawer closed under it. [issue 15 "The drawer"]
+being booked and a slip never lands in a drawer closed under it.
 """
 
 from decimal import Decimal

@@ -7,8 +7,8 @@ capital is deposited in cash (the cage's cash account debited, the tenure's bank
 credited, a ``capital_in`` posting): cash in at the drawer and in the AML totals, as a
 buy-in. What a bank pays back (a withdrawal, its final distribution) goes to its
 members' chips on record, which they cash out at the cage with a cash-out slip.
-[issue 16: "The bank's capital is deposited at the cage (a slip from the banker, or from
-each syndicate member for his share) before its first hand"]
+A bank's capital is deposited before its first hand: one slip from the banker, or one from
+each syndicate member for his share. [Melilla casino rules 2014 art. 52]
 """
 
 from decimal import Decimal
@@ -236,7 +236,7 @@ def cashier_bank_deposit(*, tenure: BankTenure, player: Player, amount: Decimal,
         syndicate (field ``player``), or the amount is above what he owes (field
         ``amount``, the amount owed named).
         InvalidAmount, AlreadyPosted, DrawerError, AmlRefused (cash in, as a buy-in).
-    [issue 16; Melilla casino rules 2014 art. 52: "the bank's money is deposited at the
+    [Melilla casino rules 2014 art. 52: "the bank's money is deposited at the
     cage before play"; "a bank wiped out is rebuilt to at least its first amount"]
     """
     amount_cents = check_slip_amount(amount)

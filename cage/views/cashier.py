@@ -176,7 +176,7 @@ def _awaiting_banks():
 def bank_deposit_form(request, token):
     """A bank deposit: a syndicate member's cash for his share of a bank's capital, into
     the bank (a numbered slip; cash in at the drawer, as a buy-in). The banks awaiting
-    their deposits are listed with who owes what. [issue 16]"""
+    their deposits are listed with who owes what."""
     key, response = _form_key(request, token, CashierSlip.Kind.BANK_DEPOSIT, "cage:bank_deposit")
     if response is not None:
         return response

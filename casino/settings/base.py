@@ -133,8 +133,8 @@ STATIC_ROOT = env.path("DJANGO_STATIC_ROOT", default=BASE_DIR / "staticfiles")
 
 # Django's cached_db sessions: read from the cache (Redis in production: CACHE_URL),
 # written through to the database, which still has them when the cache loses them
-# (revoked server-side at logout). A read from Redis cost 0.18 ms, the prepared SELECT it
-# replaced 0.20 ms, Django's db backend 0.47 ms (in-process, 4,000 reads, 2026-11-24).
+# (revoked server-side at logout). Redis serves a session faster than the database
+# (benchmarks/RESULTS.md).
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 
@@ -165,7 +165,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBIL
 CELERY_TIMEZONE = TIME_ZONE
 
 # The stored simulation of the bank's edge the auditors' alerts compare with (reports.detection):
-# hands simulated per rule set and seat count when first needed, and its seed. [issue 17]
+# hands simulated per rule set and seat count when first needed, and its seed.
 EDGE_HANDS = env.int("EDGE_HANDS", default=100_000)
 EDGE_SEED = env.int("EDGE_SEED", default=17)
 

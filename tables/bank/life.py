@@ -212,7 +212,7 @@ def bank_rebuild_order(*, tenure: BankTenure, amount: Decimal, ordered_by) -> Ba
     deposited at the cage by its syndicate, each member his share to the cent by largest
     remainder (``ledger.shares``; ``ledger.services.cage.deposits_owed``, paid with
     ``cashier_bank_deposit``: a ``bank_rebuild`` posting per slip). Until the deposits
-    cover it the console opens no hand (PostgreSQL refuses one too, migration 0014); the
+    cover it the console opens no hand (PostgreSQL refuses one too: ``cage/sql/0002_guards.sql``); the
     bank may be given up instead (``tenure_close``: what was deposited goes back to the
     syndicate's chips with the rest of its balance).
 
@@ -225,7 +225,7 @@ def bank_rebuild_order(*, tenure: BankTenure, amount: Decimal, ordered_by) -> Ba
         InvalidAmount (field ``amount``); TenureError: the tenure is closed, its capital or
         an earlier rebuild still awaits deposits (field ``tenure``), or ``amount`` leaves
         the bank below its first amount (field ``amount``, the least amount named).
-    [issue 16; Melilla casino rules 2014 art. 52: "a bank wiped out is rebuilt to at least
+    [Melilla casino rules 2014 art. 52: "a bank wiped out is rebuilt to at least
     its first amount or given up"; "the bank's money is deposited at the cage before play"]
     """
     from tables.bank.deposits import awaiting_deposit

@@ -53,9 +53,7 @@ def tenure_closings(tenures) -> dict[int, tuple[Decimal, Decimal]]:
     closing balance) less all it put in (the capital, from chips or deposited at the cage,
     less the deposits voided, and its rebuilds): its gain or loss, the sale price received
     included, as the bank-rotation report's. An open tenure's closing balance is its
-    balance now. [issue 3 "Bank tenure"; issue 16 "the bank's deposits, withdrawals,
-    rebuilds and final result per tenure"; issue 17 "closed banks show their real
-    closing balance and result"]
+    balance now.
     """
     tenures = list(tenures)
     closed = [tenure.pk for tenure in tenures if tenure.closed_at is not None]
@@ -97,7 +95,7 @@ def tenure_statement(*, tenure: BankTenure, page: int | str = 1, per_page: int =
     """A tenure's statement: balance (``Decimal`` euros), the syndicate's shares with the
     capital each paid and the distribution (actual if closed, prospective if open:
     ``split_by_shares`` of the balance), and a page of the tenure's entries.
-    [issue 3 "Bank tenure": distribution by shares, largest remainder]
+    [distribution by shares, largest remainder]
     """
     account = Account.objects.get(pk=tenure.account_id)
     shares = list(tenure.shares.select_related("player").order_by("id"))

@@ -2,7 +2,7 @@
 its syndicate, closed with its balance back to the syndicate by shares, sold or passed at
 once, and the cover a limited bank (``bank_cover``) can still give.
 
-[rules.md "The bank passes"; issue 3 "Bank tenure"]
+[rules.md "The bank passes"]
 """
 
 from collections import defaultdict
@@ -191,9 +191,7 @@ def _close_tenure(*, tenure, ended, posted_by, source, handover=None):
     """Close a tenure inside the caller's transaction; the distribution or None.
 
     ``handover``: what ``_lock_handover`` locked and read for it (else read here): four
-    statements fewer per bank passed (with ``_open_tenure``'s two and the taker's chips
-    not read without takeover capital, 12.2 to 10.9 statements a hand in-process on
-    1,000 of ``benchmarks/import.py``'s hands, a bank passed in one hand in four)."""
+    statements fewer per bank passed."""
     shares, accounts, locked, bank = handover or _lock_handover(tenure=tenure, players=[])
     planned = distribution_posting(tenure=tenure, bank=bank, balance=cents(locked[bank].balance),
                                    members=[(share.player, share.percent, accounts[share.player_id])
@@ -203,8 +201,7 @@ def _close_tenure(*, tenure, ended, posted_by, source, handover=None):
         distribution = posting.post(locked=locked, posted_by=posted_by, source=source, **planned)
     closed_at = timezone.now()
     # The account closed and the tenure's closing recorded in one statement (each row's trigger
-    # checks its own table: ledger_account_update, ledger_banktenure_update): 6.07 to 5.83
-    # statements a hand on benchmarks/import.py's first 1,000 hands (in-process, a bank passed in one hand in four).
+    # checks its own table: ledger_account_update, tables_banktenure_update).
     with connection.cursor() as cursor:
         cursor.execute("WITH account AS (UPDATE ledger_account SET is_open = false WHERE id = %s)"
                        " UPDATE tables_banktenure SET closed_at = %s, ended = %s WHERE id = %s",
@@ -223,10 +220,7 @@ SELECT a.id, a.player_id, a.id = %(bank)s, a.balance, a.is_open
  ORDER BY a.id
    FOR NO KEY UPDATE OF a"""
 # _lock_handover's reads of the chips accounts, the tenure's account and their locks in one
-# statement instead of three (when every account exists): 6.56 to 6.07 statements a hand on
-# benchmarks/import.py's first 1,000 hands (in-process, --statements' count); in wall time, on a
-# machine loaded by other work (load 4-5), 121 and 140 hands/s before against 98 and 165 after,
-# in alternation: within the noise (2026-11-24).
+# statement instead of three (when every account exists): fewer statements a hand for an import.
 
 
 class _Handover(NamedTuple):
@@ -288,8 +282,7 @@ def tenure_open(*, table, holder: Player, capital: Decimal, shares: list[tuple[P
     """Open a bank tenure at ``table``: its capital comes from the syndicate's chips, or,
     with ``deposit``, is deposited at the cage before its first hand.
 
-    Which openings take which (issue 16, "the bank's capital is deposited at the cage
-    before its first hand"): the pit's openings between hands, a draw
+    Which openings take which: the pit's openings between hands, a draw
     (``tables.services.table_bank_draw``), an auction award (``auction_award``) and a
     sale to a new holder (``table_bank_sell``), pass ``deposit=True``: the tenure opens
     awaiting its deposits (``deposits_owed``) and the console opens no hand on it until
@@ -355,7 +348,7 @@ def tenure_close(*, tenure: BankTenure, ended: str = BankTenure.Ended.CLOSED, po
         distribute; the tenure is closed all the same).
     Raises:
         TenureError: already closed, or a bad ``ended``.
-    [issue 3 "Bank tenure"; rules.md "Settlement of one bet" for the commission]
+    [rules.md "Settlement of one bet" for the commission]
     """
     _check_choice(ended, BankTenure.Ended, "ended")
     source = posting.source_of(posted_by, source, "cashier")
@@ -368,7 +361,7 @@ def _refund_unfinished_rebuild(*, tenure, posted_by, source):
     """A bank given up while the rebuild the pit ordered still awaits deposits: what each
     member deposited for it goes back to his own chips (not by shares: the others paid
     nothing of it), one ``bank_rebuild`` posting debiting the bank; None if nothing to
-    refund. [issue 16: "rebuilt to at least its first amount or given up"]"""
+    refund. [Melilla casino rules 2014 art. 52: "rebuilt to at least its first amount or given up"]"""
     from tables.bank.deposits import outstanding_rebuild
 
     rebuild = outstanding_rebuild(tenure)
@@ -489,7 +482,7 @@ def tenure_check_cover(*, tenure: BankTenure, stakes: Decimal, holds: Decimal | 
     Raises:
         CoverExceeded: the stakes exceed what the tenure holds; the message says by how
         much (field ``amount``).
-    [issue 3 "Option bank_cover"; tables.models.Table.bank_cover]
+    [tables.models.Table.bank_cover]
     """
     if not tenure.table.bank_cover:
         return None

@@ -163,7 +163,7 @@ def shares_text(shares):
 class ChipTransferForm(forms.Form):
     """Chips handed from one player to another at the pit's sight: both players' ids, the
     amount (Decimal euros, two decimals, above zero), the reason, and a one-time token so
-    that the confirmation sent twice posts once. [issue 14 "Chips"]"""
+    that the confirmation sent twice posts once."""
 
     giver = PlayerCodeField(label=_("From (player id)"))
     receiver = PlayerCodeField(label=_("To (player id)"))

@@ -139,7 +139,7 @@ def free_chips(player):
 def refuse_bank_awaiting_deposit(table, tenure):
     """A bank opened by the pit (drawn for, auctioned, sold) plays its first hand only once
     its capital is deposited at the cage, each member for his share; a bank whose rebuild
-    the pit ordered plays its next hand only once the rebuild is deposited. [issue 16; Melilla
+    the pit ordered plays its next hand only once the rebuild is deposited. [Melilla
     casino rules 2014 art. 52: "the bank's money is deposited at the cage before play"]
 
     Raises:
@@ -162,8 +162,7 @@ def refuse_bank_awaiting_deposit(table, tenure):
 def refuse_wiped_out_bank(table, tenure, holds: int | None = None):
     """A limited bank whose funds no longer cover the table's minimum bet after its hands
     (a bank opened short, as a 7½ takeover with few chips, was never covered: its stakes
-    are refused bet by bet, ``tenure_check_cover``) opens no hand until it is rebuilt to at least its first amount or given up. [issue 16 "The bank's
-    life"; Melilla casino rules 2014 art. 52]
+    are refused bet by bet, ``tenure_check_cover``) opens no hand until it is rebuilt to at least its first amount or given up. [Melilla casino rules 2014 art. 52]
 
     ``holds``: cents the bank holds, if the caller keeps it (an import's batch; else read).
 

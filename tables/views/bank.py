@@ -2,7 +2,7 @@
 auction (bids, award with a draw of lots on a tie), a withdrawal by the banker (never the
 stakes in play), a rebuild of a wiped-out bank, the bank given up. Each change is
 confirmed on a second page first; only the confirmation posts (the bids excepted: one
-line each, kept on record). Pit supervisors change; auditors read. [issue 16]"""
+line each, kept on record). Pit supervisors change; auditors read."""
 
 from decimal import Decimal
 

@@ -6,7 +6,7 @@ records it (and settles the hand when it is finished); the page is redrawn from 
 hand's replayed state, offering only the actions legal now (``HandState.legal()``).
 Post/Redirect/Get: a recorded entry redirects to the console (or, sent by the console's
 script with the ``X-Console-Fetch`` header, is answered with the console at once); a
-refused one redraws it with the rule broken and nothing saved. [issue 4 "The table console"]
+refused one redraws it with the rule broken and nothing saved.
 
 Access: the dealer of the table's open shift enters; pit supervisors and auditors read;
 anyone else gets 403; anonymous users are sent to log in.
@@ -283,12 +283,10 @@ urlpatterns = [
 # One template draws the console's body (templates/jinja2/tables/console/body.html): the
 # page puts it in the layout (tables/console/console.html, Django's), and the console's
 # script gets it alone, in the answer to an entry. It is drawn after every entry, and
-# Jinja2 draws it about ten times faster than Django's template engine: 0.6–0.7 ms
-# against 2.6–8.2 ms for the same body ported to Django's language (the same HTML from
-# the same context; on the shared 2-core machine, 2026-11-24), when a whole entry costs
-# the server about 5 ms. The view only gathers what the body shows, as SimpleNamespaces
-# (``Shown``): Jinja2 reads their attributes at once, where each dotted read of a dict's
-# key first fails a getattr (up to 0.3 ms a draw).
+# Jinja2 draws it several times faster than Django's template engine, and it is drawn after
+# every entry (benchmarks/RESULTS.md, "Measurements behind the code's choices"). The view only gathers what the body shows, as
+# SimpleNamespaces (``Shown``): Jinja2 reads their attributes at once, where each dotted
+# read of a dict's key first fails a getattr.
 
 #: The console's page: the layout around the body (Django).
 PAGE = "tables/console/console.html"
@@ -380,8 +378,7 @@ def _bank_news(table, hand):
     a limited bank is wiped out (the next hand is refused until it is rebuilt or given
     up), and what a bank opened by the pit still awaits at the cage (``owing``: each
     member who owes, ``player``, ``owing``, ``due``; ``rebuild``: the BankRebuild they
-    owe for, else None: the capital). [issue 16 "The bank's life":
-    withdrawals recorded and announced on the console; the capital deposited at the cage
+    owe for, else None: the capital). [withdrawals recorded and announced on the console; the capital deposited at the cage
     before the first hand]"""
     from tables.bank.deposits import awaiting_deposit
     from tables.bank.life import bank_floor, bank_wiped_out, last_bank_movement

@@ -2,7 +2,7 @@
 settlement and its ledger posting, and the hand as a hand record to download.
 
 Read only (GET). Pit supervisors and auditors read every table; a dealer reads the table
-of his open shift only (403 elsewhere); other roles get 403. [issue 4 "Around the hand"]
+of his open shift only (403 elsewhere); other roles get 403.
 """
 
 import csv
@@ -149,7 +149,7 @@ class HandFilterForm(forms.Form):
       codes: the hands those exceptions name; the report alone: every exception's).
 
     Bad input is a field error naming the field (the page answers 400, the CSV 400 with
-    the errors as text), never a 500. [issue 4 "Around the hand", issue 17 "Alerts"]
+    the errors as text), never a 500.
     """
 
     shift = forms.TypedChoiceField(label=gettext_lazy("Shift"), required=False, coerce=int, empty_value=None)

@@ -8,7 +8,7 @@ second page first; only the confirmation posts.
 
 Roles: the pit supervisor changes; an auditor reads every page (GET) and posts nothing
 (403); anyone else gets 403. The 7½ takeover of the bank is not here: ``hand_open`` does
-it by itself. [issue 4 "Around the hand"]
+it by itself.
 """
 
 from dataclasses import dataclass
@@ -370,7 +370,7 @@ def _nets(hand):
 def chip_transfer(request):
     """Record chips handed from one player to another: the form, then a confirmation
     naming both players, the amount and what the giver holds; only the confirmation posts
-    (``ledger.services.chips_transfer``). [issue 14 "Chips"]"""
+    (``ledger.services.chips_transfer``)."""
     form = ChipTransferForm(request.POST or None)
     context = {"form": form, "can_change": can_change(request)}
     if request.method == "POST" and form.is_valid():

@@ -18,7 +18,7 @@ Every bet is checked against its player's chips on record (a record whose stakes
 player cannot cover is refused, naming him and his holding); a player the import creates
 holds nothing unless ``--opening-chips AMOUNT`` books him that much, for a migration, as
 marked opening chips (``ledger.services.chips_opening``).
-[issue 4 "Around the hand"; issue 18; hand-record.md]
+[hand-record.md]
 """
 
 import argparse
