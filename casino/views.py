@@ -23,8 +23,8 @@ def home(request):
         context["open_shifts"] = list(Shift.objects.select_related("table")
                                       .filter(dealer=request.user, closed_at__isnull=True).order_by("table__name"))
     if has_role(request.user, AUDITOR):
-        from reports.alert_views import open_alerts
         from reports.models import Alert
+        from reports.views.alerts import open_alerts
 
         context["open_alerts"] = open_alerts(limit=HOME_ALERTS)
         context["open_alert_count"] = Alert.objects.filter(status=Alert.Status.OPEN).count()

@@ -19,9 +19,9 @@ from reports.alerts import NOTE_MIN, AlertError, alert_acknowledge
 from reports.detection import MissingTheory
 from reports.evidence import evidence_hands_url
 from reports.models import Alert
-from reports.review_views import ReviewForm, missing_theory_text, review_figures
 from reports.statistics import ALPHA
 from reports.texts import alert_text
+from reports.views.review import ReviewForm, missing_theory_text, review_figures
 
 ALERT_READERS = IsAuditor | IsAdmin
 

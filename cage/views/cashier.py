@@ -28,6 +28,7 @@ from cage.forms import (
 )
 from cage.models import CashierSlip
 from cage.services import slips
+from casino.forms import add_refusal
 from casino.roles import AUDITOR, CAGE_SUPERVISOR, CASHIER, has_role, role_required
 from ledger.errors import AlreadyPosted, LedgerError
 from ledger.models import Transaction
@@ -295,11 +296,6 @@ def _identity(form):
     return {name: form.cleaned_data[name] for name in IDENTITY_FIELDS if name in form.cleaned_data}
 
 
-def _add_errors(form, error):
-    for field, messages_ in error.message_dict.items() if hasattr(error, "error_dict") else [(None, error.messages)]:
-        form.add_error(field if field in form.fields else None, messages_)
-
-
 @never_cache
 @role_required(CASHIER)
 def player_register_page(request):
@@ -309,7 +305,7 @@ def player_register_page(request):
         try:
             player = player_register(code=form.cleaned_data["code"], by=request.user, **_identity(form))
         except ValidationError as error:
-            _add_errors(form, error)
+            add_refusal(form, error)
         else:
             messages.success(request, _("%(player)s is registered.") % {"player": player.code})
             return redirect("cage:player", code=player.code)
@@ -327,7 +323,7 @@ def player_page(request, code):
         try:
             change = player_update(player=player, by=request.user, **_identity(form))
         except ValidationError as error:
-            _add_errors(form, error)
+            add_refusal(form, error)
         else:
             if change is None:
                 messages.info(request, _("Nothing was changed."))

@@ -28,14 +28,11 @@ from cage.services.drawer import (
 )
 from casino import formatting, periods
 from casino.errors import Refusal
+from casino.forms import add_refusal
 from casino.roles import AUDITOR, CAGE_SUPERVISOR, CASHIER, COMPLIANCE, has_role, role_required
 from ledger.errors import LedgerError
 from patrons.models import Player
 from patrons.services import player_record_identity
-
-
-def _refusal(form, error):
-    form.add_error(error.field if error.field in form.fields else None, error)
 
 
 @never_cache
@@ -48,7 +45,7 @@ def drawer(request):
         try:
             opened = drawer_open(cashier=request.user, count=form.count)
         except LedgerError as error:
-            _refusal(form, error)
+            add_refusal(form, error)
         else:
             messages.success(request, _("Drawer #%(drawer)s open with a float of %(amount)s.") % {
                 "drawer": opened.pk, "amount": formatting.money(opened.float_amount)})
@@ -73,7 +70,7 @@ def drawer_close_page(request):
         try:
             preview = drawer_preview(drawer=current, count=form.count)
         except LedgerError as error:
-            _refusal(form, error)
+            add_refusal(form, error)
         else:
             if request.POST.get("confirm") == "yes":
                 supervisor = form.signed_by(request)
@@ -82,7 +79,7 @@ def drawer_close_page(request):
                         closed = drawer_close(drawer=current, cashier=request.user, supervisor=supervisor,
                                               count=form.count, note=form.cleaned_data["note"])
                     except DrawerError as error:
-                        _refusal(form, error)
+                        add_refusal(form, error)
                     else:
                         messages.success(request, _("Drawer #%(drawer)s closed: %(variance)s.") % {
                             "drawer": closed.pk, "variance": variance_text(closed.variance)})
@@ -157,7 +154,7 @@ def identity(request, code):
         try:
             player_record_identity(player=player, recorded_by=request.user, **form.cleaned_data)
         except Refusal as error:
-            _refusal(form, error)
+            add_refusal(form, error)
         else:
             messages.success(request, _("Identity of %(player)s recorded.") % {"player": player.code})
             return redirect("cage:identity", code=player.code)

@@ -13,13 +13,14 @@ from django.urls import path
 from django.utils.translation import gettext as _
 
 from casino import formatting
+from casino.forms import add_refusal
 from ledger.money import euros
 from tables import services
 from tables.bank.deposits import awaiting_deposit
 from tables.bank.life import auction_award, auction_bid, auction_open, auction_standing, bank_floor
 from tables.forms.bank import AuctionOpenForm, BankAmountForm, BidForm
 from tables.models import BankAuction, BankTenure, Hand, Table
-from tables.views.pit import can_change, pit_page, refuse_on_form
+from tables.views.pit import can_change, pit_page
 
 
 def _tenure(table):
@@ -73,7 +74,7 @@ def auction(request, table_id):
                                              "console opens no hand until then."))
                     return redirect("tables:pit_table", table_id=table.pk)
         except ValidationError as error:
-            refuse_on_form(bid_form if "bid" in request.POST else open_form, error)
+            add_refusal(bid_form if "bid" in request.POST else open_form, error)
             if "award" in request.POST:
                 messages.error(request, str(error))
     bids = list(current.bids.select_related("player", "recorded_by").order_by("-amount", "id")) if current else []
@@ -111,7 +112,7 @@ def _money_change(request, table_id, kind):
                 else:
                     services.table_bank_rebuild(table=table, amount=amount, by=request.user)
             except ValidationError as error:
-                refuse_on_form(form, error)
+                add_refusal(form, error)
             else:
                 messages.success(request, (_("%(player)s withdrew %(amount)s from the bank; the console announces it.")
                                            if kind == "withdraw" else

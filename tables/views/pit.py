@@ -23,6 +23,7 @@ from django.urls import path
 from django.utils.translation import gettext as _
 
 from casino import formatting
+from casino.forms import add_refusal
 from casino.roles import AUDITOR, PIT_SUPERVISOR, has_role, role_required
 from ledger.chips import chips_transfer
 from ledger.errors import AlreadyPosted
@@ -54,13 +55,6 @@ def can_change(request):
 def _page(request, queryset, param="page", per_page=PER_PAGE):
     """One page of ``queryset`` from the query parameter ``param`` (a bad value: page 1)."""
     return Paginator(queryset, per_page).get_page(request.GET.get(param))
-
-
-def refuse_on_form(form, error, fields=None):
-    """Show a service's refusal on the form field it names (else above the form)."""
-    field = getattr(error, "field", None)
-    field = (fields or {}).get(field, field)
-    form.add_error(field if field in form.fields else None, error)
 
 
 def _open_tenure(table):
@@ -141,7 +135,7 @@ def shift_open(request):
             shift = services.shift_open(table=form.cleaned_data["table"], dealer=form.cleaned_data["dealer"],
                                         opened_by=request.user)
         except ValidationError as error:
-            refuse_on_form(form, error)
+            add_refusal(form, error)
         else:
             messages.success(request, _("Shift of %(dealer)s opened at %(table)s.")
                              % {"dealer": shift.dealer.get_username(), "table": shift.table.name})
@@ -274,7 +268,7 @@ def _bank_change(request, table_id, kind):
             try:
                 new = change.call(table=table, cleaned=cleaned, by=request.user)
             except ValidationError as error:
-                refuse_on_form(form, error, change.form_class.service_fields)
+                add_refusal(form, error, change.form_class.service_fields)
             else:
                 if new.deposit_required and new.capital:
                     messages.success(request, _("%(holder)s now holds the bank at %(table)s with %(capital)s, to be "
@@ -338,7 +332,7 @@ def hand_void(request, table_id, number):
             try:
                 services.hand_void(hand=hand, reason=form.cleaned_data["reason"], voided_by=request.user)
             except ValidationError as error:
-                refuse_on_form(form, error)
+                add_refusal(form, error)
             else:
                 messages.success(request, _("Hand #%(number)s at %(table)s voided.")
                                  % {"number": hand.number, "table": hand.table.name})
@@ -385,7 +379,7 @@ def chip_transfer(request):
                 messages.info(request, _("This transfer was already recorded."))
                 return redirect("tables:chip_transfer")
             except ValidationError as error:
-                refuse_on_form(form, error)
+                add_refusal(form, error)
             else:
                 messages.success(request, _("Transfer #%(id)s recorded: %(amount)s from %(giver)s to %(receiver)s.")
                                  % {"id": txn.pk, "amount": formatting.money(form.cleaned_data["amount"]), "giver": giver.code,

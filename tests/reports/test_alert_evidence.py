@@ -193,7 +193,7 @@ def test_old_evidence_with_a_hand_number_under_hand_does_not_break_the_page(play
 def test_a_review_line_with_more_hands_than_it_lists_links_to_exactly_them(staff, auditor, monkeypatch):
     from django.utils import timezone
 
-    from reports import review_views
+    from reports.views import review as review_views
     from tests.reports.sessions import RULES, SEATS, play_shift, records, simulated_table
 
     edge_store(rules=RULES, seats=SEATS, hands=500_000, seed=17, result=EDGE)

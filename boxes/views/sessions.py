@@ -1,11 +1,7 @@
-"""The boxes' pages: the dealer's table buy-in at the console; the pit's page of a
-session's boxes (its buy-ins, the counts, the variances to explain); the cagnotte
-register of a session and the daily control register (each also as CSV).
-
-Roles: the dealer of the table's open session records its buy-ins (a pit supervisor may
-too); a pit supervisor records counts and explanations; an auditor reads every page and
-posts nothing (403).
-"""
+"""The pit's pages of the boxes: a session's boxes (its buy-ins, the counts by two people,
+the variances to explain), the cagnotte register of a session and the daily control
+register (each also as CSV), the tronc and its distributions. A pit supervisor records;
+an auditor reads every page and posts nothing (403)."""
 
 import csv
 from datetime import date
@@ -14,98 +10,20 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from boxes import services
-from boxes.forms import BoxCountForm, BoxRecountForm, TableBuyInForm, TableTipForm, VarianceNoteForm
+from boxes.forms import BoxCountForm, BoxRecountForm, VarianceNoteForm
 from boxes.models import BoxCount, TableBuyIn, TableTip
 from boxes.registers import cagnotte_register, daily_register
 from casino import formatting
-from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
-from ledger.errors import AlreadyPosted
-from tables.models import Shift, Table
+from casino.forms import add_refusal
+from casino.roles import AUDITOR, PIT_SUPERVISOR, has_role, role_required
+from tables.models import Shift
 
 pit_page = role_required(PIT_SUPERVISOR, read_roles=(AUDITOR,))
 CSV_TYPE = "text/csv; charset=utf-8"
-
-
-def _refuse(form, error):
-    field = getattr(error, "field", None)
-    form.add_error(field if field in form.fields else None, error)
-
-
-# ---------------------------------------------------------------------------------------
-# The console: a table buy-in
-
-def _console_shift(request, table, refusal):
-    """The table's open session, if the user is its dealer or a pit supervisor."""
-    shift = table.shifts.filter(closed_at__isnull=True).select_related("dealer").first()
-    if shift is None:
-        raise PermissionDenied(_("This table has no open shift: a pit supervisor opens one before its hands are "
-                                 "entered."))
-    if shift.dealer_id != request.user.pk and not has_role(request.user, PIT_SUPERVISOR):
-        raise PermissionDenied(refusal % {"dealer": shift.dealer.get_username()})
-    return shift
-
-
-@role_required(DEALER, PIT_SUPERVISOR)
-def console_buy_in(request, table_id):
-    """A table buy-in at the console (key K): player and amount; the chips go to the
-    player, the cash into the table's drop box. Then back to the console, announced."""
-    table = get_object_or_404(Table, pk=table_id)
-    shift = _console_shift(request, table, _("Only %(dealer)s, the dealer of this table's open shift, records its "
-                                             "buy-ins."))
-    form = TableBuyInForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        player, amount = form.cleaned_data["player"], form.cleaned_data["amount"]
-        try:
-            services.table_buy_in(shift=shift, player=player, amount=amount, recorded_by=request.user,
-                                  idempotency_key=f"table_buy_in:{form.cleaned_data['token']}")
-        except AlreadyPosted:
-            pass  # the same form sent twice: the first one stands
-        except ValidationError as error:
-            _refuse(form, error)
-        else:
-            messages.success(request, _("Buy-in at the table: %(amount)s in chips to %(player)s, the cash into the "
-                                        "drop box.") % {"amount": formatting.money(amount), "player": player.code})
-        if form.is_valid():
-            return redirect("tables:console", table_id=table.pk)
-    recent = TableBuyIn.objects.filter(shift=shift).select_related("player").order_by("-id")[:5]
-    return render(request, "boxes/buy_in.html", {"table": table, "shift": shift, "form": form, "recent": recent})
-
-
-@role_required(DEALER, PIT_SUPERVISOR)
-def console_tip(request, table_id):
-    """A tip at the console (key U): a player's chips into the tips box (his id), or
-    cash a patron put straight into it (no id); the amount. Then back to the console,
-    announced."""
-    table = get_object_or_404(Table, pk=table_id)
-    shift = _console_shift(request, table, _("Only %(dealer)s, the dealer of this table's open shift, records its "
-                                             "tips."))
-    form = TableTipForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        player, amount = form.cleaned_data["player"], form.cleaned_data["amount"]
-        try:
-            services.table_tip(shift=shift, player=player, amount=amount, recorded_by=request.user,
-                               idempotency_key=f"console_tip:{form.cleaned_data['token']}")
-        except AlreadyPosted:
-            pass  # the same form sent twice: the first one stands
-        except ValidationError as error:
-            _refuse(form, error)
-        else:
-            if player is None:
-                messages.success(request, _("Cash tip of %(amount)s recorded in the tips box.")
-                                 % {"amount": formatting.money(amount)})
-            else:
-                messages.success(request, _("Tip of %(amount)s in chips from %(player)s into the tips box.")
-                                 % {"amount": formatting.money(amount), "player": player.code})
-        if form.is_valid():
-            return redirect("tables:console", table_id=table.pk)
-    recent = TableTip.objects.filter(shift=shift).select_related("player").order_by("-id")[:5]
-    return render(request, "boxes/tip.html", {"table": table, "shift": shift, "form": form, "recent": recent,
-                                              "total": services.session_tips(shift)})
 
 
 # ---------------------------------------------------------------------------------------
@@ -135,7 +53,7 @@ def session_boxes(request, shift_id):
                                    first_counter=form.cleaned_data["first_counter"],
                                    second_counter=form.cleaned_data["second_counter"], recorded_by=request.user)
             except ValidationError as error:
-                _refuse(form, error)
+                add_refusal(form, error)
             else:
                 messages.success(request, _("Count recorded."))
                 return redirect("boxes:session", shift_id=shift.pk)
@@ -150,7 +68,7 @@ def session_boxes(request, shift_id):
                                          second_counter=recount.cleaned_data["second_counter"],
                                          recorded_by=request.user)
                 except ValidationError as error:
-                    _refuse(recount, error)
+                    add_refusal(recount, error)
                 else:
                     messages.success(request, _("Recount recorded: it supersedes the earlier count."))
                     return redirect("boxes:session", shift_id=shift.pk)
@@ -163,7 +81,7 @@ def session_boxes(request, shift_id):
                     services.variance_explain(count=count, text=note.cleaned_data["text"],
                                               explained_by=request.user)
                 except ValidationError as error:
-                    _refuse(note, error)
+                    add_refusal(note, error)
                 else:
                     messages.success(request, _("Explanation recorded."))
                     return redirect("boxes:session", shift_id=shift.pk)
@@ -276,14 +194,3 @@ def tronc(request):
     return render(request, "boxes/tronc.html", {"plan": tronc_plan(), "balance": balance or 0,
                                                 "distributions": distributions, "can_change": _can_change(request),
                                                 "confirming": request.GET.get("confirm") == "1"})
-
-
-app_name = "boxes"
-urlpatterns = [
-    path("console/<int:table_id>/buy-in/", console_buy_in, name="buy_in"),
-    path("console/<int:table_id>/tip/", console_tip, name="tip"),
-    path("sessions/<int:shift_id>/", session_boxes, name="session"),
-    path("sessions/<int:shift_id>/cagnotte/", session_cagnotte, name="cagnotte"),
-    path("daily/", daily, name="daily"),
-    path("tronc/", tronc, name="tronc"),
-]

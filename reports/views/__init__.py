@@ -1,0 +1,2 @@
+"""The auditors' pages: reports (``reports``), the statistical review (``review``), the
+alerts (``alerts``)."""
