@@ -27,6 +27,7 @@ import urllib.parse
 from pathlib import Path
 
 import psycopg
+import redis as redis_client
 import pytest
 
 from tests.image import copy_image_files
@@ -137,6 +138,9 @@ def shipped(tmp_path, embedded_postgresql):
         connection.execute(f'DROP ROLE IF EXISTS "{app_role}"')
         connection.execute(f'CREATE DATABASE "{name}"')
     redis = os.environ.get("SHIPPED_REDIS", "redis://127.0.0.1:6379/1")
+    # The run's broker starts empty: a task an earlier run left queued (a sweep its beat sent
+    # and its worker never took) would be taken for this run's.
+    redis_client.Redis.from_url(redis).flushdb()
     env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8",
            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(app),  # the Dockerfile's ENV
            "DJANGO_SETTINGS_MODULE": "casino.settings.production",
@@ -188,9 +192,10 @@ def test_the_image_installs_checks_clean_and_runs_as_shipped(shipped, tmp_path):
         assert re.search(r"Task reports\.run_report\[[^]]+\] succeeded", processes.log("worker")), processes.log("worker")
         # Beat sends the outbox's sweep once a minute from the database's schedule; the
         # worker runs it.
-        _wait_for(lambda: re.search(r"Task reports\.dispatch_pending\[[^]]+\] succeeded", processes.log("worker")),
+        _wait_for(lambda: "Sending due task reports: send pending report requests" in processes.log("beat"),
                   processes, seconds=100)
-        assert "Sending due task reports: send pending report requests" in processes.log("beat")
+        _wait_for(lambda: re.search(r"Task reports\.dispatch_pending\[[^]]+\] succeeded", processes.log("worker")),
+                  processes, seconds=60)
     finally:
         statuses = processes.stop()
     assert statuses == {"web": 0, "worker": 0, "beat": 0}, statuses
