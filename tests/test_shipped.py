@@ -27,8 +27,8 @@ import urllib.parse
 from pathlib import Path
 
 import psycopg
-import redis as redis_client
 import pytest
+import redis as redis_client
 
 from tests.image import copy_image_files
 
