@@ -29,6 +29,7 @@ from rest_framework.response import Response
 
 from api.errors import Refusal
 from api.models import IdempotencyKey
+from ledger.errors import PostingRefused
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -90,7 +91,8 @@ def idempotent(handler):
     Runs after authentication and the view's permissions (the key belongs to the user).
     The handler runs in a savepoint inside the transaction that stores the key; its
     exceptions become responses through the view's exception handler, so that refusals
-    are kept too.
+    are kept too (and a posting check's refused attempt, ``PostingRefused.record_attempt``,
+    rolled back with the savepoint, is written again).
     """
 
     @wraps(handler)
@@ -106,6 +108,8 @@ def idempotent(handler):
                     with transaction.atomic():
                         response = handler(self, request, *args, **kwargs)
                 except Exception as exc:  # noqa: BLE001 - handle_exception re-raises what it does not answer
+                    if isinstance(exc, PostingRefused):  # its record went with the savepoint: kept again
+                        exc.record_attempt()
                     response = self.handle_exception(exc)
                 if _kept(response):
                     try:

@@ -75,10 +75,14 @@ def _drop_account(table):
     return box
 
 
+@posting.refusals_recorded
 def table_buy_in(*, shift: Shift, player: Player, amount: Decimal, recorded_by, idempotency_key: str = ""
                  ) -> TableBuyIn:
     """Exchange a player's cash for chips at the table: the cash goes into the table's drop
     box. Posts ``table_buy_in``: the drop box account debited, the player's chips credited.
+    The cash is a movement of the patron's gaming day for the AML rules, as a buy-in at the
+    cage is (``cage.services.aml``, the ledger's posting check): at the threshold without his
+    identity on file it is refused and the attempt recorded.
 
     Args:
         shift: the table's open session (``tables.Shift``); player: the ``Player``;
@@ -89,7 +93,8 @@ def table_buy_in(*, shift: Shift, player: Player, amount: Decimal, recorded_by, 
         TableBuyIn (its ``transaction`` the posting).
     Raises:
         InvalidAmount (field ``amount``); BoxError: the session is closed (field None);
-        AlreadyPosted: the key was used.
+        AlreadyPosted: the key was used; a posting check's refusal (``PostingRefused``:
+        the AML rules' ``AmlRefused``, field ``player``), nothing posted.
     """
     amount_cents = posting.amount_cents(amount)
     if euros(amount_cents) > buy_in_limit():

@@ -197,6 +197,7 @@ class AmlMovement(models.Model):
         CAPITAL_IN = "capital_in", _("bank capital in")
         DISTRIBUTION = "distribution", _("bank distribution")
         BANK_SALE = "bank_sale", _("bank sale price")
+        TABLE_BUY_IN = "table_buy_in", _("table buy-in")
 
     class Direction(models.TextChoices):
         IN = "in", _("in")

@@ -24,7 +24,7 @@ def aml_register(*, day: date) -> dict:
         {in, out, total, movements, largest, identified})]``, as ``aml.day_totals``),
         ``alerts`` (AmlAlerts with ``latest_review`` or None), ``movements`` (the day's
         AmlMovements, oldest first, each with ``voided``: its posting reversed, so not in
-        the totals), ``refusals`` (the day's refused attempts, ``AmlRefusal``), ``log`` (us: the movements above the log's threshold).
+        the totals, and ``place``: where it happened, ``aml.movement_place``), ``refusals`` (the day's refused attempts, ``AmlRefusal``), ``log`` (us: the movements above the log's threshold).
     """
     reviews = Prefetch("reviews", queryset=AmlReview.objects.select_related("reviewed_by"))
     alerts = list(AmlAlert.objects.filter(gaming_day=day).select_related("player", "movement")
@@ -35,6 +35,8 @@ def aml_register(*, day: date) -> dict:
     movements = list(AmlMovement.objects.filter(gaming_day=day).select_related("player", "transaction", "recorded_by")
                      .annotate(voided=Exists(Transaction.objects.filter(reverses=OuterRef("transaction"))))
                      .order_by("at", "id"))
+    for movement in movements:
+        movement.place = aml.movement_place(movement)
     us = aml.profile() == "us"
     log_threshold = aml.log_threshold()
     return {"day": day, "profile": aml.profile(), "threshold": aml.threshold(), "log_threshold": log_threshold,
@@ -69,11 +71,11 @@ def register_csv(register: dict) -> str:
                          review.reviewed_by.get_username() if review else "",
                          review.reviewed_at.isoformat() if review else "", review.note if review else ""])
     writer.writerow([])
-    writer.writerow([_("movement"), _("at"), _("player"), _("kind"), _("direction"), _("amount"), _("transaction"),
+    writer.writerow([_("movement"), _("at"), _("player"), _("kind"), _("where"), _("direction"), _("amount"), _("transaction"),
                      _("recorded by"), _("identity on file"), _("in the log"), _("voided")])
     logged = {m.pk for m in register["log"]}
     for m in register["movements"]:
-        writer.writerow([m.pk, m.at.isoformat(), m.player.code, m.get_kind_display(), m.get_direction_display(),
+        writer.writerow([m.pk, m.at.isoformat(), m.player.code, m.get_kind_display(), m.place, m.get_direction_display(),
                          m.amount, m.transaction_id, m.recorded_by.get_username() if m.recorded_by else "system",
                          _("yes") if m.identified else _("no"), _("yes") if m.pk in logged else "",
                          _("yes") if m.voided else ""])

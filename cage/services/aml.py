@@ -1,5 +1,6 @@
-"""Anti-money-laundering: every cage movement, bank capital put in or taken out, bank
-distribution and sale price, added up per patron per gaming day.
+"""Anti-money-laundering: every cage movement, cash taken at a table for chips (a table
+buy-in), bank capital put in or taken out, bank distribution and sale price, added up per
+patron per gaming day wherever it happened (``movement_place``: the cage or a table).
 
 Every posting of the ledger passes these rules (``AmlCheck``, registered with
 ``ledger.posting.register_check`` when the cage app is ready); those of kinds
@@ -9,8 +10,10 @@ patron's movements are checked one after the other):
 1. ``aml_check`` before anything is written: the patron's day with this movement; at the
    threshold without his identity on file, a staff member's movement is refused
    (``AmlRefused``, nothing of it posted; the attempt kept as an ``AmlRefusal`` by the
-   services decorated with ``ledger.posting.refusals_recorded``); a system posting, or a 7½ takeover the game imposes
-   (``UNREFUSABLE_SOURCES``), is recorded with an ``unidentified`` alert instead.
+   services decorated with ``ledger.posting.refusals_recorded``); a system posting, or a
+   7½ takeover the game imposes (``refusable``), is recorded with an ``unidentified``
+   alert instead. A table buy-in is the dealer's choice to take the cash: refused at the
+   threshold as at the cage.
 2. ``aml_record`` after the posting: the movements, and the alerts they raise.
 
 Profiles (``AML_PROFILE``):
@@ -88,7 +91,7 @@ class Pending:
 def _direction(kind, side):
     """A buy-in is cash in (his chips are credited), a cash-out cash out; otherwise a
     debit of his chips is money he puts in, a credit money he takes out."""
-    if kind == AmlMovement.Kind.BUY_IN:
+    if kind in (AmlMovement.Kind.BUY_IN, AmlMovement.Kind.TABLE_BUY_IN):
         return IN
     if kind == AmlMovement.Kind.CASH_OUT:
         return OUT
@@ -107,15 +110,32 @@ def _days_so_far(player_ids, day) -> dict:
     return days
 
 
-#: Postings the rules of the game make at the table (a 7½ takeover entered at the console
-#: or imported): recorded with an ``unidentified`` alert, never refused (the hand is played).
+#: Channels of the postings the rules of the game make at the table (a 7½ takeover entered
+#: at the console or imported): recorded with an ``unidentified`` alert, never refused (the
+#: hand is played). Cash taken at the table for chips is not one of them.
 UNREFUSABLE_SOURCES = frozenset({"console", "import"})
 
 
-def refusable(*, posted_by, source: str) -> bool:
-    """May a posting be refused: a staff member's choice at the cage or the pit, not the
-    system's (``source`` "system…") nor a takeover the game imposes (``UNREFUSABLE_SOURCES``)."""
-    return posted_by is not None and not source.startswith("system") and source not in UNREFUSABLE_SOURCES
+def refusable(*, posted_by, source: str, kind: str = "") -> bool:
+    """May a posting of ``kind`` be refused: a staff member's choice at the cage, the pit or
+    the table (a table buy-in), not the system's (``source`` "system…") nor a takeover the
+    game imposes (the bank's postings from ``UNREFUSABLE_SOURCES``)."""
+    if posted_by is None or source.startswith("system"):
+        return False
+    return kind == AmlMovement.Kind.TABLE_BUY_IN or source not in UNREFUSABLE_SOURCES
+
+
+def movement_place(movement) -> str:
+    """Where a movement happened, in the reader's language: "table <name>" for cash taken
+    at a table (its posting's ``cause`` names the table), "table" for a takeover the game
+    made (posted from the console or an import), else "cage" (the cashier's desk, where
+    the bank's capital is deposited and its distributions paid)."""
+    transaction = movement.transaction
+    if movement.kind == AmlMovement.Kind.TABLE_BUY_IN:
+        return _("table %(table)s") % {"table": (transaction.cause or {}).get("table", "?")}
+    if transaction.source in UNREFUSABLE_SOURCES:
+        return _("table")
+    return _("cage")
 
 
 def aml_check(*, kind: str, legs, posted_by, at: datetime, source: str = "", patron=None) -> list[Pending]:
@@ -182,7 +202,7 @@ def _assess(*, player, kind, direction, amount, so_far, at, day, posted_by, sour
         small = max(largest, amount) < limit
     alerts = []
     if due and not player.has_identity:
-        if refusable(posted_by=posted_by, source=source):
+        if refusable(posted_by=posted_by, source=source, kind=kind):
             raise AmlRefused(
                 _("refused: %(player)s's movements of the gaming day %(day)s would reach %(total)s, at or above "
                   "the threshold of %(threshold)s that needs his identity on file; record his document, "
