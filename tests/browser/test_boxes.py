@@ -4,6 +4,7 @@ announced); the pit's count of a closed session's cagnotte by two people, refuse
 person twice, and its variance explained; the bank auctioned with a tie drawn by lot; on a
 phone, the boxes' pages fit the screen."""
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -40,6 +41,39 @@ def test_the_dealer_records_a_buy_in_from_the_console_by_keyboard(browser_page, 
     assert "150,50 € en fichas para luis" in page.inner_text("#console")
     assert TableBuyIn.objects.get().amount == Decimal("150.50")
     assert Account.objects.get(player__code="luis").balance == Decimal("650.50")
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (390, 844)])
+def test_a_cash_buy_in_over_the_threshold_without_identity_is_refused_at_the_console(chromium, live_server, mesa,
+                                                                                   size):
+    """The AML rules at the table: 2,100.00 € of cash from a patron with no identity on file
+    is refused on the form, naming him, the day's total and the threshold; nothing posted,
+    the attempt kept. ``BOXES_SHOTS=dir`` keeps screenshots."""
+    import os
+
+    from cage.models import AmlRefusal
+    from tests.factories import PlayerFactory
+
+    PlayerFactory(code="nemo", unidentified=True)
+    context = chromium.new_context(locale="es-ES", viewport={"width": size[0], "height": size[1]},
+                                   base_url=live_server.url)
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    log_in(page, "dealer1", f"/boxes/console/{mesa.table.pk}/buy-in/")
+    page.wait_for_function("() => document.activeElement && document.activeElement.name === 'player'")
+    page.keyboard.type("nemo")
+    page.keyboard.press("Tab")
+    page.keyboard.type("2100")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".errorlist, .refusal")
+    text = re.sub(r"(?<=\d)[\s.](?=\d{3},)", "", page.inner_text("main"))  # 2 100,00 € read as 2100,00
+    assert "nemo" in text and "2100,00" in text and "2000,00" in text and "identidad" in text, text
+    assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+    if os.environ.get("BOXES_SHOTS"):
+        page.screenshot(path=f"{os.environ['BOXES_SHOTS']}/aml-refused-{size[0]}.png", full_page=True)
+    assert not TableBuyIn.objects.filter(player__code="nemo").exists()
+    assert AmlRefusal.objects.get(player__code="nemo").kind == "table_buy_in"
+    context.close()
 
 
 def test_the_pit_counts_the_cagnotte_with_two_people_and_explains_the_variance(browser_page, mesa):
