@@ -182,6 +182,7 @@ class AlertKind(models.TextChoices):
     CARDS = "cards", _("card test")
     BANK_CHANGES = "bank_changes", _("bank changes")
     LARGE_LOSSES = "large_losses", _("large stakes lost to one bank")
+    TRANSFERS = "transfers", _("chip transfers")
 
 
 class Alert(models.Model):

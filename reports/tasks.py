@@ -5,10 +5,11 @@ late (``CELERY_TASK_ACKS_LATE``): a worker killed in the middle leaves the messa
 given again, and nothing half-written (the report is stored in one transaction).
 """
 
-from datetime import date
+from datetime import date, timedelta
 
 from celery import shared_task
 from django.db import OperationalError
+from django.utils import timezone
 
 from reports import services
 
@@ -44,6 +45,24 @@ def nightly_bank_reports(day: str | None = None) -> int:
         how many reports were asked for.
     """
     return len(services.report_request_nightly_banks(day=date.fromisoformat(day) if day else None))
+
+
+@shared_task(name="reports.transfer_alerts", acks_late=True, reject_on_worker_lost=True,
+             autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300, max_retries=6)
+def transfer_alerts(day: str | None = None) -> int:
+    """Raise the alerts of the chip transfers of the week ending with gaming day ``day``
+    (``YYYY-MM-DD``; default yesterday's): ``reports.transfers.transfer_findings`` (beat,
+    nightly). Idempotent: a pattern already raised is not raised again.
+
+    Returns:
+        how many alerts were opened now.
+    """
+    from casino.periods import gaming_day
+    from reports.alerts import alerts_raise
+    from reports.transfers import transfer_findings
+
+    night = date.fromisoformat(day) if day else gaming_day(timezone.now()) - timedelta(days=1)
+    return len(alerts_raise(findings=transfer_findings(day=night)))
 
 
 @shared_task(name="reports.raise_alerts", acks_late=True, reject_on_worker_lost=True,

@@ -279,5 +279,28 @@ def alert_text(kind: str, code: str, evidence: dict) -> str:
     if kind == "bank_changes" and code == "price_far_from_balance":
         return _("bank sold by %(seller)s to %(buyer)s for %(price)s € while it held %(balance)s €") % {
             "seller": e["from"], "buyer": e["to"], "price": _number(e["price"]), "balance": _number(e["balance"])}
+    if kind == "transfers":
+        return transfer_text(code, e)
     details = ", ".join(f"{key}={value}" for key, value in e.items())
     return f"{kind}/{code}: {details}"
+
+
+def transfer_text(code: str, e: dict) -> str:
+    """A chip-transfer pattern (``reports.transfers``) in one sentence, in the reader's
+    language, from its code and evidence."""
+    span = {"from": formats.date_format(date.fromisoformat(e["from"]), "SHORT_DATE_FORMAT"),
+            "to": formats.date_format(date.fromisoformat(e["to"]), "SHORT_DATE_FORMAT")}
+    if code == "one_way":
+        return _("%(giver)s gave %(receiver)s chips %(count)s times from %(from)s to %(to)s, %(total)s € in all, "
+                 "and received none back") % {"giver": e["players"][0], "receiver": e["players"][1],
+                                               "count": e["count"], "total": _number(e["total"]), **span}
+    if code == "cycle":
+        return _("chips went round %(round)s from %(from)s to %(to)s: %(count)s transfers, %(total)s € in all") % {
+            "round": " → ".join([*e["players"], e["players"][0]]), "count": e["count"],
+            "total": _number(e["total"]), **span}
+    if code == "after_win":
+        return _("%(giver)s gave %(receiver)s %(total)s € of chips shortly after winning %(won)s € in hands") % {
+            "giver": e["players"][0], "receiver": e["players"][1], "total": _number(e["total"]),
+            "won": _number(e["won"])}
+    details = ", ".join(f"{key}={value}" for key, value in e.items())
+    return f"transfers/{code}: {details}"
