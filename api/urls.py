@@ -45,6 +45,7 @@ urlpatterns = [
     path("tronc/", boxes.TroncView.as_view(), name="tronc"),
     path("tronc/distribute/", boxes.TroncDistributeView.as_view(), name="tronc-distribute"),
     path("review/", alerts.ReviewView.as_view(), name="review"),
+    path("journal/", alerts.JournalView.as_view(), name="journal"),
     path("", include(router.urls)),
     path("schema/", SpectacularAPIView.as_view(custom_settings=SCHEMA_SETTINGS), name="schema"),
     path("docs/", docs.reference, name="docs"),

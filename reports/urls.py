@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from reports.views import alerts, reports, review
+from reports.views import alerts, journal, reports, review
 
 app_name = "reports"
 urlpatterns = [
@@ -13,6 +13,7 @@ urlpatterns = [
     path("requests/<int:pk>/status.json", reports.request_status, name="request_status"),
     path("review/", review.review_page, name="review"),
     path("alerts/", alerts.alert_list, name="alerts"),
+    path("journal/", journal.journal_page, name="journal"),
     path("alerts/<int:pk>/", alerts.alert_detail, name="alert"),
     path("<int:pk>/", reports.report_page, name="report"),
     path("<int:pk>/report.csv", reports.report_csv_download, name="report_csv"),

@@ -3,6 +3,10 @@ read alerts, acknowledge one with a note (auditor, through ``reports.alerts.aler
 the service the page uses), and the review's figures for a table and a period (read only,
 computed on request as the page ``/reports/review/`` does)."""
 
+from datetime import date
+
+from django.utils import timezone
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
@@ -15,9 +19,11 @@ from api.filters import AlertFilter
 from api.idempotency import idempotent
 from api.permissions import AcknowledgesAlerts, IsAdmin, IsAuditor
 from api.views.base import ApiViewMixin, validated
+from casino import periods
 from reports.alerts import NOTE_MIN, AlertError, alert_acknowledge
 from reports.detection import MissingTheory
 from reports.evidence import evidence_hands_url
+from reports.journal import journal_day, journal_json
 from reports.models import Alert
 from reports.statistics import ALPHA
 from reports.texts import alert_text
@@ -170,3 +176,29 @@ class ReviewView(ApiViewMixin, APIView):
                          "hands": computed["hands"], "bets": computed["bets"], "alpha": ALPHA,
                          "edge": computed["edge"], "alerts": sum(1 for t in tests if t["combined_alert"]),
                          "tests": tests, "funnel": computed["funnel"], "funnel_by": data["funnel"]})
+
+
+class JournalView(ApiViewMixin, APIView):
+    """The accounting journal of a gaming day (auditor, read only): ``reports.journal``."""
+
+    permission = ALERT_READERS
+
+    @extend_schema(summary="A gaming day's accounting journal, reconciled with the ledger (auditor, read only)",
+                   tags=["alerts"], parameters=[OpenApiParameter("day", OpenApiTypes.DATE,
+                                                                 description="the gaming day (default today's)")],
+                   responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer})
+    def get(self, request):
+        """``reports.journal.journal_json`` of gaming day ``?day=YYYY-MM-DD``: its entries
+        (one per transaction kind, lines per chart account, amounts as strings), the
+        totals per account with the ledger's movement, ``faults`` (empty when it
+        reconciles). 400 naming ``day`` when it is not a date."""
+        text = request.query_params.get("day")
+        if text:
+            try:
+                day = date.fromisoformat(text)
+            except ValueError:
+                raise Refusal(_("day is a date written YYYY-MM-DD, not %(value)s") % {"value": text[:40]},
+                              rule="invalid", field="day") from None
+        else:
+            day = periods.gaming_day(timezone.now())
+        return Response(journal_json(journal_day(day=day)))
