@@ -126,7 +126,8 @@ class BidView(_TableView):
                    request=BidInputSerializer, responses={201: AuctionSerializer})
     @idempotent
     def post(self, request, pk):
-        """A player's bid: he must hold it in chips and bid at least the table's minimum."""
+        """A player's bid: at least the table's minimum; the winner deposits it at the cage
+        before the bank's first hand (not from his chips)."""
         data = validated(BidInputSerializer, request)
         auction = get_object_or_404(BankAuction, table=self.table(), awarded_at__isnull=True)
         bank_life.auction_bid(auction=auction, player=data["player"], amount=data["amount"],

@@ -90,35 +90,44 @@ def _share_lock(cashier):
     return found[0] if found else None
 
 
-def drawer_cash(drawer) -> tuple[Decimal, Decimal]:
-    """``(cash in, cash out)`` of the drawer's slips, Decimal euros: buy-ins and bank
-    deposits in, cash-outs out; a slip whose posting was reversed (voided) counts for
+def drawer_lines(drawer) -> dict[str, Decimal]:
+    """The drawer's cash by kind of slip, each its own line: ``{"buy_in", "bank_deposit",
+    "cash_out"}``, Decimal euros (zero when none). Buy-ins and bank deposits are cash
+    in, cash-outs cash out; a slip whose posting was reversed (voided) counts for
     nothing."""
     from cage.models import CashierSlip
 
     live = drawer.slips.filter(transaction__reversal__isnull=True)
-    sums = live.aggregate(cash_in=Sum("amount", filter=Q(kind__in=[CashierSlip.Kind.BUY_IN,
-                                                                         CashierSlip.Kind.BANK_DEPOSIT])),
-                          cash_out=Sum("amount", filter=Q(kind=CashierSlip.Kind.CASH_OUT)))
-    return sums["cash_in"] or ZERO, sums["cash_out"] or ZERO
+    sums = live.aggregate(**{kind: Sum("amount", filter=Q(kind=kind)) for kind in CashierSlip.Kind.values})
+    return {kind: sums[kind] or ZERO for kind in CashierSlip.Kind.values}
+
+
+def drawer_cash(drawer) -> tuple[Decimal, Decimal]:
+    """``(cash in, cash out)`` of the drawer's slips, Decimal euros (``drawer_lines``:
+    buy-ins and bank deposits in, cash-outs out)."""
+    lines = drawer_lines(drawer)
+    return lines["buy_in"] + lines["bank_deposit"], lines["cash_out"]
 
 
 def drawer_preview(*, drawer, count: dict[str, int]) -> dict:
     """What closing with ``count`` would record, writing nothing (the close's confirmation).
 
     Returns:
-        ``{"count", "counted", "cash_in", "cash_out", "expected", "variance", "tolerance",
-        "beyond"}`` (Decimal euros; ``beyond``: the variance exceeds the tolerance).
+        ``{"count", "counted", "lines", "cash_in", "cash_out", "expected", "variance",
+        "tolerance", "beyond"}`` (Decimal euros; ``lines``: ``drawer_lines``; ``beyond``:
+        the variance exceeds the tolerance).
     Raises:
         DrawerError: an invalid count.
     """
     count = _count(count, "count")
-    cash_in, cash_out = drawer_cash(drawer)
+    lines = drawer_lines(drawer)
+    cash_in, cash_out = lines["buy_in"] + lines["bank_deposit"], lines["cash_out"]
     expected = drawer.float_amount + cash_in - cash_out
     counted = count_total(count)
     limit = tolerance()
-    return {"count": count, "counted": counted, "cash_in": cash_in, "cash_out": cash_out, "expected": expected,
-            "variance": counted - expected, "tolerance": limit, "beyond": abs(counted - expected) > limit}
+    return {"count": count, "counted": counted, "lines": lines, "cash_in": cash_in, "cash_out": cash_out,
+            "expected": expected, "variance": counted - expected, "tolerance": limit,
+            "beyond": abs(counted - expected) > limit}
 
 
 def drawer_close(*, drawer: Drawer, cashier, supervisor, count: dict[str, int], note: str = "") -> Drawer:

@@ -21,6 +21,7 @@ from cage.models import AmlAlert, Drawer
 from cage.services import aml
 from cage.services.drawer import (
     drawer_close,
+    drawer_lines,
     drawer_open,
     drawer_preview,
     open_drawer_of,
@@ -110,6 +111,7 @@ def drawer_detail(request, pk):
         "drawer": shown, "float_lines": _lines(shown.float_count),
         "count_lines": _lines(shown.closing_count) if shown.closing_count else [],
         "variance": variance_text(shown.variance) if shown.variance is not None else "",
+        "lines": drawer_lines(shown),
         "slips": shown.slips.select_related("player").order_by("number")})
 
 

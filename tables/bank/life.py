@@ -207,6 +207,32 @@ def bank_wiped_out(tenure: BankTenure, balance: Decimal | None = None) -> bool:
     return balance < tenure.table.min_bet and tenure.hands.filter(status="settled").exists()
 
 
+def refuse_healthy_bank(tenure: BankTenure, balance: Decimal) -> None:
+    """A rebuild is for a limited bank wiped out (``bank_wiped_out``): refuse one ordered
+    on any other bank, an open bank (it answers beyond its funds) or a limited bank that
+    still covers the table's minimum or has played no hand yet.
+
+    Args:
+        tenure: the open tenure (with its table); balance: what its account holds now,
+        Decimal euros.
+    Raises:
+        TenureError (field ``tenure``): naming the bank's balance and its capital.
+    [Melilla casino rules 2014 art. 52: "a bank wiped out is rebuilt to at least its
+    first amount or given up"]
+    """
+    if bank_wiped_out(tenure, balance):
+        return
+    params = {"holder": tenure.holder.code, "balance": formatting.money(balance),
+              "capital": formatting.money(tenure.capital), "low": formatting.money(tenure.table.min_bet)}
+    if not tenure.table.bank_cover:
+        raise TenureError(_("the bank of %(holder)s holds %(balance)s against its capital of %(capital)s, and it is "
+                            "an open bank, which answers beyond its funds: only a limited bank wiped out is rebuilt"),
+                          params=params, field="tenure")
+    raise TenureError(_("the bank of %(holder)s holds %(balance)s against its capital of %(capital)s: it is not "
+                        "wiped out (a limited bank is, once after its hands it holds less than the table's minimum "
+                        "of %(low)s), so it is not rebuilt"), params=params, field="tenure")
+
+
 def bank_rebuild_order(*, tenure: BankTenure, amount: Decimal, ordered_by) -> BankRebuild:
     """The pit orders a wiped-out bank rebuilt, between hands: ``amount`` is to be
     deposited at the cage by its syndicate, each member his share to the cent by largest
@@ -223,7 +249,8 @@ def bank_rebuild_order(*, tenure: BankTenure, amount: Decimal, ordered_by) -> Ba
         the BankRebuild recorded (``number`` from 1 per tenure, ``held``: what the bank held).
     Raises:
         InvalidAmount (field ``amount``); TenureError: the tenure is closed, its capital or
-        an earlier rebuild still awaits deposits (field ``tenure``), or ``amount`` leaves
+        an earlier rebuild still awaits deposits, the bank is not a limited bank wiped
+        out (``refuse_healthy_bank``; field ``tenure``), or ``amount`` leaves
         the bank below its first amount (field ``amount``, the least amount named).
     [Melilla casino rules 2014 art. 52: "a bank wiped out is rebuilt to at least
     its first amount or given up"; "the bank's money is deposited at the cage before play"]
@@ -246,6 +273,7 @@ def bank_rebuild_order(*, tenure: BankTenure, amount: Decimal, ordered_by) -> Ba
                 raise TenureError(_("the bank's rebuild %(number)s still awaits its deposits at the cage"),
                                   params={"number": owing[0]["rebuild"].number}, field="tenure")
             raise TenureError(_("the bank still awaits its capital's deposits at the cage"), field="tenure")
+        refuse_healthy_bank(tenure, locked[bank].balance)
         floor = cents(bank_floor(tenure))
         least = floor - cents(locked[bank].balance)
         if amount_cents < least:
@@ -280,4 +308,4 @@ def last_bank_movement(tenure: BankTenure):
 
 
 __all__ = ["auction_award", "auction_bid", "auction_open", "auction_standing", "bank_floor", "bank_rebuild_order",
-           "bank_wiped_out", "bank_withdraw", "last_bank_movement"]
+           "bank_wiped_out", "bank_withdraw", "last_bank_movement", "refuse_healthy_bank"]

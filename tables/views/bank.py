@@ -17,7 +17,14 @@ from casino.forms import add_refusal
 from ledger.money import euros
 from tables import services
 from tables.bank.deposits import awaiting_deposit
-from tables.bank.life import auction_award, auction_bid, auction_open, auction_standing, bank_floor
+from tables.bank.life import (
+    auction_award,
+    auction_bid,
+    auction_open,
+    auction_standing,
+    bank_floor,
+    refuse_healthy_bank,
+)
 from tables.forms.bank import AuctionOpenForm, BankAmountForm, BidForm
 from tables.models import BankAuction, BankTenure, Hand, Table
 from tables.views.pit import can_change, pit_page
@@ -85,6 +92,15 @@ def auction(request, table_id):
         "can_change": can_change(request)})
 
 
+def _healthy_bank(tenure):
+    """The refusal of a rebuild on ``tenure`` (not a limited bank wiped out), or None."""
+    try:
+        refuse_healthy_bank(tenure, tenure.account.balance)
+    except ValidationError as error:
+        return error
+    return None
+
+
 def _money_change(request, table_id, kind):
     table = get_object_or_404(Table, pk=table_id)
     tenure = _tenure(table)
@@ -102,7 +118,10 @@ def _money_change(request, table_id, kind):
     if request.method == "POST" and form.is_valid():
         if not can_change(request):
             raise PermissionDenied
-        if request.POST.get("confirm") != "yes":
+        healthy = _healthy_bank(tenure) if kind == "rebuild" else None
+        if healthy is not None:  # refused before its confirmation too: only a wiped-out bank is rebuilt
+            add_refusal(form, healthy)
+        elif request.POST.get("confirm") != "yes":
             context["confirming"] = True
         else:
             amount = form.cleaned_data["amount"]

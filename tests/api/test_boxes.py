@@ -49,6 +49,8 @@ BANK_LOSES = ["luis deal 5O", "marta deal 3C", "bank deal 2E", "luis bet 10", "l
 
 
 def test_a_withdrawal_a_rebuild_and_the_bank_given_up_through_the_api(api, mesa):
+    mesa.table.bank_cover = True  # a limited bank: wiped out by its withdrawal, then rebuilt
+    mesa.table.save(update_fields=["bank_cover"])
     base = f"/api/tables/{mesa.table.pk}/bank/"
     first_hand = api["supervisor"].post(base + "withdraw/", {"amount": "10"})
     assert first_hand.status_code == 409 and error_of(first_hand)["field"] == "amount"
@@ -60,23 +62,25 @@ def test_a_withdrawal_a_rebuild_and_the_bank_given_up_through_the_api(api, mesa)
     too_much = api["supervisor"].post(base + "withdraw/", {"amount": "70.01"})
     assert too_much.status_code in (400, 409) and error_of(too_much)["field"] == "amount"
     key = "withdraw-once"
-    first = api["supervisor"].post(base + "withdraw/", {"amount": "40.00"}, key=key)
+    healthy = api["supervisor"].post(base + "rebuild/", {"amount": "30.00"})
+    assert healthy.status_code == 409 and error_of(healthy)["field"] == "tenure"
+    first = api["supervisor"].post(base + "withdraw/", {"amount": "66.00"}, key=key)
     assert first.status_code == 201, first.json()
-    assert (first.json()["kind"], first.json()["amount"], first.json()["bank"]) == ("bank_withdrawal", "40.00",
-                                                                                     "30.00")
-    replay = api["supervisor"].post(base + "withdraw/", {"amount": "40.00"}, key=key)
+    assert (first.json()["kind"], first.json()["amount"], first.json()["bank"]) == ("bank_withdrawal", "66.00",
+                                                                                     "4.00")
+    replay = api["supervisor"].post(base + "withdraw/", {"amount": "66.00"}, key=key)
     assert replay.status_code == 201 and replay.headers["Idempotent-Replayed"] == "true"
     assert Transaction.objects.filter(kind=Transaction.Kind.BANK_WITHDRAWAL).count() == 1
-    rebuilt = api["supervisor"].post(base + "rebuild/", {"amount": "70.00"})
+    rebuilt = api["supervisor"].post(base + "rebuild/", {"amount": "96.00"})
     assert rebuilt.status_code == 201, rebuilt.json()
     assert (rebuilt.json()["number"], rebuilt.json()["amount"], rebuilt.json()["held"],
-            rebuilt.json()["ordered_by"]) == (1, "70.00", "30.00", "pit1")
+            rebuilt.json()["ordered_by"]) == (1, "96.00", "4.00", "pit1")
     # Deposited at the cage by its syndicate (ana alone) before the next hand.
     awaiting = api["cashier"].get("/api/cashier/bank-deposits/").json()
     assert [(b["rebuild"], b["amount"], [(m["player"], m["owing"]) for m in b["members"]]) for b in awaiting] == [
-        (1, "70.00", [("ana", "70.00")])]
+        (1, "96.00", [("ana", "96.00")])]
     tenure = BankTenure.objects.get(table=mesa.table, closed_at__isnull=True)
-    slip = api["cashier"].post("/api/cashier/bank-deposits/", {"tenure": tenure.pk, "player": "ana", "amount": "70"})
+    slip = api["cashier"].post("/api/cashier/bank-deposits/", {"tenure": tenure.pk, "player": "ana", "amount": "96"})
     assert slip.status_code == 201 and slip.json()["rebuild"] == 1, slip.json()
     assert tenure.account.balance == Decimal("100.00") and api["cashier"].get("/api/cashier/bank-deposits/").json() == []
     tenure = BankTenure.objects.get(table=mesa.table, closed_at__isnull=True)

@@ -343,3 +343,23 @@ def test_a_rebuilds_deposit_slip_names_the_rebuild(client, mesa):
     client.force_login(cashier)
     page = client.get(f"/cage/slips/{slip.number}/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
     assert "la reconstitución n.º 1 de la banca (30,00 €)" in page
+
+
+def test_a_rebuild_is_refused_on_a_bank_not_wiped_out_naming_its_balance_and_capital(mesa):
+    """A rebuild is for a limited bank wiped out: the pit's order on an open bank, or on a
+    limited bank still covering the table's minimum, is refused and nothing is written."""
+    play(mesa, BANK_LOSES)  # ana's open bank of 100.00 pays 30.00: it holds 70.00
+    with pytest.raises(TenureError) as open_bank:
+        services.table_bank_rebuild(table=mesa.table, amount=Decimal("30"), by=mesa.supervisor)
+    assert open_bank.value.field == "tenure"
+    assert "70,00 €" in str(open_bank.value) and "100,00 €" in str(open_bank.value)
+    assert "abierta" in str(open_bank.value)
+    mesa.table.bank_cover = True
+    mesa.table.save(update_fields=["bank_cover"])
+    with pytest.raises(TenureError) as limited:  # 70.00 still covers the minimum of 5.00
+        services.table_bank_rebuild(table=mesa.table, amount=Decimal("30"), by=mesa.supervisor)
+    assert limited.value.field == "tenure"
+    assert "70,00 €" in str(limited.value) and "100,00 €" in str(limited.value) and "5,00 €" in str(limited.value)
+    assert not BankRebuild.objects.exists()
+    services.hand_open(table=mesa.table, seats=["luis"], opened_by=mesa.dealer)  # the table plays on
+    assert ledger_faults() == []

@@ -129,3 +129,22 @@ def test_the_pit_sees_an_auctions_sessions_and_the_bank_ends_with_the_last(clien
     services.shift_close(shift=mesa.table.shifts.get(), closed_by=mesa.supervisor)
     tenure = BankTenure.objects.get(auction=auction)
     assert (tenure.is_open, tenure.ended) == (False, "term")
+
+
+def test_the_pit_page_refuses_a_rebuild_of_a_healthy_bank_on_its_form(client_es, mesa):
+    """Ana's open bank holds its capital: the rebuild's form shows the refusal, naming the
+    bank's balance and capital, before and at its confirmation, and nothing is recorded."""
+    from tables.models import BankRebuild
+
+    client_es.force_login(mesa.supervisor)
+    url = reverse("tables:bank_rebuild", args=[mesa.table.pk])
+    for data in ({"amount": "100"}, {"amount": "100", "confirm": "yes"}):
+        page = client_es.post(url, data)
+        assert page.status_code == 200
+        refusal = page.context["form"].non_field_errors()
+        assert len(refusal) == 1 and "100,00 €" in refusal[0] and "capital" in refusal[0], refusal
+        assert refusal[0] in page.content.decode().replace("&#x27;", "'")
+        assert "Confirmar" not in page.content.decode()
+    assert not BankRebuild.objects.exists()
+    console = client_es.get(reverse("tables:pit_table", args=[mesa.table.pk]))
+    assert console.status_code == 200
