@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from boxes.models import BoxCount, TableTip
 from boxes.services import denominations
 from casino import formatting
+from casino.forms import AsciiIntegerField
 from casino.roles import ROLES
 from ledger.forms import EurosField
 from patrons.forms import PlayerCodeField
@@ -65,7 +66,7 @@ class BoxCountForm(forms.Form):
         self.fields["second_counter"].queryset = staff
         self.values = denominations()
         for value in self.values:
-            self.fields[_field_name(value)] = forms.IntegerField(
+            self.fields[_field_name(value)] = AsciiIntegerField(
                 label=formatting.money(value, grouping=False), min_value=0,
                 max_value=10**6, required=False, widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
 

@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from cage.denominations import COINS, DENOMINATIONS, MAX_PIECES
 from cage.services.slips import banks_taking_deposits, slip_maximum
 from casino import formatting
+from casino.forms import AsciiIntegerField
 from casino.roles import CAGE_SUPERVISOR, has_role
 from ledger.forms import EurosField
 from ledger.selectors import player_balance
@@ -35,7 +36,7 @@ class CountForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         for denomination in DENOMINATIONS:
-            self.fields[field_name(denomination)] = forms.IntegerField(
+            self.fields[field_name(denomination)] = AsciiIntegerField(
                 label=denomination_label(denomination), min_value=0, max_value=MAX_PIECES, required=False,
                 widget=forms.NumberInput(attrs={"inputmode": "numeric", "min": 0, "class": "pieces",
                                                 "data-value": denomination}))

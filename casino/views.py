@@ -33,8 +33,8 @@ def home(request):
 
 def locked_out(request, original_response=None, credentials=None):
     """The lock-out page (django-axes' ``AXES_LOCKOUT_CALLABLE``): answered, with status
-    429, to a login whose user name or address made ``AXES_FAILURE_LIMIT`` failed attempts
-    within the cool-off (``AXES_COOLOFF_TIME``), the right password included.
+    429, to a login whose user name made ``AXES_FAILURE_LIMIT`` failed attempts from its
+    address, or whose address ``AXES_ADDRESS_FAILURE_LIMIT`` of any names, within the cool-off (``AXES_COOLOFF_TIME``), the right password included.
 
     ``original_response`` is the login page the view drew (unused); ``credentials`` the
     credentials tried (the user name is shown back). Says how long to wait and who can

@@ -101,7 +101,8 @@ def format_cents(cents):
     return text
 
 
-_AMOUNT = re.compile(r"(\d{1,12})(?:\.(\d{1,2}))?\Z")
+#: ASCII digits only: Python's ``\d`` (and ``int``) read a full-width "５" as 5.
+_AMOUNT = re.compile(r"([0-9]{1,12})(?:\.([0-9]{1,2}))?\Z")
 _amount_cache = {}
 
 

@@ -76,14 +76,95 @@ def _read_file(path):
     yield Source(path), decode_record(text)
 
 
+#: The deepest nesting of arrays and objects a record may have: a hand record needs 3
+#: (the record, its events, an event); deeper is refused before anything reads it, naming
+#: the field, instead of Python's ``RecursionError`` in whatever walks it next.
+MAX_DEPTH = 32
+
+
 def decode_record(text):
     """The JSON value of ``text``: orjson for speed; where orjson refuses (integers past
-    64 bits, NaN), the standard library decides, so the verdict is the standard one."""
+    64 bits, NaN, nesting past its own limit), the standard library decides, so the
+    verdict is the standard one. A value nested deeper than ``MAX_DEPTH`` is unreadable,
+    naming the record's field it is in (found in the text, without parsing it)."""
     try:
-        return orjson.loads(text)
+        value = orjson.loads(text)
     except orjson.JSONDecodeError:
-        pass
-    try:
-        return json.loads(text)
-    except ValueError as error:  # JSONDecodeError, or a number too long to convert
-        return UnreadableRecord(f"malformed JSON: {error}")
+        deep = deep_field_in_text(text, MAX_DEPTH)
+        if deep is not None:
+            return _too_deep(deep)
+        try:
+            value = json.loads(text)
+        except ValueError as error:  # JSONDecodeError, or a number too long to convert
+            return UnreadableRecord(f"malformed JSON: {error}")
+    deep = deep_field(value, MAX_DEPTH)
+    return value if deep is None else _too_deep(deep)
+
+
+def _too_deep(field):
+    where = f"field {field}" if field else "the record"
+    return UnreadableRecord(f"{where}: JSON nested more than {MAX_DEPTH} levels deep")
+
+
+def deep_field(value, limit):
+    """The record's field (its top-level key, ``""`` for the value itself) holding arrays
+    and objects nested more than ``limit`` deep in ``value`` (parsed JSON), or None.
+    A recursion at most ``limit`` deep first (a record passes in microseconds), then,
+    for a record too deep, an iterative walk naming the field."""
+    kind = type(value)
+    if (kind is not dict and kind is not list) or _within(value, limit - 1):
+        return None
+    stack = [(value, 1, "")]
+    while stack:
+        current, depth, field = stack.pop()
+        kind = type(current)
+        if kind is not dict and kind is not list:
+            continue
+        if depth > limit:
+            return field
+        if kind is list:
+            stack.extend((child, depth + 1, field) for child in current)
+        elif depth == 1:  # the record's own fields name what is inside them
+            stack.extend((child, 2, key) for key, child in current.items())
+        else:
+            stack.extend((child, depth + 1, field) for child in current.values())
+    return None  # pragma: no cover - _within and the walk agree
+
+
+def _within(value, budget):
+    """Do ``value``'s arrays and objects nest at most ``budget`` levels below it?"""
+    for child in value.values() if type(value) is dict else value:
+        kind = type(child)
+        if (kind is dict or kind is list) and (budget == 0 or not _within(child, budget - 1)):
+            return False
+    return True
+
+
+def deep_field_in_text(text, limit):
+    """As ``deep_field``, read from JSON ``text`` without parsing it (text too deep for a
+    parser): the top-level key whose value opens more than ``limit`` arrays and objects,
+    ``""`` if the value itself does outside any key, or None if it never does."""
+    depth, key, last_string = 0, "", None
+    in_string = escaped = False
+    start = 0
+    for position, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+                if depth == 1:
+                    last_string = text[start:position]
+        elif char == '"':
+            in_string, start = True, position + 1
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return key
+        elif char in "]}":
+            depth -= 1
+        elif char == ":" and depth == 1 and last_string is not None:
+            key = last_string
+    return None

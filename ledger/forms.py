@@ -10,6 +10,7 @@ from django.utils.formats import get_format
 from django.utils.translation import gettext_lazy as _
 
 from casino import formatting
+from casino.forms import refuse_other_digits
 
 
 def read_grouping(text):
@@ -35,12 +36,12 @@ def read_grouping(text):
     separators = {get_format("THOUSAND_SEPARATOR"), " ", "\xa0", "\u202f", "," if decimal == "." else "."}
     separators.discard(decimal)
     used = {char for char in text if char in separators}
-    if not used or (used == {"."} and re.fullmatch(r"\d+\.\d{1,2}", text)):
+    if not used or (used == {"."} and re.fullmatch(r"[0-9]+\.[0-9]{1,2}", text)):
         return text
     if len(used) > 1:
         used = {None}  # mixed separators: refused below
     group = re.escape(used.pop() or "?")
-    if not re.fullmatch(rf"\d{{1,3}}(?:{group}\d{{3}})+{re.escape(decimal)}\d{{1,2}}", text):
+    if not re.fullmatch(rf"[0-9]{{1,3}}(?:{group}[0-9]{{3}})+{re.escape(decimal)}[0-9]{{1,2}}", text):
         example = "1.250,50" if decimal == "," else "1,250.50"
         raise forms.ValidationError(
             _("Write the amount as %(example)s or %(plain)s: thousands in groups of three, then the cents."),
@@ -76,6 +77,7 @@ class EurosField(forms.DecimalField):
         return value if value is not None and value.is_finite() else data
 
     def to_python(self, value):
+        refuse_other_digits(value)
         if isinstance(value, str):
             value = read_grouping(value)
         with self._example_on_invalid():

@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 
 from casino.bulk import IdPool, instances_copy, rows_copy, send_all
 from game import IllegalEvent, parse_amount
+from game.hand import valid_player_id
 from game.payouts import at_risk
 from game.record import check_complete, profile_for, read_header
 from ledger.chips import chips_opening
@@ -479,13 +480,15 @@ class _ImportBatch:
 
 def _record_codes(record):
     """The players a record names (its bank, its seats, its bettors); a record the engine
-    passed (``read_header``), or any other (then only what can be read of it)."""
+    passed (``read_header``), or any other (then only what can be read of it: the
+    valid player ids, so that a name the engine will refuse, a NUL in it, say, which
+    PostgreSQL's text cannot hold, is never looked up)."""
     events = record.get("events")
     seats = record.get("seats")
     codes = [record.get("bank"), *(seats if isinstance(seats, list) else [])]
     codes += [e.get("player") for e in (events if isinstance(events, list) else [])
               if isinstance(e, dict) and e.get("do") == "bet"]
-    return {code for code in codes if isinstance(code, str)}
+    return {code for code in codes if valid_player_id(code)}
 
 def _check_record_fits(table, record):
     if profile_for(record["rules"]) != table.profile:

@@ -103,3 +103,18 @@ def test_a_stake_past_any_column_at_the_console_is_refused_naming_the_field(mesa
     assert response.status_code == 200, response.status_code
     assert (refusal_of(response) or "").startswith("No anotado: Apuesta (€): ")  # the field named
     assert HandEvent.objects.filter(hand=hand).count() == events
+
+
+@pytest.mark.parametrize("amount", ["５", "５,00", "1٥,00", "１２.50"])
+def test_an_amount_with_other_digits_than_0_to_9_is_a_form_error_naming_it(mesa, amount):  # noqa: F811
+    """Python's ``Decimal`` reads a full-width "５" as 5: the form refuses it on its field."""
+    before = Transaction.objects.count()
+    client = as_user(mesa.cashier)
+    response = client.post(buy_in_form(client), {"player": "luis", "amount": amount})
+    assert response.status_code == 200 and "amount" in response.context["form"].errors
+    assert Transaction.objects.count() == before
+    mesa2 = TableFactory(name="Mesa 2")
+    response = as_user(mesa.supervisor).post(reverse("tables:bank_draw", args=[mesa2.pk]),
+                                             {"holder": "pepe", "capital": amount, "confirm": "yes"})
+    assert response.status_code == 200 and "capital" in response.context["form"].errors
+    assert not BankTenure.objects.filter(table=mesa2).exists()

@@ -11,7 +11,8 @@ from rest_framework import serializers
 
 from patrons.models import Player
 
-AMOUNT = re.compile(r"\d{1,12}(\.\d{1,2})?")
+#: ASCII digits only (``\d`` would let a full-width "５" through).
+AMOUNT = re.compile(r"[0-9]{1,12}(\.[0-9]{1,2})?")
 EVENT_DOS = ["deal", "bet", "card", "reveal", "stand", "split", "exchange", "fusilar", "muerto", "shuffle",
              "identify"]
 AMOUNT_SCHEMA = {"type": "string", "pattern": r"^\d{1,12}(\.\d{1,2})?$", "example": "10.00",
@@ -167,7 +168,7 @@ class PercentField(serializers.Field):
         if isinstance(data, bool) or not isinstance(data, str | int):
             self.fail("invalid")
         text = str(data).strip()
-        if not re.fullmatch(r"\d{1,3}(\.\d{1,2})?", text) or not 0 < Decimal(text) <= 100:
+        if not re.fullmatch(r"[0-9]{1,3}(\.[0-9]{1,2})?", text) or not 0 < Decimal(text) <= 100:
             self.fail("invalid")
         return Decimal(text).quantize(Decimal("0.01"))
 

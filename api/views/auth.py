@@ -31,8 +31,9 @@ class TokenView(ObtainAuthToken):
 
     Guessing is bounded twice: DRF's throttles (``api.throttles``: per address and per
     user name, 429 with ``Retry-After``) and django-axes, which counts failed passwords
-    per user name and per address and, past ``AXES_FAILURE_LIMIT``, refuses even the right
-    password for ``AXES_COOLOFF_MINUTES`` (429, rule ``locked_out``).
+    (past ``AXES_FAILURE_LIMIT`` of a user name from an address, or
+    ``AXES_ADDRESS_FAILURE_LIMIT`` of any names from it: ``casino.auth.FloorLockoutHandler``)
+    and refuses even the right password for ``AXES_COOLOFF_MINUTES`` (429, rule ``locked_out``).
     """
 
     parser_classes = [SafeJSONParser]

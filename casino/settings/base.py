@@ -205,26 +205,42 @@ SPECTACULAR_SETTINGS = {
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "casino.auth.RoleAwareBackend"]
 
 # Failed logins (the login page, the admin's and POST /api/auth/token/: every call of
-# django.contrib.auth.authenticate) are counted by django-axes in the database, per user
-# name and per address apart: AXES_FAILURE_LIMIT failures (default 5) for one user name,
-# or from one address, lock it out for AXES_COOLOFF_MINUTES (default 15), the right
-# password included. The lock-out page (429) says what to do; an administrator lifts a
-# lock early in the admin ("Access attempts") or with `manage.py axes_reset_username NAME`
-# / `axes_reset_ip ADDRESS`. Attempts while locked out neither count nor lengthen the
-# cool-off. Behind a reverse proxy, AXES_IPWARE_PROXY_COUNT (the number of proxies,
-# default none: REMOTE_ADDR is the address) lets the address be read from
-# X-Forwarded-For, which only a trusted proxy may set.
+# django.contrib.auth.authenticate) are counted by django-axes in the database. A user name
+# is locked at an address after AXES_FAILURE_LIMIT failures (default 5) of that name from
+# it; an address, for every name, only after AXES_ADDRESS_FAILURE_LIMIT failures (default
+# 50) of any names from it (casino.auth.FloorLockoutHandler): one person's guesses at a
+# shared terminal, or behind the TLS proxy, lock out his own name there, not the floor.
+# A lock lasts AXES_COOLOFF_MINUTES (default 15), the right password included. The
+# lock-out page (429) says what to do; an administrator lifts a lock early in the admin
+# ("Access attempts") or with `manage.py axes_reset_username NAME` / `axes_reset_ip
+# ADDRESS`. Attempts while locked out neither count nor lengthen the cool-off.
+#
+# Behind reverse proxies, PROXY_COUNT is how many there are in front of the app, each
+# appending the address it saw to X-Forwarded-For (1 for the TLS proxy of the deployment:
+# docker-compose.yml); default 0: REMOTE_ADDR is the client's address. The client's address
+# is then the one the outermost proxy appended: django-ipware (django-axes' "ipware"
+# extra) is given the proxies between the client and the last one (its
+# AXES_IPWARE_PROXY_COUNT: PROXY_COUNT - 1) and falls back to REMOTE_ADDR, the proxy's,
+# for a header of another length (an address a client wrote in himself); DRF's throttles
+# of the token endpoint read the same address (NUM_PROXIES).
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_ADDRESS_FAILURE_LIMIT = env.int("AXES_ADDRESS_FAILURE_LIMIT", default=50)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_HANDLER = "casino.auth.FloorLockoutHandler"
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "casino.views.locked_out"
 AXES_COOLOFF_MESSAGE = _("Too many failed logins: access is locked for a while. Wait and try again, "
                          "or ask an administrator to unlock it.")
 AXES_PERMALOCK_MESSAGE = AXES_COOLOFF_MESSAGE
-AXES_IPWARE_PROXY_COUNT = env.int("AXES_IPWARE_PROXY_COUNT", default=None)
-if AXES_IPWARE_PROXY_COUNT:
+PROXY_COUNT = env.int("PROXY_COUNT", default=0)
+if PROXY_COUNT > 0:
+    AXES_IPWARE_PROXY_COUNT = PROXY_COUNT - 1
     AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+    REST_FRAMEWORK["NUM_PROXIES"] = PROXY_COUNT
+else:
+    AXES_IPWARE_PROXY_COUNT = None
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
 # The cage: the most one cashier's slip (a buy-in or a cash-out) may be for, Decimal euros
 # (every form, the API and the booking service refuse above it, naming it).
 CAGE_SLIP_MAXIMUM = Decimal(env("CAGE_SLIP_MAXIMUM", default="100000.00"))

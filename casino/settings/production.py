@@ -6,9 +6,10 @@ sessions' cache), DJANGO_ALLOWED_HOSTS, CHAIN_KEY (the audit trail's HMAC key, a
 Optional: DJANGO_HTTPS (default true: served over HTTPS only; docker-compose.yml turns it
 off for http://localhost), DJANGO_HSTS_SECONDS (default one year), DATABASE_CONN_MAX_AGE
 (default 600), DATABASE_PREPARE_THRESHOLD (``base``); the lock-out of failed logins
-(``base``, django-axes): AXES_FAILURE_LIMIT (5), AXES_COOLOFF_MINUTES (15),
-AXES_IPWARE_PROXY_COUNT (behind a reverse proxy: how many, so the client's address is read
-from X-Forwarded-For); the token endpoint's throttles API_TOKEN_RATE_PER_ADDRESS
+(``base``, django-axes): AXES_FAILURE_LIMIT (5, one user name from one address),
+AXES_ADDRESS_FAILURE_LIMIT (50, any names from one address), AXES_COOLOFF_MINUTES (15),
+PROXY_COUNT (behind reverse proxies: how many, so the client's address is read from
+X-Forwarded-For); the token endpoint's throttles API_TOKEN_RATE_PER_ADDRESS
 (20/minute) and API_TOKEN_RATE_PER_USERNAME (10/minute).
 ``manage.py check --deploy`` passes with the defaults (a test runs it).
 """

@@ -44,7 +44,7 @@ ACTIONS = {
 #: Events that name a card (``reveal`` may: a face-down card entered unknown).
 _CARD_EVENTS = frozenset(("deal", "card", "exchange", "fusilar", "muerto", "identify"))
 _AMOUNT_EVENTS = frozenset(("bet", "muerto"))
-_AMOUNT = re.compile(r"\d{1,10}(?:[.,]\d{1,2})?\Z")
+_AMOUNT = re.compile(r"[0-9]{1,10}(?:[.,][0-9]{1,2})?\Z")
 _SEPARATORS = re.compile(r"[\s,;]+")
 
 

@@ -21,7 +21,7 @@ from patrons.models import Player
 from tables.models import Shift, Table
 
 #: One syndicate member: a player id, then his percentage (``ana 60``, ``luis: 33,33 %``).
-_MEMBER = re.compile(r"\s*(?P<code>[\w.\-]+)(?:\s*[:=]\s*|\s+)(?P<percent>\d+(?:[.,]\d+)?)\s*%?\s*[,;]?",
+_MEMBER = re.compile(r"\s*(?P<code>[\w.\-]+)(?:\s*[:=]\s*|\s+)(?P<percent>[0-9]+(?:[.,][0-9]+)?)\s*%?\s*[,;]?",
                      re.ASCII)
 
 

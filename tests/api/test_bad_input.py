@@ -129,3 +129,25 @@ def test_format_json_on_a_pdf_or_csv_address_is_a_406_not_a_500(api, mesa, djang
         assert error_of(response)["rule"] == "not_acceptable"
     missing = api["auditor"].client.get("/api/reports/999999/pdf/?format=json")
     assert missing.status_code == 404
+
+
+@pytest.mark.parametrize("amount", ["５.00", "５", "1٥.00"])
+def test_an_amount_with_other_digits_than_0_to_9_is_a_400_naming_the_field(api, mesa, amount):
+    """Python reads a full-width "５" as 5: an amount is ASCII digits, in every door."""
+    before = Transaction.objects.count()
+    response = api["cashier"].post("/api/cashier/buy-in/", {"player": "luis", "amount": amount})
+    assert response.status_code == 400 and error_of(response)["field"] == "amount"
+    bet = [line.replace("luis bet 10", "luis bet " + amount) for line in P01]
+    response = api["supervisor"].post("/api/hand-records/", record(*bet, seats=["luis", "marta"], table="Mesa 1"))
+    assert response.status_code == 400, response.json()
+    assert error_of(response)["event"] == 4 and "importe" in error_of(response)["message"]
+    response = api["supervisor"].post("/api/settle/", record(*P01, seats=["luis", "marta"], min_bet=amount))
+    assert response.status_code == 400 and "min_bet" in json.dumps(error_of(response))
+    assert Transaction.objects.count() == before and not Hand.objects.exists()
+
+
+def test_a_nul_in_a_records_bank_is_a_400_naming_the_field(api, mesa):
+    body = record(*P01, seats=["luis", "marta"], table="Mesa 1", bank="ban\u0000ca")
+    response = api["supervisor"].post("/api/hand-records/", body)
+    assert response.status_code == 400 and error_of(response)["field"] == "bank"
+    assert not Hand.objects.exists()

@@ -353,3 +353,40 @@ def test_the_import_freezes_what_was_loaded_then_puts_the_collector_back(mesa, t
     assert (sys.getswitchinterval(), gc.get_freeze_count()) == (before, 0)
     refused(write(tmp_path / "two.json", hand(*P01, number=5)))
     assert len(seen) == 2 and (sys.getswitchinterval(), gc.get_freeze_count()) == (before, 0)
+
+
+def test_a_nul_in_a_name_stops_the_import_naming_the_line_and_the_field(mesa, tmp_path):
+    """A NUL (which PostgreSQL's text refuses) is refused by the engine as any bad name
+    is, naming the line and the field: not a database error, nothing of it written."""
+    bad = hand(*P01, bank="ban\u0000ca")
+    path = write(tmp_path / "noche.jsonl", hand(*P01), bad)
+    message, out = refused(path)
+    assert f"{path}, line 2, event 0:" in message and "bank" in message
+    assert "1 hand(s) imported" in out
+    assert Hand.objects.count() == 1 and not Player.objects.filter(code__contains="ban").exists()
+
+
+@pytest.mark.parametrize("field", ["events", "rules", "seats"])
+def test_a_record_nested_absurdly_deep_stops_the_import_naming_the_line_and_the_field(mesa, tmp_path, field):
+    """A line nested 100,000 deep (past any parser's recursion) is unreadable, naming its
+    line and the field, not a ``RecursionError``; nothing of it is written."""
+    good = json.dumps(hand(*P01))
+    deep = good[:-1] + f', "{field}": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path = tmp_path / "noche.jsonl"
+    path.write_text(good + "\n" + deep + "\n")
+    message, out = refused(str(path))
+    assert f"{path}, line 2, event 0:" in message and f"field {field}" in message and "32 levels" in message
+    assert "1 hand(s) imported" in out and Hand.objects.count() == 1
+
+
+def test_an_amount_with_other_digits_than_0_to_9_is_refused_naming_the_field(mesa, tmp_path):
+    """A full-width "５.00" is no amount (Python's ``\\d`` and ``int`` would read it as 5):
+    the event is refused, nothing settled or stored."""
+    bet = [line.replace("luis bet 10", "luis bet ５.00") for line in P01]
+    path = write(tmp_path / "noche.jsonl", hand(*P01), hand(*bet))
+    message, _out = refused(path)
+    assert f"{path}, line 2, event 4:" in message and "amount" in message
+    assert Hand.objects.count() == 1 and not HandEvent.objects.filter(event__amount="５.00").exists()
+    limits = write(tmp_path / "limits.json", hand(*P01, min_bet="５.00"))
+    message, _out = refused(limits)
+    assert "min_bet" in message and Hand.objects.count() == 1
