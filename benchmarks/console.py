@@ -73,12 +73,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from postgres import HOST, PG, PORT, database_url, drop_scratch, run  # noqa: E402  (beside this script)
+from postgres import HOST, PORT, create_scratch, database_url, drop_scratch  # noqa: E402  (beside this script)
 
 PASSWORD = "bench-pass-7y-media"
 RULES = {"profile": "reglamento"}
 MIN_BET, MAX_BET = 500, 10000  # cents
 SEATS_PER_TABLE = 4
+#: Each player's chips (euros): more than a player loses in a long run at these limits.
+CHIPS = Decimal("100000.00")
 
 SEATS = re.compile(r'name="seats" value="([^"]*)"')
 STATUS = re.compile(r'id="console"[^>]*data-status="(\w+)"')
@@ -91,14 +93,26 @@ CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 # ---------------------------------------------------------------------------------------
 # The scratch database
 
-def prepare(dealers):
-    """Tables with a dealer on shift, a bank and seated players with chips; returns
-    ``[(username, table id, bank code, seat codes)]``."""
+def buy_in(player, chips, cashier):
+    """``chips`` (``Decimal`` euros) bought by ``player`` at ``cashier``'s drawer, in as
+    few slips as the cage's maximum per slip (``CAGE_SLIP_MAXIMUM``) allows."""
+    from cage.services.slips import cashier_buy_in, slip_maximum
+
+    most = slip_maximum()
+    while chips > 0:
+        amount = min(chips, most)
+        cashier_buy_in(player=player, amount=amount, posted_by=cashier)
+        chips -= amount
+
+
+def prepare(dealers, chips=CHIPS):
+    """Tables with a dealer on shift, a bank and seated players with ``chips`` each
+    (``Decimal`` euros); returns ``[(username, table id, bank code, seat codes)]``."""
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import User
 
     from benchmarks.cage import cage_cashier, identity
-    from cage.services.slips import cashier_bank_deposit, cashier_buy_in
+    from cage.services.slips import cashier_bank_deposit
     from casino.roles import ensure_role_groups
     from patrons.models import Player
     from tables import services
@@ -120,7 +134,7 @@ def prepare(dealers):
         codes = [f"t{n:02d}-{name}" for name in ("ana", "luis", "marta", "pepe", "rosa")][:SEATS_PER_TABLE + 1]
         players = [Player.objects.create(code=code, name=code, **identity(code)) for code in codes]
         for player in players:
-            cashier_buy_in(player=player, amount=Decimal("1000000.00"), posted_by=cashier)
+            buy_in(player, chips, cashier)
         tenure = services.table_bank_draw(table=table, holder=players[0], capital=Decimal("5000.00"), by=supervisor)
         cashier_bank_deposit(tenure=tenure, player=players[0], amount=Decimal("5000.00"), posted_by=cashier)
         services.shift_open(table=table, dealer=dealer, opened_by=supervisor)
@@ -259,7 +273,7 @@ def form_of(page, form_id):
     pattern = _FORM_BY_ID.get(form_id)
     if pattern is None:
         pattern = _FORM_BY_ID[form_id] = re.compile(
-            r'<form method="post" action="([^"]+)" class="[^"]*" id="' + re.escape(form_id) + r'">(.*?)</form>', re.S)
+            r'<form method="post" action="([^"]+)" class="[^"]*" id="' + re.escape(form_id) + r'"[^>]*>(.*?)</form>', re.S)
     match = pattern.search(page)
     if match is None:
         return None
@@ -633,6 +647,9 @@ def main():
     parser.add_argument("--server", choices=("auto", "gunicorn", "runserver"), default="auto",
                         help="auto: gunicorn if installed, else runserver")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--chips", type=Decimal, default=CHIPS,
+                        help="each player's chips in euros, bought in slips of at most CAGE_SLIP_MAXIMUM "
+                             f"(default {CHIPS})")
     parser.add_argument("--redirect", action="store_true",
                         help="post as a browser without the console's script (POST, redirect, GET) instead of "
                              "as the console's script does (one POST answered with the console)")
@@ -641,7 +658,7 @@ def main():
 
     name = f"console_bench_{os.getpid()}"
     static_root = tempfile.mkdtemp(prefix="console_bench_static_")
-    run("createdb", *PG, name)
+    needs_migrate = create_scratch(name)
     # The shipped configuration (docker-compose.yml's): production settings, persistent
     # connections, sessions cached in Redis, plain HTTP on loopback.
     redis = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
@@ -658,9 +675,10 @@ def main():
         from django.core.management import call_command
         from django.db import connection
 
-        call_command("migrate", verbosity=0)
+        if needs_migrate:
+            call_command("migrate", verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)  # as the Dockerfile does
-        tables = prepare(args.dealers)
+        tables = prepare(args.dealers, args.chips)
         connection.close()
         port = free_port()
         server, kind = start_server(port, env, args.workers, args.server)

@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from console import PASSWORD, free_port, percentiles, prepare, start_server, stop_server  # noqa: E402  (beside this script)
-from postgres import HOST, PG, PORT, database_url, drop_scratch, run  # noqa: E402
+from postgres import HOST, PORT, create_scratch, database_url, drop_scratch  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
@@ -120,7 +120,7 @@ class Dealer:
         await self.entry(["p"], ("form-card", "card"))
         if await self.page.get_attribute("#console", "data-status") != "settled":
             raise RuntimeError("the bank stood and the hand is not settled")
-        await self.entry(["Enter"], ("form-open", "seats"))
+        await self.entry(["Enter"], ("form-open", None))  # the focus on the next hand's button
 
 
 async def play(base, tables, args, load):
@@ -206,7 +206,7 @@ def main():
 
     name = f"console_browser_{os.getpid()}"
     static_root = tempfile.mkdtemp(prefix="console_browser_static_")
-    run("createdb", *PG, name)
+    needs_migrate = create_scratch(name)
     redis = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
     env = dict(os.environ, DATABASE_URL=database_url(name), DATABASE_CONN_MAX_AGE=str(args.conn_max_age),
                DJANGO_SETTINGS_MODULE="casino.settings.production", DJANGO_SECRET_KEY="bench-only-not-a-secret", CHAIN_KEY="bench-only-chain-key-not-a-secret-0000",
@@ -222,7 +222,8 @@ def main():
         from django.core.management import call_command
         from django.db import connection
 
-        call_command("migrate", verbosity=0)
+        if needs_migrate:
+            call_command("migrate", verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
         tables = prepare(args.pages)
         connection.close()

@@ -68,7 +68,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from postgres import PG, database_url, pgbench_tps, run  # noqa: E402  (beside this script)
+from postgres import PG, create_scratch, database_url, pgbench_tps, run  # noqa: E402  (beside this script)
 
 TABLE = "Mesa bench"
 RULES = "reglamento"
@@ -144,7 +144,7 @@ def count_statements(path, count):
     """Statements per hand of ``count`` records of ``path`` imported in-process into a
     fresh scratch database (see the module's docstring, step 5)."""
     name = f"import_count_{os.getpid()}"
-    run("createdb", *PG, name)
+    needs_migrate = create_scratch(name)
     env = command_env(name)
     script = (
         "import collections, sys; from decimal import Decimal; import django; django.setup()\n"
@@ -160,8 +160,9 @@ def count_statements(path, count):
         " opening_chips=Decimal(1000000))\n"
         "print(len(queries) / len(records))\n")
     try:
-        subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "--verbosity", "0"], env=env,
-                       cwd=ROOT, check=True)
+        if needs_migrate:
+            subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "--verbosity", "0"], env=env,
+                           cwd=ROOT, check=True)
         done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=ROOT,
                               check=True)
         return float(done.stdout.split()[-1])
@@ -185,11 +186,12 @@ def main():
           f"(made in {time.perf_counter() - started:.1f} s)")
 
     name = f"import_bench_{os.getpid()}"
-    run("createdb", *PG, name)
+    needs_migrate = create_scratch(name)
     env = command_env(name)
     try:
-        subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "--verbosity", "0"], env=env,
-                       cwd=ROOT, check=True)
+        if needs_migrate:
+            subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "--verbosity", "0"], env=env,
+                           cwd=ROOT, check=True)
         with tempfile.TemporaryDirectory() as folder:
             half = len(records) // 2
             first, second = Path(folder, "first.jsonl"), Path(folder, "second.jsonl")

@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from postgres import PG, database_url, pgbench_tps, run  # noqa: E402  (beside this script)
+from postgres import PG, create_scratch, database_url, pgbench_tps, run  # noqa: E402  (beside this script)
 
 
 def settlements(count, seed=7):
@@ -174,7 +174,7 @@ def main():
     args = parser.parse_args()
 
     name = f"ledger_bench_{os.getpid()}"
-    run("createdb", *PG, name)
+    needs_migrate = create_scratch(name)
     # The shipped settings (production's: no query log, statements prepared as configured).
     redis = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
     os.environ.update(DATABASE_URL=database_url(name), DJANGO_SETTINGS_MODULE="casino.settings.production",
@@ -187,7 +187,8 @@ def main():
         from django.core.management import call_command
         from django.db import connection
 
-        call_command("migrate", verbosity=0)
+        if needs_migrate:
+            call_command("migrate", verbosity=0)
         hands, tenure, players = prepare_postings(args.hands)
         # pgbench runs between the two halves of the postings, so that the load other
         # processes put on the machine weighs on both figures alike.

@@ -12,11 +12,22 @@ PORT = os.environ.get("PGPORT", "5432")
 USER = os.environ.get("PGUSER", "postgres")
 #: The connection options of the command-line tools.
 PG = ["-h", HOST, "-p", PORT, "-U", USER]
+#: A migrated database on the same server to copy scratch databases from (``createdb
+#: -T``), so that a benchmark does not migrate its own: ``BENCH_TEMPLATE_DATABASE``, set by
+#: the benchmarks' smoke test (tests/test_benchmarks.py); unset, each benchmark migrates.
+TEMPLATE = os.environ.get("BENCH_TEMPLATE_DATABASE", "")
 
 
 def run(*command):
     """Run a command; its standard output (raises CalledProcessError if it fails)."""
     return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+
+def create_scratch(name):
+    """Create the scratch database ``name``: a copy of ``TEMPLATE`` when it is set, else an
+    empty one. Returns True when it still has to be migrated (no template)."""
+    run("createdb", *PG, *(("-T", TEMPLATE) if TEMPLATE else ()), name)
+    return not TEMPLATE
 
 
 def database_url(name, query=""):

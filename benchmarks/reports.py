@@ -78,7 +78,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from postgres import PG, database_url, run  # noqa: E402  (beside this script)
+from postgres import PG, create_scratch, database_url, run  # noqa: E402  (beside this script)
 
 TABLE = "Mesa bench"
 RULES = {"profile": "profesional", "side_bets": True, "commission_rate": "0.05", "bank_natural_collects": 2,
@@ -219,11 +219,11 @@ def multiply(table, shift, target, entries_hands=20_000):
         steps = [
             ("tenures", """
                 INSERT INTO tables_banktenure (id, table_id, holder_id, opened_at, closed_at, began, ended, capital,
-                                               price, seller_id, previous_id, deposit_required)
+                                               price, seller_id, previous_id, deposit_required, account_id)
                 SELECT t.id + k * %(m_banktenure)s, t.table_id, t.holder_id,
                        t.opened_at + k * %(span)s * interval '1 second', t.closed_at + k * %(span)s * interval '1 second',
                        t.began, t.ended, t.capital, t.price, t.seller_id, t.previous_id + k * %(m_banktenure)s,
-                       t.deposit_required
+                       t.deposit_required, t.account_id + k * %(m_account)s
                   FROM tables_banktenure t, generate_series(1, %(copies)s) k WHERE t.table_id = %(table)s"""),
             ("shares", """
                 INSERT INTO tables_syndicateshare (id, tenure_id, player_id, percent)
@@ -232,27 +232,25 @@ def multiply(table, shift, target, entries_hands=20_000):
                        generate_series(1, %(copies)s) k
                  WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
             ("tenure accounts", """
-                INSERT INTO ledger_account (id, kind, player_id, tenure_id, balance, is_open, created_at)
-                SELECT a.id + k * %(m_account)s, a.kind, NULL, a.tenure_id + k * %(m_banktenure)s, a.balance,
-                       a.is_open, a.created_at
-                  FROM ledger_account a JOIN tables_banktenure t ON t.id = a.tenure_id,
+                INSERT INTO ledger_account (id, kind, player_id, balance, is_open, created_at)
+                SELECT a.id + k * %(m_account)s, a.kind, NULL, a.balance, a.is_open, a.created_at
+                  FROM ledger_account a JOIN tables_banktenure t ON t.account_id = a.id,
                        generate_series(1, %(copies)s) k
                  WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
             ("transactions", """
                 INSERT INTO ledger_transaction (id, kind, reference, idempotency_key, posted_by_id, source, posted_at,
-                                                reverses_id, memo, tenure_id, detail, cause)
+                                                reverses_id, memo, detail, cause)
                 SELECT x.id + k * %(m_transaction)s, x.kind, x.reference || ' (copy ' || k || ')',
                        CASE WHEN x.idempotency_key LIKE 'tenure:%%'
-                            THEN 'tenure:' || (x.tenure_id + k * %(m_banktenure)s) || ':'
-                                 || split_part(x.idempotency_key, ':', 3)
+                            THEN 'tenure:' || (split_part(x.idempotency_key, ':', 2)::bigint + k * %(m_banktenure)s)
+                                 || substr(x.idempotency_key, length(split_part(x.idempotency_key, ':', 2)) + 8)
                             ELSE x.idempotency_key || ':copy:' || k END,
                        x.posted_by_id, x.source, x.posted_at + k * %(span)s * interval '1 second',
-                       x.reverses_id + k * %(m_transaction)s, x.memo, x.tenure_id + k * %(m_banktenure)s, x.detail,
+                       x.reverses_id + k * %(m_transaction)s, x.memo, x.detail,
                        CASE WHEN c.cause ? 'tenure'
                             THEN jsonb_set(c.cause, '{tenure}', to_jsonb((c.cause ->> 'tenure')::bigint + k * %(m_banktenure)s))
                             ELSE c.cause END
-                  FROM ledger_transaction x JOIN tables_banktenure t ON t.id = x.tenure_id,
-                       generate_series(1, %(copies)s) k,
+                  FROM ledger_transaction x, generate_series(1, %(copies)s) k,
                        -- the cause (ledger.references) of the copy: its hand's number, the
                        -- voided hand's and the reversed transaction's of a reversal, its tenure
                        LATERAL (SELECT CASE x.cause ->> 'kind'
@@ -266,16 +264,20 @@ def multiply(table, shift, target, entries_hands=20_000):
                                    THEN jsonb_set(x.cause -> 'original', '{number}',
                                        to_jsonb((x.cause -> 'original' ->> 'number')::int + k * %(n)s)) END))
                            ELSE x.cause END AS cause) c
-                 WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
+                 WHERE x.id IN (SELECT e.transaction_id FROM ledger_entry e
+                                  JOIN tables_banktenure t ON t.account_id = e.account_id
+                                 WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s)"""),
             ("entries", """
                 INSERT INTO ledger_entry (id, transaction_id, account_id, side, amount)
                 SELECT e.id + k * %(m_entry)s, e.transaction_id + k * %(m_transaction)s,
                        CASE WHEN a.kind = 'tenure' THEN e.account_id + k * %(m_account)s ELSE e.account_id END,
                        e.side, e.amount
-                  FROM ledger_entry e JOIN ledger_transaction x ON x.id = e.transaction_id
-                  JOIN tables_banktenure t ON t.id = x.tenure_id JOIN ledger_account a ON a.id = e.account_id,
+                  FROM ledger_entry e JOIN ledger_account a ON a.id = e.account_id,
                        generate_series(1, %(copies)s) k
-                 WHERE t.table_id = %(table)s AND x.id < %(m_transaction)s"""),
+                 WHERE e.transaction_id IN (SELECT e2.transaction_id FROM ledger_entry e2
+                                              JOIN tables_banktenure t ON t.account_id = e2.account_id
+                                             WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s)
+                   AND e.transaction_id < %(m_transaction)s"""),
             ("hands", """
                 INSERT INTO tables_hand (id, table_id, number, shift_id, tenure_id, bank_id, seats, rules, min_bet,
                                          max_bet, status, version, opened_by_id, opened_at, settled_at, settlement,
@@ -379,7 +381,7 @@ def timed(function, repeat):
     return statistics.median(times), min(times), max(times), result
 
 
-def measure(repeat):
+def measure(repeat, theory_hands=5000):
     from django.db import connection
 
     from reports.banks import bank_rotation_report
@@ -422,15 +424,15 @@ def measure(repeat):
     for rules, seats in {(json.dumps(r, sort_keys=True), len(s))
                          for r, s in Hand.objects.filter(shift=shift).values_list("rules", "seats").distinct()}:
         rules = json.loads(rules)
-        edge_store(rules=rules, seats=seats, hands=5000, seed=17,
-                   result=bank_edge(rules, seats=seats, hands=5000, seed=17).as_dict())
-    print(f"theory             : stored in {time.perf_counter() - started:.0f} s (5,000 simulated hands per seat count)",
-          flush=True)
+        edge_store(rules=rules, seats=seats, hands=theory_hands, seed=17,
+                   result=bank_edge(rules, seats=seats, hands=theory_hands, seed=17).as_dict())
+    print(f"theory             : stored in {time.perf_counter() - started:.0f} s ({theory_hands:,} simulated hands per "
+          "seat count)", flush=True)
     table.large_bet = Decimal("50.00")
     table.save(update_fields=["large_bet"])
 
     def exceptions_run(report):
-        subject = SimpleNamespace(kind="shift", table=table, shift=shift, shift_id=shift.pk,
+        subject = SimpleNamespace(kind="shift", table=table, table_id=table.pk, shift=shift, shift_id=shift.pk,
                                   key=f"shift:{shift.pk}", pk=None, result=report)
         with snapshot():
             return report_findings(subject)
@@ -491,6 +493,8 @@ def main():
     parser.add_argument("--database", help="time again on a database a --keep run left (no load)")
     parser.add_argument("--no-warm-up", action="store_true",
                         help="time each contender without a run before (at 1,000,000 hands a report's run is minutes)")
+    parser.add_argument("--theory-hands", type=int, default=5000,
+                        help="simulated hands per seat count of the theory stored before the detection (default 5000)")
     parser.add_argument("--load-only", action="store_true", help="seed and load, keep the database, time nothing")
     args = parser.parse_args()
     global WARM_UP
@@ -498,7 +502,7 @@ def main():
 
     name = args.database or f"reports_bench_{os.getpid()}"
     if not args.database:
-        run("createdb", *PG, name)
+        needs_migrate = create_scratch(name)
     os.environ["DATABASE_URL"] = database_url(name)
     os.environ["DJANGO_DEBUG"] = "false"  # no query log
     os.environ["CELERY_TASK_ALWAYS_EAGER"] = "true"
@@ -511,7 +515,8 @@ def main():
         from django.db import connection
 
         if not args.database:
-            call_command("migrate", verbosity=0)
+            if needs_migrate:
+                call_command("migrate", verbosity=0)
             started = time.perf_counter()
             table, shift = seed(args.seed_hands, random.Random(5))
             print(f"seed               : {args.seed_hands} hands through the services in "
@@ -522,7 +527,7 @@ def main():
         if args.load_only:
             args.keep = True
         else:
-            measure(args.repeat)
+            measure(args.repeat, args.theory_hands)
         connection.close()
     finally:
         if not args.keep and not args.database:
