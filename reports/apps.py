@@ -48,4 +48,5 @@ class ReportsConfig(AppConfig):
         register("reports:index", _("Reports"), AUDITOR)
         register("reports:alerts", _("Alerts"), AUDITOR)
         register("reports:review", _("Review"), AUDITOR)
+        register("reports:results", _("Results"), AUDITOR)
         register("reports:journal", _("Journal"), AUDITOR)

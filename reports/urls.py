@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from reports.views import alerts, journal, reports, review
+from reports.views import alerts, journal, reports, results, review
 
 app_name = "reports"
 urlpatterns = [
@@ -14,6 +14,7 @@ urlpatterns = [
     path("review/", review.review_page, name="review"),
     path("alerts/", alerts.alert_list, name="alerts"),
     path("journal/", journal.journal_page, name="journal"),
+    path("results/", results.results_page, name="results"),
     path("alerts/<int:pk>/", alerts.alert_detail, name="alert"),
     path("<int:pk>/", reports.report_page, name="report"),
     path("<int:pk>/report.csv", reports.report_csv_download, name="report_csv"),
