@@ -40,3 +40,25 @@ def test_the_auditor_reads_a_days_journal(chromium, live_server, mesa, size):
         page.click("text=CSV")
     assert download.value.suggested_filename.startswith("journal-")
     context.close()
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (390, 844)])
+def test_the_auditor_reads_the_results_against_a_year_before(chromium, live_server, mesa, size):
+    table_buy_in(shift=mesa.table.shifts.get(), player=mesa.players["pepe"], amount=Decimal("200"),
+                 recorded_by=mesa.dealer)
+    context = chromium.new_context(locale="es-ES", viewport={"width": size[0], "height": size[1]},
+                                   base_url=live_server.url)
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    log_in(page, "audit1", "/")
+    if size[0] < 600:
+        page.click("button.menu-toggle")
+    page.click("nav >> text=Resultados")
+    page.wait_for_url("**/reports/results/")
+    text = page.inner_text("main")
+    assert "Jornada de juego" in text and "Mes en curso" in text and "Año en curso" in text, text
+    assert "Mesa 1" in text and "Perfil reglamento" in text and "200,00" in text
+    assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+    if os.environ.get("JOURNAL_SHOTS"):
+        page.screenshot(path=f"{os.environ['JOURNAL_SHOTS']}/results-{size[0]}.png", full_page=True)
+    context.close()
