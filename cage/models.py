@@ -150,9 +150,11 @@ class CashierSlip(models.Model):
 
 class SlipVoid(models.Model):
     """A cashier slip voided by a cage supervisor, never by the cashier who issued it:
-    ``reason`` (not empty), who and when, and ``reversal``, the ledger transaction that
-    reverses the slip's posting. One per slip; never changed or deleted (PostgreSQL
-    triggers, ``cage/sql/0002_guards.sql``)."""
+    ``reason`` (not empty), who and when, ``reversal``, the ledger transaction that
+    reverses the slip's posting, and ``drawer``, the open drawer that paid or took the
+    void's cash. One per slip; never changed or deleted, and booked only into an open
+    drawer (PostgreSQL triggers, ``cage/sql/0002_guards.sql``,
+    ``cage/sql/0003_void_drawer.sql``)."""
 
     slip = models.OneToOneField(CashierSlip, models.PROTECT, related_name="void", verbose_name=_("slip"))
     reason = models.TextField(_("reason"))
@@ -161,6 +163,12 @@ class SlipVoid(models.Model):
     voided_at = models.DateTimeField(_("voided at"), default=timezone.now)
     reversal = models.OneToOneField(Transaction, models.PROTECT, related_name="slip_void",
                                     verbose_name=_("reversal"))
+    # The open drawer whose cash the void moved (``cage.services.drawer.drawer_for_void``):
+    # the slip's own while open, else the voiding supervisor's or the slip's cashier's
+    # current one; a closed drawer's figures never change. Null only for voids of before
+    # this field, whose cash went back to the slip's own drawer.
+    drawer = models.ForeignKey(Drawer, models.PROTECT, null=True, blank=True, related_name="voids",
+                               verbose_name=_("drawer"))
 
     class Meta:
         ordering = ["-voided_at"]

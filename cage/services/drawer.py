@@ -91,22 +91,80 @@ def _share_lock(cashier):
 
 
 def drawer_lines(drawer) -> dict[str, Decimal]:
-    """The drawer's cash by kind of slip, each its own line: ``{"buy_in", "bank_deposit",
-    "cash_out"}``, Decimal euros (zero when none). Buy-ins and bank deposits are cash
-    in, cash-outs cash out; a slip whose posting was reversed (voided) counts for
-    nothing."""
-    from cage.models import CashierSlip
+    """The drawer's cash by kind, each its own line, Decimal euros (zero when none):
+    ``buy_in``, ``bank_deposit`` (cash in), ``cash_out`` (cash out), its slips', voided
+    or not; ``void_in`` (the cash of voided cash-outs coming back) and ``void_out`` (the
+    cash of voided buy-ins and bank deposits paid back), the voids booked into this
+    drawer (``drawer_for_void``), whichever drawer their slips were in. A slip voided
+    while its drawer was open is voided into it: the two lines cancel out. A slip whose
+    posting was reversed without a void counts for nothing; a void of before the voids
+    named their drawer counts in its slip's drawer."""
+    from cage.models import CashierSlip, SlipVoid
 
-    live = drawer.slips.filter(transaction__reversal__isnull=True)
-    sums = live.aggregate(**{kind: Sum("amount", filter=Q(kind=kind)) for kind in CashierSlip.Kind.values})
-    return {kind: sums[kind] or ZERO for kind in CashierSlip.Kind.values}
+    kinds = CashierSlip.Kind.values
+    booked = drawer.slips.filter(Q(transaction__reversal__isnull=True) | Q(void__isnull=False))
+    sums = booked.aggregate(**{kind: Sum("amount", filter=Q(kind=kind)) for kind in kinds})
+    voids = SlipVoid.objects.filter(Q(drawer=drawer) | Q(drawer__isnull=True, slip__drawer=drawer)).aggregate(
+        void_in=Sum("slip__amount", filter=Q(slip__kind=CashierSlip.Kind.CASH_OUT)),
+        void_out=Sum("slip__amount", filter=~Q(slip__kind=CashierSlip.Kind.CASH_OUT)))
+    return {name: value or ZERO for name, value in (*sums.items(), *voids.items())}
 
 
 def drawer_cash(drawer) -> tuple[Decimal, Decimal]:
-    """``(cash in, cash out)`` of the drawer's slips, Decimal euros (``drawer_lines``:
-    buy-ins and bank deposits in, cash-outs out)."""
+    """``(cash in, cash out)`` of the drawer, Decimal euros (``drawer_lines``: buy-ins,
+    bank deposits and voided cash-outs in; cash-outs and voided buy-ins and deposits
+    out)."""
     lines = drawer_lines(drawer)
-    return lines["buy_in"] + lines["bank_deposit"], lines["cash_out"]
+    return _cash_in(lines), _cash_out(lines)
+
+
+def _cash_in(lines):
+    return lines["buy_in"] + lines["bank_deposit"] + lines["void_in"]
+
+
+def _cash_out(lines):
+    return lines["cash_out"] + lines["void_out"]
+
+
+def drawer_voids(drawer):
+    """The voids booked into ``drawer`` (``drawer_for_void``; a void of before the voids
+    named their drawer: its slip's drawer), oldest first, with their slips and players: a
+    QuerySet of SlipVoid."""
+    from cage.models import SlipVoid
+
+    return (SlipVoid.objects.filter(Q(drawer=drawer) | Q(drawer__isnull=True, slip__drawer=drawer))
+            .select_related("slip__player", "voided_by").order_by("voided_at", "id"))
+
+
+def drawer_for_void(*, slip, voided_by) -> Drawer:
+    """The open drawer a slip's void moves its cash through, its row locked ``FOR SHARE``
+    until the caller's transaction ends (so that no close counts it under the void): the
+    slip's own drawer while it is open; else the voiding supervisor's open drawer; else
+    the open drawer the slip's cashier has now. A closed drawer is never one: its figures
+    were counted and signed.
+
+    Args:
+        slip: the CashierSlip voided; voided_by: the cage supervisor's user.
+    Returns:
+        the open Drawer.
+    Raises:
+        DrawerError: none of them is open (naming the slip's drawer and both people).
+    """
+    candidates = [slip.drawer_id] if slip.drawer_id else []
+    for user_id in (voided_by.pk, slip.issued_by_id):
+        found = Drawer.objects.filter(cashier_id=user_id, closed_at__isnull=True).values_list("pk", flat=True).first()
+        if found is not None:
+            candidates.append(found)
+    for pk in candidates:
+        locked = list(Drawer.objects.raw("SELECT * FROM cage_drawer WHERE id = %s AND closed_at IS NULL FOR SHARE",
+                                         [pk]))
+        if locked:
+            return locked[0]
+    raise DrawerError(_("slip %(number)s's drawer #%(drawer)s is closed and neither %(supervisor)s nor %(cashier)s "
+                        "has a drawer open: the void's cash goes through an open drawer, so one of them opens one "
+                        "first"),
+                      params={"number": str(slip), "drawer": slip.drawer_id or "—",
+                              "supervisor": voided_by.get_username(), "cashier": slip.issued_by.get_username()})
 
 
 def drawer_preview(*, drawer, count: dict[str, int]) -> dict:
@@ -121,7 +179,7 @@ def drawer_preview(*, drawer, count: dict[str, int]) -> dict:
     """
     count = _count(count, "count")
     lines = drawer_lines(drawer)
-    cash_in, cash_out = lines["buy_in"] + lines["bank_deposit"], lines["cash_out"]
+    cash_in, cash_out = _cash_in(lines), _cash_out(lines)
     expected = drawer.float_amount + cash_in - cash_out
     counted = count_total(count)
     limit = tolerance()

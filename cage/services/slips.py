@@ -20,7 +20,7 @@ from django.db.models import Max, Q
 from django.utils.translation import gettext as _
 
 from cage.models import CashierSlip, SlipVoid
-from cage.services.drawer import drawer_for_slip
+from cage.services.drawer import drawer_for_slip, drawer_for_void
 from casino import formatting
 from ledger import posting
 from ledger.errors import (
@@ -309,7 +309,10 @@ def cashier_slip_void(*, slip: CashierSlip, reason: str, voided_by) -> SlipVoid:
 
     The reversal is the slip's transaction mirrored (a buy-in's chips go back to the
     cage, a cash-out's chips back to the player), of kind ``reversal`` linked to it; the
-    slip itself is unchanged and shows VOID through its ``SlipVoid``.
+    slip itself is unchanged and shows VOID through its ``SlipVoid``. The void's cash
+    goes through an open drawer (``drawer_for_void``: the slip's own while open, else
+    the supervisor's or the cashier's current one), never a closed one, whose counted
+    and signed figures stay as they were.
 
     Args:
         slip: the CashierSlip; reason: why, in words (required); voided_by: the cage
@@ -321,6 +324,7 @@ def cashier_slip_void(*, slip: CashierSlip, reason: str, voided_by) -> SlipVoid:
         slip's own cashier. AlreadyReversed: the slip was voided already.
         InsufficientChips: a buy-in whose chips the player no longer holds (checked
         under the account's row lock; the message says his balance).
+        cage.errors.DrawerError: no open drawer takes the void's cash.
     [A cage's separation of duties: who books a slip does not void it (Orden EHA/2528/2011
     on casino internal control; Nevada MICS, Cage 10)]
     """
@@ -343,6 +347,7 @@ def cashier_slip_void(*, slip: CashierSlip, reason: str, voided_by) -> SlipVoid:
                 raise VoidRefused(_("slip %(number)s is a deposit of a bank that has played: it is not voided "
                                     "(a withdrawal or the bank's distribution pays it back)"),
                                   params={"number": str(slip)})
+            drawer = drawer_for_void(slip=slip, voided_by=voided_by)
             original = Transaction.objects.get(pk=slip.transaction_id)
             legs = [(account_id, CREDIT if side == DEBIT else DEBIT, cents(amount))
                     for account_id, side, amount in original.entries.order_by("id")
@@ -360,9 +365,11 @@ def cashier_slip_void(*, slip: CashierSlip, reason: str, voided_by) -> SlipVoid:
                              cause={"kind": "reversal", "of": original.pk, "original": original.cause or
                                     {"kind": "slip", "number": slip.number}})
             return SlipVoid.objects.create(slip=slip, reason=reason, voided_by=voided_by,
-                                           voided_at=reversal.posted_at, reversal=reversal)
+                                           voided_at=reversal.posted_at, reversal=reversal, drawer=drawer)
     except IntegrityError as error:
         constraint = posting.constraint_of(error)
+        if "no open drawer takes its cash" in constraint:  # cage_void_needs_open_drawer: a guard, not a twin
+            raise
         if posting.IDEMPOTENCY_CONSTRAINT in constraint or "reverses" in constraint or "slip" in constraint:
             raise AlreadyReversed(_("slip %(number)s was already voided"), params={"number": str(slip)}) from error
         raise

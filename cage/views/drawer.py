@@ -24,6 +24,7 @@ from cage.services.drawer import (
     drawer_lines,
     drawer_open,
     drawer_preview,
+    drawer_voids,
     open_drawer_of,
     variance_text,
 )
@@ -51,9 +52,10 @@ def drawer(request):
             messages.success(request, _("Drawer #%(drawer)s open with a float of %(amount)s.") % {
                 "drawer": opened.pk, "amount": formatting.money(opened.float_amount)})
             return redirect("cage:drawer")
-    slips = list(current.slips.select_related("player").order_by("number")) if current else []
+    slips = list(current.slips.select_related("player", "void").order_by("number")) if current else []
     return render(request, "cage/drawer.html", {
         "drawer": current, "form": form, "slips": slips, "lookup": PlayerLookupForm(),
+        "voids": list(drawer_voids(current)) if current else [],
         "recent": Drawer.objects.filter(cashier=request.user, closed_at__isnull=False).order_by("-closed_at")[:5]})
 
 
@@ -111,8 +113,8 @@ def drawer_detail(request, pk):
         "drawer": shown, "float_lines": _lines(shown.float_count),
         "count_lines": _lines(shown.closing_count) if shown.closing_count else [],
         "variance": variance_text(shown.variance) if shown.variance is not None else "",
-        "lines": drawer_lines(shown),
-        "slips": shown.slips.select_related("player").order_by("number")})
+        "lines": drawer_lines(shown), "voids": list(drawer_voids(shown)),
+        "slips": shown.slips.select_related("player", "void").order_by("number")})
 
 
 @role_required(CAGE_SUPERVISOR, AUDITOR, CASHIER)
