@@ -123,6 +123,11 @@ def _response(status_code, **body):
     return Response(error_body(**body), status=status_code)
 
 
+#: DRF's messages that do not name their field ("This field is required."): the API's
+#: error message names it.
+_BARE = frozenset(("required", "null", "blank"))
+
+
 def api_exception_handler(exc, context):
     """DRF's exception handler for the API's views: the domain's refusals and DRF's own
     errors as the API's error JSON; anything else is left to propagate (a 500)."""
@@ -164,6 +169,8 @@ def api_exception_handler(exc, context):
     if isinstance(exc, exceptions.ValidationError):
         field, message = _first_field(exc.detail)
         _path, code = _first_field(exc.get_codes())
+        if field and code in _BARE:  # "This field is required." says which field
+            message = _("%(field)s: %(message)s") % {"field": field, "message": message}
         return _response(status.HTTP_400_BAD_REQUEST, message=message, rule=str(code or "invalid"),
                          field=field, fields=exc.detail if isinstance(exc.detail, dict) else None)
     response = drf_exception_handler(exc, context)

@@ -6,6 +6,9 @@ from django.utils.translation import gettext as _
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
+from game.recordfiles import malformed_json
+from tables.errors import unreadable_message
+
 #: The deepest nesting of arrays and objects accepted (a hand record needs 4).
 MAX_DEPTH = 32
 
@@ -20,6 +23,10 @@ class SafeJSONParser(JSONParser):
             data = super().parse(stream, media_type, parser_context)
         except RecursionError:
             raise ParseError(too_deep()) from None
+        except ParseError as error:  # DRF's, Python's English reason inside: worded here instead
+            if isinstance(error.__context__, ValueError):
+                raise ParseError(unreadable_message(malformed_json(error.__context__))) from None
+            raise
         if depth_exceeds(data, MAX_DEPTH):
             raise ParseError(too_deep())
         return data

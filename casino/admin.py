@@ -25,3 +25,30 @@ class RoleAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+def _label_login_attempts():
+    """django-axes' admin of the failed logins, its columns named in the reader's language
+    (its fields' names and messages are translated in the casino's catalogue; two of its
+    columns are methods without a description, shown as "Expiration" and "Status")."""
+    from axes.admin import AccessAttemptAdmin
+    from axes.models import AccessAttempt
+    from django.utils.translation import gettext_lazy as _
+
+    if not admin.site.is_registered(AccessAttempt):
+        return
+
+    class LabelledAccessAttemptAdmin(AccessAttemptAdmin):
+        @admin.display(description=_("expires at"))
+        def expiration(self, obj):
+            return super().expiration(obj)
+
+        @admin.display(description=_("status"))
+        def status(self, obj):
+            return super().status(obj)
+
+    admin.site.unregister(AccessAttempt)
+    admin.site.register(AccessAttempt, LabelledAccessAttemptAdmin)
+
+
+_label_login_attempts()

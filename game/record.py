@@ -128,16 +128,21 @@ def play_record(record):
 
 def check_complete(state):
     """Raise ``IllegalEvent`` (event 0, rule ``unfinished``) unless ``state``, a record's
-    hand after its last event, may end there (``HandState.complete``)."""
-    if not state.complete:
-        raise IllegalEvent(0, "unfinished", gettext_noop("the record ends before the hand is over: {waiting} has not finished"),
-                           waiting=_waiting(state))
-
-
-def _waiting(state):
+    hand after its last event, may end there (``HandState.complete``). Who has not
+    finished is in the template (the deal, the bank, la loca) or its parameters (a
+    seat's ``player`` and hand ``number``), never an English phrase in a parameter: the
+    shell words the whole message in the reader's language."""
+    if state.complete:
+        return
     if state.actor is None:
-        return "the deal"
-    hand = state.current_hand()
-    if state.actor in ("bank", "loca"):
-        return state.actor
-    return f"{state.actor}'s hand {hand.number}"
+        raise IllegalEvent(0, "unfinished", gettext_noop("the record ends before the hand is over: the deal has "
+                                                         "not finished"))
+    if state.actor == "bank":
+        raise IllegalEvent(0, "unfinished", gettext_noop("the record ends before the hand is over: the bank has "
+                                                         "not finished"))
+    if state.actor == "loca":
+        raise IllegalEvent(0, "unfinished", gettext_noop("the record ends before the hand is over: la loca has "
+                                                         "not finished"))
+    raise IllegalEvent(0, "unfinished", gettext_noop("the record ends before the hand is over: {player}'s hand "
+                                                     "{number} has not finished"),
+                       player=state.actor, number=state.current_hand().number)

@@ -5,6 +5,7 @@ A path may be a hand record (``*.json``), JSON Lines of records (``*.jsonl``,
 in name order), or ``-`` for one record on standard input.
 """
 
+import errno
 import json
 import os
 import sys
@@ -29,13 +30,52 @@ class Source:
         return self.file if self.line is None else f"{self.file}:{self.line}"
 
 
+#: What ``json`` says is wrong (its English ``msg``), as a code the shell words in the
+#: reader's language.
+JSON_FAULTS = {
+    "Expecting value": "value",
+    "Expecting ',' delimiter": "comma",
+    "Expecting ':' delimiter": "colon",
+    "Expecting property name enclosed in double quotes": "key",
+    "Unterminated string starting at": "unterminated",
+    "Invalid control character at": "control",
+    "Invalid \\escape": "escape",
+    "Invalid \\uXXXX escape": "escape",
+    "Extra data": "extra",
+}
+
+
 class UnreadableRecord:
-    """A record that could not be read or decoded: ``message`` says why."""
+    """A record that could not be read or decoded.
 
-    __slots__ = ("message",)
+    Attributes:
+        message: why, in English (``manage.py settle`` prints it).
+        code: why, for a program or a shell that words it in the reader's language:
+            ``"json"`` (``params``: ``line``, ``column``, ``fault``: a ``JSON_FAULTS``
+            value, ``"number"`` for a number too long to convert, else ``"syntax"``),
+            ``"missing"``, ``"denied"``, ``"directory"`` (the file), ``"encoding"``
+            (not UTF-8: ``params["position"]``, the byte), ``"depth"`` (nested past
+            ``MAX_DEPTH``: ``params["field"]``, the record's field or "", and
+            ``params["limit"]``), ``"unreadable"`` (another
+            error of the system: ``params["errno"]``).
+        params: the figures of ``code``.
+    """
 
-    def __init__(self, message):
+    __slots__ = ("code", "message", "params")
+
+    def __init__(self, message, code="unreadable", **params):
         self.message = message
+        self.code = code
+        self.params = params
+
+
+def _unreadable_file(error):
+    """The ``UnreadableRecord`` of an ``OSError`` or ``UnicodeDecodeError``."""
+    message = f"cannot read the file: {error}"
+    if isinstance(error, UnicodeDecodeError):
+        return UnreadableRecord(message, "encoding", position=error.start)
+    code = {errno.ENOENT: "missing", errno.EACCES: "denied", errno.EISDIR: "directory"}.get(error.errno, "unreadable")
+    return UnreadableRecord(message, code, errno=error.errno)
 
 
 def read_record_files(paths, stdin=None):
@@ -71,7 +111,7 @@ def _read_file(path):
         with open(path, encoding="utf-8") as stream:
             text = stream.read()
     except (OSError, UnicodeDecodeError) as error:
-        yield Source(path), UnreadableRecord(f"cannot read the file: {error}")
+        yield Source(path), _unreadable_file(error)
         return
     yield Source(path), decode_record(text)
 
@@ -96,14 +136,16 @@ def decode_record(text):
         try:
             value = json.loads(text)
         except ValueError as error:  # JSONDecodeError, or a number too long to convert
-            return UnreadableRecord(f"malformed JSON: {error}")
+            return malformed_json(error)
     deep = deep_field(value, MAX_DEPTH)
     return value if deep is None else _too_deep(deep)
 
 
 def _too_deep(field):
+    """The ``UnreadableRecord`` (code ``depth``) of a record nested too deep in ``field``."""
     where = f"field {field}" if field else "the record"
-    return UnreadableRecord(f"{where}: JSON nested more than {MAX_DEPTH} levels deep")
+    return UnreadableRecord(f"{where}: JSON nested more than {MAX_DEPTH} levels deep", "depth", field=field,
+                            limit=MAX_DEPTH)
 
 
 def deep_field(value, limit):
@@ -168,3 +210,15 @@ def deep_field_in_text(text, limit):
         elif char == ":" and depth == 1 and last_string is not None:
             key = last_string
     return None
+
+
+def malformed_json(error):
+    """The ``UnreadableRecord`` (code ``json``) of ``json``'s ``JSONDecodeError``, or of
+    the ``ValueError`` of a number too long to convert (a ``UnicodeDecodeError``: code
+    ``encoding``)."""
+    if isinstance(error, UnicodeDecodeError):
+        return UnreadableRecord(f"malformed JSON: {error}", "encoding", position=error.start)
+    if isinstance(error, json.JSONDecodeError):
+        return UnreadableRecord(f"malformed JSON: {error}", "json", line=error.lineno, column=error.colno,
+                                fault=JSON_FAULTS.get(error.msg, "syntax"))
+    return UnreadableRecord(f"malformed JSON: {error}", "json", line=None, column=None, fault="number")

@@ -2,7 +2,7 @@
 refused and what to do; nothing was written. ``str(error)`` is the message."""
 
 from django.core.exceptions import ValidationError
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 
 from casino import formatting
 
@@ -28,7 +28,65 @@ def engine_message(error):
         elif name in _POINTS_PARAMS:
             whole, _dot, half = value.partition(".")
             params[name] = ("" if whole == "0" else whole) + "½" if half else whole
+        elif name in _SEAT_PARAMS:
+            params[name] = _seat(value)
     return gettext(error.template).format(**params)
+
+
+#: The engine's message parameters that name a seat or a player.
+_SEAT_PARAMS = frozenset(("who", "now", "player", "owner", "other"))
+
+
+def _seat(value):
+    """A seat the record names by an English word ("bank", "loca") as the table says it;
+    a player's code as it is."""
+    if value == "bank":
+        return pgettext("seat", "the bank")
+    if value == "loca":
+        return pgettext("seat", "la loca")
+    return value
+
+
+def unreadable_message(record) -> str:
+    """Why a record could not be read (``game.recordfiles.UnreadableRecord``: its code and
+    figures), in the active language.
+
+    Args:
+        record: an ``UnreadableRecord``.
+    Returns:
+        str, e.g. "JSON mal formado en la línea 1, columna 9: falta una coma".
+    """
+    params = record.params
+    if record.code == "json":
+        fault = {
+            "value": gettext("a value is missing"),
+            "comma": gettext("a comma is missing"),
+            "colon": gettext("a colon is missing"),
+            "key": gettext("a key in double quotes is expected"),
+            "unterminated": gettext("a string is not closed"),
+            "control": gettext("a control character is inside a string"),
+            "escape": gettext("an invalid escape (\\) is inside a string"),
+            "extra": gettext("there is more text after the record"),
+            "number": gettext("a number has too many digits"),
+        }.get(params.get("fault"), gettext("it is not valid JSON"))
+        if params.get("line") is None:
+            return gettext("malformed JSON: %(fault)s") % {"fault": fault}
+        return gettext("malformed JSON at line %(line)s, column %(column)s: %(fault)s") % {
+            "line": params["line"], "column": params["column"], "fault": fault}
+    if record.code == "depth":
+        if params.get("field"):
+            return gettext("field %(field)s: JSON nested more than %(limit)s levels deep") % params
+        return gettext("the record: JSON nested more than %(limit)s levels deep") % params
+    if record.code == "missing":
+        return gettext("cannot read the file: it does not exist")
+    if record.code == "denied":
+        return gettext("cannot read the file: permission denied")
+    if record.code == "directory":
+        return gettext("cannot read the file: it is a directory")
+    if record.code == "encoding":
+        return gettext("cannot read the file: it is not UTF-8 text (byte %(position)s)") % {
+            "position": params["position"]}
+    return gettext("cannot read the file (system error %(errno)s)") % {"errno": params.get("errno")}
 
 
 class TableError(ValidationError):

@@ -190,9 +190,11 @@ class SettlementBatch:
         need_house = settlement.commission > 0 and self.house is None
         if missing or need_house:
             # A player's first hand (or the house's first commission): the accounts created (the last
-            # refusal, an unknown player, comes before), then locked.
+            # refusal, an unknown player, comes before), then locked. The tenure's account is the
+            # batch's: a tenure a 7½ passed in memory is not written yet.
             _holder, _by_code, _bank, house = create_settlement_accounts(
-                codes=missing, tenure=tenure, bank_player=settlement.bank_player, house=need_house)
+                codes=missing, tenure=tenure, bank_player=settlement.bank_player, house=need_house,
+                bank_account=bank)
             for code in missing:
                 del self.accounts[code]
             if need_house:

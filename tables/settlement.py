@@ -115,10 +115,13 @@ def settlement_legs(settlement, won, lost, by_code, bank, house):
     return legs
 
 
-def create_settlement_accounts(*, codes, tenure, bank_player, house):
+def create_settlement_accounts(*, codes, tenure, bank_player, house, bank_account=None):
     """The accounts of a hand's posting, the players' chips created if missing (before any
     lock is taken): ``(holder's code or None, {code: account id}, tenure account id, house
     account id or None)``.
+
+    ``bank_account``: the tenure's account id when the caller knows it already (an import's
+    batch, whose tenure a 7½ passed in memory is not written yet); else it is read.
 
     Raises:
         UnknownPlayer: a code has no ``Player``. TenureError: the tenure has no account.
@@ -132,7 +135,9 @@ def create_settlement_accounts(*, codes, tenure, bank_player, house):
     holder = bank_player if players[bank_player] == tenure.holder_id else None
     accounts = posting.player_accounts(players[code] for code in codes)
     by_code = {code: accounts[players[code]] for code in codes}
-    bank = BankTenure.objects.filter(pk=tenure.pk).values_list("account_id", flat=True).first()
+    bank = bank_account
+    if bank is None:
+        bank = BankTenure.objects.filter(pk=tenure.pk).values_list("account_id", flat=True).first()
     if bank is None:
         raise TenureError(_("bank tenure #%(tenure)s has no account"), params={"tenure": tenure.pk})
     house_id = posting.singleton_account(Account.Kind.HOUSE) if house else None

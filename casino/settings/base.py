@@ -33,7 +33,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "django_celery_beat",
-    "axes",
+    "casino.login_attempts.LoginAttemptsConfig",  # django-axes, named in the reader's language
     "casino",  # its commands: migrate as the owner, app_role (casino/dbroles.py)
     "django_countries",
     # The project's apps, each importing only those above it in this list (tests/test_layers.py).

@@ -53,10 +53,10 @@ def night(count=40, seed=18):
                         max_bet=10000, bank="ana")
 
 
-def fresh_casino(bank_cover=False, poor=()):
+def fresh_casino(bank_cover=False, poor=(), rules="reglamento", limits=(Decimal("5.00"), Decimal("100.00"))):
     """An empty database (ids from 1 again), then the cashier, every player with chips and
-    Mesa 1 without a bank (a limited bank with ``bank_cover``); the players ``poor`` with
-    1.00 of chips only."""
+    Mesa 1 without a bank (a limited bank with ``bank_cover``) of ``rules`` and ``limits``
+    (min, max bet); the players ``poor`` with 1.00 of chips only."""
     tables = connection.introspection.django_table_names(only_existing=True, include_views=False)
     connection.ops.execute_sql_flush(connection.ops.sql_flush(no_style(), tables, reset_sequences=True,
                                                               allow_cascade=True))
@@ -65,7 +65,7 @@ def fresh_casino(bank_cover=False, poor=()):
     for code in sorted({"ana", *NAMES, *poor}):
         cashier_buy_in(player=Player.objects.create(code=code), amount=Decimal("1.00" if code in poor else "1000.00"),
                        posted_by=cashier)
-    Table.objects.create(name="Mesa 1", rules="reglamento", min_bet=Decimal("5.00"), max_bet=Decimal("100.00"),
+    Table.objects.create(name="Mesa 1", rules=rules, min_bet=limits[0], max_bet=limits[1],
                          bank_capital=Decimal("1000.00") if bank_cover else Decimal("150.00"), bank_cover=bank_cover)
 
 
@@ -108,10 +108,11 @@ def in_batches_of(size):
     return run
 
 
-def recorded(way, records, bank_cover=False, poor=()):
-    """What ``way`` records for ``records`` in a fresh casino, with the clock stopped."""
+def recorded(way, records, bank_cover=False, poor=(), **table):
+    """What ``way`` records for ``records`` in a fresh casino (``table``: Mesa 1's rules and
+    limits, as ``fresh_casino``), with the clock stopped."""
     with mock.patch("django.utils.timezone.now", return_value=NOW):
-        fresh_casino(bank_cover, poor)
+        fresh_casino(bank_cover, poor, **table)
         way(records)
     table = Table.objects.get(name="Mesa 1")
     owners = {account.id: (account.kind, account.player.code if account.player else None,

@@ -34,6 +34,7 @@ from django.utils.translation import gettext as _
 
 from game.recordfiles import UnreadableRecord, read_record_files
 from ledger.money import CENT
+from tables.errors import unreadable_message
 from tables.importing import hand_import_records
 
 #: Records per database transaction: the tables and accounts they touch stay locked until
@@ -124,7 +125,7 @@ class Command(BaseCommand):
         for source, record in read_record_files(paths):
             if isinstance(record, UnreadableRecord):
                 flush()
-                self._stop(imported, source, 0, record.message)
+                self._stop(imported, source, 0, unreadable_message(record))
             pending.append((source, record))
             if len(pending) >= batch:
                 flush()
