@@ -7,7 +7,9 @@ from django.utils.translation import gettext, pgettext
 from casino import formatting
 
 #: The engine's message parameters that hold an amount ("12.50") or points ("6.5").
-_AMOUNT_PARAMS = frozenset(("amount", "bet", "total", "low", "high"))
+_AMOUNT_PARAMS = frozenset(("amount", "bet", "total", "low", "high", "min_bet", "stake"))
+#: Parameters that are amounts in one rule's messages only (``limit`` counts hands elsewhere).
+_RULE_AMOUNT_PARAMS = {"one_card_stand_max": frozenset(("limit",))}
 _POINTS_PARAMS = frozenset(("points", "has"))
 
 
@@ -22,8 +24,9 @@ def engine_message(error):
         str.
     """
     params = dict(error.params)
+    amounts = _AMOUNT_PARAMS | _RULE_AMOUNT_PARAMS.get(getattr(error, "rule", None), frozenset())
     for name, value in params.items():
-        if name in _AMOUNT_PARAMS:
+        if name in amounts:
             params[name] = formatting.money(value)
         elif name in _POINTS_PARAMS:
             whole, _dot, half = value.partition(".")

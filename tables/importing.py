@@ -45,7 +45,9 @@ from tables.services.recording import (
     finished,
     new_hand,
     opening_checks,
+    raises_stakes,
     settled,
+    stakers,
 )
 from tables.stakes import open_hands_at_risk
 
@@ -219,16 +221,16 @@ class _ImportCover:
 
     def check(self, state, event):
         """Raise ``ChipsNotCovered`` if ``event`` (just applied to ``state``) is a bet
-        its player cannot cover."""
-        if event.get("do") not in ("bet", "muerto"):
+        its player cannot cover, or la loca's "dobla" one of its bettors cannot."""
+        if not raises_stakes(event):
             return
-        code = event.get("player") or event.get("seat")
         risk = at_risk(state)
-        holding, elsewhere = self.holding.get(code, 0), self.elsewhere.get(code, 0)
-        if risk.get(code, 0) + elsewhere > holding:
-            raise ChipsNotCovered(player=code, holding=euros(holding),
-                                  at_risk=euros(self.risk.get(code, 0) + elsewhere),
-                                  needed=euros(risk.get(code, 0) + elsewhere))
+        for code in stakers(state, event):
+            holding, elsewhere = self.holding.get(code, 0), self.elsewhere.get(code, 0)
+            if risk.get(code, 0) + elsewhere > holding:
+                raise ChipsNotCovered(player=code, holding=euros(holding),
+                                      at_risk=euros(self.risk.get(code, 0) + elsewhere),
+                                      needed=euros(risk.get(code, 0) + elsewhere))
         self.risk = risk
 
     def left_open(self, state):
@@ -349,7 +351,7 @@ class _ImportBatch:
         limited = hand.table.bank_cover
         for number, event in enumerate(record["events"], 1):
             try:
-                staking = limited and isinstance(event, dict) and event.get("do") in ("bet", "muerto")
+                staking = limited and raises_stakes(event)
                 entries.append(enter(hand, state, event=event, by=by, form_token=None, known=players,
                                      bank_holds=self.ledger.bank_holds(hand.tenure) if staking else None))
                 self.cover.check(state, event)

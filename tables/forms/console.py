@@ -14,8 +14,8 @@ from decimal import Decimal, InvalidOperation
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from game.cards import CARD_NAME, parse_card
-from game.hand import BANK_ID, LOCA_ID, valid_player_id
+from game.cards import CARD_NAME, DECK_SPELLINGS, FRENCH_SPELLINGS, parse_card
+from game.hand import BANK_ID, LOCA_CALLS, LOCA_ID, valid_player_id
 from ledger.forms import read_grouping
 
 #: The console's actions: ``action`` -> (event ``do``, card face down, card unknown).
@@ -40,6 +40,8 @@ ACTIONS = {
     "shuffle": ("shuffle", False, False),
     "identify": ("identify", False, False),
     "announce": ("identify", False, False),
+    # La loca's calls (``loca_calls``): the action is the call, made by its responsable.
+    **{call: ("loca_call", False, False) for call in LOCA_CALLS},
 }
 #: Events that name a card (``reveal`` may: a face-down card entered unknown).
 _CARD_EVENTS = frozenset(("deal", "card", "exchange", "fusilar", "muerto", "identify"))
@@ -82,18 +84,31 @@ def parse_stake(text):
     return amount
 
 
-def parse_card_text(text):
-    """A card typed or picked by the dealer, in the record's numeric form.
+def parse_card_text(text, deck=None):
+    """A card typed or picked by the dealer, in the record's written form.
 
     Args:
-        text: ``"7O"``, ``"11c"``, ``"rb"``, ``"sO"`` (rank then suit, any case).
+        text: ``"7O"``, ``"11c"``, ``"rb"``, ``"sO"`` (rank then suit, any case); at a
+            French table ``"AS"``, ``"qd"``, ``"7h"``.
+        deck: the table's deck option; None reads a card of either family of decks (the
+            engine then refuses one not of the table's deck, naming it). A French deck
+            reads French cards only.
     Returns:
-        str, the numeric written form (``"12B"``).
+        str, the written form (``"12B"``, ``"QD"``).
     Raises:
-        forms.ValidationError: not a card of the Spanish deck.
+        forms.ValidationError: not a card (of the table's deck, where it is given).
     """
-    code = parse_card((text or "").strip().replace(" ", ""))
+    written = (text or "").strip().replace(" ", "")
+    french = deck is not None and DECK_SPELLINGS[deck] is FRENCH_SPELLINGS
+    code = parse_card(written, deck) if deck is not None else parse_card(written)
+    if code is None and deck is None:
+        code = parse_card(written, "french-40")
     if code is None:
+        if french:
+            raise forms.ValidationError(
+                _("%(value)s is not a card of the French deck: write the rank (A, 2–7, J, Q, K) then the "
+                  "suit (S, H, D, C), like AS or qd."),
+                code="card", params={"value": text.strip() or "–"})
         raise forms.ValidationError(
             _("%(value)s is not a card: write the rank (1–7, 10/s, 11/c, 12/r) then the suit "
               "(O, C, E, B), like 7O or 11c."),
@@ -106,9 +121,13 @@ class EntryForm(forms.Form):
     bettor or hand. ``event`` is the engine event once the form is valid.
 
     Fields: ``action`` (a key of ``ACTIONS``), ``seat`` (a seated player id, ``bank`` or
-    ``loca``), ``card``, ``amount`` (euros), ``player`` (a side bettor or a loca bettor),
-    ``hand`` (the seat's hand whose card is identified); ``number`` (the table's hand the
-    screen showed), ``version`` and ``token``.
+    ``loca``), ``card``, ``amount`` (euros), ``player`` (a side bettor or a loca bettor;
+    la loca's responsable, with its calls), ``hand`` (the seat's hand whose card is
+    identified); ``number`` (the table's hand the screen showed), ``version`` and ``token``.
+
+    Args (besides Django's): ``deck``, keyword only: the table's deck option, for a card's
+    message; None (the console's hot path, which reads no table before the service) reads
+    a card of either deck and leaves the deck to the engine.
     """
 
     action = forms.ChoiceField(label=_("Action"), choices=[(a, a) for a in ACTIONS])
@@ -120,6 +139,10 @@ class EntryForm(forms.Form):
     number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     version = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
     token = forms.UUIDField(widget=forms.HiddenInput)
+
+    def __init__(self, *args, deck=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.deck = deck
 
     def clean_seat(self):
         seat = self.cleaned_data["seat"].strip()
@@ -158,7 +181,7 @@ class EntryForm(forms.Form):
             event["card"] = None
         elif do in _CARD_EVENTS or (do == "reveal" and card_text):
             try:
-                event["card"] = parse_card_text(card_text) if card_text else _no_card()
+                event["card"] = parse_card_text(card_text, self.deck) if card_text else _no_card(self.deck)
             except forms.ValidationError as error:
                 self.add_error("card", error)
                 return cleaned
@@ -172,6 +195,12 @@ class EntryForm(forms.Form):
                 return cleaned
             if do == "bet" and cleaned.get("player"):
                 event["player"] = cleaned["player"]
+        if do == "loca_call":
+            if not cleaned.get("player"):
+                self.add_error("player", forms.ValidationError(
+                    _("Say who is la loca's responsable: one of its bettors."), code="player"))
+                return cleaned
+            event["call"], event["responsable"] = action, cleaned["player"]
         if do == "identify":
             if cleaned.get("hand") is None:
                 self.add_error("hand", forms.ValidationError(_("Say which hand the card belongs to."),
@@ -184,7 +213,9 @@ class EntryForm(forms.Form):
         return cleaned
 
 
-def _no_card():
+def _no_card(deck=None):
+    if deck is not None and DECK_SPELLINGS[deck] is FRENCH_SPELLINGS:
+        raise forms.ValidationError(_("Enter the card: type it (AS, 7h, qd) or tap it below."), code="card")
     raise forms.ValidationError(_("Enter the card: type it (7O, 11c, rb) or tap it below."), code="card")
 
 

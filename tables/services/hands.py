@@ -47,8 +47,10 @@ from tables.services.recording import (
     hand_state,
     new_hand,
     opening_checks,
+    raises_stakes,
     sequences_in_force,
     settled,
+    stakers,
 )
 from tables.settlement import ledger_post_settlement
 from tables.stakes import lock_chips, open_hands_at_risk
@@ -226,13 +228,14 @@ def _record_locked(locked: LockedHand, *, event, entered_by, expected_version, f
     if _already_recorded(hand, expected_version, form_token):
         return AtTable(hand, entries, state)  # a double click or a refresh: the entry is already recorded
     check_entry(hand, expected_version)
-    staking = type(event) is dict and event.get("do") in ("bet", "muerto")
+    staking = raises_stakes(event)
     if staking:
-        bettor = event.get("player") or event.get("seat")
-        before = at_risk(state).get(bettor, 0)
+        bettors = stakers(state, event)
+        before = at_risk(state)
     row = enter(hand, state, event=event, by=entered_by, form_token=form_token)
     if staking:
-        _check_covered(hand, state, bettor, before)
+        for bettor in bettors:
+            _check_covered(hand, state, bettor, before.get(bettor, 0))
     _write_entry(row)
     entries = [*entries, (EVENT, event)]
     if settle and finished(state):

@@ -25,6 +25,7 @@ from casino.bulk import json_text
 from game import HandState, IllegalEvent
 from game.cards import CARD_NAME
 from game.entries import EVENT, UNDO, effective_events
+from game.hand import DOBLA
 from game.payouts import settle
 from game.record import profile_for
 from ledger.money import cents, euros
@@ -74,6 +75,25 @@ def stakes(state) -> int:
     total = sum(h.stake for h in state.hands())
     total += sum(sum(seat.side_bets.values()) for seat in state.seats)
     return total + sum(s[1] for s in state.loca_bets.values())
+
+
+def raises_stakes(event) -> bool:
+    """Does ``event`` add to what is staked on the hand: a bet, a muerto, or la loca's
+    call "dobla", which doubles every stake on la loca without bet events (the chips at
+    risk and a limited bank's cover are checked after it as after a bet).
+    [rules.md "Calls of la loca"]"""
+    if type(event) is not dict:
+        return False
+    do = event.get("do")
+    return do in ("bet", "muerto") or (do == "loca_call" and event.get("call") == DOBLA)
+
+
+def stakers(state, event) -> list[str]:
+    """Who ``event`` (a ``raises_stakes`` one) stakes for: the bettor, or every bettor
+    on la loca for its "dobla"."""
+    if event.get("do") == "loca_call":
+        return list(state.loca_bets)
+    return [event.get("player") or event.get("seat")]
 
 
 def finished(state) -> bool:
@@ -267,7 +287,7 @@ def enter(hand, state, *, event: dict, by, form_token, known: dict | None = None
         state.apply(event)
     except IllegalEvent as error:
         raise RuleBroken(error) from None
-    if hand.table.bank_cover and event.get("do") in ("bet", "muerto"):
+    if hand.table.bank_cover and raises_stakes(event):
         tenure_check_cover(tenure=hand.tenure, stakes=euros(stakes(state)),
                            holds=None if bank_holds is None else euros(bank_holds))
     if event.get("do") == "bet" and event.get("player") is not None:

@@ -35,9 +35,28 @@ from markupsafe import Markup
 
 from casino import formatting
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
-from game.cards import CARD_NAME, CARD_RANK, CARD_SUIT, DECKS, SUITS
+from game.cards import (
+    CARD_NAME,
+    CARD_POINTS,
+    CARD_SUIT,
+    DECK_SPELLINGS,
+    DECK_SUITS,
+    DECKS,
+    FRENCH_SPELLINGS,
+    is_media,
+)
 from game.entries import effective_events
-from game.hand import BANK_ID, DEAL, LOCA_ID, PLAY, format_cents
+from game.hand import (
+    BANK_ID,
+    DEAL,
+    DOBLA,
+    DOBLA_QUIEN_QUIERA,
+    LOCA_CALLS,
+    LOCA_ID,
+    PLAY,
+    SE_PLANTA,
+    format_cents,
+)
 from ledger.errors import LedgerError
 from tables import services
 from tables.errors import HandNotOpen, NotTheDealer, StaleHand, TableError
@@ -152,6 +171,8 @@ def console_entry(request, table_id):
     form = EntryForm(request.POST)
     if not form.is_valid():
         table, shift = _dealers_table(request.user, table_id)
+        form = EntryForm(request.POST, deck=_deck(table))  # its card's message in the table's deck
+        form.is_valid()
         return _render_console(request, table, shift, refused=form)
     # The hot path: the service reads the table's open hand under the table's lock and
     # checks there that this is the screen's hand and the user its shift's dealer.
@@ -305,6 +326,29 @@ CHIP_KEYS = "qwerty"
 
 SUIT_NAMES = {"O": gettext_lazy("oros"), "C": gettext_lazy("copas"), "E": gettext_lazy("espadas"),
               "B": gettext_lazy("bastos")}
+#: The French deck's suits by name, and as the table shows them. [issue: ♠ ♥ ♦ ♣]
+FRENCH_SUIT_NAMES = {"S": gettext_lazy("spades"), "H": gettext_lazy("hearts"), "D": gettext_lazy("diamonds"),
+                     "C": gettext_lazy("clubs")}
+FRENCH_SUIT_MARKS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def _french(deck):
+    """Is ``deck`` (a deck option) French? Its cards are written and typed otherwise
+    (``AS``, ``qd``), and some keys are its cards' letters (``FRENCH_KEYS``)."""
+    return DECK_SPELLINGS[deck] is FRENCH_SPELLINGS
+
+
+def _deck(table, state=None):
+    """The deck the console shows: the open hand's (``state``), else the table's."""
+    return state.profile.deck if state is not None else table.profile.deck
+
+
+def _deck_words(deck):
+    """What the console says of a deck's cards: a card to show as an example in the card
+    boxes, and how a card is typed, for the keys' help."""
+    if _french(deck):
+        return Shown(french=True, example="7H", typed="AS, 7h, qd", buy_in=FRENCH_KEYS["buy-in"])
+    return Shown(french=False, example="7O", typed="7O, 11c, rb, sE", buy_in="k")
 
 
 def _render_console(request, table, shift, *, refused=None, stale=False, open_form=None, status=200,
@@ -327,6 +371,7 @@ def _render_console(request, table, shift, *, refused=None, stale=False, open_fo
     hand = at_table.hand if at_table is not None else (
         Hand.objects.select_related("bank").filter(table=table).order_by("-number").first())
     enters = _may_enter(request.user, shift)
+    state = None
     typed = _typed(refused)
     # One CSRF input for the body's forms (Django's Jinja2 backend would mask it anew in each).
     context = {"table": table, "shift": shift, "hand": hand, "enters": enters, "stale": stale, "typed": typed,
@@ -365,6 +410,8 @@ def _render_console(request, table, shift, *, refused=None, stale=False, open_fo
             seats = [] if hand is None else [code for code in hand.seats if holder is None or code != holder.code]
             open_form = OpenHandForm(initial={"seats": " ".join(seats), "after": table.last_hand_number})
         context["open_form"] = open_form
+    deck = _deck(table, state)
+    context.update(deck=deck, cards=_deck_words(deck))
     context["focus"] = _focus(panel, typed, refused, enters and open_form is not None)
     body = engines["jinja2"].get_template(BODY).render(context)
     if _fetched(request):
@@ -445,6 +492,8 @@ def _typed(form):
         main = "amount" if group == "bet" or typed.player else "player"
     elif typed.action == "identify":
         group, main = f"identify-{typed.seat}-{typed.hand}", "card"
+    elif typed.action in LOCA_CALLS:
+        group, main = "calls", "player"
     else:
         group, main = "card", "card"
     named = [name for name in form.errors if name in ("card", "amount", "player")]
@@ -484,6 +533,8 @@ def _focus(panel, typed, refused, opening):
             return "form-card:card"
         if panel.play_actions:
             return "form-play:" + panel.play_actions[0].action
+        if panel.calls:
+            return "form-calls:" + panel.calls.buttons[0].action
     if panel.identify:  # the showdown (offered while the bank plays, named mostly after)
         return f"form-{panel.identify[0].key}:card"
     return None
@@ -520,6 +571,7 @@ def _places(state, table, settlement):
             hand's ``Settlement.as_dict()`` once settled, else None.
     """
     actor = table["actor"]
+    french = _french(state.profile.deck)
     current = state.current_hand()
     now = (current.owner, current.number) if current is not None else None
     to_deal = state.legal().to_deal if state.phase == DEAL else ()
@@ -534,7 +586,7 @@ def _places(state, table, settlement):
 
     def place(who, label, css, hands, staked, on=None):
         return Shown(who=who, label=label, css=css, turn=who == actor, deal_next=bool(to_deal) and to_deal[0] == who,
-                     hands=[_felt_hand(who, h, now, staked, results.get((who, h["number"]))) for h in hands],
+                     hands=[_felt_hand(who, h, now, staked, results.get((who, h["number"])), french) for h in hands],
                      several=len(hands) > 1,
                      bets=[Shown(player=p, amount=Decimal(a), result=bets.get(who, {}).get(p))
                            for p, a in (on or {}).items()])
@@ -557,20 +609,26 @@ def _places(state, table, settlement):
     return places
 
 
-def _felt_hand(who, hand, now, staked, result):
+def _felt_hand(who, hand, now, staked, result, french=False):
     status = _STATUS_WORDS.get(hand["status"], hand["status"])
     kind = _KIND_WORDS.get(hand["kind"])
     return Shown(number=hand["number"], current=now == (who, hand["number"]),
-                 cards=[_felt_card(card) for card in hand["cards"]], points=_points(hand["points"], hand["unknown"]),
+                 cards=[_felt_card(card, french) for card in hand["cards"]],
+                 points=_points(hand["points"], hand["unknown"]),
                  status=hand["status"], status_text=f"{status} · {kind}" if kind else status,
                  stake=Decimal(hand["stake"]) if staked else None, result=result)
 
 
-def _felt_card(card):
+def _felt_card(card, french=False):
+    """A card on the felt: ``name`` as written (None: face down, not named yet), ``rank``
+    and ``mark`` as shown (a French suit as ♠ ♥ ♦ ♣), ``css`` its suit's class."""
     name = card["card"]
     if name is None:
-        return Shown(name=None, rank=None, suit=None, down=True)
-    return Shown(name=name, rank=name[:-1], suit=name[-1], down=card["down"])
+        return Shown(name=None, rank=None, mark=None, css=None, down=True)
+    suit = name[-1]
+    if french:
+        return Shown(name=name, rank=name[:-1], mark=FRENCH_SUIT_MARKS[suit], css="fr-" + suit, down=card["down"])
+    return Shown(name=name, rank=name[:-1], mark=suit, css=suit, down=card["down"])
 
 
 def _result(result, multiplier, net):
@@ -610,17 +668,33 @@ BUTTONS = {
     "muerto-unknown": (gettext_lazy("Muerto: unknown card"), "shift+m", False),
     "stand": (None, "p", False),  # labelled with the seat: "luis stands"
     "split": (gettext_lazy("Split: the half opens a new hand"), "a", False),
+    "split-pair": (gettext_lazy("Split: the second card of the same points opens a new hand"), "a", False),
     "shuffle": (gettext_lazy("Shuffle the bust hands' cards back into the stock"), "j", False),
     "identify": (gettext_lazy("Name the card"), "enter", True),
+    # La loca's calls (loca_calls), made by its responsable.
+    DOBLA_QUIEN_QUIERA: (gettext_lazy("La loca: dobla quien quiera (its bettors may raise)"), "w", False),
+    DOBLA: (gettext_lazy("La loca dobla (every stake doubled; then it stands)"), "shift+d", False),
+    SE_PLANTA: (gettext_lazy("La loca se planta"), "p", False),
 }
 
+#: At a French table the letters of its ranks (A, J, Q, K) are typed into the card box:
+#: the entries whose keys they are elsewhere take these keys instead (``_button``), the
+#: buy-in at the table too (body.html). D (a card face down) and H keep working as keys
+#: while the card box is empty or fully selected: a suit is typed only after a rank
+#: (console.js).
+FRENCH_KEYS = {"split": "o", "split-pair": "o", "shuffle": "b", "buy-in": "h"}
 
-def _button(action, label=None, primary=False):
+
+def _button(action, label=None, primary=False, french=False):
     """An entry button. ``primary``: the form's first button needing a card, which Enter
     in the card box (or a card typed whole) sends; ``enter`` says so when it keeps a key of
-    its own, for where the focus is elsewhere (exchanging a 4 from the stake box)."""
+    its own, for where the focus is elsewhere (exchanging a 4 from the stake box).
+    ``french``: the table's deck is French, whose ranks take some keys (``FRENCH_KEYS``)."""
     text, key, needs_card = BUTTONS[action]
-    return Shown(action="reveal" if action == "reveal-named" else action, label=label or text, key=key,
+    if french:
+        key = FRENCH_KEYS.get(action, key)
+    action = {"reveal-named": "reveal", "split-pair": "split"}.get(action, action)
+    return Shown(action=action, label=label or text, key=key,
                  shown=key_label(key), aria=key_aria(key), needs_card=needs_card, enter=primary and key != "enter")
 
 
@@ -640,10 +714,12 @@ def _panel(state, legal, hand, typed):
     """The entries the dealer may make now, from ``legal`` (amounts as Decimal euros): the
     phase, whose turn, and each form's buttons (``_button``) in the order drawn, its first
     the one Enter sends; the stake ready and the chips; the face-down cards to name."""
+    french = _french(state.profile.deck)
     panel = Shown(phase=legal.phase, actor=legal.actor, hand=legal.hand, actor_label=None, deal=None,
                   proposed=None, deal_actions=(), bet=None, must_bet=False, fixed=False, stake=None, chips=(),
                   card_actions=(), card_box=False, announce_hand=None, muerto=None, play_actions=(),
-                  shuffle=None, side_bets=(), loca_raises=(), identify=())
+                  shuffle=None, side_bets=(), loca_raises=(), identify=(), one_card_cap=None, capped=None,
+                  pair_split=None, calls=None)
     if legal.phase == DEAL:
         face_up = state.profile.face_up
         panel.deal = [Shown(who=who, label=_who(who), unknown=who == BANK_ID or not face_up,
@@ -658,6 +734,14 @@ def _panel(state, legal, hand, typed):
     current = state.current_hand()
     seat = state.seat(legal.actor)
     panel.actor_label = _who(legal.actor)
+    if legal.one_card_cap is not None:
+        panel.one_card_cap = _money(legal.one_card_cap)
+    if legal.pair_split is not None:
+        # The pair over 7½ just drawn: bust, the turn past it, unless its split comes next.
+        player, number = legal.pair_split
+        panel.pair_split = Shown(seat=player, button=_button("split-pair", _(
+            "%(who)s splits the pair (hand %(number)s is bust otherwise)") % {"who": player, "number": number},
+            french=french))
     if legal.bet:
         panel.bet = (_money(legal.bet[0]), _money(legal.bet[1]))
         panel.must_bet = current.stake == 0
@@ -695,12 +779,26 @@ def _panel(state, legal, hand, typed):
     panel.card_box = first is not None
     panel.announce_hand = legal.hand if legal.announce else None
     play = []
-    if legal.stand:
+    calls = legal.loca_calls or ()
+    if legal.stand and SE_PLANTA not in calls:
         play.append(_button("stand", _("%(who)s stands") % {"who": panel.actor_label}))
+    elif (not legal.stand and legal.one_card_cap is not None and current.stake > legal.one_card_cap
+          and (state.profile.raise_on_stand or not current.raise_pending)):
+        # A stand the one-card cap forbids: shown greyed, with the cap; sent anyway, the
+        # engine refuses it naming the rule. [rules.md "One-card stand"]
+        play.append(_button("stand", _("%(who)s stands") % {"who": panel.actor_label}))
+        panel.capped = _("A stand on one card carries at most %(cap)s € (%(times)s × the minimum bet): "
+                         "%(who)s has %(stake)s € on it, a card first.") % {
+            "cap": formatting.number(panel.one_card_cap, 2), "times": state.profile.one_card_stand_max,
+            "who": panel.actor_label, "stake": formatting.number(_money(current.stake), 2)}
     if legal.split:
-        play.append(_button("split"))
+        play.append(_button("split-pair" if _pair_in(current) else "split", french=french))
     panel.play_actions = play
-    panel.shuffle = _button("shuffle") if legal.shuffle else None
+    if calls:
+        panel.calls = Shown(buttons=[_button(call) for call in LOCA_CALLS if call in calls],
+                            responsables=list(legal.loca_responsables), proposed=legal.loca_responsable,
+                            named=state.loca_responsable is not None)
+    panel.shuffle = _button("shuffle", french=french) if legal.shuffle else None
     panel.side_bets = [(who, _who(who)) for who in legal.side_bet_seats]
     panel.loca_raises = [(p, _money(room)) for p, room in sorted(legal.loca_raises.items()) if room]
     seats_done = legal.actor in (LOCA_ID, BANK_ID)
@@ -708,6 +806,14 @@ def _panel(state, legal, hand, typed):
             if (owner, number) != (current.owner, current.number) or legal.complete]
     panel.identify = [_owed(o, n) for o, n in owed] if seats_done else []
     return panel
+
+
+def _pair_in(hand):
+    """Does ``hand``, ready to split, hold two cards of equal points that are not halves
+    (a split of equal cards, ``split_pairs``)?"""
+    cards = hand.cards
+    return (len(cards) == 2 and None not in cards and CARD_POINTS[cards[0]] == CARD_POINTS[cards[1]]
+            and not is_media(cards[1]))
 
 
 def _last_stake(seat, current, hand):
@@ -779,9 +885,12 @@ def _picker(deck, language):
         Markup (HTML, safe).
     """
     cards = DECKS[deck]
-    suits = [{"suit": suit, "name": SUIT_NAMES[suit],
-              "cards": [{"card": CARD_NAME[c], "rank": CARD_RANK[c]} for c in sorted(cards) if CARD_SUIT[c] == suit]}
-             for suit in SUITS]
+    french = _french(deck)
+    names, marks = (FRENCH_SUIT_NAMES, FRENCH_SUIT_MARKS) if french else (SUIT_NAMES, {})
+    suits = [{"suit": suit, "css": ("fr-" if french else "") + suit, "name": names[suit],
+              "mark": marks.get(suit, suit),
+              "cards": [{"card": CARD_NAME[c], "rank": CARD_NAME[c][:-1]} for c in sorted(cards) if CARD_SUIT[c] == suit]}
+             for suit in DECK_SUITS[deck]]
     return Markup(engines["jinja2"].get_template(PICKER).render({"suits": suits}))
 
 
@@ -843,6 +952,14 @@ def describe_event(event):
         return _("%(seat)s plays muerto for %(amount)s €: %(card)s under the 7") % values
     if do == "shuffle":
         return _("the bust hands' cards are shuffled back into the stock")
+    if do == "loca_call":
+        values["player"] = event.get("responsable")
+        call = event.get("call")
+        if call == DOBLA_QUIEN_QUIERA:
+            return _("%(player)s, for la loca: dobla quien quiera") % values
+        if call == DOBLA:
+            return _("%(player)s, for la loca: la loca dobla") % values
+        return _("%(player)s, for la loca: la loca se planta") % values
     if do == "identify":
         if event.get("natural"):
             return _("%(seat)s stands on an announced 7½: the face-down card is %(card)s") % values

@@ -8,7 +8,8 @@
 //   again with its one-time token until answered; nothing else is entered meanwhile
 //   ("no network" below).
 // - Keys: every entry button shows its key (data-key: KeyboardEvent.key in lower case,
-//   "shift+" before it). A card typed whole in a card box (7O, 11c, rb) is sent at once
+//   "shift+" before it). A card typed whole in a card box (7O, 11c, rb; at a French
+//   table, the body's data-deck, AS, 7h, qd) is sent at once
 //   with the form's highlighted button: its first one, or the one whose key was pressed
 //   first. In a stake box, Q W E R T Y add the table's chips (the first replaces a stake
 //   shown as a suggestion: addChip). "?" opens the keys' help,
@@ -27,6 +28,13 @@
   var FETCH_HEADER = "X-Console-Fetch";
   var WHOLE_CARD = /^(?:[1-7]|1[012]|[scr])[oceb]$/i;
   var CARD_CHAR = /^[0-9oecbsr]$/i;
+  // The French deck (data-deck="french-40"): ranks A, 2-7, J, Q, K, suits S H D C. A key
+  // is typed into a card box only where it goes on writing a card (a rank first, then a
+  // suit): D and H are keys while the box is empty or selected (tables/views/console.py,
+  // FRENCH_KEYS).
+  var FRENCH_WHOLE = /^[a2-7jqk][shdc]$/i;
+  var FRENCH_PREFIX = /^(?:[a2-7jqk][shdc]?)?$/i;
+  var FRENCH_FIRST = /^[a2-7jqk]$/i;
   var AMOUNT_CHAR = /^[0-9.,]$/;
   var busy = false;        // an entry is on its way
   var waiting = [];        // keys typed meanwhile: [key, shift]
@@ -36,6 +44,20 @@
   var decimal = (1.5).toLocaleString(document.documentElement.lang || undefined).charAt(1);
 
   function root() { return document.getElementById("console"); }
+
+  function french() { var console_ = root(); return !!console_ && console_.getAttribute("data-deck") === "french-40"; }
+
+  // A card typed whole, in the table's deck.
+  function wholeCard(text) { return (french() ? FRENCH_WHOLE : WHOLE_CARD).test(text); }
+
+  // Is this key part of a card typed in ``box`` (null: no box focused, where a card's
+  // first character goes into the card box)?
+  function cardChar(key, box) {
+    if (!french()) { return CARD_CHAR.test(key); }
+    if (!box) { return FRENCH_FIRST.test(key); }
+    var value = box.value;
+    return FRENCH_PREFIX.test(value.slice(0, box.selectionStart) + key + value.slice(box.selectionEnd));
+  }
 
   // ------------------------------------------------------------------ sending
 
@@ -443,6 +465,15 @@
     var field = kind(target);
     // A player id (the seats, a bettor) never holds "?": there too it opens the help.
     if (key === "?" && (field !== "text" || target.tagName === "INPUT")) { help(); return true; }
+    // La loca's responsable chosen (its list, Shift+W; a letter picks a name): Enter or
+    // Esc goes back to where the calls' keys are typed.
+    if (target && target.hasAttribute && target.hasAttribute("data-responsable") &&
+        (lower === "enter" || lower === "escape")) {
+      var back = console_.querySelector(".entry.main input[data-card-input]") ||
+        target.form.querySelector("button[name=action]");
+      if (back) { back.focus(); }
+      return true;
+    }
     if (lower === "escape") {
       if (armed) { arm(null); return true; }
       if (field === "text" && target.form && target.form.id === "form-open") {  // out of the seats box: K, U work
@@ -454,7 +485,7 @@
     if (field === "text") { return false; }  // a bettor, the seats: typed as they are
     if (field === "card") {
       if (lower === "enter") { submit(target.form, cardButton(target.form)); return true; }
-      if (CARD_CHAR.test(key)) { return false; }
+      if (cardChar(key, target)) { return false; }
       if ((lower === "arrowup" || lower === "arrowdown") && target.form.id === "form-deal") {
         moveSeat(target.form, lower === "arrowup" ? -1 : 1);
         return true;
@@ -463,7 +494,7 @@
     if (field === "amount") {
       if (AMOUNT_CHAR.test(key) || lower === "enter") {
         var card = target.form.querySelector("input[data-card-input]");
-        if (lower === "enter" && card && !WHOLE_CARD.test(card.value.trim())) {  // the muerto's stake: now its card
+        if (lower === "enter" && card && !wholeCard(card.value.trim())) {  // the muerto's stake: now its card
           arm(target.form.querySelector("button[value=muerto]"));
           card.focus();
           return true;
@@ -477,7 +508,7 @@
       }
     }
     if (key.length > 1) { return false; }  // Tab, the arrows, Backspace...: as they are
-    if (!field && CARD_CHAR.test(key)) {  // typed with no box focused: into the card box
+    if (!field && cardChar(key, null)) {  // typed with no box focused: into the card box
       var main = console_.querySelector(".entry.main input[data-card-input]") ||
         console_.querySelector("input[data-card-input]");
       if (main) {
@@ -493,7 +524,7 @@
     }
     if (element.tagName === "BUTTON" && element.form) {
       var box = element.form.querySelector("input[data-card-input]");
-      if (element.hasAttribute("data-needs-card") && box && !WHOLE_CARD.test(box.value.trim())) {
+      if (element.hasAttribute("data-needs-card") && box && !wholeCard(box.value.trim())) {
         arm(element);  // its card comes next
         box.focus();
         box.select();
@@ -552,7 +583,7 @@
 
   // A card box typed into: a whole card is sent with the form's highlighted button.
   function typed(box) {
-    if (busy || !box.hasAttribute("data-card-input") || !WHOLE_CARD.test(box.value.trim())) { return; }
+    if (busy || !box.hasAttribute("data-card-input") || !wholeCard(box.value.trim())) { return; }
     var button = cardButton(box.form);
     if (button) { submit(box.form, button); }
   }
