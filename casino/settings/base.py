@@ -137,6 +137,10 @@ STATIC_ROOT = env.path("DJANGO_STATIC_ROOT", default=BASE_DIR / "staticfiles")
 # (benchmarks/RESULTS.md).
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# Redis down is a cache miss, not a 500 (casino/cache.py): the sessions are read from the
+# database, the token endpoint's throttles wait for Redis to count again.
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    CACHES["default"]["BACKEND"] = "casino.cache.FailSoftRedisCache"
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

@@ -10,7 +10,7 @@ off for http://localhost), DJANGO_HSTS_SECONDS (default one year), DATABASE_CONN
 AXES_ADDRESS_FAILURE_LIMIT (50, any names from one address), AXES_COOLOFF_MINUTES (15),
 PROXY_COUNT (behind reverse proxies: how many, so the client's address is read from
 X-Forwarded-For); the token endpoint's throttles API_TOKEN_RATE_PER_ADDRESS
-(20/minute) and API_TOKEN_RATE_PER_USERNAME (10/minute).
+(20/minute) and API_TOKEN_RATE_PER_USERNAME (10/minute); DJANGO_LOG_LEVEL (INFO).
 ``manage.py check --deploy`` passes with the defaults (a test runs it).
 """
 import os
@@ -58,3 +58,22 @@ SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=365 * 24 * 3600)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", default=True)
 SECURE_HSTS_PRELOAD = env.bool("DJANGO_HSTS_PRELOAD", default=False)
 SILENCED_SYSTEM_CHECKS = ["security.W021"]
+
+# The process's log on standard error, one line per record (casino.logs: a traceback's line
+# breaks written as \n): gunicorn, the worker and beat leave it to docker's log. Every 500
+# is logged by django.request with its traceback. DJANGO_LOG_LEVEL (default INFO).
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "one_line": {"()": "casino.logs.OneLineFormatter",
+                     "format": "%(asctime)s %(levelname)s %(name)s [%(process)d] %(message)s"},
+    },
+    "handlers": {
+        "stderr": {"class": "logging.StreamHandler", "stream": "ext://sys.stderr", "formatter": "one_line"},
+    },
+    "root": {"handlers": ["stderr"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
+    "loggers": {
+        "django": {"handlers": ["stderr"], "level": env("DJANGO_LOG_LEVEL", default="INFO"), "propagate": False},
+    },
+}
