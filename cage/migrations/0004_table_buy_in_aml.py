@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cage', '0002_guards'),
+        ('cage', '0003_void_drawer'),
     ]
 
     operations = [
