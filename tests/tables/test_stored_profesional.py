@@ -7,6 +7,8 @@ earlier value pinned, ``{"profile": "profesional", "one_card_stand_max": null}``
 [rules.md "One-card stand", "The named profiles"]"""
 
 import pytest
+from django.conf import settings
+from django.urls import reverse
 
 import game.profiles
 import game.record
@@ -39,7 +41,7 @@ def profesional_before_the_cap(monkeypatch):
     return back
 
 
-def test_a_stored_hand_over_the_cap_replays_as_recorded(mesa, profesional_before_the_cap):
+def test_a_stored_hand_over_the_cap_replays_as_recorded(client, mesa, profesional_before_the_cap):
     mesa.table.rules = "profesional"
     mesa.table.save(update_fields=["rules"])
     hand = mesa.play(mesa.open("luis"), *LINES)
@@ -55,6 +57,11 @@ def test_a_stored_hand_over_the_cap_replays_as_recorded(mesa, profesional_before
     assert record["rules"] == {"profile": "profesional", "one_card_stand_max": None}
     assert settle(play_record(record)).as_dict() == stored
     assert Hand.objects.get(pk=hand.pk).rules == "profesional"  # stored as it was
+    # Its page says the rules it was played under.
+    client.force_login(mesa.supervisor)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    detail = client.get(reverse("tables:hand_detail", args=[mesa.table.pk, hand.number])).content.decode()
+    assert "any stake may stand on one card" in detail and "at most 2×" not in detail
 
     # A hand entered today is held to the cap.
     hand = mesa.play(mesa.open("luis"), *LINES[:4])
