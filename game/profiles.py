@@ -249,11 +249,11 @@ def pin_earlier_values(rules):
     its table's, a profile's name and overrides, when it was opened), and every replay
     of it (the audit, the record exported, the chips at risk) rebuilds its ``Profile``
     from that value. A hand stored before a profile gained an option was legal under the
-    option's earlier value: its rules must carry that value as an override of their own
-    (``{"profile": "profesional", "one_card_stand_max": null}``), which an upgrade of a
-    database holding such hands writes once into them (the schema's migrations start
-    after the change: a database made by them holds none). An option the rules already override
-    is left as it is.
+    option's earlier value: it replays with that value as an override of its own
+    (``{"profile": "profesional", "one_card_stand_max": null}``). The stored rules never
+    change (a guard in PostgreSQL): ``game.record.replay_as_played`` pins them where the
+    new value refuses one of the hand's events, and the record exported carries the
+    pinned rules. An option the rules already override is left as it is.
 
     Args:
         rules: a rules value as stored: a profile name or ``{"profile": …, options…}``.

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from game.errors import IllegalEvent, InvalidRules, gettext_noop, show
 from game.hand import HandState, parse_amount, valid_player_id
-from game.profiles import Profile
+from game.profiles import EARLIER_VALUES, Profile, pin_earlier_values
 
 FORMAT = "siete-y-media/hand-1"
 REQUIRED_KEYS = ("format", "rules", "min_bet", "max_bet", "bank", "seats", "events")
@@ -40,6 +40,45 @@ def profile_for(rules):
             _profile_cache.clear()
         _profile_cache[key] = profile
     return profile
+
+
+def replay_as_played(rules, make_state, events):
+    """A stored hand's events replayed under the rules it was played under:
+    ``(rules, state)``, the rules those of its replay.
+
+    A hand keeps the ``rules`` value of its table when it was opened (a profile's name and
+    overrides). A profile that gained an option since (``EARLIER_VALUES``: profesional's
+    ``one_card_stand_max: 2``) may refuse an event that was legal when it was entered: such
+    a hand, and only such a hand (one entered since was checked against the new value),
+    is replayed with the option's earlier value written in (``pin_earlier_values``), as
+    recorded. [rules.md "The named profiles"]
+
+    Args:
+        rules: the stored rules value; make_state: ``Profile`` -> a fresh ``HandState``
+            of the hand; events: its events in force.
+    Returns:
+        ``(rules, HandState)``: ``rules`` itself, or the pinned rules the hand replays under.
+    Raises:
+        IllegalEvent: the events do not replay under the rules nor under the pinned ones
+            (the error of the stored rules). InvalidRules: as ``profile_for``.
+    """
+    state = make_state(profile_for(rules))
+    try:
+        for event in events:
+            state.apply(event)
+    except IllegalEvent as error:
+        pinned = pin_earlier_values(rules)
+        name = rules if type(rules) is str else rules.get("profile") if type(rules) is dict else None
+        if pinned is rules or error.rule not in EARLIER_VALUES.get(name, {}):
+            raise
+        state = make_state(profile_for(pinned))
+        try:
+            for event in events:
+                state.apply(event)
+        except IllegalEvent:
+            raise error from None
+        return pinned, state
+    return rules, state
 
 
 def read_header(record, allow_unknown=False):

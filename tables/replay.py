@@ -30,7 +30,7 @@ from django.db.models import Q
 from game import HandState, IllegalEvent
 from game.entries import VOID, effective_events
 from game.payouts import settle
-from game.record import profile_for
+from game.record import replay_as_played
 from ledger.models import Account, Entry, Transaction
 from ledger.money import cents
 from tables.models import Hand, HandBet, HandEvent
@@ -171,10 +171,11 @@ def _one_hand(hand: _Hand, entries, stored_bets, posted, holders) -> list[dict]:
     elif hand.transaction_id is None:
         faults.append({"code": "hand_not_posted", **where})
     try:
-        state = HandState(profile_for(hand.rules), cents(hand.min_bet), cents(hand.max_bet), hand.bank_code,
-                          list(hand.seats), allow_unknown=True)
-        for event in effective_events(entries):
-            state.apply(event)
+        def make(profile):
+            return HandState(profile, cents(hand.min_bet), cents(hand.max_bet), hand.bank_code, list(hand.seats),
+                             allow_unknown=True)
+
+        _rules, state = replay_as_played(hand.rules, make, effective_events(entries))
         settlement = settle(state)
     except (IllegalEvent, ValueError, TypeError, KeyError) as error:
         reason = getattr(error, "message", None) or str(error)

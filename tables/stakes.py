@@ -15,7 +15,7 @@ from django.db import connection
 from game.entries import effective_events
 from game.hand import HandState
 from game.payouts import at_risk
-from game.record import profile_for
+from game.record import replay_as_played
 from ledger.money import cents
 from tables.locking import hand_entries
 from tables.models import Hand
@@ -57,11 +57,12 @@ def hand_at_risk(hand, entries=None) -> dict:
     Args:
         hand: a Hand (its ``bank`` is read); entries: its ``(kind, event)`` if read.
     """
-    state = HandState(profile_for(hand.rules), cents(hand.min_bet), cents(hand.max_bet), hand.bank.code,
-                      list(hand.seats), allow_unknown=True)
-    for event in effective_events(hand_entries(hand) if entries is None else entries):
-        state.apply(event)
-    return at_risk(state)
+    def make(profile):
+        return HandState(profile, cents(hand.min_bet), cents(hand.max_bet), hand.bank.code, list(hand.seats),
+                         allow_unknown=True)
+
+    events = effective_events(hand_entries(hand) if entries is None else entries)
+    return at_risk(replay_as_played(hand.rules, make, events)[1])
 
 
 def lock_chips(codes) -> dict:

@@ -14,7 +14,9 @@ from patrons.models import Player
 #: ASCII digits only (``\d`` would let a full-width "５" through).
 AMOUNT = re.compile(r"[0-9]{1,12}(\.[0-9]{1,2})?")
 EVENT_DOS = ["deal", "bet", "card", "reveal", "stand", "split", "exchange", "fusilar", "muerto", "shuffle",
-             "identify"]
+             "identify", "loca_call"]
+#: La loca's calls (``loca_calls``), the ``call`` of a ``loca_call`` event.
+LOCA_CALL_NAMES = ["dobla_quien_quiera", "dobla", "se_planta"]
 AMOUNT_SCHEMA = {"type": "string", "pattern": r"^\d{1,12}(\.\d{1,2})?$", "example": "10.00",
                  "description": "euros with at most two decimals, as a string (an integer is accepted too)"}
 EVENT_SCHEMA = {
@@ -26,13 +28,19 @@ EVENT_SCHEMA = {
         "seat": {"type": "string", "description": "a seated player id, \"bank\" or \"loca\" (omitted for shuffle)",
                  "example": "luis"},
         "card": {"type": "string", "nullable": True, "example": "7O",
-                 "description": "rank 1-7, 10, 11, 12 then suit O C E B"},
+                 "description": "rank 1-7, 10, 11, 12 then suit O C E B; at a French table (deck french-40) "
+                                "rank A, 2-7, J, Q, K then suit S H D C"},
         "amount": AMOUNT_SCHEMA,
         "down": {"type": "boolean", "description": "card: dealt face down"},
         "player": {"type": "string", "description": "bet: a side bet (or a bet on la loca) by this player"},
         "hand": {"type": "integer", "minimum": 1, "description": "identify: the seat's hand number"},
         "natural": {"type": "boolean",
                     "description": "identify: the hand in turn stands on an announced 7½ and shows this card"},
+        "call": {"type": "string", "enum": LOCA_CALL_NAMES,
+                 "description": "loca_call (loca_calls): la loca's call, seat loca"},
+        "responsable": {"type": "string",
+                        "description": "loca_call: la loca's responsable, one of its bettors, the same in every "
+                                       "call of the hand"},
     },
     "required": ["do"],
     "additionalProperties": False,
@@ -76,7 +84,15 @@ TABLE_STATE_SCHEMA = {
             "player": {"type": "string"}, "exchanges": {"type": "integer"},
             "side_bets": {"type": "object", "additionalProperties": AMOUNT_SCHEMA},
             "hands": {"type": "array", "items": HAND_STATE_SCHEMA}}}},
-        "loca": {**HAND_STATE_SCHEMA, "nullable": True, "description": "la loca (with its bets), or null"},
+        "loca": {**HAND_STATE_SCHEMA, "nullable": True, "description": "la loca (with its bets), or null",
+                 "properties": {**HAND_STATE_SCHEMA["properties"],
+                                "bets": {"type": "object", "additionalProperties": AMOUNT_SCHEMA},
+                                "responsable": {"type": "string", "nullable": True,
+                                                "description": "loca_calls: its responsable, once named"},
+                                "calls": {"type": "integer", "description": "loca_calls: the calls made"},
+                                "dobla_quien_quiera": {"type": "boolean",
+                                                       "description": "its bettors may raise now"},
+                                "dobla": {"type": "boolean", "description": "la loca dobla was called"}}},
         "events": {"type": "integer", "description": "events in force"},
         "stock": {"type": "integer", "description": "cards left in the stock"},
     },
@@ -101,6 +117,19 @@ LEGAL_SCHEMA = {
         "identities_owed": {"type": "array", "items": {"type": "object", "properties": {
             "owner": {"type": "string"}, "hand": {"type": "integer"}}},
             "description": "hands holding a face-down card to name before settling"},
+        "pair_split": {"type": "object", "nullable": True, "properties": {
+            "seat": {"type": "string"}, "hand": {"type": "integer"}},
+            "description": "split_pairs: a pair over 7½ just drawn, bust unless the next event is its split "
+                           "(a split event of that seat), else null"},
+        "one_card_cap": {**AMOUNT_SCHEMA, "nullable": True,
+                         "description": "one_card_stand_max: the most the hand in turn, holding one card, may "
+                                        "carry to stand on it, euros; else null"},
+        "loca_calls": {"type": "array", "items": {"type": "string", "enum": LOCA_CALL_NAMES},
+                       "description": "loca_calls: the calls la loca's responsable may make now"},
+        "loca_responsables": {"type": "array", "items": {"type": "string"},
+                              "description": "who may make them: the responsable named, else every bettor on la loca"},
+        "loca_responsable": {"type": "string", "nullable": True,
+                             "description": "the responsable to propose: the one named, else the biggest bettor"},
     },
 }
 

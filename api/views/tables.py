@@ -60,7 +60,8 @@ READERS = IsDealer | IsPitSupervisor | IsAuditor | IsAdmin
 
 def legal_data(legal):
     """``HandState.legal()`` as the API shows it: amounts in euros (strings), ranges as
-    ``{"min", "max"}``, owed identities as ``{"owner", "hand"}``."""
+    ``{"min", "max"}``, owed identities as ``{"owner", "hand"}``, a pair to split as
+    ``{"seat", "hand"}``."""
     data = legal.as_dict()
     for name in ("bet", "muerto"):
         if data[name] is not None:
@@ -71,6 +72,13 @@ def legal_data(legal):
     data["identities_owed"] = [{"owner": owner, "hand": number} for owner, number in data["identities_owed"] or ()]
     data["to_deal"] = list(data["to_deal"] or ())
     data["side_bet_seats"] = list(data["side_bet_seats"] or ())
+    if data["one_card_cap"] is not None:
+        data["one_card_cap"] = format_cents(data["one_card_cap"])
+    if data["pair_split"] is not None:
+        seat, number = data["pair_split"]
+        data["pair_split"] = {"seat": seat, "hand": number}
+    data["loca_calls"] = list(data["loca_calls"] or ())
+    data["loca_responsables"] = list(data["loca_responsables"] or ())
     return data
 
 

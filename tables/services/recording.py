@@ -27,7 +27,7 @@ from game.cards import CARD_NAME
 from game.entries import EVENT, UNDO, effective_events
 from game.hand import DOBLA
 from game.payouts import settle
-from game.record import profile_for
+from game.record import profile_for, replay_as_played
 from ledger.money import cents, euros
 from patrons.models import Player
 from tables.bank.tenures import tenure_check_cover
@@ -45,9 +45,26 @@ def state_maker(*, rules: dict, min_bet: Decimal, max_bet: Decimal, bank_code: s
     ``max_bet`` in euros; the bank's player code; the seats' codes): a function making
     its fresh engine state. Raises ``InvalidRules`` as ``profile_for``."""
     profile = profile_for(rules)
+    make = profile_state_maker(min_bet=min_bet, max_bet=max_bet, bank_code=bank_code, seats=seats)
+    return lambda: make(profile)
+
+
+def profile_state_maker(*, min_bet: Decimal, max_bet: Decimal, bank_code: str, seats: list):
+    """A function ``Profile -> fresh HandState`` of a hand's limits (euros), bank and seats
+    (``game.record.replay_as_played`` tries the rules a stored hand was played under)."""
     low, high = cents(min_bet), cents(max_bet)
     seats = list(seats)
-    return lambda: HandState(profile, low, high, bank_code, seats, allow_unknown=True)
+    return lambda profile: HandState(profile, low, high, bank_code, seats, allow_unknown=True)
+
+
+def played_rules_and_state(hand, entries=None):
+    """``(rules, HandState)`` of a hand's events in force replayed as they were played: its
+    stored rules, or those with a profile's earlier values pinned when the profile has
+    changed since it was entered (``game.record.replay_as_played``)."""
+    make = profile_state_maker(min_bet=hand.min_bet, max_bet=hand.max_bet, bank_code=hand.bank.code,
+                               seats=hand.seats)
+    events = effective_events(hand_entries(hand) if entries is None else entries)
+    return replay_as_played(hand.rules, make, events)
 
 
 def new_hand_state(hand):
@@ -64,10 +81,7 @@ def hand_state(hand, entries=None) -> HandState:
     Returns:
         HandState (``allow_unknown``: face-down cards may still be unnamed).
     """
-    state = new_hand_state(hand)()
-    for event in effective_events(hand_entries(hand) if entries is None else entries):
-        state.apply(event)
-    return state
+    return played_rules_and_state(hand, entries)[1]
 
 
 def stakes(state) -> int:

@@ -27,6 +27,7 @@ from django.views.decorators.http import require_safe
 from casino.formatting import csv_dialect, instant, number
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
 from game import IllegalEvent
+from game.errors import InvalidRules
 from ledger.forms import EurosField
 from ledger.models import Transaction
 from patrons.models import Player
@@ -37,6 +38,7 @@ from tables.integrity import chain_faults, number_gaps
 from tables.models import Hand, HandBet, HandEvent, Shift, SyndicateShare, Table
 from tables.rules_words import rules_words
 from tables.selectors import hand_record
+from tables.services.recording import played_rules_and_state
 from tables.words import describe, seat_words
 
 PER_PAGE = 50
@@ -461,6 +463,16 @@ def _postings(hand):
             for txn in found]
 
 
+def _rules_played(hand):
+    """The rules the hand replays under (``played_rules_and_state``): its own, or, for a
+    hand its profile's later options would refuse, with their earlier values; its own
+    where it does not replay (the checks say why)."""
+    try:
+        return played_rules_and_state(hand)[0]
+    except (IllegalEvent, InvalidRules):
+        return hand.rules
+
+
 def _hand(request, table_id, number):
     table = _readable_table(request, table_id)
     return get_object_or_404(Hand.objects.select_related("table", "bank", "shift__dealer", "tenure", "opened_by",
@@ -475,7 +487,7 @@ def hand_detail(request, table_id, number):
     hand = _hand(request, table_id, number)
     numbers = Hand.objects.filter(table_id=hand.table_id)
     return render(request, "tables/hands/detail.html", {
-        "hand": hand, "rules": rules_words(hand.rules), "entries": entry_lines(hand), "settlement": _settlement(hand), "postings": _postings(hand),
+        "hand": hand, "rules": rules_words(_rules_played(hand)), "entries": entry_lines(hand), "settlement": _settlement(hand), "postings": _postings(hand),
         "can_void": has_role(request.user, PIT_SUPERVISOR) and hand.status != Hand.Status.VOIDED,
         "previous": numbers.filter(number__lt=hand.number).aggregate(n=Max("number"))["n"],
         "next": numbers.filter(number__gt=hand.number).order_by("number").values_list("number", flat=True).first()})

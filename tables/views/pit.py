@@ -42,6 +42,7 @@ from tables.forms.pit import (
     ShiftOpenForm,
 )
 from tables.models import BankTenure, Hand, Shift, Table
+from tables.rules_words import rules_words
 
 PER_PAGE = 25
 
@@ -110,7 +111,7 @@ def pit_table(request, table_id):
               .order_by("-opened_at", "-id"))
     tenures = BankTenure.objects.filter(table=table).select_related("holder", "seller").order_by("-opened_at", "-id")
     return render(request, "tables/pit/table.html", {
-        "table": table, "tenure": tenure, "open_hand": _open_hand(table),
+        "table": table, "rules": rules_words(table.rules), "tenure": tenure, "open_hand": _open_hand(table),
         "shift": table.shifts.filter(closed_at__isnull=True).select_related("dealer", "opened_by").first(),
         "shares": list(tenure.shares.select_related("player")) if tenure else [],
         "next_holder": services.pending_bank_holder(table) if tenure else None,

@@ -61,6 +61,7 @@ def test_a_french_hand_by_keyboard(browser_page, mesa, size):
     assert page.inner_text('.picker button[data-pick="QD"]').replace("\n", "") == "Q♦"
     assert page.locator('.picker button[data-pick="7O"]').count() == 0
     assert page.get_attribute("#form-deal input[name=card]", "placeholder") == "7H"
+    shot(page, "console-french-picker", size)
     # A Spanish card is refused, naming the deck; typed again French, in lower case. (By
     # keys, its O is not even typed: no French card has it.)
     page.keyboard.type("7o")

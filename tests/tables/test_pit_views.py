@@ -2,6 +2,7 @@
 shifts, the bank between hands, voids with their reversal, and every hand's record."""
 
 import json
+import re
 from decimal import Decimal
 
 import pytest
@@ -50,6 +51,16 @@ def test_the_pit_sees_every_table_its_dealer_its_bank_and_its_hand_in_play(pit, 
     table_page = page(pit.get(reverse("tables:pit_table", args=[mesa.table.pk])))
     assert "100,00 €" in table_page  # the bank's balance, in Spanish
     assert reverse("tables:shift_close", args=[mesa.table.shifts.get().pk]) in table_page
+
+
+def test_a_tables_page_says_its_rules_in_words_with_the_options_it_overrides(pit, mesa):
+    mesa.table.rules = {"profile": "profesional", "deck": "french-40", "split_pairs": True, "loca_calls": True}
+    mesa.table.save(update_fields=["rules"])
+    rules = re.search(r'<p class="rules" id="rules">(.*?)</p>',
+                      page(pit.get(reverse("tables:pit_table", args=[mesa.table.pk]))), re.S).group(1)
+    assert "baraja francesa de 40 cartas (sin 8, 9 ni 10) (esta mesa)" in rules
+    assert "las parejas se abren como las medias (esta mesa)" in rules
+    assert "responsable" in rules and "2×" in rules  # la loca's calls; profesional's one-card cap
 
 
 # --------------------------------------------------------------------------- shifts
