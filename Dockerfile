@@ -40,4 +40,4 @@ RUN pip install -e . \
 
 USER casino
 EXPOSE 8000
-CMD ["gunicorn", "casino.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+CMD ["gunicorn", "casino.wsgi:application", "--config", "python:casino.gunicorn_conf", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]

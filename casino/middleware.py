@@ -26,6 +26,30 @@ class TableLanguageMiddleware:
         return response
 
 
+class SecurityHeadersMiddleware:
+    """The headers every answer of the site carries (the Content-Security-Policy is
+    django-csp's, ``CONTENT_SECURITY_POLICY`` in the settings):
+
+    - ``Permissions-Policy``: ``PERMISSIONS_POLICY``, the browser features no page uses
+      (camera, microphone, geolocation...) turned off for the site and anything it embeds;
+    - ``Cache-Control: no-store`` (Django's ``add_never_cache_headers``) on every page and
+      API answer: each shows players' data, their identities, balances and hands, which a
+      shared terminal's browser or a proxy must not keep. The static files (served by
+      WhiteNoise before this middleware) keep their own caching.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from django.utils.cache import add_never_cache_headers
+
+        response = self.get_response(request)
+        response.headers.setdefault("Permissions-Policy", settings.PERMISSIONS_POLICY)
+        add_never_cache_headers(response)
+        return response
+
+
 class OutOfRangeMiddleware:
     """A page whose write hit a value past what its column holds (PostgreSQL's
     ``numeric_value_out_of_range``, a timestamp's year: Django's ``DataError``) answers

@@ -40,11 +40,14 @@ class ReportsConfig(AppConfig):
     def ready(self):
         from casino.navigation import register
         from casino.roles import AUDITOR
+        from reports.integrity import table_audit_faults
         from tables import report_exceptions
+        from tables.integrity import register_table_check
         from tables.services import shift_closed
 
         shift_closed.connect(queue_shift_report, dispatch_uid="reports.queue_shift_report")
         report_exceptions.register(stored_exceptions)
+        register_table_check(table_audit_faults)
         register("reports:index", _("Reports"), AUDITOR)
         register("reports:alerts", _("Alerts"), AUDITOR)
         register("reports:review", _("Review"), AUDITOR)

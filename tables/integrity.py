@@ -1,4 +1,7 @@
-"""Checks an auditor runs on a table's records: the hash chain, the hand numbers."""
+"""Checks an auditor runs on a table's records: the hash chain, the hand numbers, and what
+the apps above the tables register (``register_table_check``: the reports app adds the
+table's hands replayed and the seals of its stored reports), all shown on the table's
+integrity page (``table_faults``)."""
 
 from django.db.models import TextField
 from django.db.models.functions import Cast
@@ -43,6 +46,26 @@ def chain_faults(table: Table) -> list[str]:
     table.refresh_from_db(fields=["last_event_hash"])
     if (table.last_event_hash or GENESIS) != previous:
         faults.append(_("the table's last entry is missing from the chain"))
+    return faults
+
+
+_table_checks = []
+
+
+def register_table_check(check) -> None:
+    """Add ``check(table) -> list[str]`` (faults in the reader's words) to those
+    ``table_faults`` runs; an app above the tables registers its own in its
+    ``AppConfig.ready`` (the reports app: the hands replayed, its reports' seals)."""
+    if check not in _table_checks:
+        _table_checks.append(check)
+
+
+def table_faults(table: Table) -> list[str]:
+    """Every fault of the table, in words: its chain of entries (``chain_faults``), then
+    the registered checks' (``register_table_check``). Empty if all is whole."""
+    faults = chain_faults(table)
+    for check in _table_checks:
+        faults += check(table)
     return faults
 
 

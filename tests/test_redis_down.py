@@ -77,7 +77,8 @@ class Gunicorn:
         env = {**production_env(database), "DJANGO_STATIC_ROOT": str(static_root)}
         self.stream = open(log, "w")
         self.process = subprocess.Popen(
-            [GUNICORN, "casino.wsgi:application", "--bind", f"127.0.0.1:{self.port}", "--workers", "1"],
+            [GUNICORN, "casino.wsgi:application", "--config", "python:casino.gunicorn_conf",
+             "--bind", f"127.0.0.1:{self.port}", "--workers", "1"],
             env=env, cwd=ROOT, stdout=self.stream, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

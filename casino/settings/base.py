@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "django_celery_beat",
     "casino.login_attempts.LoginAttemptsConfig",  # django-axes, named in the reader's language
+    "csp",
     "casino",  # its commands: migrate as the owner, app_role (casino/dbroles.py)
     "django_countries",
     # The project's apps, each importing only those above it in this list (tests/test_layers.py).
@@ -49,6 +50,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # The Content-Security-Policy (CONTENT_SECURITY_POLICY below), the Permissions-Policy and
+    # no-store on every answer with data (casino.middleware).
+    "csp.middleware.CSPMiddleware",
+    "casino.middleware.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "casino.middleware.TableLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -61,6 +66,28 @@ MIDDLEWARE = [
     # Last: turns a locked-out login into the lock-out page (django-axes).
     "axes.middleware.AxesMiddleware",
 ]
+
+# The pages' scripts and styles are the site's own static files: no inline <script>, <style>,
+# style="" or on...="" in any template (tests/test_headers.py reads them all), so the policy
+# allows nothing else. The API's Swagger UI and Redoc pages, drawn by scripts from a CDN,
+# loosen it for themselves (api/urls.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+# Browser features no page uses, turned off (casino.middleware.SecurityHeadersMiddleware).
+PERMISSIONS_POLICY = ("accelerometer=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), "
+                      "magnetometer=(), microphone=(), payment=(), usb=()")
 
 ROOT_URLCONF = "casino.urls"
 

@@ -34,7 +34,7 @@ from patrons.models import Player
 from tables import report_exceptions
 from tables.chain import entry_fault
 from tables.errors import engine_message
-from tables.integrity import chain_faults, number_gaps
+from tables.integrity import number_gaps, table_faults
 from tables.models import Hand, HandBet, HandEvent, Shift, SyndicateShare, Table
 from tables.rules_words import rules_words
 from tables.selectors import hand_record
@@ -364,10 +364,13 @@ def hand_list_csv(request, table_id):
 @role_required(PIT_SUPERVISOR, read_roles=(AUDITOR,))
 @require_safe
 def integrity(request, table_id):
-    """The table's keyed chain of entries (HMAC, tables.chain) recomputed, and its hand numbers checked."""
+    """The table's keyed chain of entries (HMAC, tables.chain) recomputed, its hand numbers
+    checked, and what the apps above register (``tables.integrity.table_faults``: its hands
+    replayed, its stored reports' seals): the faults ``manage.py ledger_check`` finds at
+    this table."""
     table = get_object_or_404(Table, pk=table_id)
     return render(request, "tables/hands/integrity.html", {
-        "table": table, "faults": chain_faults(table), "gaps": number_gaps(table),
+        "table": table, "faults": table_faults(table), "gaps": number_gaps(table),
         "entries": HandEvent.objects.filter(table=table).count()})
 
 

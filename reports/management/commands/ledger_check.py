@@ -7,7 +7,10 @@ transaction's two legs of the slip's amount, that no player's chips are below ze
 that no entry was added to a transaction after it was posted, and that syndicate shares
 sum to 100 (``ledger.selectors.ledger_faults``); then every hand is worked out again from
 its entries and compared with its stored bets, settlement and posting, and every hand
-posting must have its hand (``tables.replay``).
+posting must have its hand (``tables.replay``); then each table's keyed chain of entries
+is recomputed, its hand numbers checked for gaps, and every stored shift report's seal
+compared with the chain now (``reports.integrity.all_faults``: a table's integrity page
+shows the same faults of that table).
 """
 
 import sys
@@ -15,21 +18,23 @@ import sys
 from django.core.management.base import BaseCommand
 
 from ledger.models import Account, Transaction
-from ledger.selectors import ledger_faults
-from tables.models import Hand
-from tables.replay import all_hand_faults
+from reports.integrity import all_faults
+from reports.models import Report
+from tables.models import Hand, HandEvent
 
 
 class Command(BaseCommand):
     help = "Audit the ledger: recompute balances from entries; exit 1 and name each fault found."
 
     def handle(self, *args, **options):
-        faults = ledger_faults() + all_hand_faults()
+        faults = all_faults()
         if faults:
             for fault in faults:
                 self.stderr.write(f"FAULT: {fault}")
             self.stderr.write(f"ledger_check: {len(faults)} fault(s)")
             sys.exit(1)
         self.stdout.write(f"ledger_check: OK ({Account.objects.count()} accounts, "
-                          f"{Transaction.objects.count()} transactions, {Hand.objects.count()} hands; balances "
-                          "match their entries and sum to zero, every hand replays to what was posted)")
+                          f"{Transaction.objects.count()} transactions, {Hand.objects.count()} hands, "
+                          f"{HandEvent.objects.count()} entries, {Report.objects.count()} stored reports; balances "
+                          "match their entries and sum to zero, every hand replays to what was posted, every "
+                          "table's chain of entries is whole and every stored report's seal is the chain's)")
