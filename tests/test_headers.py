@@ -14,7 +14,7 @@ from tests.conftest import ROOT
 from tests.tables.conftest import mesa  # noqa: F401
 from tests.test_redis_down import production_passwords, serve, static_root  # noqa: F401
 
-INLINE = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>|<style\b|\sstyle=\"|\son[a-z]+=\"", re.I)
+INLINE = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>|<style\b|\sstyle=\"|\son[a-z]+=\"|\{% block style %\}", re.I)
 
 
 def templates():
