@@ -28,6 +28,7 @@ RUNS = {
     "import": ("import.py", ["--hands", "20", "--pgbench-seconds", "1", "--statements", "10"], True),
     "reports": ("reports.py", ["--hands", "60", "--seed-hands", "20", "--repeat", "1", "--no-warm-up",
                                "--theory-hands", "200"], True),
+    "audit_memory": ("audit_memory.py", ["--hands", "60", "--seed-hands", "20"], True),
     "console": ("console.py", ["--seconds", "2", "--trivial-seconds", "1", "--dealers", "2", "--rounds", "1",
                                "--workers", "1"], True),
 }
