@@ -201,7 +201,7 @@ def _console_hand_with_an_undo(table, record, dealer):
 def multiply(table, shift, target, entries_hands=20_000):
     """Copy the seed's hands, bets, tenures and ledger postings until ``target`` hands, and
     the entries of the latest ``entries_hands`` hands (0: all)."""
-    from django.db import connection
+    from django.db import connection, transaction
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*), max(number), min(opened_at), max(opened_at) FROM tables_hand "
@@ -244,7 +244,7 @@ def multiply(table, shift, target, entries_hands=20_000):
                        CASE WHEN x.idempotency_key LIKE 'tenure:%%'
                             THEN 'tenure:' || (split_part(x.idempotency_key, ':', 2)::bigint + k * %(m_banktenure)s)
                                  || substr(x.idempotency_key, length(split_part(x.idempotency_key, ':', 2)) + 8)
-                            ELSE x.idempotency_key || ':copy:' || k END,
+                            ELSE x.idempotency_key || ':copy:' || (x.id + k * %(m_transaction)s) END,
                        x.posted_by_id, x.source, x.posted_at + k * %(span)s * interval '1 second',
                        x.reverses_id + k * %(m_transaction)s, x.memo, x.detail,
                        CASE WHEN c.cause ? 'tenure'
@@ -300,28 +300,31 @@ def multiply(table, shift, target, entries_hands=20_000):
                   FROM tables_handbet b JOIN tables_hand h ON h.id = b.hand_id, generate_series(1, %(copies)s) k
                  WHERE h.table_id = %(table)s AND h.id < %(m_hand)s"""),
         ]
-        for label, sql in steps:
+        # One database transaction: each copied posting's entries are written by its own
+        # (ledger_check compares their xmin).
+        with transaction.atomic():
+            for label, sql in steps:
+                started = time.perf_counter()
+                cursor.execute(sql, p)
+                print(f"  copy {label}: {cursor.rowcount:,} rows in {time.perf_counter() - started:.1f} s", flush=True)
             started = time.perf_counter()
-            cursor.execute(sql, p)
-            print(f"  copy {label}: {cursor.rowcount:,} rows in {time.perf_counter() - started:.1f} s", flush=True)
-        started = time.perf_counter()
-        count = copy_entries(cursor, p, seed_hands, entries_hands)
-        print(f"  copy table entries (HandEvent): {count:,} rows signed and copied in {time.perf_counter() - started:.1f} s", flush=True)
-        for name in maxima:
-            cursor.execute(f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), (SELECT max(id) FROM {name}))")
-        cursor.execute("UPDATE tables_table SET last_hand_number = (SELECT max(number) FROM tables_hand "
-                       "WHERE table_id = %(table)s) WHERE id = %(table)s", p)
-        cursor.execute("UPDATE tables_shift SET closed_at = (SELECT max(opened_at) FROM tables_hand "
-                       "WHERE shift_id = %s) + interval '1 minute', closed_by_id = opened_by_id WHERE id = %s",
-                       [shift.pk, shift.pk])
-        # the players' and the house's balances, from their entries (kept right for ledger_check)
-        started = time.perf_counter()
-        cursor.execute("""
-            UPDATE ledger_account a SET balance = s.total
-              FROM (SELECT account_id, sum(CASE side WHEN 'C' THEN amount ELSE -amount END) AS total
-                      FROM ledger_entry GROUP BY account_id) s
-             WHERE a.id = s.account_id AND a.kind <> 'tenure'""")
-        print(f"  balances from entries in {time.perf_counter() - started:.1f} s", flush=True)
+            count = copy_entries(cursor, p, seed_hands, entries_hands)
+            print(f"  copy table entries (HandEvent): {count:,} rows signed and copied in {time.perf_counter() - started:.1f} s", flush=True)
+            for name in maxima:
+                cursor.execute(f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), (SELECT max(id) FROM {name}))")
+            cursor.execute("UPDATE tables_table SET last_hand_number = (SELECT max(number) FROM tables_hand "
+                           "WHERE table_id = %(table)s) WHERE id = %(table)s", p)
+            cursor.execute("UPDATE tables_shift SET closed_at = (SELECT max(opened_at) FROM tables_hand "
+                           "WHERE shift_id = %s) + interval '1 minute', closed_by_id = opened_by_id WHERE id = %s",
+                           [shift.pk, shift.pk])
+            # the players' and the house's balances, from their entries (kept right for ledger_check)
+            started = time.perf_counter()
+            cursor.execute("""
+                UPDATE ledger_account a SET balance = s.total
+                  FROM (SELECT account_id, sum(CASE side WHEN 'C' THEN amount ELSE -amount END) AS total
+                          FROM ledger_entry GROUP BY account_id) s
+                 WHERE a.id = s.account_id AND a.kind <> 'tenure'""")
+            print(f"  balances from entries in {time.perf_counter() - started:.1f} s", flush=True)
         cursor.execute("SET session_replication_role = origin")
         started = time.perf_counter()
         cursor.execute("VACUUM ANALYZE")

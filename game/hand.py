@@ -550,9 +550,12 @@ class HandState:
 
     def _card_event(self, ev, n, who):
         down = ev.get("down", False)
-        if type(down) is not bool:
+        if down is not False and type(down) is not bool:
             raise IllegalEvent(n, "card", gettext_noop("down must be true or false"))
-        hand, seat = self._turn_hand(who, n)
+        if self.order[self.turn] != who:
+            self._out_of_turn(who, n)
+        seat = self._seat.get(who)  # (as _turn_hand, inline: a record's most frequent event)
+        hand = seat.hands[seat.current] if seat is not None else self.bank if who == BANK_ID else self.loca
         self._check_draw(hand, seat, n)
         if down:
             self._check_down(hand, n)
@@ -563,7 +566,7 @@ class HandState:
         if seat is not None:
             seat.acted = True
             cards = hand.cards
-            hand.split_ready = (hand.kind == NORMAL and len(cards) == 2 and cards[0] is not None
+            hand.split_ready = (len(cards) == 2 and hand.kind == NORMAL and cards[0] is not None
                                 and cards[1] is not None and CARD_POINTS[cards[0]] == CARD_POINTS[cards[1]]
                                 and (CARD_POINTS[cards[0]] == 1 or self.profile.split_pairs))
         elif hand.kind == BANK:
@@ -602,7 +605,10 @@ class HandState:
         self._settle_points(hand)
 
     def _stand(self, ev, n, who):
-        hand, seat = self._turn_hand(who, n)
+        if self.order[self.turn] != who:
+            self._out_of_turn(who, n)
+        seat = self._seat.get(who)  # (as _turn_hand, inline)
+        hand = seat.hands[seat.current] if seat is not None else self.bank if who == BANK_ID else self.loca
         self._check_stand(hand, seat, n)
         self._stands(hand, seat)
 
@@ -1056,8 +1062,8 @@ class HandState:
         else:
             self.live[code] = n
             hand.points += CARD_POINTS[code]
-        instances = self.instances
-        if instances is not None:
+        if self.allow_unknown:  # (only then are there instances)
+            instances = self.instances
             hand.slots.append(len(instances))
             instances.append([code, n, None])
 

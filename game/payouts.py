@@ -63,9 +63,13 @@ class Settlement(NamedTuple):
 
     def as_dict(self):
         """The settlement as ``manage.py settle`` prints it. [hand-record.md "Settling"]"""
+        cents, points = format_cents, format_points
         return {
-            "bets": [bet.as_dict() for bet in self.bets],
-            "players": {player: format_cents(net) for player, net in self.players.items()},
+            # each bet as Bet.as_dict writes it, unpacked here (six bets a hand on average)
+            "bets": [{"player": player, "seat": seat, "hand": hand, "stake": cents(stake), "points": points(half),
+                      "result": result, "multiplier": k, "net": cents(net)}
+                     for player, seat, hand, stake, half, result, k, net in self.bets],
+            "players": {player: cents(net) for player, net in self.players.items()},
             "bank": {"player": self.bank_player, "points": format_points(self.bank_points),
                      "net": format_cents(self.bank_net)},
             "commission": format_cents(self.commission),

@@ -22,12 +22,13 @@ BENCHMARKS = ROOT / "benchmarks"
 
 #: Each script with its tiny arguments; (script, arguments, needs PostgreSQL).
 RUNS = {
-    "settle": ("settle.py", ["--hands", "40", "--runs", "1"], False),
+    "settle": ("settle.py", ["--hands", "40", "--runs", "1", "--file-hands", "40", "--rounds", "1"], False),
     "settle_memory": ("settle_memory.py", ["--hands", "40"], False),
     "ledger": ("ledger.py", ["--hands", "10", "--entries", "2000", "--pgbench-seconds", "1"], True),
     "import": ("import.py", ["--hands", "20", "--pgbench-seconds", "1", "--statements", "10"], True),
     "reports": ("reports.py", ["--hands", "60", "--seed-hands", "20", "--repeat", "1", "--no-warm-up",
                                "--theory-hands", "200"], True),
+    "audit_memory": ("audit_memory.py", ["--hands", "60", "--seed-hands", "20"], True),
     "console": ("console.py", ["--seconds", "2", "--trivial-seconds", "1", "--dealers", "2", "--rounds", "1",
                                "--workers", "1"], True),
 }

@@ -64,3 +64,24 @@ def test_it_needs_no_database_server(files):
     status, lines, err = settle(str(files / "a.json"), env=env)
     assert status == 0, err
     assert lines[0]["players"] == {"luis": "20.00"}
+
+
+def test_given_only_paths_it_starts_without_django(files):
+    """``manage.py settle PATH...`` runs the engine's command without Django's start-up:
+    settings that cannot even be imported do not stop it."""
+    env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "no.such.settings"}
+    status, lines, err = settle(str(files / "a.json"), str(files / "b.json"), env=env)
+    assert status == 2 and err == "CommandError: 1 invalid record(s)\n"
+    assert lines[0]["players"] == {"luis": "20.00"} and lines[1]["error"]["event"] == 1
+
+
+def test_with_an_option_it_goes_through_django_and_prints_the_same(files, tmp_path):
+    lines_file = tmp_path / "many.jsonl"
+    lines_file.write_text("\n".join(json.dumps(VALID) for _ in range(3)) + "\n" + json.dumps(INVALID) + "\n")
+    direct = subprocess.run([sys.executable, "manage.py", "settle", str(lines_file)], cwd=ROOT,
+                            capture_output=True, timeout=120)
+    through_django = subprocess.run([sys.executable, "manage.py", "settle", "--verbosity", "1", str(lines_file)],
+                                    cwd=ROOT, capture_output=True, timeout=120)
+    assert direct.stdout == through_django.stdout and len(direct.stdout.splitlines()) == 4
+    assert direct.returncode == through_django.returncode == 2
+    assert direct.stderr == through_django.stderr == b"CommandError: 1 invalid record(s)\n"

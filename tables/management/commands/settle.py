@@ -2,14 +2,15 @@
 
 Prints one JSON object per record, in order; exits with status 2 after the last record
 if any record was invalid. Needs no database: the work is the engine's
-(``game.settling.settle_record``). [hand-record.md "Settling"]
+(``game.settling.settle_files``). ``manage.py`` given only paths runs
+``game.settling.main`` without starting Django; this command is the same with Django's
+options (``--settings``, ``--traceback`` …) and for ``call_command``.
+[hand-record.md "Settling"]
 """
 
-import orjson
 from django.core.management.base import BaseCommand, CommandError
 
-from game.recordfiles import read_record_files
-from game.settling import settle_record
+from game.settling import settle_files
 
 
 class Command(BaseCommand):
@@ -22,16 +23,8 @@ class Command(BaseCommand):
                             help="a hand record, a .jsonl file of them, a directory, or -")
 
     def handle(self, *args, paths, **options):
-        invalid = 0
-        write = self.stdout.write
-        dumps = orjson.dumps
-        for source, record in read_record_files(paths, stdin=self.stdin if hasattr(self, "stdin") else None):
-            result, valid = settle_record(record)
-            invalid += not valid
-            head = {"file": source.file}
-            if source.line is not None:
-                head["line"] = source.line
-            head.update(result)
-            write(dumps(head).decode())
+        out = self.stdout
+        invalid = settle_files(paths, lambda text: out.write(text, ending=""),
+                               stdin=self.stdin if hasattr(self, "stdin") else None)
         if invalid:
             raise CommandError(f"{invalid} invalid record(s)", returncode=2)
