@@ -51,3 +51,23 @@ def test_the_tronc_page_says_no_distribution_yet(client):
     client.force_login(UserFactory(username="jefe", roles=["pit_supervisor"]))
     page = client.get(reverse("boxes:tronc")).content.decode()
     assert "Ningún reparto todavía." in page and "Ninguna todavía" not in page
+
+
+def test_no_spanish_message_hedges_its_plural():
+    """No "sesión(es)", "mano(s)": a count is said with its real plural (ngettext) or
+    put after a colon."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    hedged = []
+    for po in [*root.glob("locale/es/LC_MESSAGES/django.po"), *root.glob("*/locale/es/LC_MESSAGES/django.po")]:
+        translated = False  # inside a msgstr (its continuation lines too)
+        for line in po.read_text(encoding="utf-8").splitlines():
+            if line.startswith("msgstr"):
+                translated = True
+            elif not line.startswith('"'):
+                translated = False
+            if translated and re.search(r"\w\((s|es)\)", line):
+                hedged.append(f"{po.relative_to(root)}: {line}")
+    assert hedged == []
