@@ -1,8 +1,6 @@
 """The cage's reads: a drawer's slips, the AML register of a gaming day (page, CSV,
 command), the cage's part of the ledger's audit (``slip_faults``)."""
 
-import csv
-import io
 from collections import Counter, defaultdict
 from datetime import date
 
@@ -11,7 +9,7 @@ from django.utils.translation import gettext as _
 
 from cage.models import AmlAlert, AmlMovement, AmlRefusal, AmlReview, CashierSlip
 from cage.services import aml
-from casino import periods
+from casino import formatting, periods
 from ledger.models import Account, Entry, Transaction
 
 
@@ -51,41 +49,36 @@ def alert_label(alert) -> str:
 
 
 def register_csv(register: dict) -> str:
-    """The register as CSV (UTF-8 text): one section per table, a header row each;
-    amounts with a point and two places."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow([_("AML register"), register["day"].isoformat(), register["profile"].upper(),
-                     _("threshold"), register["threshold"]])
-    writer.writerow([])
-    writer.writerow([_("player"), _("in"), _("out"), _("total"), _("movements"), _("largest"), _("identity on file")])
-    for code, row in register["totals"]:
-        writer.writerow([code, row["in"], row["out"], row["total"], row["movements"], row["largest"],
-                         _("yes") if row["identified"] else _("no")])
-    writer.writerow([])
-    writer.writerow([_("alert"), _("kind"), _("player"), _("total"), _("movements"), _("reviewed by"),
-                     _("reviewed at"), _("note")])
-    for alert in register["alerts"]:
-        review = alert.latest_review
-        writer.writerow([alert.pk, alert_label(alert), alert.player.code, alert.total, alert.movements,
-                         review.reviewed_by.get_username() if review else "",
-                         review.reviewed_at.isoformat() if review else "", review.note if review else ""])
-    writer.writerow([])
-    writer.writerow([_("movement"), _("at"), _("player"), _("kind"), _("where"), _("direction"), _("amount"), _("transaction"),
-                     _("recorded by"), _("identity on file"), _("in the log"), _("voided")])
+    """The register as CSV text in the reader's convention (``casino.formatting.csv_text``:
+    his separator, headers, decimal mark and times): one block per table, a header row
+    each."""
+    amount, at = formatting.csv_amount, formatting.csv_instant
+    yes = _("yes")
     logged = {m.pk for m in register["log"]}
-    for m in register["movements"]:
-        writer.writerow([m.pk, m.at.isoformat(), m.player.code, m.get_kind_display(), m.place, m.get_direction_display(),
-                         m.amount, m.transaction_id, m.recorded_by.get_username() if m.recorded_by else "system",
-                         _("yes") if m.identified else _("no"), _("yes") if m.pk in logged else "",
-                         _("yes") if m.voided else ""])
-    writer.writerow([])
-    writer.writerow([_("refused attempt"), _("at"), _("player"), _("kind"), _("direction"), _("amount"),
-                     _("day's total with it"), _("threshold"), _("entered by")])
-    for r in register["refusals"]:
-        writer.writerow([r.pk, r.at.isoformat(), r.player.code, r.get_kind_display(), r.get_direction_display(),
-                         r.amount, r.day_total, r.threshold, r.refused_by.get_username()])
-    return out.getvalue()
+    blocks = [
+        [[_("AML register"), formatting.day(register["day"]), register["profile"].upper(), _("threshold"),
+          amount(register["threshold"])]],
+        [[_("player"), _("in"), _("out"), _("total"), _("movements"), _("largest"), _("identity on file")],
+         *([code, amount(row["in"]), amount(row["out"]), amount(row["total"]), row["movements"],
+            amount(row["largest"]), yes if row["identified"] else _("no")] for code, row in register["totals"])],
+        [[_("alert"), _("kind"), _("player"), _("total"), _("movements"), _("reviewed by"), _("reviewed at"),
+          _("note")],
+         *([alert.pk, alert_label(alert), alert.player.code, amount(alert.total), alert.movements,
+            alert.latest_review.reviewed_by.get_username() if alert.latest_review else "",
+            at(alert.latest_review.reviewed_at) if alert.latest_review else "",
+            alert.latest_review.note if alert.latest_review else ""] for alert in register["alerts"])],
+        [[_("movement"), _("at"), _("player"), _("kind"), _("direction"), _("amount"), _("transaction"),
+          _("recorded by"), _("identity on file"), _("in the log"), _("voided")],
+         *([m.pk, at(m.at), m.player.code, m.get_kind_display(), m.get_direction_display(), amount(m.amount),
+            m.transaction_id, m.recorded_by.get_username() if m.recorded_by else _("system"),
+            yes if m.identified else _("no"), yes if m.pk in logged else "", yes if m.voided else ""]
+           for m in register["movements"])],
+        [[_("refused attempt"), _("at"), _("player"), _("kind"), _("direction"), _("amount"),
+          _("day's total with it"), _("threshold"), _("entered by")],
+         *([r.pk, at(r.at), r.player.code, r.get_kind_display(), r.get_direction_display(), amount(r.amount),
+            amount(r.day_total), amount(r.threshold), r.refused_by.get_username()] for r in register["refusals"])],
+    ]
+    return formatting.csv_text(blocks)
 
 
 def slip_faults() -> list[str]:

@@ -9,6 +9,7 @@ it cannot read: it returns it unchanged (as text), so a report never fails to di
 """
 
 import csv
+import io
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 
@@ -140,6 +141,47 @@ def csv_dialect():
 
 def csv_writer(buffer):
     """A ``csv.writer`` on ``buffer`` with the active language's delimiter; returns
-    ``(writer, description)`` (see ``csv_dialect``)."""
+    ``(writer, description)`` (see ``csv_dialect``). Every CSV of the back-office goes
+    through it (``csv_text``, ``csv_name``): the first line is ``# `` and the description,
+    the headers are in the reader's language, amounts ``number(value, 2, False)`` (no
+    grouping: a spreadsheet reads it as a number), instants ``csv_instant``."""
     delimiter, description = csv_dialect()
     return csv.writer(buffer, delimiter=delimiter), description
+
+
+def csv_text(blocks) -> str:
+    """A CSV file's text in the reader's convention: its first line names the separator
+    and the decimal mark (``csv_dialect``), then each block (a list of rows: a title line
+    ``# …`` or a header then rows, as the caller makes them) after an empty line.
+
+    Args:
+        blocks: iterable of lists of rows (each row a list of cells, already formatted:
+            ``csv_amount``, ``csv_instant``…; None is written as an empty cell).
+    Returns:
+        str.
+    """
+    buffer = io.StringIO()
+    writer, description = csv_writer(buffer)
+    writer.writerow([f"# {description}"])
+    for block in blocks:
+        writer.writerow([])
+        writer.writerows(["" if cell is None else cell for cell in row] for row in block)
+    return buffer.getvalue()
+
+
+def csv_name(stem: str) -> str:
+    """A CSV file's name: ``stem`` and the separator it uses (``mesa-1-hands-semicolon.csv``),
+    so that a reader who opens it knows before he looks."""
+    return f"{stem}-{'semicolon' if csv_dialect()[0] == ';' else 'comma'}.csv"
+
+
+def csv_amount(value) -> str:
+    """An amount in a CSV cell: two places, the reader's decimal mark, no grouping and no
+    euro sign (es ``1991,38``); ``""`` for None."""
+    return number(value, 2, False)
+
+
+def csv_instant(value) -> str:
+    """An instant in a CSV cell: the casino's time zone, the active language's
+    ``SHORT_DATETIME_FORMAT`` (es ``28/11/2026 05:08``)."""
+    return instant(value, "SHORT_DATETIME_FORMAT")

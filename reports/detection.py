@@ -396,8 +396,10 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
         sums: the hands' ``Sums`` (default: made here with ``theory``).
     Returns:
         dict: ``tests`` (every test, with ``combined_q`` and ``combined_alert``; evidence
-        cut to ``EVIDENCE_LIMIT`` hand ids) and ``findings`` (``(kind, code, identity,
-        evidence)`` of each alert).
+        cut to ``EVIDENCE_LIMIT`` hand ids), ``untested`` (the expected-against-actual
+        lines without a p-value: fewer than ``MIN_HANDS`` hands, or no spread; their
+        figures are still the hands' sums, shown as such) and ``findings`` (``(kind,
+        code, identity, evidence)`` of each alert).
     """
     theory = theory or Theory()
     sums = sums or Sums(hands, theory)
@@ -448,6 +450,12 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
                           "method": test["method"], "rank": test["evidence"]["rank"],
                           "hand_ids": test["evidence"]["hands"], "rank_total": test["evidence"]["total"]})
     combined = statistics.combined_alerts(tests, alpha=alpha)
+    untested = [{**test, "combined_q": None, "combined_alert": False} for test in tests
+                if test["kind"] == AlertKind.EXPECTED and test.get("p_value") is None]
+    for test in untested:
+        if test.get("hand_ids") is not None:
+            test.setdefault("hand_total", len(test["hand_ids"]))
+            test["hand_ids"] = test["hand_ids"][:EVIDENCE_LIMIT]
     findings = []
     for test in combined:
         if test.get("hand_ids") is not None:
@@ -456,7 +464,7 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
         if test["combined_alert"]:
             evidence = {key: value for key, value in test.items() if key not in ("kind", "code", "identity")}
             findings.append((str(test["kind"]), test["code"], test["identity"], evidence))
-    return {"tests": combined, "findings": findings}
+    return {"tests": combined, "untested": untested, "findings": findings}
 
 
 def hand_card_observations(hands, limit=CARD_HANDS_LIMIT, chunk=2000):

@@ -156,7 +156,7 @@ def sections(report, grouping=True):
     out = [(_("Report"), None, _heading_rows(report)),
            (_("Summary"), None, _summary_rows(report, amount, whole))]
     exceptions = [(exception_text(item),) for item in result["exceptions"]]
-    out.append((_("Exceptions"), (_("exception"),), exceptions or [(_("none"),)]))
+    out.append((_("Exceptions"), (_("exception"),), exceptions or [(_("no exception"),)]))
     if result["kind"] == "shift" and result.get("house"):
         house = result["house"]
         out += [

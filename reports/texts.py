@@ -101,11 +101,11 @@ def exception_text(item: dict) -> str:
     if code == "settlements_unbalanced":
         return _("the hands' settlements do not balance: players + bank + house = %(difference)s €") % p
     if code == "hands_not_posted":
-        return _("%(count)s settled hand(s) have no ledger posting") % p
+        return _("settled hands without a ledger posting: %(count)s") % p
     if code == "void_not_reversed":
         return _("hand #%(hand)s was voided but its posting was never reversed") % p
     if code == "voids_not_cancelled":
-        return _("the voided hands' postings and their reversals leave %(amount)s € on %(accounts)s account(s)") % p
+        return _("the voided hands' postings and their reversals leave %(amount)s € on accounts: %(accounts)s") % p
     if code == "reversed_not_voided":
         return _("hand #%(hand)s is settled but its posting was reversed (transaction #%(transaction)s)") % p
     if code == "gaps":
@@ -159,7 +159,7 @@ def exception_text(item: dict) -> str:
     if code == "closed_tenure_holds":
         return _("bank tenure #%(tenure)s is closed but its account still holds %(balance)s €") % p
     if code == "tenure_open_hands":
-        return _("bank tenure #%(tenure)s has %(count)s hand(s) left open") % p
+        return _("bank tenure #%(tenure)s: hands left open: %(count)s") % p
     if code == "holder_chain":
         return _("bank tenure #%(tenure)s follows tenure #%(previous)s, not #%(expected)s before it") % {
             **p, "previous": p.get("previous") or "—"}
@@ -169,7 +169,7 @@ def exception_text(item: dict) -> str:
             "previous_ended": ENDED.get(p["previous_ended"], p["previous_ended"] or "—")}
     if code == "commission_recomputed":
         return _("the house's commission recomputed from the rate is %(recomputed)s €, the posted one %(posted)s € "
-                 "(difference %(difference)s €) in %(count)s hand(s): %(numbers)s") % {
+                 "(difference %(difference)s €) in hands (%(count)s): %(numbers)s") % {
             **p, "numbers": _numbers(p["numbers"], p["count"])}
     if code == "box_variance":
         return _("the %(box)s counted %(counted)s € against %(expected)s € recorded (variance %(variance)s €), "

@@ -3,7 +3,6 @@ the variances to explain), the cagnotte register of a session and the daily cont
 register (each also as CSV), the tronc and its distributions. A pit supervisor records;
 an auditor reads every page and posts nothing (403)."""
 
-import csv
 from datetime import date
 
 from django.contrib import messages
@@ -105,17 +104,14 @@ def session_boxes(request, shift_id):
 # ---------------------------------------------------------------------------------------
 # Registers
 
-def _csv(name, header, rows):
-    response = HttpResponse(content_type=CSV_TYPE)
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    writer = csv.writer(response)
-    writer.writerow(header)
-    writer.writerows(rows)
+def _csv(stem, header, rows):
+    """A register as a CSV download in the reader's convention (``casino.formatting.csv_text``)."""
+    response = HttpResponse(formatting.csv_text([[header, *rows]]), content_type=CSV_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{formatting.csv_name(stem)}"'
     return response
 
 
-def _money(value):
-    return "" if value is None else f"{value:.2f}"
+_money = formatting.csv_amount
 
 
 @pit_page
@@ -125,11 +121,10 @@ def session_cagnotte(request, shift_id):
     shift = get_object_or_404(Shift.objects.select_related("table", "dealer"), pk=shift_id)
     levies = cagnotte_register(shift)
     if request.GET.get("format") == "csv":
-        zone = timezone.get_default_timezone()
-        return _csv(f"cagnotte-{shift.table.name}-{shift.pk}.csv".replace(" ", "-").lower(),
-                    ["levy", "hand", "settled_at", "bank", "amount", "running"],
-                    [[levy.number, levy.hand, levy.settled_at.astimezone(zone).isoformat() if levy.settled_at else "",
-                      levy.bank, _money(levy.amount), _money(levy.running)] for levy in levies])
+        return _csv(f"cagnotte-{shift.table.name}-{shift.pk}".replace(" ", "-").lower(),
+                    [_("levy"), _("hand"), _("settled at"), _("bank"), _("amount"), _("running total")],
+                    [[levy.number, levy.hand, formatting.csv_instant(levy.settled_at), levy.bank,
+                      _money(levy.amount), _money(levy.running)] for levy in levies])
     count = BoxCount.objects.latest_counts().filter(shift=shift, box=BoxCount.Box.CAGNOTTE).first()
     return render(request, "boxes/cagnotte.html", {"shift": shift, "table": shift.table, "levies": levies,
                                                    "total": levies[-1].running if levies else 0, "count": count})
@@ -150,14 +145,15 @@ def daily(request):
                  _money(line.cagnotte), _money(line.cagnotte_counted), _money(line.cagnotte_variance),
                  _money(line.drop), _money(line.drop_counted), _money(line.drop_variance),
                  _money(line.tips_counted), line.open_variances] for line in register.lines]
-        rows.append(["", "", "total", sum(line.levies for line in register.lines),
+        rows.append(["", "", _("total"), sum(line.levies for line in register.lines),
                      _money(register.total("cagnotte")), _money(register.total("cagnotte_counted")),
                      _money(register.total("cagnotte_variance")), _money(register.total("drop")),
                      _money(register.total("drop_counted")), _money(register.total("drop_variance")),
                      _money(register.total("tips_counted")), sum(line.open_variances for line in register.lines)])
-        return _csv(f"control-register-{day.isoformat()}.csv",
-                    ["table", "session", "dealer", "levies", "cagnotte", "cagnotte_counted", "cagnotte_variance",
-                     "drop", "drop_counted", "drop_variance", "tips_counted", "open_variances"], rows)
+        return _csv(f"control-register-{day.isoformat()}",
+                    [_("table"), _("session"), _("dealer"), _("levies"), _("cagnotte"), _("cagnotte counted"),
+                     _("cagnotte variance"), _("drop"), _("drop counted"), _("drop variance"), _("tips counted"),
+                     _("open variances")], rows)
     totals = {name: register.total(name) for name in ("cagnotte", "cagnotte_counted", "cagnotte_variance", "drop",
                                                       "drop_counted", "drop_variance", "tips_counted")}
     totals["levies"] = sum(line.levies for line in register.lines)

@@ -182,7 +182,7 @@ def aml_register(request):
     register = selectors.aml_register(day=_day(request))
     if request.GET.get("format") == "csv":
         response = HttpResponse(selectors.register_csv(register), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="aml-{register["day"].isoformat()}.csv"'
+        response["Content-Disposition"] = f'attachment; filename="{formatting.csv_name("aml-" + register["day"].isoformat())}"'
         return response
     return render(request, "cage/aml_register.html", {
         "register": register, "can_review": has_role(request.user, COMPLIANCE), "review_form": ReviewForm(),

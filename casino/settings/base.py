@@ -153,6 +153,8 @@ LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
 TIME_ZONE = env("DJANGO_TIME_ZONE", default="Europe/Madrid")
 USE_TZ = True
+#: One date and time form per language everywhere (casino/formats/<lang>/formats.py).
+FORMAT_MODULE_PATH = ["casino.formats"]
 
 STATIC_URL = "static/"
 # Where `manage.py collectstatic` gathers the static files (served by WhiteNoise in production).
@@ -292,3 +294,7 @@ AML_US_LOG_THRESHOLD = env.str("AML_US_LOG_THRESHOLD", default="3000.00")
 AML_GAMING_DAY_START = env.int("AML_GAMING_DAY_START", default=6)
 # Years the AML and identity records are kept (PostgreSQL refuses their DELETE before).
 AML_RETENTION_YEARS = env.int("AML_RETENTION_YEARS", default=10)
+
+#: django-countries' Spanish says "Trinidad yTobago": the name given again, translated in
+#: the casino's catalogue (locale/es), which comes before the library's.
+COUNTRIES_OVERRIDE = {"TT": _("Trinidad and Tobago")}

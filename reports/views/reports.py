@@ -10,7 +10,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from casino.formatting import csv_dialect
+from casino.formatting import csv_name
 from casino.roles import AUDITOR, role_required
 from reports import selectors, services
 from reports.exports import (
@@ -196,11 +196,11 @@ def _review_url(report):
 
 def _filename(report, extension):
     """``report-shift-mesa-1-shift-12.pdf``; a CSV's name also says its separator
-    (``….semicolon.csv``), as its first line does."""
+    (``…-semicolon.csv``: ``casino.formatting.csv_name``), as its first line does."""
     table = "".join(c if c.isalnum() else "-" for c in report.table.name).strip("-").lower()
     subject = f"shift-{report.shift_id}" if report.kind == ReportKind.SHIFT else f"{report.date_from}_{report.date_to}"
     if extension == "csv":
-        extension = ("semicolon" if csv_dialect()[0] == ";" else "comma") + ".csv"
+        return csv_name(f"report-{report.kind}-{table}-{subject}")
     return f"report-{report.kind}-{table}-{subject}.{extension}"
 
 

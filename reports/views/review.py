@@ -22,7 +22,7 @@ from game.edge import Strategy, describe_strategy
 from game.profiles import Profile
 from reports import statistics
 from reports.charts import funnel_svg
-from reports.detection import MissingTheory, Sums, Theory, review
+from reports.detection import MIN_HANDS, MissingTheory, Sums, Theory, review
 from reports.evidence import review_line_url
 from reports.texts import CARD_TESTS, GROUPS, PAIR_KINDS
 from tables.models import Hand, Table
@@ -107,8 +107,10 @@ def review_figures(data):
     the page's and the API's.
 
     Returns:
-        dict: ``tests`` (``detection.review``'s, corrected together), ``hands`` (how
-        many, any status), ``bets`` (settled), ``edge`` (the theory of the first hand's
+        dict: ``tests`` (``detection.review``'s, corrected together), ``untested`` (its
+        expected-against-actual lines without a p-value: too few hands), ``hands`` (how
+        many, any status), ``settled`` (settled hands with bets: those every figure
+        below counts), ``bets`` (theirs), ``edge`` (the theory of the first hand's
         rules and seats, None without bets), ``funnel`` (``statistics.funnel_sums`` by
         ``data["funnel"]``, None without bets).
     Raises:
@@ -126,8 +128,9 @@ def review_figures(data):
     if not sums.empty:
         funnel = statistics.funnel_sums(sums.funnel(data["funnel"]), mean=edge["mean_per_unit"],
                                         sd=edge["sd_per_unit_hand"])
-    return {"tests": result["tests"], "hands": hands.count(), "bets": sums.counts()[1], "edge": edge,
-            "funnel": funnel}
+    settled, bets = sums.counts()
+    return {"tests": result["tests"], "untested": result["untested"], "hands": hands.count(), "settled": settled,
+            "bets": bets, "edge": edge, "funnel": funnel}
 
 
 def missing_theory_text(missing):
@@ -169,8 +172,10 @@ def review_page(request):
         form.add_error(None, missing_theory_text(missing))
         return render(request, "reports/review.html", {"form": form}, status=409)
     tests = computed["tests"]
-    links = _links([t.get("hand_ids") or [] for t in tests])
-    expected = [_with_hands(t, links, data) for t in tests if t["kind"] == "expected"]
+    links = _links([t.get("hand_ids") or [] for t in [*tests, *computed["untested"]]])
+    # Every expected-against-actual line, tested or not (under MIN_HANDS hands it has no p-value
+    # but its figures are the same hands' as the summary's and the funnel's).
+    expected = [_with_hands(t, links, data) for t in [*tests, *computed["untested"]] if t["kind"] == "expected"]
     expected.sort(key=lambda t: (t["code"] != "all", t["code"], str(t["group"])))
     for test in expected:
         test["label"] = GROUPS.get(test["code"], test["code"])
@@ -186,7 +191,8 @@ def review_page(request):
                                                           for point in computed["funnel"]["points"]}))  # escaped
     edge_shown = _edge_in_words(computed["edge"])
     return render(request, "reports/review.html", {
-        "form": form, "reviewed": True, "hand_count": computed["hands"], "bet_count": computed["bets"],
+        "form": form, "reviewed": True, "hand_count": computed["hands"], "settled_count": computed["settled"],
+        "bet_count": computed["bets"], "min_hands": MIN_HANDS,
         "expected": expected, "pairs": pairs, "cards": cards, "losses": losses, "chart": chart,
         "edge": edge_shown, "card_limit": PAGE_CARD_HANDS, "alpha": statistics.ALPHA,
         "alerts": sum(1 for t in tests if t["combined_alert"]),

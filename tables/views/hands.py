@@ -5,7 +5,6 @@ Read only (GET). Pit supervisors and auditors read every table; a dealer reads t
 of his open shift only (403 elsewhere); other roles get 403.
 """
 
-import csv
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from decimal import Decimal
@@ -24,7 +23,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_safe
 
-from casino.formatting import csv_dialect, instant, number
+from casino.formatting import csv_name, csv_writer, instant, number
 from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR, has_role, role_required
 from game import IllegalEvent
 from game.errors import InvalidRules
@@ -344,8 +343,7 @@ def hand_list_csv(request, table_id):
         return HttpResponse("; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()),
                             status=400, content_type="text/plain; charset=utf-8")
     hands = hands.select_related("bank", "shift__dealer").order_by("number")
-    delimiter, description = csv_dialect()
-    writer = csv.writer(_Echo(), delimiter=delimiter)
+    writer, description = csv_writer(_Echo())
 
     def lines():
         yield writer.writerow([f"# {description}"])
@@ -354,10 +352,9 @@ def hand_list_csv(request, table_id):
 
     name = "-".join(part for part in [
         slugify(table.name) or "table", "hands", *(str(form.cleaned_data[key]) for key in ("date_from", "date_to")
-                                                    if form.cleaned_data[key]),
-        "semicolon" if delimiter == ";" else "comma"] if part)
+                                                    if form.cleaned_data[key])] if part)
     response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    response["Content-Disposition"] = f'attachment; filename="{csv_name(name)}"'
     return response
 
 

@@ -125,7 +125,7 @@ def test_the_pit_sees_an_auctions_sessions_and_the_bank_ends_with_the_last(clien
     auction_award(auction=auction, awarded_by=mesa.supervisor)
     client_es.force_login(mesa.supervisor)
     url = reverse("tables:pit_table", args=[mesa.table.pk])
-    assert "0 jugadas desde entonces" in client_es.get(url).content.decode()
+    assert "Ganada en subasta para 1 sesión; sesiones jugadas desde entonces: 0." in client_es.get(url).content.decode()
     services.shift_close(shift=mesa.table.shifts.get(), closed_by=mesa.supervisor)
     tenure = BankTenure.objects.get(auction=auction)
     assert (tenure.is_open, tenure.ended) == (False, "term")

@@ -106,8 +106,9 @@ def test_the_cagnotte_register_numbers_each_levy_and_downloads_as_csv(client_es,
     page = client_es.get(reverse("boxes:cagnotte", args=[shift.pk])).content.decode()
     assert "Registro de la cagnotte" in page and "1,00 €" in page
     rows = list(csv.reader(io.StringIO(client_es.get(reverse("boxes:cagnotte", args=[shift.pk]),
-                                                     {"format": "csv"}).content.decode())))
-    assert [row[0:2] + row[4:] for row in rows[1:]] == [["1", "1", "0.50", "0.50"], ["2", "2", "0.50", "1.00"]]
+                                                     {"format": "csv"}).content.decode()), delimiter=";"))
+    assert rows[0][0].startswith("# Campos separados por punto y coma") and rows[2][0] == "cobro"
+    assert [row[0:2] + row[4:] for row in rows[3:]] == [["1", "1", "0,50", "0,50"], ["2", "2", "0,50", "1,00"]]
 
 
 def test_the_daily_register_totals_every_table(client_es, mesa, counters):
@@ -121,6 +122,7 @@ def test_the_daily_register_totals_every_table(client_es, mesa, counters):
     page = client_es.get(reverse("boxes:daily"), {"day": day}).content.decode()
     assert "Mesa 1" in page and "1 diferencia sin explicar" in page
     rows = list(csv.reader(io.StringIO(client_es.get(reverse("boxes:daily"), {"day": day, "format": "csv"})
-                                       .content.decode())))
-    assert rows[1][3:11] == ["2", "1.00", "1.00", "0.00", "200.00", "150.00", "-50.00", ""]
-    assert rows[-1][2:10] == ["total", "2", "1.00", "1.00", "0.00", "200.00", "150.00", "-50.00"]
+                                       .content.decode()), delimiter=";"))
+    assert rows[2][:3] == ["mesa", "sesión", "crupier"]
+    assert rows[3][3:11] == ["2", "1,00", "1,00", "0,00", "200,00", "150,00", "-50,00", ""]
+    assert rows[-1][2:10] == ["total", "2", "1,00", "1,00", "0,00", "200,00", "150,00", "-50,00"]

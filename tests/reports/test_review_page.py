@@ -36,7 +36,7 @@ def test_the_review_of_a_period_shows_each_part_with_its_evidence(client, staff,
     assert page.status_code == 200
     html = page.content.decode()
     bets = HandBet.objects.filter(hand__table=table).count()
-    assert f"80 manos, {bets} apuestas liquidadas." in html
+    assert f"80 manos, 80 de ellas liquidadas con apuestas: {bets} apuestas." in html
     expected = html.split('id="expected"')[1].split("</table>")[0]
     assert "Todas las manos" in expected and "Crupier dealer1" in expected and "Crupier dealer2" in expected
     funnel = html.split('class="chart funnel"')[1].split("</svg>")[0]
@@ -58,7 +58,7 @@ def test_one_shift_alone(client, staff, session):
     html = client.get(reverse("reports:review"), {"table": table.pk, "date_from": today, "date_to": today,
                                                   "shift": second.pk, "funnel": "tenure"}).content.decode()
     bets = HandBet.objects.filter(hand__shift=second).count()
-    assert f"40 manos, {bets} apuestas liquidadas." in html
+    assert f"40 manos, 40 de ellas liquidadas con apuestas: {bets} apuestas." in html
     assert "dealer1 × banca" not in html
 
 
@@ -110,3 +110,26 @@ def test_the_theorys_strategy_is_in_the_readers_language(client, staff):
     assert "Un 7 solo nunca se fusila." in html
     assert "Each seat" not in html and "is never fusilado" not in html
     assert edge_figure(RULES, SEATS)["strategy_text"] == "Each seat bets 1 unit per hand…"
+
+
+def test_a_selection_of_fewer_hands_than_a_test_needs_shows_their_figures_not_none(client, staff):
+    """21 hands: too few for a p-value, but the expected-against-actual table shows their
+    figures (the same hands as the summary's and the funnel's), marked not tested, never
+    "no settled hand"."""
+    edge_store(rules=RULES, seats=SEATS, hands=500_000, seed=17, result=EDGE)
+    table = simulated_table("Mesa P", staff)
+    play_shift(table, staff["dealer"], staff["supervisor"], records(8, 21))
+    client.force_login(staff["auditor"])
+    today = timezone.localdate().isoformat()
+    html = client.get(reverse("reports:review"), {"table": table.pk, "date_from": today, "date_to": today,
+                                                  "funnel": "tenure"}).content.decode()
+    bets = HandBet.objects.filter(hand__table=table).count()
+    assert f"21 manos, 21 de ellas liquidadas con apuestas: {bets} apuestas." in html
+    expected = html.split('id="expected"')[1].split("</table>")[0]
+    assert "Ninguna mano liquidada" not in expected
+    whole = expected.split("Todas las manos")[1].split("</tr>")[0]
+    assert re.search(r'<td class="num">21</td>', whole) and "sin prueba: menos de 30 manos" in whole
+    funnel = html.split('class="chart funnel"')[1].split("</svg>")[0]
+    points = len(re.findall("<circle", funnel))
+    tenures = HandBet.objects.filter(hand__table=table).values("hand__tenure").distinct().count()
+    assert points == tenures

@@ -63,7 +63,7 @@ def test_record_files_are_recorded_and_settled_in_order(mesa, tmp_path):
     first = write(tmp_path / "b-first.json", hand(*P01, number=1))
     second = write(tmp_path / "a-second.json", hand(*P01, number=2))
     out = run(first, second)  # the order given, not the names' order
-    assert "2 hand(s) imported" in out and "Mesa 1: 2" in out
+    assert "2 hands imported" in out and "Mesa 1: 2" in out
     hands = list(Hand.objects.filter(table=mesa.table).order_by("number"))
     assert [(h.number, h.status, h.imported) for h in hands] == [(1, "settled", True), (2, "settled", True)]
     assert hands[0].events.count() == len(P01) and hands[0].shift == mesa.table.shifts.get()
@@ -79,7 +79,7 @@ def test_json_lines_and_directories_are_read_in_order(mesa, tmp_path):
     ana_sits = [line.replace("luis", "ana") for line in P01]
     write(folder / "2.json", hand(*ana_sits, seats=["ana", "marta"], bank="luis", number=3))  # luis's bank now
     out = run(str(folder))
-    assert "3 hand(s) imported" in out
+    assert "3 hands imported" in out
     third = Hand.objects.get(table=mesa.table, number=3)
     assert third.bank.code == "luis" and third.tenure.began == BankTenure.Began.NATURAL
 
@@ -90,7 +90,7 @@ def test_the_first_invalid_record_stops_the_import_with_its_file_line_and_event(
     path = write(tmp_path / "noche.jsonl", hand(*P01), bad, hand(*P01))
     message, out = refused(path)
     assert f"{path}, line 2, event 8:" in message and "100.00" in message  # the limit broken
-    assert "1 hand(s) imported" in out and "Mesa 1: 1" in out
+    assert "1 hand imported" in out and "Mesa 1: 1" in out
     assert list(Hand.objects.values_list("number", flat=True)) == [1]
     assert HandEvent.objects.count() == len(P01) and Transaction.objects.filter(kind="hand").count() == 1
     assert not Player.objects.filter(code="nuevo").exists()  # nothing of the refused record
@@ -170,7 +170,7 @@ def test_an_unreadable_file_stops_the_import(mesa, tmp_path):
     broken.write_text('{"format": "siete-y-media/hand-1", ')
     message, out = refused(write(tmp_path / "a.json", hand(*P01)), str(broken))
     assert f"{broken}, event 0:" in message and "JSON" in message
-    assert "1 hand(s) imported" in out
+    assert "1 hand imported" in out
 
 
 def test_a_hand_exported_from_the_history_imports_at_a_fresh_table(mesa, tmp_path, client, staff):
@@ -198,7 +198,7 @@ def test_a_record_refused_inside_a_batch_leaves_nothing_and_the_records_before_i
                  hand(*nuevo_plays, seats=["nuevo", "marta"], bank="luis"), hand(*P01, bank="luis"))
     message, out = refused("--batch", "10", path)
     assert f"{path}, line 3, event 4:" in message and "exceed what the bank holds" in message
-    assert "2 hand(s) imported" in out and "Mesa 1: 2" in out
+    assert "2 hands imported" in out and "Mesa 1: 2" in out
     table = Table.objects.get(pk=mesa.table.pk)
     assert list(table.hands.order_by("number").values_list("number", "status")) == [(1, "settled"), (2, "settled")]
     assert HandEvent.objects.count() == len(P01) + len(NATURAL)
@@ -214,7 +214,7 @@ def test_a_record_refused_inside_a_batch_leaves_nothing_and_the_records_before_i
 
 def test_batches_of_any_size_import_the_same_hands(mesa, tmp_path):
     path = write(tmp_path / "noche.jsonl", *[hand(*P01) for _ in range(5)])
-    assert "5 hand(s) imported" in run("--batch", "2", path)
+    assert "5 hands imported" in run("--batch", "2", path)
     assert list(Hand.objects.order_by("number").values_list("number", flat=True)) == [1, 2, 3, 4, 5]
     assert HandEvent.objects.count() == 5 * len(P01) and Transaction.objects.filter(kind="hand").count() == 5
     message, _out = refused("--batch", "0", path)
@@ -247,7 +247,7 @@ def test_a_record_whose_stakes_a_player_cannot_cover_is_refused_naming_him_and_h
     message, out = refused(path)
     assert ("line 2, event 4: luis holds 20.00 € in chips, 0.00 € of them at risk in open hands: they do not "
             "cover this bet, which would put 25.00 € at risk") in message
-    assert "1 hand(s) imported" in out
+    assert "1 hand imported" in out
 
 
 def test_a_newcomer_holds_no_chips_unless_the_import_books_his_opening_chips(mesa, tmp_path):
@@ -257,7 +257,7 @@ def test_a_newcomer_holds_no_chips_unless_the_import_books_his_opening_chips(mes
     assert "event 7: nuevo holds 0.00 € in chips" in message
     assert not Player.objects.filter(code="nuevo").exists()  # nothing of the record was written
     out = run("--opening-chips", "50", path)
-    assert "1 hand(s) imported" in out
+    assert "1 hand imported" in out
     nuevo = Player.objects.get(code="nuevo")
     opening = Transaction.objects.get(kind="opening")
     assert opening.detail == {"opening": True, "player": "nuevo"} and opening.source == "system:import"
@@ -292,7 +292,7 @@ def test_a_record_refused_without_writing_anything_is_left_out_of_its_batch(mesa
     message, out = refused("--batch", "10", path)  # marta loses 20.00 a hand: the third finds her with 10.00
     assert (f"{path}, line 3, event 7: marta holds 10.00 € in chips, 0.00 € of them at risk in open hands: they "
             "do not cover this bet, which would put 20.00 € at risk") in message
-    assert "2 hand(s) imported" in out
+    assert "2 hands imported" in out
     table = Table.objects.get(pk=mesa.table.pk)
     assert list(table.hands.order_by("number").values_list("number", "status")) == [(1, "settled"), (2, "settled")]
     assert HandEvent.objects.count() == 2 * len(P01)
@@ -316,7 +316,7 @@ def test_a_limited_bank_answers_in_a_batch_for_what_its_hands_before_left_it(mes
     path = write(tmp_path / "noche.jsonl", hand(*both_win), hand(*over))
     message, out = refused("--batch", "10", path)
     assert f"{path}, line 2, event 7:" in message and "exceed what the bank holds (70.00 €) by 10.00 €" in message
-    assert "1 hand(s) imported" in out
+    assert "1 hand imported" in out
     assert Transaction.objects.filter(kind="hand").count() == 1
 
 
@@ -327,7 +327,7 @@ def test_a_malformed_record_in_a_batch_is_refused_not_a_crash(mesa, tmp_path):
     bad = {**hand(*P01), "table": ["Mesa 1"], "bank": {"code": "ana"}, "seats": [["luis"], "marta"]}
     message, out = refused("--batch", "10", write(tmp_path / "noche.jsonl", hand(*P01), bad))
     assert f"{tmp_path / 'noche.jsonl'}, line 2, event 0:" in message
-    assert "1 hand(s) imported" in out
+    assert "1 hand imported" in out
 
 
 def test_the_import_freezes_what_was_loaded_then_puts_the_collector_back(mesa, tmp_path, monkeypatch):

@@ -31,6 +31,7 @@ from django.core.checks import Tags
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from game.recordfiles import UnreadableRecord, read_record_files
 from ledger.money import CENT
@@ -140,7 +141,7 @@ class Command(BaseCommand):
 
     def _report(self, imported):
         total = sum(imported.values())
-        self.stdout.write(_("%(count)s hand(s) imported") % {"count": total})
+        self.stdout.write(ngettext("%(count)s hand imported", "%(count)s hands imported", total) % {"count": total})
         for table, count in sorted(imported.items()):
             self.stdout.write(_("  %(table)s: %(count)s") % {"table": table, "count": count})
 
