@@ -67,9 +67,9 @@ def register_csv(register: dict) -> str:
             alert.latest_review.reviewed_by.get_username() if alert.latest_review else "",
             at(alert.latest_review.reviewed_at) if alert.latest_review else "",
             alert.latest_review.note if alert.latest_review else ""] for alert in register["alerts"])],
-        [[_("movement"), _("at"), _("player"), _("kind"), _("direction"), _("amount"), _("transaction"),
+        [[_("movement"), _("at"), _("player"), _("kind"), _("where"), _("direction"), _("amount"), _("transaction"),
           _("recorded by"), _("identity on file"), _("in the log"), _("voided")],
-         *([m.pk, at(m.at), m.player.code, m.get_kind_display(), m.get_direction_display(), amount(m.amount),
+         *([m.pk, at(m.at), m.player.code, m.get_kind_display(), m.place, m.get_direction_display(), amount(m.amount),
             m.transaction_id, m.recorded_by.get_username() if m.recorded_by else _("system"),
             yes if m.identified else _("no"), yes if m.pk in logged else "", yes if m.voided else ""]
            for m in register["movements"])],
