@@ -30,28 +30,8 @@ the end:
    (``import_hands.BATCH``), every SQL statement counted
    (``CaptureQueriesContext``, savepoints, BEGIN and COMMIT included): statements per hand.
 
-Goal: at least 1,000 hands/s: met on this machine, by 1-4 %. Last measured
-(2026-11-25, README's "Benchmarks", seventh round; a faster machine than the sixth
-round's: main's code of then ran at 536-602 hands/s): against main's code (6027bb6), each
-main then this code, back to back, load average about 1 on the 2 cores: 1,027 and 1,011
-hands/s against 593 and 570 (1.73× and 1.77×; ratio to pgbench 0.83 and 0.85 against 0.51
-and 0.49; pgbench 1,158 to 1,239 TPS); the round before, 1,031 and 1,036. What changed: an
-entry's hand and table checked by one composite foreign key, not two (``tables.0013``: the
-COMMIT of 3,000 hands 0.9 to 0.45 s); the rows of every 100 records sent on a second
-thread of the batch's transaction while the next records are entered
-(``casino.write_behind``; formatted on the import's thread), the keys of hands, entries,
-bets and ledger entries checked as each ``COPY`` ends, not at COMMIT; Python's switch
-interval at 0.2 ms while importing and the entries signed without letting go of the GIL
-(``tables.chain._keyed``), so that the writer gets it back promptly; what was loaded
-before the import kept out of the garbage collector's way (``gc.freeze``); a record's
-events played once, not twice; 1,000 records a batch (was 100); the command's start
-without the URL checks (0.9 to 0.55 s). 0.4 statements a hand (was 0.6). Where the time
-goes now (in-process, 6,000 hands, 1,000 a batch: about 1,130 hands/s before the freeze):
-the import's thread computes about 4.5 s (entering and signing the events about two
-thirds, taking ids and formatting the rows a sixth) and waits 1 s (for the writer 0.65 s,
-mostly each batch's last rows; for COMMIT 0.3 s); PostgreSQL's backend uses 3.1 s of CPU
-on the other core; each process's start-up (Django's, 0.55 s) is about a tenth of the
-whole benchmark.
+Goal: at least 1,000 hands/s. The latest figures, and what the import's machinery bought,
+are in ``benchmarks/RESULTS.md`` ("import").
 """
 
 import argparse
