@@ -11,11 +11,14 @@ records say each box should hold.
 - ``variance_explain``: a supervisor's attributed explanation of a count's variance.
 
 A count posts what it found (``_count_effect``): the drop box's cash moves from the
-table's drop box account to the cage, its variance to the count variances account, so
-the drop account holds nothing of the session once counted; the tips box's chips and
-cash go to the tronc (the chips recorded leave the tips box account, the rest of the
-count is cash the cage takes in; chips recorded but not found are credited to the count
-variances: outstanding chips no account holds). A recount posts the difference.
+table's drop box account to the cage, its variance to the count variances account
+(credited over, debited short), so the drop account holds nothing of the session once
+counted; the tips box's chips and cash go to the tronc (the chips recorded leave the tips
+box account, the rest of the count is cash the cage takes in; chips recorded but not
+found are credited to the outstanding chips account: no account on record holds them);
+the cagnotte's count leaves the house account holding what was found (the difference
+from the commission recorded against the outstanding chips). A recount posts the
+difference.
 
 Amounts are ``Decimal`` euros with two places. A dealer records a table buy-in at the console.
 """
@@ -285,8 +288,17 @@ def _count_effect(shift: Shift, box: str, total_cents: int) -> dict:
       credited to the count variances account (a shortfall is a debit);
     - tips: the session's tips box account debited its chips, the tronc credited the
       count, the cage debited what is beyond the chips (cash); chips recorded but not in
-      the box are credited to the count variances account (outstanding chips);
-    - cagnotte: nothing (the commission is the house's at each hand's settlement).
+      the box are credited to the outstanding chips account (still in someone's hands);
+    - cagnotte: the commission is the house's at each hand's settlement (the house
+      account credited the session's commission); the count leaves the house holding
+      what it found: the house credited what it found beyond the commission recorded
+      (the outstanding chips debited), debited what it found short of it (the
+      outstanding chips credited: chips levied that are not in the box).
+
+    One sign convention (``ledger.models.Account``): a count that found more than the
+    records credits the account of what it found, less debits it; the count variances
+    account is the cash boxes' (credited over, debited short: ``BoxCount.variance``'s
+    sign), the outstanding chips account the chip boxes' counterpart.
     """
     effect = {}
     if box == BoxCount.Box.DROP:
@@ -311,8 +323,12 @@ def _count_effect(shift: Shift, box: str, total_cents: int) -> dict:
         if total_cents > chips:
             effect[cage] = -(total_cents - chips)
         elif chips > total_cents:
-            variance = posting.singleton_account(Account.Kind.VARIANCE)
-            effect[variance] = chips - total_cents
+            effect[posting.singleton_account(Account.Kind.CHIPS_OUT)] = chips - total_cents
+    elif box == BoxCount.Box.CAGNOTTE:
+        difference = total_cents - cents(session_commission(shift))
+        if difference:
+            effect[posting.singleton_account(Account.Kind.HOUSE)] = difference
+            effect[posting.singleton_account(Account.Kind.CHIPS_OUT)] = -difference
     return {account: amount for account, amount in effect.items() if amount}
 
 

@@ -38,8 +38,19 @@ class Account(models.Model):
     the house's commission, the cage,
     a table's drop box (the cash of its table buy-ins: ``boxes.DropBox`` names its table),
     a session's tips box (the chips tipped at the table: ``boxes.TipsBox`` names its
-    session), the tips' tronc, and the count variances (over and short: what the boxes'
-    counts found beyond or below the records, credits − debits).
+    session), the tips' tronc, the count variances, the cage floats and the outstanding
+    chips.
+
+    One sign convention for every count (a box's, a drawer's): a count that found MORE
+    than the records credits the account of what it found, one that found LESS debits it.
+    The count variances account is cash only (a drop box's, a drawer's): credited what a
+    count found over, debited what it found short, so its balance is the cash counts' net
+    over (positive) or short (negative), the sign of ``BoxCount.variance`` and
+    ``Drawer.variance``. Chips a count did not find where the records put them (a tips
+    box's, a cagnotte's) are still in someone's hands: the outstanding chips account is
+    credited them (a liability), and debited the chips a count found beyond the records.
+    The cage floats account is credited the float lent to each open drawer (the cage
+    debited: its cash is counted with the drawer's), and debited it back at the close.
 
     ``balance`` (Decimal euros, credits − debits) is kept by the posting transaction under
     a row lock, so reading it is one row. ``is_open`` is false once a tenure is closed:
@@ -56,6 +67,8 @@ class Account(models.Model):
         TRONC = "tronc", _("tips (tronc)")
         TIPS_BOX = "tips_box", _("table tips box")
         VARIANCE = "variance", _("count variances (over and short)")
+        FLOATS = "floats", _("cage floats (the house's cash lent to open drawers)")
+        CHIPS_OUT = "chipsout", _("outstanding chips (not where the records put them)")
 
     kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices)
     player = models.OneToOneField(Player, models.PROTECT, null=True, blank=True, related_name="account",
@@ -71,13 +84,16 @@ class Account(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=(Q(kind="player", player__isnull=False)
-                           | Q(kind__in=["tenure", "house", "cage", "drop", "tronc", "tips_box", "variance"],
+                           | Q(kind__in=["tenure", "house", "cage", "drop", "tronc", "tips_box", "variance",
+                                           "floats", "chipsout"],
                                player__isnull=True)),
                 name="ledger_account_owner_matches_kind"),
             models.UniqueConstraint(fields=["kind"], condition=Q(kind__in=["house", "cage"]),
                                     name="ledger_one_house_and_one_cage"),
             models.UniqueConstraint(fields=["kind"], condition=Q(kind="tronc"), name="ledger_one_tronc"),
             models.UniqueConstraint(fields=["kind"], condition=Q(kind="variance"), name="ledger_one_variance"),
+            models.UniqueConstraint(fields=["kind"], condition=Q(kind__in=["floats", "chipsout"]),
+                                    name="ledger_one_floats_and_one_chips_out"),
         ]
 
     def __str__(self):
@@ -126,6 +142,8 @@ class Transaction(models.Model):
         TRONC = "tronc", _("tronc distribution")
         TIP = "tip", _("tip at the table")
         BOX_COUNT = "box_count", _("box counted into the cage")
+        DRAWER_FLOAT = "drawer_float", _("drawer's float lent")
+        DRAWER_CLOSE = "drawer_close", _("drawer closed: float back, variance")
 
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     reference = models.CharField(_("reference"), max_length=200)

@@ -21,6 +21,8 @@ refers to; the words are drawn in the reader's language at display time
 ``tronc``              ``counts`` (how many tips counts the distribution pays out)
 ``bank_withdrawal``    ``number``, ``tenure``, ``table`` (name)
 ``bank_rebuild``       ``number``, ``tenure``, ``table`` (name)
+``drawer_float``       ``drawer`` (the drawer whose float was lent at its opening)
+``drawer_close``       ``drawer`` (its float back and its variance at the close)
 =====================  ==========================================================
 
 The ``reference`` column keeps its text (the API's and the idempotency's plain key,
@@ -105,6 +107,10 @@ def cause_text(cause: dict | None) -> str | None:
         return _("bank withdrawal %(number)s, tenure #%(tenure)s at %(table)s") % cause
     if kind == "bank_rebuild":
         return _("bank rebuilt %(number)s, tenure #%(tenure)s at %(table)s") % cause
+    if kind == "drawer_float":
+        return _("float of drawer #%(drawer)s") % cause
+    if kind == "drawer_close":
+        return _("close of drawer #%(drawer)s") % cause
     return None
 
 

@@ -20,6 +20,10 @@ from cage.errors import DrawerError
 from cage.models import Drawer
 from casino import formatting
 from casino.roles import CAGE_SUPERVISOR, CASHIER, has_role
+from ledger import posting
+from ledger.models import Account, Transaction
+from ledger.money import cents, euros
+from ledger.posting import CREDIT, DEBIT
 
 ZERO = Decimal("0.00")
 
@@ -49,7 +53,8 @@ def drawer_open(*, cashier, count: dict[str, int]) -> Drawer:
         cashier: the user (cashier role) who will book slips against it.
         count: ``{denomination: pieces}`` (``cage.denominations``; missing ones are zero).
     Returns:
-        the open Drawer (``float_amount`` Decimal euros, the count's total).
+        the open Drawer (``float_amount`` Decimal euros, the count's total), its float
+        posted: the cage debited, the cage floats account credited (``_post_float``).
     Raises:
         DrawerError: not a cashier; he has an open drawer already; an invalid count
         (field ``count``).
@@ -59,13 +64,57 @@ def drawer_open(*, cashier, count: dict[str, int]) -> Drawer:
     count = _count(count, "count")
     try:
         with db.atomic():
-            return Drawer.objects.create(cashier=cashier, float_count=count, float_amount=count_total(count),
-                                         opened_at=timezone.now())
+            drawer = Drawer.objects.create(cashier=cashier, float_count=count, float_amount=count_total(count),
+                                           opened_at=timezone.now())
+            _post_float(drawer, cashier)
+            return drawer
     except IntegrityError as error:
         if "cage_one_open_drawer_per_cashier" in str(error):
             raise DrawerError(_("%(cashier)s has a drawer open already: close it first"),
                               params={"cashier": cashier.get_username()}) from None
         raise
+
+
+def _post_float(drawer, cashier):
+    """The float lent to the open drawer: the cage debited (its cash is in the cage, counted
+    with the drawer's), the cage floats account credited (what the house lent the open
+    drawers). Nothing for a drawer opened without a float."""
+    amount = cents(drawer.float_amount)
+    if not amount:
+        return None
+    cage, floats = posting.singleton_account(Account.Kind.CAGE), posting.singleton_account(Account.Kind.FLOATS)
+    locked = posting.lock([cage, floats])
+    return posting.post(locked=locked, kind=Transaction.Kind.DRAWER_FLOAT, legs=[(cage, DEBIT, amount),
+                                                                               (floats, CREDIT, amount)],
+                        idempotency_key=f"drawer:{drawer.pk}:float", reference=f"float of drawer #{drawer.pk}",
+                        posted_by=cashier, source="cage", cause={"kind": "drawer_float", "drawer": drawer.pk},
+                        detail={"float": str(drawer.float_amount)})
+
+
+def _post_close(drawer, supervisor):
+    """At the close, the float back to the cage floats account (the cage credited), and
+    the variance (counted − expected) to the count variances account: the cage debited
+    what was found over, credited what was found short (``ledger.models.Account``'s one
+    sign convention). Only the float the drawer's opening posted goes back. Returns the
+    Transaction or None (nothing to post)."""
+    cage, floats = posting.singleton_account(Account.Kind.CAGE), posting.singleton_account(Account.Kind.FLOATS)
+    lent = cents(drawer.float_amount) if Transaction.objects.filter(
+        idempotency_key=f"drawer:{drawer.pk}:float").exists() else 0
+    variance = cents(drawer.variance)
+    # Credits positive. The cage's leg is its net: the float going back (credited), the
+    # cash found over (debited: cash in) or short (credited).
+    effect = {cage: lent - variance, floats: -lent}
+    if variance:
+        effect[posting.singleton_account(Account.Kind.VARIANCE)] = variance
+    legs = [(account, CREDIT if amount > 0 else DEBIT, abs(amount)) for account, amount in sorted(effect.items())
+            if amount]
+    if not legs:
+        return None
+    locked = posting.lock([account for account, _side, _amount in legs])
+    return posting.post(locked=locked, kind=Transaction.Kind.DRAWER_CLOSE, legs=legs,
+                        idempotency_key=f"drawer:{drawer.pk}:close", reference=f"close of drawer #{drawer.pk}",
+                        posted_by=supervisor, source="cage", cause={"kind": "drawer_close", "drawer": drawer.pk},
+                        detail={"float": str(euros(lent)), "variance": str(drawer.variance)})
 
 
 def drawer_for_slip(*, cashier) -> Drawer:
@@ -193,7 +242,10 @@ def drawer_close(*, drawer: Drawer, cashier, supervisor, count: dict[str, int], 
 
     The expected amount is the float + cash in − cash out of its slips (``drawer_cash``);
     the variance is counted − expected (negative: short), stored with the tolerance then
-    in force (``CAGE_DRAWER_TOLERANCE``); beyond it, the auditors' reports show it.
+    in force (``CAGE_DRAWER_TOLERANCE``); beyond it, the auditors' reports show it. The
+    close posts the float back to the cage floats account and the variance to the count
+    variances account (credited over, debited short), so every euro counted is in the
+    ledger (``_post_close``).
 
     Args:
         drawer: the open Drawer; cashier: its cashier (his signature); supervisor: a user
@@ -227,6 +279,7 @@ def drawer_close(*, drawer: Drawer, cashier, supervisor, count: dict[str, int], 
         Drawer.objects.filter(pk=locked.pk).update(**values)
         for name, value in values.items():
             setattr(locked, name, value)
+        _post_close(locked, supervisor)
         return locked
 
 

@@ -21,8 +21,11 @@ def _text(page, selector):
     return " ".join(page.inner_text(selector).replace("\u00a0", " ").replace("\u202f", " ").split())
 
 
-def test_a_closed_drawers_slip_voided_shows_in_both_drawers(browser_page, tmp_path):
-    page = browser_page
+@pytest.mark.parametrize("size", [(1024, 768), (390, 844)], ids=["tablet", "phone"])
+def test_a_closed_drawers_slip_voided_shows_in_both_drawers(chromium, live_server, size, tmp_path):
+    context = chromium.new_context(locale="es-ES", viewport={"width": size[0], "height": size[1]},
+                                   base_url=live_server.url)
+    page = context.new_page()
     cashier = UserFactory(username="caja", roles=["cashier"])
     supervisor = UserFactory(username="jefa", roles=["cage_supervisor"])
     luis = PlayerFactory(code="luis")
@@ -40,7 +43,8 @@ def test_a_closed_drawers_slip_voided_shows_in_both_drawers(browser_page, tmp_pa
     page.get_by_role("button", name="Anular el vale").click()
     page.wait_for_url(f"**/cage/slips/{slip.number}/")
     page.goto(f"/cage/drawers/{first.pk}/")
-    page.screenshot(path=str(tmp_path / "closed-drawer.png"), full_page=True)
+    page.screenshot(path=str(tmp_path / f"closed-drawer-{size[0]}.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
     row = _text(page, f"#drawer-slips tr:has-text('{slip}')")
     assert "ANULADO" in row and f"anulado en el cajón n.º {second.pk}" in row
     assert _text(page, "#line-cash_out") == "Cambios de fichas (salida) −100,00 €"
@@ -48,7 +52,8 @@ def test_a_closed_drawers_slip_voided_shows_in_both_drawers(browser_page, tmp_pa
     assert "Ninguna anulación" in _text(page, "#drawer-voids")
     page.click("#drawer-slips a.void-drawer")
     page.wait_for_url(f"**/cage/drawers/{second.pk}/")
-    page.screenshot(path=str(tmp_path / "open-drawer.png"), full_page=True)
+    page.screenshot(path=str(tmp_path / f"open-drawer-{size[0]}.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
     void_row = _text(page, "#drawer-voids tbody tr")
     assert str(slip) in void_row and "+100,00 €" in void_row and f"#{first.pk}" in void_row and "jefa" in void_row
     page.click(f"#drawer-voids a:text('#{first.pk}')")
@@ -57,3 +62,4 @@ def test_a_closed_drawers_slip_voided_shows_in_both_drawers(browser_page, tmp_pa
     assert (first.cash_in, first.cash_out, first.expected, first.variance) == (
         Decimal("300.00"), Decimal("100.00"), Decimal("700.00"), Decimal("0.00"))
     assert Drawer.objects.get(pk=second.pk).is_open
+    context.close()
