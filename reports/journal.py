@@ -44,6 +44,8 @@ DEFAULT_CHART = {
     Account.Kind.TRONC: ("4650", gettext_lazy("Tronc (staff tips payable)")),
     Account.Kind.HOUSE: ("7050", gettext_lazy("Commission revenue (cagnotte)")),
     Account.Kind.VARIANCE: ("6590", gettext_lazy("Count variances (over and short)")),
+    Account.Kind.FLOATS: ("5709", gettext_lazy("Cage floats (house cash lent to drawers)")),
+    Account.Kind.CHIPS_OUT: ("4382", gettext_lazy("Chips outstanding elsewhere than recorded")),
 }
 
 

@@ -98,6 +98,10 @@ def test_the_journal_as_csv_json_page_and_api_for_the_auditor_only(day_of_play, 
     assert json.loads(out.getvalue())["debit"] == as_json["debit"]
 
 
+def test_every_kind_of_ledger_account_has_a_place_in_the_default_chart():
+    assert set(chart()) == set(Account.Kind.values)
+
+
 def test_a_chart_naming_an_account_kind_the_ledger_lacks_is_refused(settings):
     settings.ACCOUNTING_CHART = {"bar": ["6000", "Bar"]}
     with pytest.raises(ValueError, match="bar"):
