@@ -14,12 +14,9 @@ from tests.browser.test_console import log_in
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.mark.parametrize("size", [(1024, 768), (390, 844)])
-def test_the_auditor_reads_a_days_journal(chromium, live_server, mesa, size):
-    table_buy_in(shift=mesa.table.shifts.get(), player=mesa.players["pepe"], amount=Decimal("200"),
-                 recorded_by=mesa.dealer)
-    chips_transfer(giver=mesa.players["rosa"], receiver=mesa.players["marta"], amount=Decimal("25"),
-                   reason="le presta", posted_by=mesa.supervisor)
+def auditor_opens(chromium, live_server, size, entry, path):
+    """audit1 logged in at ``size`` (a phone folds the menu), ``entry`` of the menu opened:
+    ``(context, page)`` at ``path``."""
     context = chromium.new_context(locale="es-ES", viewport={"width": size[0], "height": size[1]},
                                    base_url=live_server.url)
     context.set_default_timeout(20_000)
@@ -27,8 +24,18 @@ def test_the_auditor_reads_a_days_journal(chromium, live_server, mesa, size):
     log_in(page, "audit1", "/")
     if size[0] < 600:
         page.click("button.menu-toggle")
-    page.click("nav >> text=Diario")
-    page.wait_for_url("**/reports/journal/")
+    page.click(f"nav >> text={entry}")
+    page.wait_for_url(f"**{path}")
+    return context, page
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (390, 844)])
+def test_the_auditor_reads_a_days_journal(chromium, live_server, mesa, size):
+    table_buy_in(shift=mesa.table.shifts.get(), player=mesa.players["pepe"], amount=Decimal("200"),
+                 recorded_by=mesa.dealer)
+    chips_transfer(giver=mesa.players["rosa"], receiver=mesa.players["marta"], amount=Decimal("25"),
+                   reason="le presta", posted_by=mesa.supervisor)
+    context, page = auditor_opens(chromium, live_server, size, "Diario", "/reports/journal/")
     assert page.is_visible("#reconciled")
     if os.environ.get("JOURNAL_SHOTS"):
         page.screenshot(path=f"{os.environ['JOURNAL_SHOTS']}/journal-{size[0]}.png", full_page=True)
@@ -46,15 +53,7 @@ def test_the_auditor_reads_a_days_journal(chromium, live_server, mesa, size):
 def test_the_auditor_reads_the_results_against_a_year_before(chromium, live_server, mesa, size):
     table_buy_in(shift=mesa.table.shifts.get(), player=mesa.players["pepe"], amount=Decimal("200"),
                  recorded_by=mesa.dealer)
-    context = chromium.new_context(locale="es-ES", viewport={"width": size[0], "height": size[1]},
-                                   base_url=live_server.url)
-    context.set_default_timeout(20_000)
-    page = context.new_page()
-    log_in(page, "audit1", "/")
-    if size[0] < 600:
-        page.click("button.menu-toggle")
-    page.click("nav >> text=Resultados")
-    page.wait_for_url("**/reports/results/")
+    context, page = auditor_opens(chromium, live_server, size, "Resultados", "/reports/results/")
     text = page.inner_text("main")
     assert "Jornada de juego" in text and "Mes en curso" in text and "Año en curso" in text, text
     assert "Mesa 1" in text and "Perfil reglamento" in text and "200,00" in text
