@@ -234,8 +234,8 @@ def journal_csv(journal) -> str:
                      _("Debit"), _("Credit")])
     for row in journal_rows(journal):
         writer.writerow([formatting.day(row["date"], "SHORT_DATE_FORMAT"), row["entry"], row["description"], row["postings"],
-                         row["account"], row["account_name"], formatting.number(row["debit"], 2, grouping=False),
-                         formatting.number(row["credit"], 2, grouping=False)])
-    writer.writerow(["", "", _("Total"), "", "", "", formatting.number(journal.debit, 2, grouping=False),
-                     formatting.number(journal.credit, 2, grouping=False)])
+                         row["account"], row["account_name"], formatting.csv_amount(row["debit"]),
+                         formatting.csv_amount(row["credit"])])
+    writer.writerow(["", "", _("Total"), "", "", "", formatting.csv_amount(journal.debit),
+                     formatting.csv_amount(journal.credit)])
     return buffer.getvalue()

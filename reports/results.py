@@ -177,7 +177,7 @@ def results_csv(day: date) -> str:
     header += [_("House hold %"), _("House hold % a year before")]
     writer.writerow(header)
     levels = {"casino": _("casino"), "table": _("table"), "profile": _("profile")}
-    plain = lambda value: "" if value is None else formatting.number(value, 2, grouping=False)  # noqa: E731
+    plain = formatting.csv_amount
     for period in results_for(day):
         for row in results_rows(period):
             line = [period["name"], formatting.day(period["now"].first, "SHORT_DATE_FORMAT"),

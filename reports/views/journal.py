@@ -8,7 +8,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from casino import periods
+from casino import formatting, periods
 from casino.roles import AUDITOR, role_required
 from reports.journal import journal_csv, journal_day, journal_json
 
@@ -30,7 +30,7 @@ def journal_page(request):
     wanted = request.GET.get("format")
     if wanted == "csv":
         response = HttpResponse(journal_csv(journal), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="journal-{day.isoformat()}.csv"'
+        response["Content-Disposition"] = f'attachment; filename="{formatting.csv_name(f"journal-{day.isoformat()}")}"'
         return response
     if wanted == "json":
         response = JsonResponse(journal_json(journal), json_dumps_params={"ensure_ascii": False, "indent": 1})

@@ -8,7 +8,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from casino import periods
+from casino import formatting, periods
 from casino.roles import AUDITOR, role_required
 from reports.results import change, results_csv, results_for, results_rows
 from reports.views.journal import requested_day
@@ -21,7 +21,7 @@ def results_page(request):
     day = requested_day(request.GET.get("day"))
     if request.GET.get("format") == "csv":
         response = HttpResponse(results_csv(day), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="results-{day.isoformat()}.csv"'
+        response["Content-Disposition"] = f'attachment; filename="{formatting.csv_name(f"results-{day.isoformat()}")}"'
         return response
     sections = []
     for period in results_for(day):
