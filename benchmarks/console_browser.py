@@ -99,7 +99,8 @@ class Dealer:
                 await asyncio.sleep(KEY_GAP)
             await self.page.keyboard.press(key)
             self.keys += 1
-        await self.page.wait_for_function(f"window.consoleDraws.length > {drawn}")
+        # A function, not an expression: the pages' Content-Security-Policy forbids eval.
+        await self.page.wait_for_function(f"() => window.consoleDraws.length > {drawn}")
         if await self.page.locator("#refusal").count():
             raise RuntimeError(f"refused: {await self.page.inner_text('#refusal')}")
         self.entries += 1

@@ -24,7 +24,7 @@ def test_the_pit_records_a_transfer_with_its_confirmation(browser_page, mesa):
     page.wait_for_url("**/tables/pit/")
     page.click("text=Traspaso de fichas")
     page.wait_for_url("**/tables/pit/chips/transfer/")
-    page.wait_for_function("document.activeElement && document.activeElement.name === 'giver'", timeout=2000)
+    page.wait_for_function("() => document.activeElement && document.activeElement.name === 'giver'", timeout=2000)
     page.keyboard.type("luis")
     page.fill("input[name=receiver]", "marta")
     page.fill("input[name=amount]", "75,25")

@@ -13,6 +13,7 @@ from casino.roles import CAGE_SUPERVISOR, CASHIER, ensure_role_groups
 from ledger.errors import AlreadyReversed, InsufficientChips, VoidRefused
 from ledger.models import Account, Transaction
 from ledger.selectors import account_balance, ledger_faults, player_balance
+from tests.conftest import ROOT
 from tests.factories import open_drawer
 
 pytestmark = pytest.mark.django_db
@@ -45,9 +46,15 @@ def test_the_receipt_and_the_a4_page_have_their_own_paper(client, cashier, playe
     client.force_login(cashier)
     receipt = client.get(reverse("cage:slip", args=[slip.number])).content.decode()
     a4 = client.get(reverse("cage:slip", args=[slip.number]), {"layout": "a4"}).content.decode()
-    assert "size: 80mm" in receipt and 'class="slip receipt"' in receipt
-    assert "size: A4" in a4 and 'class="slip a4"' in a4
-    assert "@media print" in receipt and "header.top" in receipt.split("@media print", 1)[1].split("}", 1)[0]
+    # Each layout links its own paper (the pages' styles are static files: no inline style).
+    assert "pages/cage-slip-receipt.css" in receipt and 'class="slip receipt"' in receipt
+    assert "pages/cage-slip-a4.css" in a4 and 'class="slip a4"' in a4
+    assert "pages/cage-slip.css" in receipt and "pages/cage-slip.css" in a4
+    styles = ROOT / "casino" / "static" / "pages"
+    assert "size: 80mm" in (styles / "cage-slip-receipt.css").read_text()
+    assert "size: A4" in (styles / "cage-slip-a4.css").read_text()
+    printed = (styles / "cage-slip.css").read_text()
+    assert "@media print" in printed and "header.top" in printed.split("@media print", 1)[1].split("}", 1)[0]
 
 
 def test_a_cage_supervisor_voids_a_slip_as_a_reversal(client, cashier, supervisor, players, fund):

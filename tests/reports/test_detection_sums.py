@@ -145,4 +145,4 @@ def test_the_review_of_no_settled_hand_is_its_card_tests_alone(hands):
     sums = Sums(nothing, Theory(compute=False))
     assert sums.empty and sums.groups() == {} and sums.pairs(0.1) == [] and sums.counts() == (0, 0)
     result = review(nothing, subject="voided", theory=Theory(compute=False), card_observations={})
-    assert result == {"tests": [], "findings": []}
+    assert result == {"tests": [], "untested": [], "findings": []}

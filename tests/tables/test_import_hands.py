@@ -362,7 +362,7 @@ def test_a_nul_in_a_name_stops_the_import_naming_the_line_and_the_field(mesa, tm
     path = write(tmp_path / "noche.jsonl", hand(*P01), bad)
     message, out = refused(path)
     assert f"{path}, line 2, event 0:" in message and "bank" in message
-    assert "1 hand(s) imported" in out
+    assert "1 hand imported" in out
     assert Hand.objects.count() == 1 and not Player.objects.filter(code__contains="ban").exists()
 
 
@@ -376,7 +376,7 @@ def test_a_record_nested_absurdly_deep_stops_the_import_naming_the_line_and_the_
     path.write_text(good + "\n" + deep + "\n")
     message, out = refused(str(path))
     assert f"{path}, line 2, event 0:" in message and f"field {field}" in message and "32 levels" in message
-    assert "1 hand(s) imported" in out and Hand.objects.count() == 1
+    assert "1 hand imported" in out and Hand.objects.count() == 1
 
 
 def test_an_amount_with_other_digits_than_0_to_9_is_refused_naming_the_field(mesa, tmp_path):
