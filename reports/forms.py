@@ -11,6 +11,20 @@ from reports.services import MAX_PERIOD_DAYS
 from tables.models import Shift, Table
 
 
+def check_period(form, cleaned: dict, max_days: int) -> dict:
+    """A form's ``date_from``–``date_to`` checked (both included): one that ends before it
+    begins, or spans ``max_days`` days or more, is an error on ``date_to`` (codes
+    ``backwards``, ``too_long``). Returns ``cleaned``."""
+    start, end = cleaned.get("date_from"), cleaned.get("date_to")
+    if start and end:
+        if end < start:
+            form.add_error("date_to", forms.ValidationError(_("The period ends before it begins."), code="backwards"))
+        elif (end - start).days >= max_days:
+            form.add_error("date_to", forms.ValidationError(_("A period is at most %(days)s days."),
+                                                            code="too_long", params={"days": max_days}))
+    return cleaned
+
+
 class ShiftReportForm(forms.Form):
     """The shift to report on (its table follows)."""
 
@@ -34,13 +48,4 @@ class BankReportForm(forms.Form):
             self.initial.setdefault("date_to", yesterday)
 
     def clean(self):
-        cleaned = super().clean()
-        start, end = cleaned.get("date_from"), cleaned.get("date_to")
-        if start and end:
-            if end < start:
-                self.add_error("date_to", forms.ValidationError(_("The period ends before it begins."),
-                                                                code="backwards"))
-            elif (end - start).days >= MAX_PERIOD_DAYS:
-                self.add_error("date_to", forms.ValidationError(_("A period is at most %(days)s days."),
-                                                                code="too_long", params={"days": MAX_PERIOD_DAYS}))
-        return cleaned
+        return check_period(self, super().clean(), MAX_PERIOD_DAYS)

@@ -24,6 +24,7 @@ from reports import statistics
 from reports.charts import funnel_svg
 from reports.detection import MIN_HANDS, MissingTheory, Sums, Theory, review
 from reports.evidence import review_line_url
+from reports.forms import check_period
 from reports.texts import CARD_TESTS, GROUPS, PAIR_KINDS
 from tables.models import Hand, Table
 
@@ -52,16 +53,7 @@ class ReviewForm(forms.Form):
                                choices=[("tenure", _("bank tenure")), ("dealer", _("dealer")), ("shift", _("shift"))])
 
     def clean(self):
-        cleaned = super().clean()
-        start, end = cleaned.get("date_from"), cleaned.get("date_to")
-        if start and end:
-            if end < start:
-                self.add_error("date_to", forms.ValidationError(_("The period ends before it begins."),
-                                                                code="backwards"))
-            elif (end - start).days >= MAX_DAYS:
-                self.add_error("date_to", forms.ValidationError(_("A period is at most %(days)s days."),
-                                                                code="too_long", params={"days": MAX_DAYS}))
-        return cleaned
+        return check_period(self, super().clean(), MAX_DAYS)
 
 
 def _hands(data):
