@@ -22,12 +22,13 @@ from psycopg import sql
 #: Their rows are guarded by triggers too (``*_refuse_change``); the app role may only add.
 APPEND_ONLY = frozenset({
     "ledger_transaction", "ledger_entry", "cage_cashierslip", "tables_syndicateshare",
-    "tables_handbet", "tables_handevent", "tables_bankrebuild",
+    "tables_handbet", "tables_handevent", "tables_bankrebuild", "reports_witnessidentity",
 })
 #: The apps that hold the money and its audit trail: nothing of theirs is ever deleted.
 MONEY_APPS = frozenset({"patrons", "ledger", "tables", "cage", "reports"})
-#: Read by the app (``migrate --check``, ``showmigrations``), written by the owner only.
-READ_ONLY = frozenset({"django_migrations"})
+#: Read by the app, written by the owner only: the migrations (``migrate --check``,
+#: ``showmigrations``) and the privilege changes (written by the owner's triggers).
+READ_ONLY = frozenset({"django_migrations", "casino_privilegechange"})
 
 SELECT_INSERT = ("SELECT", "INSERT")
 NO_DELETE = ("SELECT", "INSERT", "UPDATE")

@@ -53,3 +53,4 @@ class ReportsConfig(AppConfig):
         register("reports:review", _("Review"), AUDITOR)
         register("reports:results", _("Results"), AUDITOR)
         register("reports:journal", _("Journal"), AUDITOR)
+        register("reports:privileges", _("Privileges"), AUDITOR)

@@ -8,12 +8,15 @@ hand posting's hand (``tables.replay``); each table's keyed chain of entries
 (``tables.integrity.chain_faults``) and its hand numbers without gaps; and every stored
 shift report's seal, the chain head it sealed, against the chain now
 (``reports.audit.seal_faults``: an entry rewritten after the report, even by someone
-holding the chain's key who recomputed every hash after it, is found).
+holding the chain's key who recomputed every hash after it, is found); and every stored
+report against the seals' witness outside the database (``reports.witness``: a report
+and its seal rewritten together, by the owner with the key, are found).
 """
 
 from ledger.selectors import ledger_faults
 from reports.audit import seal_faults
 from reports.texts import exception_text
+from reports.witness import witness_faults, witness_file_faults
 from tables.integrity import chain_faults, number_gaps
 from tables.models import Hand, Table
 from tables.replay import all_hand_faults, hand_faults
@@ -21,8 +24,9 @@ from tables.replay import all_hand_faults, hand_faults
 
 def seal_fault_words(table: Table) -> list[str]:
     """The stored shift reports of ``table`` whose sealed chain head is no longer the
-    chain's, in the reader's words."""
-    return [exception_text(fault) for fault in seal_faults(table)]
+    chain's, and its reports that are not what the seals' witness holds, in the reader's
+    words."""
+    return [exception_text(fault) for fault in seal_faults(table) + witness_faults(table)]
 
 
 def table_audit_faults(table: Table) -> list[str]:
@@ -38,9 +42,11 @@ def all_faults() -> list[str]:
     books and the tables' records are whole. A table's faults are prefixed by its name.
 
     Returns:
-        list of str, the ledger's first, then the hands', then each table's (by name).
+        list of str, the ledger's first, then the hands', then the witness file's own, then
+        each table's (by name).
     """
     faults = list(ledger_faults()) + list(all_hand_faults())
+    faults += [exception_text(fault) for fault in witness_file_faults()]
     for table in Table.objects.order_by("name"):
         mine = chain_faults(table) + seal_fault_words(table)
         gaps = number_gaps(table)

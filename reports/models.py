@@ -252,3 +252,22 @@ class AlertChange(models.Model):
 
     def __str__(self):
         return f"{self.alert_id} · {self.action} · {self.at:%Y-%m-%d %H:%M}"
+
+
+class WitnessIdentity(models.Model):
+    """This database's name at the seals' witness (``reports.witness``): a random UUID made
+    with the first report witnessed, so that each database (the demo's, a test's, a
+    restored backup keeps its original's) reads and writes its own witness file. One row,
+    never changed (a trigger refuses it; the app's role may only add it). Rewriting it to
+    read another file leaves every stored report without its witness: a fault."""
+
+    one = models.BooleanField(default=True, unique=True, editable=False)
+    uuid = models.UUIDField(_("witness identity"), editable=False)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+
+    class Meta:
+        verbose_name = _("witness identity")
+        constraints = [models.CheckConstraint(condition=Q(one=True), name="reports_witnessidentity_one_row")]
+
+    def __str__(self):
+        return str(self.uuid)

@@ -27,6 +27,7 @@ from casino.periods import period_bounds
 from reports.banks import bank_rotation_report
 from reports.models import Report, ReportKind, ReportRequest, report_key
 from reports.shift import shift_report
+from reports.witness import witness_report
 from tables.models import Hand, Shift, Table
 
 logger = logging.getLogger(__name__)
@@ -351,9 +352,13 @@ def report_store(*, kind: str, table: Table, shift: Shift | None = None, date_fr
     it was computed once the shift had closed and no earlier version is.
 
     Concurrent stores of one subject take turns (a transaction-scoped advisory lock on
-    the key), so versions are numbered without gaps or twins.
+    the key), so versions are numbered without gaps or twins. The report is written to the
+    seals' witness outside the database before the transaction commits
+    (``reports.witness``).
     Returns:
         the new Report.
+    Raises:
+        OSError: the witness cannot be written (``SEAL_WITNESS_DIR``): nothing is stored.
     """
     key = report_key(kind=kind, table_id=table.pk, shift_id=shift.pk if shift else None,
                      date_from=date_from, date_to=date_to)
@@ -364,10 +369,13 @@ def report_store(*, kind: str, table: Table, shift: Shift | None = None, date_fr
         last = versions.order_by("-version").values_list("version", flat=True).first() or 0
         at_close = (kind == ReportKind.SHIFT and not result.get("shift", {}).get("open", True)
                     and not versions.filter(at_close=True).exists())
-        return Report.objects.create(kind=kind, key=key, version=last + 1, at_close=at_close, table=table,
-                                     shift=shift, date_from=date_from, date_to=date_to, result=result,
-                                     exceptions=len(result.get("exceptions", [])), computed_at=timezone.now(),
-                                     seconds=Decimal(seconds).quantize(Decimal("0.001")))
+        report = Report.objects.create(kind=kind, key=key, version=last + 1, at_close=at_close, table=table,
+                                       shift=shift, date_from=date_from, date_to=date_to, result=result,
+                                       exceptions=len(result.get("exceptions", [])), computed_at=timezone.now(),
+                                       seconds=Decimal(seconds).quantize(Decimal("0.001")))
+        report.refresh_from_db(fields=["result"])  # as a later check reads it back
+        witness_report(report)  # before the commit: no report stored without its witness
+        return report
 
 
 def report_run(*, request_id: int) -> ReportRequest:

@@ -138,6 +138,19 @@ def exception_text(item: dict) -> str:
         return _("the chain head sealed in the report of shift #%(shift)s (version %(version)s) is no longer "
                  "the chain's: entry #%(entry)s was %(sealed)s, now %(now)s") % {
             **p, "sealed": p["sealed"][:16], "now": (p["now"] or _("missing"))[:16]}
+    if code == "report_unwitnessed":
+        return _("stored report #%(report)s (%(key)s, version %(version)s) has no line at the seals' witness: "
+                 "it was not stored by the app") % p
+    if code == "seal_replaced":
+        return _("stored report #%(report)s (%(key)s, version %(version)s) is not what the seals' witness "
+                 "holds (line %(line)s): its seal or its figures were rewritten after it was stored") % p
+    if code == "report_gone":
+        return _("report #%(report)s (%(key)s, version %(version)s), line %(line)s of the seals' witness, is not "
+                 "in the database: deleted, or its transaction failed after the witness was written") % p
+    if code == "witness_broken":
+        return _("line %(line)s of the seals' witness does not follow the line before it: the file was edited") % p
+    if code == "witness_unreadable":
+        return _("line %(line)s of the seals' witness is not readable: the file was edited") % p
     if code == "open_hands":
         return _("hands left open: %(numbers)s") % {"numbers": _numbers(p["numbers"])}
     if code == "cards_outside_deck":

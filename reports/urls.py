@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from reports.views import alerts, journal, reports, results, review
+from reports.views import alerts, journal, privileges, reports, results, review
 
 app_name = "reports"
 urlpatterns = [
@@ -15,6 +15,7 @@ urlpatterns = [
     path("alerts/", alerts.alert_list, name="alerts"),
     path("journal/", journal.journal_page, name="journal"),
     path("results/", results.results_page, name="results"),
+    path("privileges/", privileges.privileges_page, name="privileges"),
     path("alerts/<int:pk>/", alerts.alert_detail, name="alert"),
     path("<int:pk>/", reports.report_page, name="report"),
     path("<int:pk>/report.csv", reports.report_csv_download, name="report_csv"),

@@ -109,6 +109,18 @@ def pytest_runtest_setup(item):
                     f"(FAST in tests/conftest.py)", pytrace=False)
 
 
+@pytest.fixture(autouse=True)
+def seal_witness(request, tmp_path_factory):
+    """A test with the database writes the seals' witness (``reports.witness``) to a
+    directory of its own, so that one test's reports are never another's faults."""
+    if not asks_for_the_database(request.node):
+        yield None
+        return
+    settings = request.getfixturevalue("settings")
+    settings.SEAL_WITNESS_DIR = tmp_path_factory.mktemp("witness")
+    yield settings.SEAL_WITNESS_DIR
+
+
 @pytest.fixture(scope="session")
 def embedded_postgresql():
     """Without ``DATABASE_URL`` (the settings name the embedded server): that server,

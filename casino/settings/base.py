@@ -59,6 +59,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The request's user, told to PostgreSQL with a privilege change it records (casino.privileges).
+    "casino.privileges.PrivilegeActorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A value past its column (a balance past numeric(14,2)): a 400 page, not a 500.
@@ -184,6 +186,10 @@ CHAIN_KEY = env("CHAIN_KEY", default="")
 CHAIN_KEY_ID = env("CHAIN_KEY_ID", default="1")
 CHAIN_OLD_KEYS = env.dict("CHAIN_OLD_KEYS", default={})
 CHAIN_UNKEYED_UNTIL = env.int("CHAIN_UNKEYED_UNTIL", default=0)
+# The seals' witness outside the database (reports/witness.py): each stored report's seal is
+# appended to a file in this directory (and logged). Point it at storage the database's users
+# cannot write, ideally write-once (docs/security.md); its own volume in docker-compose.yml.
+SEAL_WITNESS_DIR = env.path("SEAL_WITNESS_DIR", default=BASE_DIR / "var" / "witness")
 
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="redis://127.0.0.1:6379/0")
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)

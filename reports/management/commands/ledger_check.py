@@ -9,8 +9,11 @@ sum to 100 (``ledger.selectors.ledger_faults``); then every hand is worked out a
 its entries and compared with its stored bets, settlement and posting, and every hand
 posting must have its hand (``tables.replay``); then each table's keyed chain of entries
 is recomputed, its hand numbers checked for gaps, and every stored shift report's seal
-compared with the chain now (``reports.integrity.all_faults``: a table's integrity page
-shows the same faults of that table).
+compared with the chain now, and every stored report with the seals' witness outside the
+database (``reports.integrity.all_faults``: a table's integrity page shows the same faults
+of that table). Last, it lists the privilege changes PostgreSQL recorded
+(``reports.privileges``: users made superuser or staff, roles and permissions given or
+taken, lock-out records deleted), for the auditor to read: they are not faults.
 """
 
 import sys
@@ -20,6 +23,7 @@ from django.core.management.base import BaseCommand
 from ledger.models import Account, Transaction
 from reports.integrity import all_faults
 from reports.models import Report
+from reports.privileges import line, privilege_changes
 from tables.models import Hand, HandEvent
 
 
@@ -28,6 +32,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         faults = all_faults()
+        self.list_privilege_changes()
         if faults:
             for fault in faults:
                 self.stderr.write(f"FAULT: {fault}")
@@ -37,4 +42,18 @@ class Command(BaseCommand):
                           f"{Transaction.objects.count()} transactions, {Hand.objects.count()} hands, "
                           f"{HandEvent.objects.count()} entries, {Report.objects.count()} stored reports; balances "
                           "match their entries and sum to zero, every hand replays to what was posted, every "
-                          "table's chain of entries is whole and every stored report's seal is the chain's)")
+                          "table's chain of entries is whole and every stored report's seal is the chain's and "
+                          "the witness's)")
+
+    def list_privilege_changes(self):
+        """Every privilege change recorded, oldest first, but django-axes' clean-ups of
+        expired lock-outs, which are counted."""
+        changes = privilege_changes(expired=True).order_by("at", "id")
+        shown = [line(change) for change in changes if not change.expired]
+        cleaned = sum(1 for change in changes if change.expired)
+        self.stdout.write(f"privilege changes: {len(shown)}"
+                          + (f" (and {cleaned} expired lock-out records cleaned up)" if cleaned else ""))
+        for item in shown:
+            change = item.change
+            self.stdout.write(f"  {change.at.isoformat(timespec='seconds')} {item.what} — by {item.by} "
+                              f"(database role {change.db_role}; {change.operation} on {change.table_name})")
