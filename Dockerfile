@@ -36,7 +36,8 @@ RUN pip install -e . \
     && DJANGO_SECRET_KEY=build DATABASE_URL=postgres://build/build CELERY_BROKER_URL=redis://build \
        CACHE_URL=locmemcache:// DJANGO_ALLOWED_HOSTS=build CHAIN_KEY=build-only-not-a-key-000000000000000 python manage.py collectstatic --noinput \
     && useradd --system --uid 1000 --home /app casino \
-    && chown -R casino /app
+    && mkdir -p /var/lib/casino/witness \
+    && chown -R casino /app /var/lib/casino/witness
 
 USER casino
 EXPOSE 8000

@@ -147,7 +147,7 @@ def shipped(tmp_path, embedded_postgresql):
            "DJANGO_SECRET_KEY": "shipped-test-only-5mQ8rT2wK9xZ4vB7nL1pD6gH3jF0sA-cE8yU",
            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "DATABASE_URL": _as_role(url, app_role, "shipped-app-1"),
            "CELERY_BROKER_URL": redis, "CACHE_URL": redis, "CHAIN_KEY": "shipped-test-only-chain-key-8dQ2wE5rT7yU1iO4pA",
-           "DJANGO_STATIC_ROOT": str(tmp_path / "staticfiles")}
+           "DJANGO_STATIC_ROOT": str(tmp_path / "staticfiles"), "SEAL_WITNESS_DIR": str(tmp_path / "witness")}
     try:
         yield app, env, url
     finally:
@@ -190,6 +190,7 @@ def test_the_image_installs_checks_clean_and_runs_as_shipped(shipped, tmp_path):
         _walk(f"http://127.0.0.1:{port}", url)
         _runs_as_the_apps_role(env["DATABASE_URL"], url)
         assert re.search(r"Task reports\.run_report\[[^]]+\] succeeded", processes.log("worker")), processes.log("worker")
+        _audits_clean_with_the_witness(env, app, processes)
         # Beat sends the outbox's sweep once a minute from the database's schedule; the
         # worker runs it.
         _wait_for(lambda: "Sending due task reports: send pending report requests" in processes.log("beat"),
@@ -248,6 +249,23 @@ def _runs_as_the_apps_role(app_url, owner_url):
                        "SET session_replication_role = replica", "ALTER TABLE ledger_entry DISABLE TRIGGER ALL"):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 app.execute(attack)
+
+
+def _audits_clean_with_the_witness(env, app, processes):
+    """Every stored report (the demo's, the worker's) is at the seals' witness and logged;
+    ``ledger_check`` as the app's role is clean and lists a privilege the app's role took
+    by SQL (recorded by PostgreSQL, which that role cannot undo)."""
+    with psycopg.connect(env["DATABASE_URL"], autocommit=True) as app_db:
+        reports = app_db.execute("SELECT count(*) FROM reports_report").fetchone()[0]
+        app_db.execute("UPDATE auth_user SET is_superuser = true WHERE username = 'dealer'")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            app_db.execute("DELETE FROM casino_privilegechange")
+    witnessed = [line for path in Path(env["SEAL_WITNESS_DIR"]).glob("seals-*.jsonl")
+                 for line in path.read_text(encoding="utf-8").splitlines()]
+    assert reports and len(witnessed) == reports, (reports, len(witnessed))
+    assert "seal witnessed:" in processes.log("worker")
+    checked = _run(["python", "manage.py", "ledger_check"], env, app)
+    assert "ledger_check: OK" in checked and "user dealer: active → superuser, active" in checked, checked
 
 
 def _page(browser, base_url):
