@@ -265,7 +265,8 @@ def _audits_clean_with_the_witness(env, app, processes):
     assert reports and len(witnessed) == reports, (reports, len(witnessed))
     assert "seal witnessed:" in processes.log("worker")
     checked = _run(["python", "manage.py", "ledger_check"], env, app)
-    assert "ledger_check: OK" in checked and "user dealer: active → superuser, active" in checked, checked
+    # in the production language (Spanish): the dealer made superuser by the app's role
+    assert "ledger_check: OK" in checked and "usuario dealer: activo → superusuario, activo" in checked, checked
 
 
 def _page(browser, base_url):
