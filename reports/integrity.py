@@ -3,7 +3,9 @@ and a table's integrity page (``tables.views.hands.integrity``) shows the same f
 that table.
 
 The checks: the ledger's balances and sums (``ledger.selectors.ledger_faults``); every
-hand replayed from its entries against its stored bets, settlement and posting, and every
+transaction's business record (``reports.justification``: none, or one pointing
+elsewhere, is an orphan); every hand replayed from its entries against its stored bets,
+settlement and posting, and every
 hand posting's hand (``tables.replay``); each table's keyed chain of entries
 (``tables.integrity.chain_faults``) and its hand numbers without gaps; and every stored
 shift report's seal, the chain head it sealed, against the chain now
@@ -15,6 +17,7 @@ and its seal rewritten together, by the owner with the key, are found).
 
 from ledger.selectors import ledger_faults
 from reports.audit import seal_faults
+from reports.justification import orphan_transactions
 from reports.texts import exception_text
 from reports.witness import witness_faults, witness_file_faults
 from tables.integrity import chain_faults, number_gaps
@@ -42,10 +45,12 @@ def all_faults() -> list[str]:
     books and the tables' records are whole. A table's faults are prefixed by its name.
 
     Returns:
-        list of str, the ledger's first, then the hands', then the witness file's own, then
+        list of str, the ledger's first, then the orphan transactions, the hands', then the
+        witness file's own, then
         each table's (by name).
     """
-    faults = list(ledger_faults()) + list(all_hand_faults())
+    faults = list(ledger_faults()) + [exception_text(fault) for fault in orphan_transactions()]
+    faults += list(all_hand_faults())
     faults += [exception_text(fault) for fault in witness_file_faults()]
     for table in Table.objects.order_by("name"):
         mine = chain_faults(table) + seal_fault_words(table)

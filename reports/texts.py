@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from casino import formatting
+from ledger.models import Transaction
 from tables.rules_words import deck_words
 
 STAGES = {
@@ -138,6 +139,10 @@ def exception_text(item: dict) -> str:
         return _("the chain head sealed in the report of shift #%(shift)s (version %(version)s) is no longer "
                  "the chain's: entry #%(entry)s was %(sealed)s, now %(now)s") % {
             **p, "sealed": p["sealed"][:16], "now": (p["now"] or _("missing"))[:16]}
+    if code == "transaction_orphan":
+        return _("transaction #%(transaction)s (%(kind)s, %(reference)s) has no record that justifies it, or its "
+                 "record points at another transaction") % {
+            **p, "kind": str(dict(Transaction.Kind.choices).get(p["kind"], p["kind"]))}
     if code == "report_unwitnessed":
         return _("stored report #%(report)s (%(key)s, version %(version)s) has no line at the seals' witness: "
                  "it was not stored by the app") % p
