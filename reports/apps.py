@@ -53,4 +53,5 @@ class ReportsConfig(AppConfig):
         register("reports:review", _("Review"), AUDITOR)
         register("reports:results", _("Results"), AUDITOR)
         register("reports:journal", _("Journal"), AUDITOR)
+        register("reports:statements", _("Statements"), AUDITOR)
         register("reports:privileges", _("Privileges"), AUDITOR)

@@ -12,12 +12,14 @@ shift report's seal, the chain head it sealed, against the chain now
 (``reports.audit.seal_faults``: an entry rewritten after the report, even by someone
 holding the chain's key who recomputed every hash after it, is found); and every stored
 report against the seals' witness outside the database (``reports.witness``: a report
-and its seal rewritten together, by the owner with the key, are found).
+and its seal rewritten together, by the owner with the key, are found); and every signed
+monthly statement's signature (``reports.statements``).
 """
 
 from ledger.selectors import ledger_faults
 from reports.audit import seal_faults
 from reports.justification import orphan_transactions
+from reports.statements import statement_faults
 from reports.texts import exception_text
 from reports.witness import witness_faults, witness_file_faults
 from tables.integrity import chain_faults, number_gaps
@@ -51,7 +53,7 @@ def all_faults() -> list[str]:
     """
     faults = list(ledger_faults()) + [exception_text(fault) for fault in orphan_transactions()]
     faults += list(all_hand_faults())
-    faults += [exception_text(fault) for fault in witness_file_faults()]
+    faults += [exception_text(fault) for fault in witness_file_faults() + statement_faults()]
     for table in Table.objects.order_by("name"):
         mine = chain_faults(table) + seal_fault_words(table)
         gaps = number_gaps(table)

@@ -271,3 +271,56 @@ class WitnessIdentity(models.Model):
 
     def __str__(self):
         return str(self.uuid)
+
+
+class MonthlyStatement(models.Model):
+    """One computation of a month's statement for the regulator (``reports.statements``):
+    the casino's, each table's and each profile's drop, handle, commission, tips, banks'
+    result and hold % over the month (to date while it runs), against the same month a year
+    before; signed by an auditor.
+
+    ``status`` goes pending → running → done (or failed), ``progress`` 0–100 with its
+    ``stage``, while the Celery task computes it (asked for by hand, or nightly by beat);
+    ``figures`` is then written once. ``signed_by``, ``signed_at`` and ``signature``
+    (HMAC-SHA256 under ``CHAIN_KEY``, its id in ``key_id``, over the month, the version,
+    the figures and the signer) are written once, by the signing. Never deleted; a
+    PostgreSQL trigger refuses any other change (``reports/sql/0006_monthly_statements.sql``).
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        FAILED = "failed", _("failed")
+
+    month = models.DateField(_("month"), help_text=_("its first day"))
+    version = models.PositiveIntegerField(_("version"), default=1)
+    last_day = models.DateField(_("last gaming day counted"))
+    status = models.CharField(_("status"), max_length=8, choices=Status.choices, default=Status.PENDING)
+    progress = models.PositiveSmallIntegerField(_("progress"), default=0, validators=[MaxValueValidator(100)])
+    stage = models.CharField(_("stage"), max_length=32, blank=True)
+    error = models.TextField(_("error"), blank=True)
+    figures = models.JSONField(_("figures"), null=True, blank=True)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                                     related_name="+", verbose_name=_("requested by"))
+    requested_at = models.DateTimeField(_("requested at"), default=timezone.now)
+    computed_at = models.DateTimeField(_("computed at"), null=True, blank=True)
+    signed_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                                  related_name="+", verbose_name=_("signed by"))
+    signed_at = models.DateTimeField(_("signed at"), null=True, blank=True)
+    signature = models.CharField(_("signature"), max_length=64, blank=True)
+    key_id = models.CharField(_("key id"), max_length=32, blank=True)
+
+    class Meta:
+        ordering = ["-month", "-version"]
+        verbose_name = _("monthly statement")
+        verbose_name_plural = _("monthly statements")
+        constraints = [
+            models.UniqueConstraint(fields=["month", "version"], name="reports_statement_month_version"),
+            models.CheckConstraint(condition=Q(month__day=1), name="reports_statement_first_of_month"),
+            models.CheckConstraint(condition=Q(signed_by__isnull=True) | Q(status="done", signed_at__isnull=False)
+                                   & ~Q(signature=""), name="reports_statement_signed_when_done"),
+        ]
+
+    def __str__(self):
+        return f"{self.month:%Y-%m} v{self.version}"

@@ -83,3 +83,30 @@ def raise_alerts(report_id: int) -> int:
     if report is None:
         return 0
     return len(alerts_raise(findings=report_findings(report)))
+
+
+@shared_task(name="reports.monthly_statement", acks_late=True, reject_on_worker_lost=True,
+             autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300, max_retries=6)
+def monthly_statement(statement_id: int) -> str:
+    """Compute ``MonthlyStatement`` ``statement_id`` (``reports.statements.statement_compute``).
+
+    Returns:
+        its status afterwards (``done`` or ``failed``).
+    """
+    from reports.statements import statement_compute
+
+    return statement_compute(statement_id=statement_id).status
+
+
+@shared_task(name="reports.monthly_statement_nightly")
+def monthly_statement_nightly() -> int | None:
+    """Beat, nightly: ask for the month to date of the gaming day just ended
+    (``reports.statements.statement_request_nightly``).
+
+    Returns:
+        the statement's id, or None when that day's was asked for already.
+    """
+    from reports.statements import statement_request_nightly
+
+    statement = statement_request_nightly()
+    return None if statement is None else statement.pk

@@ -143,6 +143,9 @@ def exception_text(item: dict) -> str:
         return _("transaction #%(transaction)s (%(kind)s, %(reference)s) has no record that justifies it, or its "
                  "record points at another transaction") % {
             **p, "kind": str(dict(Transaction.Kind.choices).get(p["kind"], p["kind"]))}
+    if code == "statement_forged":
+        return _("monthly statement #%(statement)s (%(month)s, version %(version)s) is not what its auditor "
+                 "signed: its figures or its signature were rewritten") % p
     if code == "report_unwitnessed":
         return _("stored report #%(report)s (%(key)s, version %(version)s) has no line at the seals' witness: "
                  "it was not stored by the app") % p

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from reports.views import alerts, journal, privileges, reports, results, review
+from reports.views import alerts, journal, privileges, reports, results, review, statements
 
 app_name = "reports"
 urlpatterns = [
@@ -16,6 +16,10 @@ urlpatterns = [
     path("journal/", journal.journal_page, name="journal"),
     path("results/", results.results_page, name="results"),
     path("privileges/", privileges.privileges_page, name="privileges"),
+    path("statements/", statements.statement_list, name="statements"),
+    path("statements/<int:pk>/", statements.statement_page, name="statement"),
+    path("statements/<int:pk>/status.json", statements.statement_status, name="statement_status"),
+    path("statements/<int:pk>/sign/", statements.statement_sign_view, name="statement_sign"),
     path("alerts/<int:pk>/", alerts.alert_detail, name="alert"),
     path("<int:pk>/", reports.report_page, name="report"),
     path("<int:pk>/report.csv", reports.report_csv_download, name="report_csv"),

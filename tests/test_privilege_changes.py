@@ -7,7 +7,6 @@ and the app's user where known; the app's role cannot write, change or delete th
 from datetime import timedelta
 from io import StringIO
 
-import psycopg
 import pytest
 from axes.models import AccessAttempt
 from django.contrib.auth.models import Group, User
