@@ -25,6 +25,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction as db
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from casino import formatting
 from casino.periods import gaming_day
@@ -230,12 +231,13 @@ def statement_rows(statement: MonthlyStatement) -> list[dict]:
     return rows
 
 
-FIGURE_WORDS = {"drop": "Drop", "handle": "Handle", "commission": "Commission", "tips": "Tips",
-                "banks_result": "Banks' result", "hold": "House hold %"}
+FIGURE_WORDS = {"drop": gettext_lazy("Drop"), "handle": gettext_lazy("Handle"),
+                "commission": gettext_lazy("Commission"), "tips": gettext_lazy("Tips"),
+                "banks_result": gettext_lazy("Banks' result"), "hold": gettext_lazy("House hold %")}
 
 
 def _words():
-    return {name: _(text) for name, text in FIGURE_WORDS.items()}
+    return {name: str(text) for name, text in FIGURE_WORDS.items()}
 
 
 def statement_csv(statement: MonthlyStatement) -> str:

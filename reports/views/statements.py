@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from casino import formatting, periods
@@ -25,8 +26,8 @@ from reports.statements import (
     statement_sign,
 )
 
-STAGES = {"month": "counting the month", "year_before": "counting the year before", "storing": "storing",
-          "done": "done", "failed": "failed"}
+STAGES = {"month": gettext_lazy("counting the month"), "year_before": gettext_lazy("counting the year before"),
+          "storing": gettext_lazy("storing"), "done": gettext_lazy("done"), "failed": gettext_lazy("failed")}
 
 
 def _month(value):
@@ -62,7 +63,7 @@ def statement_list(request):
 def _state(statement):
     done = statement.status == MonthlyStatement.Status.DONE
     return {"status": statement.status, "status_label": statement.get_status_display(),
-            "progress": statement.progress, "stage_label": _(STAGES.get(statement.stage, "starting")),
+            "progress": statement.progress, "stage_label": str(STAGES.get(statement.stage, gettext_lazy("starting"))),
             "queued": True, "error": statement.error,
             "report_url": reverse("reports:statement", args=[statement.pk]) if done else ""}
 
