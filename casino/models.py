@@ -11,6 +11,7 @@ and on the auditor's privileges page (``reports``).
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class PrivilegeChange(models.Model):
@@ -28,7 +29,7 @@ class PrivilegeChange(models.Model):
     at = models.DateTimeField(_("when"))
     db_role = models.CharField(_("database role"), max_length=63)
     actor = models.CharField(_("made by"), max_length=150, blank=True)
-    table_name = models.CharField(_("table"), max_length=63)
+    table_name = models.CharField(pgettext_lazy("a database's table", "table"), max_length=63)
     operation = models.CharField(_("operation"), max_length=8)
     subject = models.CharField(_("concerns"), max_length=600)
     before = models.JSONField(_("before"), null=True, blank=True)
