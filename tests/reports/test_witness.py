@@ -10,6 +10,7 @@ import logging
 import pytest
 from django.db import connection
 from django.db.utils import IntegrityError
+from django.utils import translation
 
 from reports.audit import seal_faults
 from reports.models import Report, WitnessIdentity
@@ -20,6 +21,12 @@ from tables.models import HandEvent
 from tests.reports.test_keyed_chain import marta_bet, rewrite_chain
 from tests.reports.test_one_check import as_the_owner, integrity_page, ledger_check, sealed  # noqa: F401
 from tests.reports.test_versions_and_seal import store
+
+
+@pytest.fixture(autouse=True)
+def english():
+    with translation.override("en"):
+        yield
 
 
 def lines_of(report):
