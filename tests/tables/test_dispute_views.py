@@ -58,6 +58,7 @@ def test_the_pit_opens_steps_through_and_upholds_a_dispute(client, mesa, hand):
     assert Hand.objects.get(pk=hand.pk).status == Hand.Status.VOIDED
     again = client.post(url, {"outcome": "rejected", "decision": "no"})
     assert again.status_code == 400 and Dispute.objects.get().outcome == "upheld"
+    assert "ya estaba decidida" in again.content.decode()
 
 
 def test_the_auditor_reads_the_list_and_its_csv_and_posts_nothing(client, mesa, hand, staff):
