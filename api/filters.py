@@ -10,10 +10,11 @@ from django.utils.translation import gettext_lazy as _
 from django_filters.fields import IsoDateTimeField
 
 from cage.models import CashierSlip
+from casino.periods import gaming_day_bounds
 from ledger.models import Account
 from patrons.models import Player
 from reports.models import Alert, AlertKind, Report, ReportRequest
-from tables.models import BankTenure, Hand, HandEvent, Shift, Table
+from tables.models import BankTenure, Dispute, Hand, HandEvent, Incident, Shift, Table
 
 
 class UtcIsoDateTimeField(IsoDateTimeField):
@@ -161,3 +162,37 @@ class AlertFilter(filters.FilterSet):
     class Meta:
         model = Alert
         fields = ["status", "kind", "table", "shift", "opened_after", "opened_before"]
+
+
+class DisputeFilter(filters.FilterSet):
+    """Disputes by table, gaming day (opened on it), patron (player id), status and outcome."""
+
+    table = filters.NumberFilter(field_name="hand__table")
+    day = filters.DateFilter(method="filter_day", help_text="a gaming day (YYYY-MM-DD): the disputes opened on it")
+    player = filters.CharFilter(field_name="player__code")
+    status = filters.ChoiceFilter(choices=Dispute.Status.choices)
+    outcome = filters.ChoiceFilter(choices=Dispute.Outcome.choices)
+
+    class Meta:
+        model = Dispute
+        fields = ["table", "day", "player", "status", "outcome"]
+
+    def filter_day(self, queryset, name, value):
+        start, end = gaming_day_bounds(value)
+        return queryset.filter(opened_at__gte=start, opened_at__lt=end)
+
+
+class IncidentFilter(filters.FilterSet):
+    """Incidents by table, gaming day (recorded on it), patron (player id) and kind."""
+
+    day = filters.DateFilter(method="filter_day", help_text="a gaming day (YYYY-MM-DD): the incidents recorded on it")
+    player = filters.CharFilter(field_name="player__code")
+    kind = filters.ChoiceFilter(choices=Incident.Kind.choices)
+
+    class Meta:
+        model = Incident
+        fields = ["table", "day", "player", "kind"]
+
+    def filter_day(self, queryset, name, value):
+        start, end = gaming_day_bounds(value)
+        return queryset.filter(recorded_at__gte=start, recorded_at__lt=end)

@@ -29,6 +29,9 @@ SCHEMA_SETTINGS = {
         "TenureEndedEnum": "ledger.models.BankTenure.Ended",
         "AlertKindEnum": "reports.models.AlertKind",
         "AlertStatusEnum": "reports.models.Alert.Status",
+        "DisputeStatusEnum": "tables.models.Dispute.Status",
+        "DisputeOutcomeEnum": "tables.models.Dispute.Outcome",
+        "IncidentKindEnum": "tables.models.Incident.Kind",
     },
 }
 

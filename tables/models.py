@@ -480,3 +480,92 @@ class BankRebuild(models.Model):
 
     def __str__(self):
         return f"{self.tenure} · rebuild {self.number}"
+
+
+# ---------------------------------------------------------------------------------------
+# The dispute desk: a patron's dispute of a hand, and the floor's incidents
+
+class Dispute(models.Model):
+    """A patron's dispute of a hand, opened by a pit supervisor and decided once.
+
+    Never deleted; once decided, never changed (PostgreSQL: ``tables/sql/0003_disputes.sql``
+    refuses a delete and any update but open → decided, once). ``void`` is the hand's void
+    entry when the decision upheld the claim and voided the hand (``hand_void``, the usual
+    path); the hand is then re-entered at the console as a new hand.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        DECIDED = "decided", _("decided")
+
+    class Outcome(models.TextChoices):
+        UPHELD = "upheld", _("upheld")
+        REJECTED = "rejected", _("rejected")
+
+    hand = models.ForeignKey(Hand, models.PROTECT, related_name="disputes", verbose_name=_("hand"))
+    player = models.ForeignKey(Player, models.PROTECT, null=True, blank=True, related_name="disputes",
+                               verbose_name=_("patron"))
+    claim = models.TextField(_("what is claimed"))
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                                  verbose_name=_("opened by"))
+    opened_at = models.DateTimeField(_("opened at"), default=timezone.now)
+    status = models.CharField(_("status"), max_length=8, choices=Status.choices, default=Status.OPEN)
+    outcome = models.CharField(_("outcome"), max_length=8, choices=Outcome.choices, blank=True)
+    decision = models.TextField(_("decision"), blank=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                                   related_name="+", verbose_name=_("decided by"))
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+    void = models.OneToOneField(HandEvent, models.PROTECT, null=True, blank=True, related_name="dispute",
+                                verbose_name=_("the hand's void"))
+
+    class Meta:
+        ordering = ["-opened_at", "-id"]
+        verbose_name = _("dispute")
+        verbose_name_plural = _("disputes")
+        constraints = [
+            models.CheckConstraint(condition=~Q(claim=""), name="tables_dispute_has_claim"),
+            models.CheckConstraint(
+                condition=(Q(status="open", outcome="", decision="", decided_by__isnull=True,
+                             decided_at__isnull=True, void__isnull=True)
+                           | (Q(status="decided", outcome__in=["upheld", "rejected"], decided_by__isnull=False,
+                                decided_at__isnull=False) & ~Q(decision=""))),
+                name="tables_dispute_decided_whole"),
+            models.CheckConstraint(condition=Q(void__isnull=True) | Q(outcome="upheld"),
+                                   name="tables_dispute_void_if_upheld"),
+        ]
+        indexes = [models.Index(fields=["hand"], name="tables_dispute_hand_idx")]
+
+    def __str__(self):
+        return f"{self.hand} · dispute #{self.pk}"
+
+
+class Incident(models.Model):
+    """An incident at a table recorded by the pit: a card exposed, a misdeal, a patron's
+    behaviour, other; with its hand and its patron when there are. Written once, never
+    changed or deleted (PostgreSQL: ``tables/sql/0003_disputes.sql``)."""
+
+    class Kind(models.TextChoices):
+        CARD_EXPOSED = "card_exposed", _("a card exposed")
+        MISDEAL = "misdeal", _("a misdeal")
+        BEHAVIOUR = "behaviour", _("a patron's behaviour")
+        OTHER = "other", _("other")
+
+    table = models.ForeignKey(Table, models.PROTECT, related_name="incidents", verbose_name=_("table"))
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    hand = models.ForeignKey(Hand, models.PROTECT, null=True, blank=True, related_name="incidents",
+                             verbose_name=_("hand"))
+    player = models.ForeignKey(Player, models.PROTECT, null=True, blank=True, related_name="incidents",
+                               verbose_name=_("patron"))
+    text = models.TextField(_("what happened"))
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                                    verbose_name=_("recorded by"))
+    recorded_at = models.DateTimeField(_("recorded at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["-recorded_at", "-id"]
+        verbose_name = _("incident")
+        verbose_name_plural = _("incidents")
+        constraints = [models.CheckConstraint(condition=~Q(text=""), name="tables_incident_has_text")]
+
+    def __str__(self):
+        return f"{self.table} · incident #{self.pk}"

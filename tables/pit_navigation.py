@@ -8,3 +8,4 @@ from casino.roles import AUDITOR, DEALER, PIT_SUPERVISOR
 
 register("tables:pit", _("Pit"), PIT_SUPERVISOR, AUDITOR)
 register("tables:hands", _("Hand history"), PIT_SUPERVISOR, AUDITOR, DEALER)
+register("tables:disputes", _("Disputes"), PIT_SUPERVISOR, AUDITOR)

@@ -1,6 +1,10 @@
-"""Reads at the tables: hands as hand records, the state a console shows."""
+"""Reads at the tables: hands as hand records, the state a console shows, a hand as it
+stood after any of its entries (the dispute desk)."""
 
-from game.entries import effective_events, fold_record_events
+from typing import NamedTuple
+
+from game import HandState
+from game.entries import EVENT, UNDO, effective_events, fold_record_events, replay
 from game.record import FORMAT, profile_for
 from tables.locking import hand_entries
 from tables.models import Hand
@@ -40,3 +44,42 @@ def hand_record(hand: Hand) -> dict:
         "number": hand.number,
         "started_at": hand.opened_at.isoformat(),
     }
+
+
+class HandAtEntry(NamedTuple):
+    """A hand as it stood after its first ``step`` entries (``hand_after_entry``)."""
+
+    #: how many entries are applied, 0 (before the first) to ``total``.
+    step: int
+    #: how many entries the hand has (undos and a void included).
+    total: int
+    #: the engine's state after them.
+    state: HandState
+    #: nothing but a void follows: the hand's stored settlement is this state's.
+    complete: bool
+
+
+def hand_after_entry(hand: Hand, step: int) -> HandAtEntry:
+    """The hand as it stood after entry number ``step`` (1-based, as the history numbers
+    them; 0: before the first): its entries up to that one replayed through the engine
+    (an undo among them cancels as at the table), under the rules the whole hand was
+    played under (``played_rules_and_state``). A face-down card named only later shows
+    unnamed, as it stood.
+
+    Args:
+        hand: a Hand (its ``bank`` loaded or loadable); step: any int, clamped to 0..total.
+    Returns:
+        ``HandAtEntry``.
+    Raises:
+        IllegalEvent: the hand's entries do not replay (the integrity page says why).
+    """
+    entries = hand_entries(hand)
+    total = len(entries)
+    step = max(0, min(step, total))
+    rules, _state = played_rules_and_state(hand, entries)
+    make = profile_state_maker(min_bet=hand.min_bet, max_bet=hand.max_bet, bank_code=hand.bank.code,
+                               seats=hand.seats)
+    profile = profile_for(rules)
+    state = replay(lambda: make(profile), effective_events(entries[:step]))
+    complete = hand.settlement is not None and not any(kind in (EVENT, UNDO) for kind, _event in entries[step:])
+    return HandAtEntry(step, total, state, complete)

@@ -6,6 +6,8 @@
   ``hand_void``);
 - ``bank``: the bank between hands (``table_bank_draw``, ``_sell``, ``_transfer``,
   ``_withdraw``, ``_rebuild``, ``_give_up``; ``pending_bank_holder``);
+- ``disputes``: the dispute desk (``dispute_open``, ``dispute_decide``,
+  ``incident_record``);
 - ``recording``: what an opening, an entry and a settlement are, decided apart from their
   writing, shared with the import (``tables.importing``).
 
@@ -21,6 +23,7 @@ from tables.services.bank import (
     table_bank_transfer,
     table_bank_withdraw,
 )
+from tables.services.disputes import DisputeDecided, dispute_decide, dispute_open, incident_record
 from tables.services.hands import (
     AtTable,
     console_open_hand,
@@ -34,7 +37,8 @@ from tables.services.recording import hand_state, new_hand_state, stakes, state_
 from tables.services.shifts import dealer_shift, shift_close, shift_closed, shift_open
 
 __all__ = [
-    "AtTable", "console_open_hand", "console_record_event", "dealer_shift", "hand_open", "hand_record_event",
+    "AtTable", "DisputeDecided", "console_open_hand", "console_record_event", "dealer_shift", "dispute_decide",
+    "dispute_open", "incident_record", "hand_open", "hand_record_event",
     "hand_state", "hand_undo", "hand_void", "new_hand_state", "pending_bank_holder", "shift_close",
     "shift_closed", "shift_open", "stakes", "state_maker", "table_bank_draw", "table_bank_give_up",
     "table_bank_rebuild", "table_bank_sell", "table_bank_transfer", "table_bank_withdraw",

@@ -558,6 +558,13 @@ _KIND_WORDS = {"fusilado": gettext_lazy("fusilado"), "muerto-seven": gettext_laz
                "muerto-card": gettext_lazy("muerto: 7 + card")}
 
 
+def felt_places(state, settlement=None):
+    """The felt of a hand's ``state`` as the console draws it (``_places``; the template
+    ``tables/console/felt.html``), with the hand's stored settlement's results when given
+    (``Settlement.as_dict()``)."""
+    return _places(state, state.describe(), settlement)
+
+
 def _places(state, table, settlement):
     """The felt: every place in order of play (the seats, la loca, the bank), each with
     ``who, label, css, turn, deal_next, hands, several, bets``; a hand with ``number,

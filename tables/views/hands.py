@@ -489,6 +489,9 @@ def hand_detail(request, table_id, number):
     return render(request, "tables/hands/detail.html", {
         "hand": hand, "rules": rules_words(_rules_played(hand)), "entries": entry_lines(hand), "settlement": _settlement(hand), "postings": _postings(hand),
         "can_void": has_role(request.user, PIT_SUPERVISOR) and hand.status != Hand.Status.VOIDED,
+        "can_dispute": has_role(request.user, PIT_SUPERVISOR),
+        "disputes": hand.disputes.select_related("opened_by").order_by("opened_at", "id"),
+        "incidents": hand.incidents.select_related("recorded_by").order_by("recorded_at", "id"),
         "previous": numbers.filter(number__lt=hand.number).aggregate(n=Max("number"))["n"],
         "next": numbers.filter(number__gt=hand.number).order_by("number").values_list("number", flat=True).first()})
 

@@ -327,7 +327,7 @@ def hand_void(request, table_id, number):
                              number=number)
     form = HandVoidForm(request.POST or None)
     context = {"hand": hand, "form": form, "can_change": can_change(request),
-               "nets": _nets(hand)}
+               "nets": void_nets(hand)}
     if request.method == "POST" and form.is_valid():
         if request.POST.get("confirm") == "yes":
             try:
@@ -343,7 +343,7 @@ def hand_void(request, table_id, number):
     return render(request, "tables/pit/void.html", context)
 
 
-def _nets(hand):
+def void_nets(hand):
     """``[(who, Decimal posted, Decimal reversal)]`` of a settled hand's posting (the
     players', the bank's, the house's commission): what the void's reversal takes back.
     Empty for a hand never settled."""

@@ -33,7 +33,7 @@ from ledger.errors import AlreadyPosted
 from ledger.money import cents
 from patrons.models import Player
 from tables import importing, services
-from tables.models import BankTenure, Table
+from tables.models import BankTenure, Dispute, Incident, Table
 
 #: (username, password, roles, superuser). Demo passwords only: change them anywhere real.
 DEMO_STAFF = [
@@ -86,10 +86,22 @@ class Command(BaseCommand):
         mesa = Table.objects.get(name=DEMO_TABLES[0][0])
         if not mesa.shifts.filter(closed_at__isnull=True).exists():
             services.shift_open(table=mesa, dealer=staff["dealer"], opened_by=staff["pit"])
+        self._dispute_desk(mesa, staff["pit"], players)
         self.stdout.write(f"demo data ready: {Player.objects.count()} players, {Table.objects.count()} tables, "
                           f"{hands} hands played now")
         for username, password, roles, _superuser in DEMO_STAFF:
             self.stdout.write(f"  {username} / {password} ({', '.join(roles)})")
+
+    def _dispute_desk(self, table, pit, players):
+        """An open dispute of the table's third hand and an incident at it, once (the
+        dispute desk, ``/tables/disputes/``, for the pit to step through and decide)."""
+        hand = table.hands.filter(number=3).first()
+        if hand is not None and not Dispute.objects.filter(hand__table=table).exists():
+            services.dispute_open(hand=hand, claim="Dice que su carta era un 7, no un 6.", opened_by=pit,
+                                  player=players["luis"])
+        if not Incident.objects.filter(table=table).exists():
+            services.incident_record(table=table, kind=Incident.Kind.CARD_EXPOSED, hand=hand, recorded_by=pit,
+                                     text="Carta de la banca vista al repartir.")
 
     def _staff(self):
         """The demo staff users, created once with their password; roles ensured each run."""
