@@ -3,10 +3,10 @@
 from django.urls import path
 from django.views.generic import RedirectView
 
-from tables.views import bank, console, hands, pit
+from tables.views import bank, console, hands, pit, records
 
 app_name = "tables"
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="tables:console_tables"), name="index"),
-    *console.urlpatterns, *pit.urlpatterns, *bank.urlpatterns, *hands.urlpatterns,
+    *console.urlpatterns, *pit.urlpatterns, *bank.urlpatterns, *hands.urlpatterns, *records.urlpatterns,
 ]
