@@ -98,9 +98,9 @@ def test_the_drawers_state_is_said_in_the_drawers_gender(client, cashier, superv
     }
     assert f"Cajón n.º {current.pk} · abierto</h1>" in pages["open"]
     assert f"Cajón n.º {closed.pk} · cerrado</h1>" in pages["closed"]
-    assert "Abierto el" in pages["closed"] and "Cerrado el" in pages["closed"]
+    assert "Abierto el" in pages["closed"] and "Cerrado el" in pages["closed"] and "<th>Esperado</th>" in pages["closed"]
     assert "Abierto el" in pages["list"] and "Cerrado el" in pages["list"] and "<td>abierto</td>" in pages["list"]
     for page in pages.values():
-        assert "abierta" not in page and "cerrada" not in page.lower() and "Abierta el" not in page
+        assert "abierta" not in page and "cerrada" not in page.lower() and "Esperadas" not in page
     client.force_login(cashier)
     assert "Abierto el" in client.get("/cage/drawer/").content.decode()
