@@ -3,7 +3,8 @@ and in English chosen in the top bar: one date and time form per language on eve
 (``casino/formats/es``: ``28/11/2026 05:08``; ``casino/formats/en``: ``28 Nov 2026 05:08``;
 an entry's time with its seconds), never ``11/28/2026``, ``5:08 a.m.`` or ``Nov. 28``;
 the auction's sessions a real plural, not ``sesión(es)``; empty lists that say what is
-empty (no shift, no bank tenure, no tronc distribution), not ``Ninguna todavía``."""
+empty (no shift, no bank tenure, no tronc distribution), not ``Ninguna todavía``; a hand
+(la mano) "Abierta", not "Abierto"."""
 
 import re
 from decimal import Decimal
@@ -90,6 +91,7 @@ def test_dates_plurals_and_empty_lists_in_the_readers_language(chromium, live_se
         assert not re.search(r"\d{1,2}/\d{1,2}/\d{4}", text), text  # no day or month first in numbers
     else:
         assert not re.search(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b", text), text
+        assert "Abierta" in text and "Abierto" not in text, text  # la mano
     assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
 
     # The tronc, nothing shared out yet.
