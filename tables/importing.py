@@ -170,6 +170,24 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
         raise refused
     return batch.hands
 
+def hand_import_whole(*, records: Sequence[dict], imported_by=None) -> list[Hand]:
+    """Record and settle hand records all or nothing (the pit's import page): as
+    ``hand_import_records``, in one database transaction, except that the first refused
+    record rolls back every record of the call, those before it too.
+
+    Args:
+        records: decoded hand records, each naming its ``table`` (which must exist).
+        imported_by: the pit supervisor or admin importing them.
+    Returns:
+        the settled Hands, one per record, in order.
+    Raises:
+        RecordRefused, or the ledger's refusal, as ``hand_import_records``, with ``index``
+        (the refused record's position in ``records``); nothing was written.
+    """
+    with db.atomic():
+        return hand_import_records(records=records, imported_by=imported_by)
+
+
 #: An import's batch writes the rows of every SEND_EVERY records accepted as it goes, not all
 #: at its end (its memory stays flat), each hand's, entry's, bet's and ledger entry's keys
 #: checked as its COPY ends (``_KEYS_AT_EACH_COPY``) instead of all at COMMIT.

@@ -7,13 +7,20 @@ migrate, collectstatic and the demo data; gunicorn, a Celery worker and Celery b
 Redis (as docker-compose.yml runs them, over plain HTTP on loopback, connected as the
 app's database role while the migrations ran as the owner); Debian's Chromium
 walks it: a page in Spanish, a dealer enters a whole hand at the console through the
-page, an auditor asks for a shift's report and the worker computes it. Everything is then
-stopped (each process must end on SIGTERM) and the scratch database dropped.
+page, an auditor asks for a shift's report and the worker computes it; then the floor's
+walk (``_floor_walk``), at 1024×768 and at 390×844, each page screenshotted and checked for
+sideways scroll: the pit refused a rebuild of a healthy bank (and not offered one), a bank
+given up and auctioned with the words of where its capital comes from, a cashier's buy-in
+voided by a cage supervisor through the drawer's pages, the drawer's close with a line per
+kind of slip, a CSV downloaded in the reader's convention, the auditors' review.
+Everything is then stopped (each process must end on SIGTERM) and the scratch database
+dropped.
 
 Environment: the PostgreSQL server of ``DATABASE_URL`` (a database ``shipped_<pid>`` is
 made on it), Redis at ``SHIPPED_REDIS`` (default ``redis://127.0.0.1:6379/1``), a free
 port from ``SHIPPED_PORTS`` (default 8100-8199; from a place in it that depends on the
-process).
+process). The walk's screenshots go to ``SHIPPED_SHOTS`` if set, else to the test's
+temporary directory (``shots/``), which pytest keeps after the run.
 """
 
 import os
@@ -182,12 +189,14 @@ def test_the_image_installs_checks_clean_and_runs_as_shipped(shipped, tmp_path):
     try:
         processes.start("web", ["gunicorn", "casino.wsgi:application", "--bind", f"127.0.0.1:{port}",
                                 "--workers", "2", "--access-logfile", "-"], env, app)
-        processes.start("worker", ["celery", "-A", "casino", "worker", "--loglevel", "info", "--concurrency", "1"],
-                        env, app)
+        processes.start("worker", ["celery", "-A", "casino", "worker", "--loglevel", "info", "--concurrency", "2"],
+                        env, app)  # docker-compose.yml's
         processes.start("beat", ["celery", "-A", "casino", "beat", "--loglevel", "info",
                                  "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"], env, app)
         _wait_for(lambda: _answers(port), processes, seconds=60)
-        _walk(f"http://127.0.0.1:{port}", url)
+        shots = Path(os.environ.get("SHIPPED_SHOTS") or tmp_path / "shots")
+        shots.mkdir(parents=True, exist_ok=True)
+        _walk(f"http://127.0.0.1:{port}", url, shots)
         _runs_as_the_apps_role(env["DATABASE_URL"], url)
         assert re.search(r"Task reports\.run_report\[[^]]+\] succeeded", processes.log("worker")), processes.log("worker")
         _audits_clean_with_the_witness(env, app, processes)
@@ -202,8 +211,9 @@ def test_the_image_installs_checks_clean_and_runs_as_shipped(shipped, tmp_path):
     assert statuses == {"web": 0, "worker": 0, "beat": 0}, statuses
 
 
-def _walk(base_url, url):
-    """Chromium: a page in Spanish; the dealer's hand; the auditor's report."""
+def _walk(base_url, url, shots):
+    """Chromium: a page in Spanish; the dealer's hand; the auditor's report; the floor's
+    walk at both sizes (screenshots in ``shots``)."""
     from playwright.sync_api import sync_playwright
 
     with psycopg.connect(url) as connection:
@@ -225,8 +235,16 @@ def _walk(base_url, url):
             _log_in(page, "auditor", "demo-auditor", "/reports/")
             assert page.inner_text("main h1") == "Informes"
             page.click(f'#shifts form:has(input[name=shift][value="{shift_id}"]) button[type=submit]')
-            page.wait_for_url(re.compile(r"/reports/\d+/$"), timeout=120_000)  # the worker computed it
+            # The worker computed it, after the demo's own reports and their alerts (each alerts'
+            # theory a simulation of some 20 s, more on a loaded machine).
+            page.wait_for_url(re.compile(r"/reports/\d+/$"), timeout=300_000)
             assert "Mesa 1" in page.inner_text("main h1")
+            page.context.close()
+
+            for size, table, bidder in (((1024, 768), "Mesa 2", "paco"), ((390, 844), "Mesa 3", "elena")):
+                _floor_walk(browser, base_url, url, size=size, auctioned=table, bidder=bidder, shots=shots)
+            for size in ((1024, 768), (390, 844)):
+                _review_walk(browser, base_url, size=size, shots=shots)
         finally:
             browser.close()
     with psycopg.connect(url) as connection:
@@ -308,3 +326,143 @@ def _play_a_hand(page, min_bet):
             page.fill("#form-card input[data-card-input]", next(cards))
         page.wait_for_selector(f'#console[data-version="{version + 1}"]')
     raise AssertionError("the hand did not settle in 60 entries")
+
+
+def _person(browser, base_url, size, username, password, next_url):
+    """A fresh context at ``size`` in Spanish, ``username`` logged in at ``next_url``: its page."""
+    context = browser.new_context(locale="es-ES", base_url=base_url, accept_downloads=True,
+                                  viewport={"width": size[0], "height": size[1]})
+    context.set_default_timeout(TIMEOUT)
+    page = context.new_page()
+    _log_in(page, username, password, next_url)
+    return page
+
+
+def _seen(page, shots, size, name):
+    """The page as it is: a full-page screenshot ``<width>-<name>.png`` in ``shots``,
+    nothing wider than the viewport (no sideways scroll); its main text, spaces folded."""
+    page.screenshot(path=str(shots / f"{size[0]}-{name}.png"), full_page=True)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= size[0], f"{name} at {size[0]} px scrolls sideways ({width} px)"
+    return " ".join(page.inner_text("main").replace("\u00a0", " ").replace("\u202f", " ").split())
+
+
+def _floor_walk(browser, base_url, url, *, size, auctioned, bidder, shots):
+    """The pages of the floor's findings, walked as each role walks them, at ``size``:
+    the pit refused a rebuild of Mesa 1's healthy bank (its page offers none); the bank of
+    ``auctioned`` given up and auctioned to ``bidder``, the words saying his capital is
+    deposited at the cage, before and after the award; a cashier's buy-in voided by a cage
+    supervisor from the drawer's page, the drawer listing the void; the drawer's close
+    counted, a line per kind of slip; an auditor's CSV of Mesa 1's hands in the Spanish
+    convention."""
+    with psycopg.connect(url) as connection:
+        tables = dict(connection.execute("SELECT name, id FROM tables_table").fetchall())
+    mesa = tables["Mesa 1"]
+
+    pit = _person(browser, base_url, size, "pit", "demo-pit", f"/tables/pit/tables/{mesa}/")
+    text = _seen(pit, shots, size, "pit-table")
+    assert pit.locator(f'a[href="/tables/pit/tables/{mesa}/bank/rebuild/"]').count() == 0, text
+    pit.goto(f"/tables/pit/tables/{mesa}/bank/rebuild/")
+    pit.fill("input[name=amount]", "100")
+    pit.click("main form button[type=submit]")
+    pit.wait_for_selector("main .errorlist")
+    refusal = " ".join(pit.inner_text("main .errorlist").split())
+    assert "frente a su capital de" in refusal and "solo se reconstituye" in refusal, refusal
+    _seen(pit, shots, size, "rebuild-refused")
+
+    table = tables[auctioned]
+    pit.goto(f"/tables/pit/tables/{table}/bank/give-up/")
+    pit.click("main form button.danger")
+    pit.wait_for_url(f"**/tables/pit/tables/{table}/")
+    pit.goto(f"/tables/pit/tables/{table}/bank/auction/")
+    text = _seen(pit, shots, size, "auction-open")
+    assert "la deposita en efectivo en caja" in text and "sin tocar sus fichas" in text, text
+    pit.fill("#form-auction-open input[name=sessions]", "1")
+    pit.click("#form-auction-open button[type=submit]")
+    pit.wait_for_selector("#form-bid")
+    pit.fill("#form-bid input[name=player]", bidder)
+    pit.fill("#form-bid input[name=amount]", "250")
+    pit.click("#form-bid button[type=submit]")
+    pit.wait_for_selector("p.standing")
+    pit.click('#form-award button[name=award]')
+    pit.wait_for_selector('#form-award input[name=confirm]', state="attached")
+    text = _seen(pit, shots, size, "auction-confirm")
+    assert "deposita su puja, el capital de la banca, en caja" in text, text
+    pit.click('#form-award button[name=award]')
+    pit.wait_for_url(f"**/tables/pit/tables/{table}/")
+    text = _seen(pit, shots, size, "auction-awarded")
+    assert "Su capital se deposita en caja" in text and f"{bidder} debe 250,00 €" in text, text
+    pit.context.close()
+
+    cashier = _person(browser, base_url, size, "cashier", "demo-cashier", "/cage/")
+    cashier.goto("/cage/buy-in/")  # to the form of a token of its own
+    cashier.fill("input[name=player]", "rosa")
+    cashier.fill("input[name=amount]", "50")
+    cashier.click("main form button[type=submit]")
+    cashier.wait_for_url(re.compile(r"/cage/slips/\d+/$"))
+    slip = cashier.url.rstrip("/").rsplit("/", 1)[1]
+    _seen(cashier, shots, size, "buy-in-slip")
+
+    cage = _person(browser, base_url, size, "cage", "demo-cage", "/cage/drawers/?state=open")
+    _seen(cage, shots, size, "drawers")
+    cage.click("main table.data tbody tr a")
+    cage.wait_for_url(re.compile(r"/cage/drawers/\d+/$"))
+    drawer = cage.url
+    text = _seen(cage, shots, size, "drawer-open")
+    assert re.search(r"Cajón n\.º \d+ · abierto", text), text
+    cage.click(f"#drawer-slips a[href='/cage/slips/{slip}/']")
+    cage.click(f"a[href='/cage/slips/{slip}/void/']")
+    cage.fill("textarea[name=reason]", "la compra se anotó dos veces")
+    cage.click("main form button.danger")
+    cage.wait_for_url(f"**/cage/slips/{slip}/")
+    assert "ANULADO" in _seen(cage, shots, size, "slip-voided")
+    cage.goto(drawer)
+    text = _seen(cage, shots, size, "drawer-void")
+    voids = " ".join(cage.inner_text("#drawer-voids").split())
+    assert slip in voids and "−50,00 €" in voids and "cage" in voids, voids
+    cage.context.close()
+
+    cashier.goto("/cage/drawer/close/")
+    cashier.fill("input[name=d50_00]", "3")
+    cashier.click("#count-drawer button[type=submit]")
+    cashier.wait_for_selector("#close-figures")
+    text = _seen(cashier, shots, size, "drawer-close")
+    lines = {line: " ".join(cashier.inner_text(f"#line-{line}").split())
+             for line in ("buy_in", "bank_deposit", "cash_out", "void_in", "void_out")}
+    assert lines["buy_in"].startswith("Compras de fichas (entrada) +"), lines
+    assert lines["bank_deposit"].startswith("Depósitos de banca (entrada) +"), lines
+    assert lines["void_out"].startswith("Compras y depósitos anulados") and "−" in lines["void_out"], lines
+    cashier.context.close()
+
+    auditor = _person(browser, base_url, size, "auditor", "demo-auditor", f"/tables/hands/{mesa}/")
+    _seen(auditor, shots, size, "hands")
+    with auditor.expect_download() as info:
+        auditor.click("a.export")
+    assert info.value.suggested_filename.endswith("-semicolon.csv"), info.value.suggested_filename
+    with open(info.value.path(), encoding="utf-8") as file:
+        first, header = file.readline(), file.readline()
+    assert first.startswith("# Campos separados por punto y coma") and header.startswith("mano;"), (first, header)
+    auditor.context.close()
+
+
+def _review_walk(browser, base_url, *, size, shots):
+    """The auditors' review of Mesa 1's hands at ``size``: its summary, expected against
+    actual, no line saying there is no settled hand. Walked last: it needs the theory the
+    worker stores with the reports' alerts, and until then the page says to wait."""
+    auditor = _person(browser, base_url, size, "auditor", "demo-auditor", "/reports/review/")
+    deadline = time.monotonic() + 180
+    while True:
+        auditor.goto("/reports/review/")
+        auditor.select_option("form.review select[name=table]", label="Mesa 1")
+        auditor.click("form.review button[type=submit]")
+        auditor.wait_for_selector("#summary, form.review .errorlist")
+        if auditor.locator("#summary").count():
+            break
+        waiting = " ".join(auditor.inner_text("form.review .errorlist").split())
+        assert "aún no está guardada" in waiting and time.monotonic() < deadline, waiting
+        time.sleep(3)
+    text = _seen(auditor, shots, size, "review")
+    summary = " ".join(auditor.inner_text("#summary").split())
+    assert re.match(r"\d+ manos?, \d+ de ellas liquidadas? con apuestas", summary), summary
+    assert "Ninguna mano liquidada" not in text and auditor.locator("#expected tbody tr").count() >= 1, text
+    auditor.context.close()

@@ -110,15 +110,18 @@ def pit_table(request, table_id):
     shifts = (table.shifts.select_related("dealer", "opened_by", "closed_by").annotate(hand_count=Count("hands"))
               .order_by("-opened_at", "-id"))
     tenures = BankTenure.objects.filter(table=table).select_related("holder", "seller").order_by("-opened_at", "-id")
+    wiped_out = bool(tenure) and bank_wiped_out(tenure, tenure.account.balance)
+    owing = awaiting_deposit(tenure) if tenure else []
     return render(request, "tables/pit/table.html", {
         "table": table, "rules": rules_words(table.rules), "tenure": tenure, "open_hand": _open_hand(table),
         "shift": table.shifts.filter(closed_at__isnull=True).select_related("dealer", "opened_by").first(),
         "shares": list(tenure.shares.select_related("player")) if tenure else [],
         "next_holder": services.pending_bank_holder(table) if tenure else None,
-        "wiped_out": bool(tenure) and bank_wiped_out(tenure, tenure.account.balance),
-        "floor": bank_floor(tenure) if tenure else None,
+        "wiped_out": wiped_out, "floor": bank_floor(tenure) if tenure else None,
         "award": auction_sessions_played(tenure) if tenure and tenure.began == "auction" else None,
-        "owing": awaiting_deposit(tenure) if tenure else [],
+        # The rebuild is offered only where its form would take it: a limited bank wiped
+        # out (``refuse_healthy_bank``'s rule) with no capital or rebuild still awaiting deposits.
+        "owing": owing, "can_rebuild": wiped_out and not owing,
         "shifts": _page(request, shifts, "shifts"), "tenures": _page(request, tenures, "tenures", 10),
         "can_change": can_change(request)})
 

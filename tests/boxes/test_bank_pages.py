@@ -73,13 +73,15 @@ def test_a_wiped_out_bank_is_flagged_on_the_console_and_rebuilt_at_the_cage(clie
     opened = client_es.post(reverse("tables:console_open", args=[mesa.table.pk]), {"seats": "luis", "after": "1"})
     assert "por debajo del mínimo de la mesa" in opened.content.decode()
     client_es.force_login(mesa.supervisor)
-    assert "ya no cubre el mínimo de la mesa" in client_es.get(
-        reverse("tables:pit_table", args=[mesa.table.pk])).content.decode()
     url = reverse("tables:bank_rebuild", args=[mesa.table.pk])
+    pit_page = client_es.get(reverse("tables:pit_table", args=[mesa.table.pk])).content.decode()
+    assert "ya no cubre el mínimo de la mesa" in pit_page
+    assert f'href="{url}"' in pit_page  # the rebuild offered: the bank is wiped out
     short = client_es.post(url, {"amount": "10", "confirm": "yes"})
     assert "al menos 30,00 €" in short.content.decode()
     ordered = client_es.post(url, {"amount": "30", "confirm": "yes"}, follow=True).content.decode()
     assert "Ordenada la reconstitución de la banca de ana con 30,00 €" in ordered
+    assert f'href="{url}"' not in ordered  # the pit's page again: the rebuild awaits its deposits
     pending = client_es.get(url).content.decode()
     assert "La reconstitución 1 de 30,00 € está pendiente de sus depósitos en caja" in pending
     assert "ana debe 30,00 € de sus 30,00 €" in pending
@@ -146,5 +148,18 @@ def test_the_pit_page_refuses_a_rebuild_of_a_healthy_bank_on_its_form(client_es,
         assert refusal[0] in page.content.decode().replace("&#x27;", "'")
         assert "Confirmar" not in page.content.decode()
     assert not BankRebuild.objects.exists()
-    console = client_es.get(reverse("tables:pit_table", args=[mesa.table.pk]))
-    assert console.status_code == 200
+    pit_page = client_es.get(reverse("tables:pit_table", args=[mesa.table.pk]))
+    assert pit_page.status_code == 200
+    # The pit's page does not offer what the form refuses; the other changes stay offered.
+    content = pit_page.content.decode()
+    assert f'href="{url}"' not in content and "Reconstituir la banca" not in content
+    assert f'href="{reverse("tables:bank_withdraw", args=[mesa.table.pk])}"' in content
+
+
+def test_the_pit_page_offers_no_rebuild_of_a_limited_bank_that_covers_the_minimum(client_es, mesa):
+    """A limited bank that still covers the table's minimum is not wiped out: no rebuild link."""
+    mesa.table.bank_cover = True
+    mesa.table.save(update_fields=["bank_cover"])
+    client_es.force_login(mesa.supervisor)
+    content = client_es.get(reverse("tables:pit_table", args=[mesa.table.pk])).content.decode()
+    assert reverse("tables:bank_rebuild", args=[mesa.table.pk]) not in content

@@ -80,3 +80,27 @@ def test_the_register_in_the_us_profile_shows_the_log(client, compliance, cashie
     page = client.get("/cage/aml/")
     assert [m.amount for m in page.context["register"]["log"]] == [Decimal("3000.01")]
     assert 'id="log"' in page.content.decode() and "EE. UU." in page.content.decode()
+
+
+def test_the_drawers_state_is_said_in_the_drawers_gender(client, cashier, supervisor):
+    """Spanish: a drawer (el cajón) is "abierto" or "cerrado", "Abierto el", "Cerrado el",
+    never the bank's feminine forms."""
+    from cage.services.drawer import drawer_close
+
+    closed = open_drawer(cashier, {"10.00": 3})
+    drawer_close(drawer=closed, cashier=cashier, supervisor=supervisor, count={"10.00": 3})
+    current = open_drawer(cashier, {"10.00": 2})
+    client.force_login(supervisor)
+    pages = {
+        "open": client.get(f"/cage/drawers/{current.pk}/").content.decode(),
+        "closed": client.get(f"/cage/drawers/{closed.pk}/").content.decode(),
+        "list": client.get("/cage/drawers/").content.decode(),
+    }
+    assert f"Cajón n.º {current.pk} · abierto</h1>" in pages["open"]
+    assert f"Cajón n.º {closed.pk} · cerrado</h1>" in pages["closed"]
+    assert "Abierto el" in pages["closed"] and "Cerrado el" in pages["closed"] and "<th>Esperado</th>" in pages["closed"]
+    assert "Abierto el" in pages["list"] and "Cerrado el" in pages["list"] and "<td>abierto</td>" in pages["list"]
+    for page in pages.values():
+        assert "abierta" not in page and "cerrada" not in page.lower() and "Esperadas" not in page
+    client.force_login(cashier)
+    assert "Abierto el" in client.get("/cage/drawer/").content.decode()

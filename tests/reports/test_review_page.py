@@ -133,3 +133,17 @@ def test_a_selection_of_fewer_hands_than_a_test_needs_shows_their_figures_not_no
     points = len(re.findall("<circle", funnel))
     tenures = HandBet.objects.filter(hand__table=table).values("hand__tenure").distinct().count()
     assert points == tenures
+
+
+def test_one_hand_is_said_in_the_singular(client, staff):
+    """A shift of one hand: "1 mano, 1 de ellas liquidada con apuestas", not "1 manos"."""
+    edge_store(rules=RULES, seats=SEATS, hands=500_000, seed=17, result=EDGE)
+    table = simulated_table("Mesa U", staff)
+    shift = play_shift(table, staff["dealer"], staff["supervisor"], records(7, 1))
+    client.force_login(staff["auditor"])
+    today = timezone.localdate().isoformat()
+    html = client.get(reverse("reports:review"), {"table": table.pk, "date_from": today, "date_to": today,
+                                                  "shift": shift.pk, "funnel": "tenure"}).content.decode()
+    bets = HandBet.objects.filter(hand__shift=shift).count()
+    words = f"{bets} apuesta." if bets == 1 else f"{bets} apuestas."
+    assert f"1 mano, 1 de ellas liquidada con apuestas: {words}" in html, html
