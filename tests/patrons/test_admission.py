@@ -306,3 +306,16 @@ def test_the_first_bet_of_an_excluded_patron_is_refused(mesa, compliance):
     assert not DayAdmission.objects.filter(player=mesa.players["marta"]).exists()
     refusal = AdmissionRefusal.objects.get()
     assert (refusal.where, refusal.place, refusal.player) == ("first_bet", "Mesa 1", mesa.players["marta"])
+
+
+def test_the_admin_refuses_a_player_on_the_register_on_its_form(client, register):
+    admin = UserFactory(username="jefe", roles=["admin"])
+    admin.is_staff = True
+    admin.save()
+    client.force_login(admin)
+    page = client.post("/admin/patrons/player/add/", {
+        "code": "pedro", "name": "Pedro", "document_type": "dni", "document_number": "12345678z",
+        "nationality": "ES", "date_of_birth": "1970-03-02", "card_number": ""})
+    assert page.status_code == 200 and "Pedro figura en el registro de exclusiones" in page.content.decode()
+    assert not Player.objects.filter(code="pedro").exists()
+    assert AdmissionRefusal.objects.get().attempted_by == admin
