@@ -204,7 +204,7 @@ class ExclusionUploadForm(forms.Form):
     """A regulator's register file (CSV) and whose register it is
     (``patrons.admission.exclusion_load`` reads and checks it)."""
 
-    source = forms.ChoiceField(label=_("Register"), choices=ExclusionSource.choices,
+    source = forms.ChoiceField(label=_("Whose register"), choices=ExclusionSource.choices,
                                initial=ExclusionSource.RGIAJ)
     file = forms.FileField(label=_("File (CSV)"))
 

@@ -1,7 +1,10 @@
 """Admission in a real browser, in Spanish: the compliance officer uploads the regulator's
 exclusion file on the register's page; a cashier's buy-in for a patron on it is then
 refused on the form, naming the reason, nothing booked; the refusal is on the compliance
-officer's list. At 1024×768 and 390×844, nothing scrolls sideways."""
+officer's list. At 1024×768 and 390×844, nothing scrolls sideways (``SCREENSHOTS=dir``
+keeps the pages)."""
+
+import os
 
 import pytest
 
@@ -29,6 +32,11 @@ def fits(page, width):
     return page.evaluate("document.documentElement.scrollWidth") <= width
 
 
+def shot(page, name, width):
+    if os.environ.get("SCREENSHOTS"):
+        page.screenshot(path=f"{os.environ['SCREENSHOTS']}/{name}-{width}.png", full_page=True)
+
+
 @pytest.mark.parametrize("size", [(1024, 768), (390, 844)], ids=["tablet", "phone"])
 def test_an_uploaded_register_refuses_a_cashiers_buy_in(chromium, live_server, size):
     UserFactory(username="cumple", roles=["compliance_officer"])
@@ -52,6 +60,7 @@ def test_an_uploaded_register_refuses_a_cashiers_buy_in(chromium, live_server, s
     text = page.inner_text("main")
     assert "rgiaj-2026-11.csv se ha cargado: 2 entradas" in text, text
     assert "rgiaj-2026-11.csv" in page.inner_text("#loads") and fits(page, width)
+    shot(page, "exclusions", width)
     load = ExclusionLoad.objects.get()
     assert (load.rows, load.loaded_by.username) == (2, "cumple")
 
@@ -68,6 +77,7 @@ def test_an_uploaded_register_refuses_a_cashiers_buy_in(chromium, live_server, s
     text = desk.inner_text("main")
     assert "rechazado: pedro figura en el registro de exclusiones (RGIAJ (España)" in text, text
     assert "coincide por el documento 12345678Z" in text and fits(desk, width)
+    shot(desk, "buy-in-excluded", width)
     assert not CashierSlip.objects.exists()
     cage.close()
 
@@ -76,6 +86,7 @@ def test_an_uploaded_register_refuses_a_cashiers_buy_in(chromium, live_server, s
     row = page.inner_text("#admission-refusals tbody")
     assert "pedro" in row and "compra de fichas en caja" in row and "en el registro de exclusiones" in row, row
     assert "caja" in row and f"carga n.º {load.pk}, línea 2" in row and fits(page, width)
+    shot(page, "admission-refusals", width)
     refusal = AdmissionRefusal.objects.get()
     assert (refusal.reason, refusal.attempted_by, refusal.entry.load) == ("excluded", cashier, load)
     context.close()
