@@ -319,3 +319,24 @@ def test_the_admin_refuses_a_player_on_the_register_on_its_form(client, register
     assert page.status_code == 200 and "Pedro figura en el registro de exclusiones" in page.content.decode()
     assert not Player.objects.filter(code="pedro").exists()
     assert AdmissionRefusal.objects.get().attempted_by == admin
+
+
+def test_the_console_shows_a_first_bet_refused_and_records_it(client, mesa, compliance):
+    from django.conf import settings as django_settings
+
+    from tests.tables.test_console_views import Console, open_hand, refusal_of
+
+    self_exclusion_add(entered_by=compliance, document_number=mesa.players["luis"].document_number)
+    client.force_login(mesa.dealer)
+    client.cookies[django_settings.LANGUAGE_COOKIE_NAME] = "en"
+    screen = Console(client, mesa.table)
+    screen.load()
+    hand = open_hand(screen)
+    for line in ("luis deal 5O", "marta deal 3C", "bank deal 2E"):
+        screen.enter(line)
+    response = screen.send("form-bet", "bet", amount="10")
+    assert response.status_code == 200
+    assert "luis is on the exclusion register (self-exclusion at this casino" in refusal_of(response)
+    assert HandEvent.objects.filter(hand=hand).count() == 3
+    refusal = AdmissionRefusal.objects.get()
+    assert (refusal.where, refusal.place, refusal.attempted_by) == ("first_bet", "Mesa 1", mesa.dealer)
