@@ -30,6 +30,7 @@ from rest_framework.response import Response
 from api.errors import Refusal
 from api.models import IdempotencyKey
 from ledger.errors import PostingRefused
+from patrons.errors import AdmissionRefused
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -92,6 +93,7 @@ def idempotent(handler):
     The handler runs in a savepoint inside the transaction that stores the key; its
     exceptions become responses through the view's exception handler, so that refusals
     are kept too (and a posting check's refused attempt, ``PostingRefused.record_attempt``,
+    an admission's, ``AdmissionRefused.record_attempt``,
     rolled back with the savepoint, is written again).
     """
 
@@ -108,8 +110,8 @@ def idempotent(handler):
                     with transaction.atomic():
                         response = handler(self, request, *args, **kwargs)
                 except Exception as exc:  # noqa: BLE001 - handle_exception re-raises what it does not answer
-                    if isinstance(exc, PostingRefused):  # its record went with the savepoint: kept again
-                        exc.record_attempt()
+                    if isinstance(exc, PostingRefused | AdmissionRefused):
+                        exc.record_attempt()  # its record went with the savepoint: kept again
                     response = self.handle_exception(exc)
                 if _kept(response):
                     try:

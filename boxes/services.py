@@ -40,7 +40,8 @@ from ledger.errors import AlreadyPosted, InsufficientChips, InvalidAmount
 from ledger.models import Account, Entry, Transaction
 from ledger.money import cents, euros
 from ledger.posting import CREDIT, DEBIT
-from patrons.models import Player
+from patrons.admission import admission_check
+from patrons.models import AdmissionRefusal, Player
 from tables.models import Hand, Shift
 from tables.stakes import open_hands_at_risk
 
@@ -97,7 +98,10 @@ def table_buy_in(*, shift: Shift, player: Player, amount: Decimal, recorded_by, 
     Raises:
         InvalidAmount (field ``amount``); BoxError: the session is closed (field None);
         AlreadyPosted: the key was used; a posting check's refusal (``PostingRefused``:
-        the AML rules' ``AmlRefused``, field ``player``), nothing posted.
+        the AML rules' ``AmlRefused``, field ``player``), nothing posted;
+        patrons.errors.AdmissionRefused (field ``player``): he is on the exclusion
+        register, under age, or without identity on file (``patrons.admission``), the
+        refusal recorded, nothing else.
     """
     amount_cents = posting.amount_cents(amount)
     if euros(amount_cents) > buy_in_limit():
@@ -105,6 +109,8 @@ def table_buy_in(*, shift: Shift, player: Player, amount: Decimal, recorded_by, 
                             params={"limit": formatting.money(buy_in_limit())}, field="amount")
     if not isinstance(player, Player) or player.pk is None:
         raise TypeError(f"player must be a saved Player, not {player!r}")
+    # Before his chips account is made: a patron refused leaves nothing but the refusal.
+    admission_check(player=player, where=AdmissionRefusal.Where.TABLE_BUY_IN, by=recorded_by, place=shift.table.name)
     chips = posting.player_accounts([player.pk])[player.pk]
     with posting.refuse_second_posting(idempotency_key or ""), db.atomic():
         shift = Shift.objects.select_for_update().select_related("table").get(pk=shift.pk)

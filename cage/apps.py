@@ -18,7 +18,7 @@ class CageConfig(AppConfig):
         register_check(AmlCheck)
         deposits.register(slips)
         register_fault_finder(slip_faults)
-        from casino.roles import AUDITOR, CAGE_SUPERVISOR, CASHIER, COMPLIANCE
+        from casino.roles import ADMIN, AUDITOR, CAGE_SUPERVISOR, CASHIER, COMPLIANCE
 
         register("cage:home", _("Cage"), CASHIER, CAGE_SUPERVISOR, AUDITOR)
         register("cage:buy_in", _("Buy-in"), CASHIER)
@@ -29,3 +29,5 @@ class CageConfig(AppConfig):
         register("cage:drawer", _("Drawer"), CASHIER)
         register("cage:drawers", _("Drawers"), CAGE_SUPERVISOR, AUDITOR)
         register("cage:aml_register", _("AML register"), COMPLIANCE, AUDITOR)
+        register("cage:exclusions", _("Exclusion register"), COMPLIANCE, ADMIN, AUDITOR)
+        register("cage:admission_refusals", _("Admissions refused"), COMPLIANCE, AUDITOR)

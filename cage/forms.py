@@ -15,7 +15,7 @@ from casino.roles import CAGE_SUPERVISOR, has_role
 from ledger.forms import EurosField
 from ledger.selectors import player_balance
 from patrons.forms import PlayerCodeField
-from patrons.models import Player
+from patrons.models import ExclusionSource, Player
 from tables.models import BankTenure
 
 
@@ -194,3 +194,28 @@ class SlipVoidForm(forms.Form):
 
     reason = forms.CharField(label=_("Reason for the void"), max_length=500,
                              widget=forms.Textarea(attrs={"rows": 3, "autofocus": True}))
+
+
+def _date_input():
+    return forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+
+
+class ExclusionUploadForm(forms.Form):
+    """A regulator's register file (CSV) and whose register it is
+    (``patrons.admission.exclusion_load`` reads and checks it)."""
+
+    source = forms.ChoiceField(label=_("Whose register"), choices=ExclusionSource.choices,
+                               initial=ExclusionSource.RGIAJ)
+    file = forms.FileField(label=_("File (CSV)"))
+
+
+class SelfExclusionForm(forms.Form):
+    """A patron's self-exclusion entered by hand: his document, or his name with his date
+    of birth; from and until when (``patrons.admission.self_exclusion_add``)."""
+
+    document_number = forms.CharField(label=_("Document number"), max_length=64, required=False)
+    name = forms.CharField(label=_("Full name"), max_length=200, required=False)
+    date_of_birth = forms.DateField(label=_("Date of birth"), required=False, widget=_date_input())
+    valid_from = forms.DateField(label=_("Valid from"), required=False, widget=_date_input())
+    valid_until = forms.DateField(label=_("Valid until (blank: indefinitely)"), required=False, widget=_date_input())
+    note = forms.CharField(label=_("Note"), max_length=500, required=False)

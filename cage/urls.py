@@ -1,9 +1,9 @@
 """The cage's pages, under /cage/: the cashier's desk (slips, players, statements), the
-drawer, identity, the AML register."""
+drawer, identity, the AML register, the exclusion register and the admissions refused."""
 
 from django.urls import path
 
-from cage.views import cashier, drawer
+from cage.views import cashier, drawer, exclusions
 
 app_name = "cage"
 
@@ -31,4 +31,6 @@ urlpatterns = [
     path("identity/", drawer.identity_lookup, name="identity_lookup"),
     path("aml/", drawer.aml_register, name="aml_register"),
     path("aml/alerts/<int:pk>/review/", drawer.alert_review, name="alert_review"),
+    path("exclusions/", exclusions.exclusions, name="exclusions"),
+    path("exclusions/refusals/", exclusions.admission_refusals, name="admission_refusals"),
 ]

@@ -23,6 +23,7 @@ from psycopg import sql
 APPEND_ONLY = frozenset({
     "ledger_transaction", "ledger_entry", "cage_cashierslip", "tables_syndicateshare",
     "tables_handbet", "tables_handevent", "tables_bankrebuild", "tables_incident", "reports_witnessidentity",
+    "patrons_exclusionload", "patrons_exclusionentry", "patrons_admissionrefusal", "patrons_dayadmission",
 })
 #: The apps that hold the money and its audit trail: nothing of theirs is ever deleted.
 MONEY_APPS = frozenset({"patrons", "ledger", "tables", "cage", "reports"})

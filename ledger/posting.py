@@ -25,7 +25,6 @@ Two hooks let the apps above the ledger take part without the ledger importing t
   that no posting takes a player's chips below what he has staked.
 """
 
-import functools
 import json
 from collections import defaultdict
 from contextlib import contextmanager
@@ -36,13 +35,13 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from casino import formatting
+from casino.errors import attempts_recorded
 from ledger.errors import (
     AlreadyPosted,
     AlreadyReversed,
     InsufficientChips,
     InvalidAmount,
     NotReversible,
-    PostingRefused,
 )
 from ledger.models import Account, Entry, Transaction
 from ledger.money import cents, euros
@@ -95,22 +94,14 @@ def chips_at_risk(codes) -> dict:
 
 def refusals_recorded(service):
     """Decorate a service that a check may refuse: a refusal carrying its attempt
-    (``PostingRefused.record_attempt``) has it written after the service's own
-    transaction was rolled back, then goes on to the caller.
+    (``PostingRefused.record_attempt``, the patrons' ``AdmissionRefused``) has it written
+    after the service's own transaction was rolled back, then goes on to the caller
+    (``casino.errors.attempts_recorded``).
 
     A service that calls a decorated one inside its own transaction rolls that record back
     too: its own wrapper finds it gone and writes it again (``recorded``, the record's id).
     """
-
-    @functools.wraps(service)
-    def recorded(*args, **kwargs):
-        try:
-            return service(*args, **kwargs)
-        except PostingRefused as refused:
-            refused.record_attempt()
-            raise
-
-    return recorded
+    return attempts_recorded(service)
 
 
 # ---------------------------------------------------------------------------------------

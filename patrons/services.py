@@ -15,7 +15,9 @@ from django.db import transaction as db
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from casino.errors import attempts_recorded
 from casino.periods import retain_until
+from patrons.admission import registration_check
 from patrons.errors import IdentityError
 from patrons.models import IdentityRecord, Player, PlayerChange
 
@@ -45,6 +47,7 @@ def _as_text(value):
     return value.isoformat() if isinstance(value, date) else str(value)
 
 
+@attempts_recorded
 def player_register(*, code: str, by, **identity) -> Player:
     """Register a player at the cage.
 
@@ -58,9 +61,13 @@ def player_register(*, code: str, by, **identity) -> Player:
         django.core.exceptions.ValidationError naming the field: a bad or taken player
         id, a document or card already on file for another player, a document type
         without its number (or the reverse), an unknown country, a minor.
+        patrons.errors.AdmissionRefused: his identity matches the exclusion register
+        (``patrons.admission.registration_check``; the refusal recorded, nothing else).
     """
     values = _normalized(identity)
     player = Player(code=(code or "").strip(), **values)
+    registration_check(code=player.code, name=player.name, document_number=player.document_number,
+                       date_of_birth=player.date_of_birth, by=by)
     with db.atomic():
         player.full_clean(exclude=["created_at"])
         player.save()
@@ -71,6 +78,7 @@ def player_register(*, code: str, by, **identity) -> Player:
     return player
 
 
+@attempts_recorded
 def player_update(*, player: Player, by, **identity) -> PlayerChange | None:
     """Change a player's record (his player id stays), under his row's lock.
 
@@ -80,7 +88,8 @@ def player_update(*, player: Player, by, **identity) -> PlayerChange | None:
         the ``PlayerChange`` recording each changed field's before and after, or None if
         nothing changed.
     Raises:
-        ValidationError naming the field, as ``player_register``.
+        ValidationError naming the field, as ``player_register``; AdmissionRefused: his
+        name, document or date of birth changed to match the exclusion register.
     """
     values = _normalized(identity)
     with db.atomic():
@@ -89,6 +98,10 @@ def player_update(*, player: Player, by, **identity) -> PlayerChange | None:
                    if _as_text(getattr(locked, name)) != _as_text(value)}
         if not changes:
             return None
+        if changes.keys() & {"name", "document_number", "date_of_birth"}:
+            after = {name: values.get(name, getattr(locked, name)) for name in ("name", "document_number",
+                                                                                 "date_of_birth")}
+            registration_check(code=locked.code, by=by, where="identity", player=locked, **after)
         for name, value in values.items():
             setattr(locked, name, value)
         locked.full_clean(exclude=["created_at"])
@@ -103,6 +116,7 @@ def player_update(*, player: Player, by, **identity) -> PlayerChange | None:
 DOCUMENT_TYPES = ("dni", "nie", "passport", "eu_id", "other")
 
 
+@attempts_recorded
 def player_record_identity(*, player: Player, name: str, document_type: str, document_number: str,
                            nationality: str, date_of_birth: date, recorded_by) -> IdentityRecord:
     """Record (or correct) a patron's identity; the change is attributed to ``recorded_by``.
@@ -115,6 +129,8 @@ def player_record_identity(*, player: Player, name: str, document_type: str, doc
         the IdentityRecord (the Player's fields hold the same values).
     Raises:
         IdentityError: a field missing or malformed (``field`` names it).
+        AdmissionRefused: the identity matches the exclusion register (the refusal
+        recorded, the identity not).
     """
     name = (name or "").strip()
     number = "".join((document_number or "").split()).upper()
@@ -131,6 +147,8 @@ def player_record_identity(*, player: Player, name: str, document_type: str, doc
                             params={"value": nationality or "—"}, field="nationality")
     if not isinstance(date_of_birth, date) or date_of_birth >= timezone.localdate():
         raise IdentityError(_("the date of birth must be a date in the past"), field="date_of_birth")
+    registration_check(code=player.code, name=name, document_number=number, date_of_birth=date_of_birth,
+                       by=recorded_by, where="identity", player=player)
     with db.atomic():
         Player.objects.filter(pk=player.pk).update(name=name, document_type=document_type, document_number=number,
                                                    nationality=nationality, date_of_birth=date_of_birth)

@@ -34,7 +34,8 @@ from ledger.models import Account, Transaction
 from ledger.money import cents, euros
 from ledger.posting import CREDIT, DEBIT, refusals_recorded
 from ledger.shares import split_by_shares
-from patrons.models import Player
+from patrons.admission import admission_check
+from patrons.models import AdmissionRefusal, Player
 from tables.models import BankTenure
 from tables.stakes import open_hands_at_risk
 
@@ -69,6 +70,8 @@ def _cashier(*, kind, player, amount, posted_by, idempotency_key):
     with posting.refuse_second_posting(idempotency_key or ""), db.atomic():
         if idempotency_key:
             posting.check_new_key(idempotency_key)
+        if kind == CashierSlip.Kind.BUY_IN:  # a cash-out pays back chips whoever holds them
+            admission_check(player=player, where=AdmissionRefusal.Where.CAGE_BUY_IN, by=posted_by)
         chips = posting.player_accounts([player.pk])[player.pk]
         cage = posting.singleton_account(Account.Kind.CAGE)
         drawer = drawer_for_slip(cashier=posted_by)  # no slip without an open drawer (locked FOR SHARE)
@@ -114,6 +117,9 @@ def cashier_buy_in(*, player: Player, amount: Decimal, posted_by, idempotency_ke
         against it, ``cage.services.drawer``).
         cage.errors.AmlRefused: the player's gaming day would reach the AML threshold
         without his identity on file.
+        patrons.errors.AdmissionRefused (field ``player``): he is on the exclusion
+        register, under age, or without identity on file (unless the casino allows it:
+        ``patrons.admission``); the refusal is recorded, nothing else.
     """
     return _cashier(kind=CashierSlip.Kind.BUY_IN, player=player, amount=amount, posted_by=posted_by,
                     idempotency_key=idempotency_key)
@@ -235,7 +241,8 @@ def cashier_bank_deposit(*, tenure: BankTenure, player: Player, amount: Decimal,
         TenureError: the tenure is closed, awaits no deposit, the player is not of its
         syndicate (field ``player``), or the amount is above what he owes (field
         ``amount``, the amount owed named).
-        InvalidAmount, AlreadyPosted, DrawerError, AmlRefused (cash in, as a buy-in).
+        InvalidAmount, AlreadyPosted, DrawerError, AmlRefused, AdmissionRefused (cash in,
+        as a buy-in).
     [Melilla casino rules 2014 art. 52: "the bank's money is deposited at the
     cage before play"; "a bank wiped out is rebuilt to at least its first amount"]
     """
@@ -245,6 +252,7 @@ def cashier_bank_deposit(*, tenure: BankTenure, player: Player, amount: Decimal,
     with posting.refuse_second_posting(idempotency_key or ""), db.atomic():
         if idempotency_key:
             posting.check_new_key(idempotency_key)
+        admission_check(player=player, where=AdmissionRefusal.Where.BANK_DEPOSIT, by=posted_by)
         chips = posting.player_accounts([player.pk])[player.pk]
         cage = posting.singleton_account(Account.Kind.CAGE)
         drawer = drawer_for_slip(cashier=posted_by)

@@ -33,6 +33,7 @@ from casino.roles import AUDITOR, CAGE_SUPERVISOR, CASHIER, has_role, role_requi
 from ledger.errors import AlreadyPosted, LedgerError
 from ledger.models import Transaction
 from ledger.selectors import ZERO, player_balance, player_statement
+from patrons.errors import AdmissionRefused
 from patrons.models import Player, PlayerChange
 from patrons.services import IDENTITY_FIELDS, player_register, player_update
 from tables.bank.statements import tenure_closings, tenure_statement
@@ -66,7 +67,7 @@ def _post_slip(request, form, service, key):
             form.add_error(None, error)
             return None
         return _show_booked(request, slip)
-    except LedgerError as error:
+    except (LedgerError, AdmissionRefused) as error:
         form.add_error(error.field if error.field in form.fields else None, error)
         return None
     messages.success(request, _("Slip %(number)s posted.") % {"number": f"{slip.number:06d}"})

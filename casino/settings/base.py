@@ -304,3 +304,7 @@ AML_RETENTION_YEARS = env.int("AML_RETENTION_YEARS", default=10)
 #: django-countries' Spanish says "Trinidad yTobago": the name given again, translated in
 #: the casino's catalogue (locale/es), which comes before the library's.
 COUNTRIES_OVERRIDE = {"TT": _("Trinidad and Tobago")}
+# Admission (patrons.admission): may a patron without identity on file (document,
+# nationality, date of birth) buy in and play? Default no: refused at every buy-in and at
+# his first bet of a gaming day. A minor, or a patron on the exclusion register, never.
+ADMISSION_WITHOUT_IDENTITY = env.bool("ADMISSION_WITHOUT_IDENTITY", default=False)

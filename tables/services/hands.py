@@ -22,6 +22,7 @@ from game.entries import EVENT, UNDO, VOID, effective_events
 from game.payouts import at_risk
 from ledger import posting
 from ledger.money import euros
+from patrons.admission import admit_for_the_day
 from tables.bank.tenures import through_distribution
 from tables.errors import ChipsNotCovered, HandNotOpen, NotTheDealer, StaleHand, TableError
 from tables.locking import (
@@ -146,6 +147,7 @@ def _open_locked(opening: Opening, *, seats, opened_by, shift, require_shift, im
     return hand, state
 
 
+@posting.refusals_recorded
 def hand_record_event(*, hand: Hand, event: dict, entered_by, expected_version: int | None = None,
                       form_token=None, source: str = "console", settle: bool = True) -> Hand:
     """Enter one event of a hand; settle and post the hand if it is now finished.
@@ -166,6 +168,9 @@ def hand_record_event(*, hand: Hand, event: dict, entered_by, expected_version: 
     Raises:
         RuleBroken: the engine refused the event (the message names the rule).
         StaleHand, HandNotOpen, CoverExceeded (``bank_cover``), UnknownPlayer.
+        patrons.errors.AdmissionRefused: a bettor's first bet of the gaming day, and he
+        may not be admitted (``patrons.admission.admit_for_the_day``; not checked for an
+        import, which records play past); the refusal recorded, nothing else.
     """
     try:
         with db.atomic():
@@ -175,6 +180,7 @@ def hand_record_event(*, hand: Hand, event: dict, entered_by, expected_version: 
     except IntegrityError:
         return _after_conflict(form_token)
 
+@posting.refusals_recorded
 def console_record_event(*, table_id: int, number: int, event: dict, dealer, expected_version: int,
                          form_token) -> AtTable:
     """``hand_record_event`` as the dealer's console sends it: to the table's open hand,
@@ -197,7 +203,8 @@ def console_record_event(*, table_id: int, number: int, event: dict, dealer, exp
             by this very form, sent twice: see the table's latest hand).
         NotTheDealer: ``dealer`` is not the dealer of the hand's open shift.
         StaleHand: the open hand is not hand ``number`` (a screen of an earlier hand),
-            or another entry came first. RuleBroken, CoverExceeded, UnknownPlayer.
+            or another entry came first. RuleBroken, CoverExceeded, UnknownPlayer,
+            AdmissionRefused (as ``hand_record_event``).
         Table.DoesNotExist: no such table.
     """
     try:
@@ -232,6 +239,8 @@ def _record_locked(locked: LockedHand, *, event, entered_by, expected_version, f
     if staking:
         bettors = stakers(state, event)
         before = at_risk(state)
+        if entered_by is not None and source != "import":  # a patron's first bet of the day admits him
+            admit_for_the_day(codes=bettors, by=entered_by, place=hand.table.name)
     row = enter(hand, state, event=event, by=entered_by, form_token=form_token)
     if staking:
         for bettor in bettors:

@@ -58,6 +58,7 @@ from game.hand import (
     format_cents,
 )
 from ledger.errors import LedgerError
+from patrons.errors import AdmissionRefused
 from tables import services
 from tables.errors import HandNotOpen, NotTheDealer, StaleHand, TableError
 from tables.forms.console import EntryForm, OpenHandForm, UndoForm
@@ -199,7 +200,7 @@ def console_entry(request, table_id):
         table, shift = _dealers_table(request.user, table_id)
         messages.warning(request, str(error))
         return redirect("tables:console", table_id=table.pk)
-    except (TableError, LedgerError) as error:
+    except (TableError, LedgerError, AdmissionRefused) as error:
         form.add_error(error.field if error.field in form.fields else None, error)
         return _render_console(request, *_table_and_shift(table_id), refused=form)
     if _fetched(request):

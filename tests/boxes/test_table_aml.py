@@ -26,8 +26,11 @@ D = Decimal
 
 
 @pytest.fixture
-def nemo(db):
-    """A patron without identity on file."""
+def nemo(db, settings):
+    """A patron without identity on file, at a casino that seats such patrons
+    (``ADMISSION_WITHOUT_IDENTITY``): the AML rules then ask for his identity at the
+    threshold."""
+    settings.ADMISSION_WITHOUT_IDENTITY = True
     return PlayerFactory(code="nemo", unidentified=True)
 
 

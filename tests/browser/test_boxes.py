@@ -45,7 +45,7 @@ def test_the_dealer_records_a_buy_in_from_the_console_by_keyboard(browser_page, 
 
 @pytest.mark.parametrize("size", [(1024, 768), (390, 844)])
 def test_a_cash_buy_in_over_the_threshold_without_identity_is_refused_at_the_console(chromium, live_server, mesa,
-                                                                                   size):
+                                                                                   size, settings):
     """The AML rules at the table: 2,100.00 € of cash from a patron with no identity on file
     is refused on the form, naming him, the day's total and the threshold; nothing posted,
     the attempt kept. ``BOXES_SHOTS=dir`` keeps screenshots."""
@@ -54,6 +54,7 @@ def test_a_cash_buy_in_over_the_threshold_without_identity_is_refused_at_the_con
     from cage.models import AmlRefusal
     from tests.factories import PlayerFactory
 
+    settings.ADMISSION_WITHOUT_IDENTITY = True  # a casino that seats patrons without identity
     PlayerFactory(code="nemo", unidentified=True)
     context = chromium.new_context(locale="es-ES", viewport={"width": size[0], "height": size[1]},
                                    base_url=live_server.url)

@@ -99,7 +99,8 @@ def test_a_drawer_from_opening_to_close_with_a_variance(browser_page):
     assert drawer.slips.count() == 2 and drawer.note == "recontado dos veces"
 
 
-def test_a_movement_refused_at_the_threshold_until_the_identity_is_recorded(browser_page):
+def test_a_movement_refused_at_the_threshold_until_the_identity_is_recorded(browser_page, settings):
+    settings.ADMISSION_WITHOUT_IDENTITY = True  # a casino that seats patrons without identity
     page = browser_page
     cashier = UserFactory(username="caja", roles=["cashier"])
     UserFactory(username="cumple", roles=["compliance_officer"])

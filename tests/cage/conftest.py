@@ -27,8 +27,11 @@ def luis(db):
 
 
 @pytest.fixture
-def anon(db):
-    """A player without identity on file."""
+def anon(db, settings):
+    """A player without identity on file, at a casino that seats such patrons
+    (``ADMISSION_WITHOUT_IDENTITY``): the AML rules then ask for his identity at the
+    threshold."""
+    settings.ADMISSION_WITHOUT_IDENTITY = True
     return PlayerFactory(code="anon", unidentified=True)
 
 

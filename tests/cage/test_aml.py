@@ -87,7 +87,8 @@ def test_one_movement_at_the_threshold_needs_the_identity_but_is_no_structuring(
     assert AmlMovement.objects.get().amount == D("5000.00") and not AmlAlert.objects.exists()
 
 
-def test_bank_capital_counts_and_a_system_posting_is_recorded_with_an_alert(luis, cashier, drawer):
+def test_bank_capital_counts_and_a_system_posting_is_recorded_with_an_alert(luis, cashier, drawer, settings):
+    settings.ADMISSION_WITHOUT_IDENTITY = True  # a casino that seats patrons without identity
     anon = PlayerFactory(code="anon2", unidentified=True)
     buy(anon, "1200.00", cashier)
     table = TableFactory(name="Mesa AML")

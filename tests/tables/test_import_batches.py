@@ -36,6 +36,14 @@ from tests.factories import UserFactory, open_drawer
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+def seated_without_identity(settings):
+    """The night's patrons have no identity on file (the AML rules' ``unidentified``
+    alerts are part of what is compared): a casino that seats them
+    (``ADMISSION_WITHOUT_IDENTITY``), their chips bought at the cage."""
+    settings.ADMISSION_WITHOUT_IDENTITY = True
+
+
 @pytest.fixture(autouse=True, params=[4, 1000], ids=["sent-every-4", "sent-at-the-end"])
 def send_every(request, monkeypatch):
     """Each test twice: a batch's rows written every 4 records (``SEND_EVERY``), and all

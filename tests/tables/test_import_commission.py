@@ -16,7 +16,12 @@ from game.payouts import settle
 from game.record import play_record
 from game.simulate import random_night
 from ledger.models import Account
-from tests.tables.test_import_batches import in_batches_of, one_entry_at_a_time, recorded
+from tests.tables.test_import_batches import (  # noqa: F401 - the patrons seated without identity
+    in_batches_of,
+    one_entry_at_a_time,
+    recorded,
+    seated_without_identity,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
