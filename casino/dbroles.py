@@ -22,7 +22,7 @@ from psycopg import sql
 #: Their rows are guarded by triggers too (``*_refuse_change``); the app role may only add.
 APPEND_ONLY = frozenset({
     "ledger_transaction", "ledger_entry", "cage_cashierslip", "tables_syndicateshare",
-    "tables_handbet", "tables_handevent", "tables_bankrebuild",
+    "tables_handbet", "tables_handevent", "tables_bankrebuild", "tables_dealerrelief",
 })
 #: The apps that hold the money and its audit trail: nothing of theirs is ever deleted.
 MONEY_APPS = frozenset({"patrons", "ledger", "tables", "cage", "reports"})

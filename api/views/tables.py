@@ -94,7 +94,7 @@ def hands_readable_by(user, queryset):
     dealer only; everyone else reads every table."""
     if not dealer_only(user):
         return queryset
-    tables = Shift.objects.filter(dealer=user, closed_at__isnull=True).values("table")
+    tables = Shift.objects.filter(current_dealer=user, closed_at__isnull=True).values("table")
     return queryset.filter(table__in=tables)
 
 

@@ -119,7 +119,7 @@ def console_open_hand(*, table_id: int, seats: list[str], dealer, after: int) ->
     with db.atomic():
         opening = lock_table_for_opening(table_id)
         shift = opening.shift
-        if shift is None or shift.dealer_id != dealer.pk:
+        if shift is None or shift.current_dealer_id != dealer.pk:
             raise NotTheDealer(_("only the dealer of the table's open shift opens its hands"))
         if opening.table.last_hand_number != after:
             raise StaleHand(_("a hand was opened since this screen was drawn: reload"))
@@ -207,7 +207,7 @@ def console_record_event(*, table_id: int, number: int, event: dict, dealer, exp
                 raise HandNotOpen(_("There is no open hand at this table."))
             hand = locked.hand
             shift = hand.shift
-            if shift is None or shift.dealer_id != dealer.pk or shift.closed_at is not None:
+            if shift is None or shift.current_dealer_id != dealer.pk or shift.closed_at is not None:
                 raise NotTheDealer(_("only the dealer of the table's open shift enters its hands"))
             if hand.number != number:  # a screen of an earlier hand: its version says nothing
                 raise StaleHand()
@@ -333,7 +333,7 @@ def _after_conflict(form_token):
     entry came first."""
     recorded = None if form_token is None else HandEvent.objects.filter(form_token=form_token).first()
     if recorded is not None:
-        return Hand.objects.select_related("table", "bank", "tenure", "shift__dealer").get(pk=recorded.hand_id)
+        return Hand.objects.select_related("table", "bank", "tenure", "shift__dealer", "dealer").get(pk=recorded.hand_id)
     raise StaleHand(_("this entry was already recorded: reload"))
 
 
