@@ -37,13 +37,13 @@ from api.serializers.ledger import TenureSerializer
 from api.serializers.records import HandRecordSerializer
 from api.serializers.tables import (
     BankChangeInputSerializer,
+    DealerReliefInputSerializer,
+    DealerReliefSerializer,
     EventInputSerializer,
     HandEntrySerializer,
     HandOpenInputSerializer,
     HandSerializer,
     HandStateSerializer,
-    DealerReliefInputSerializer,
-    DealerReliefSerializer,
     ShiftOpenInputSerializer,
     ShiftSerializer,
     TableSerializer,
