@@ -134,6 +134,8 @@ def _open_locked(opening: Opening, *, seats, opened_by, shift, require_shift, im
     last number; ``(the new Hand, the engine's fresh state)``."""
     table = opening.table
     shift = opening_checks(opening, shift=shift, require_shift=require_shift)
+    if opening.shift is not None and shift is not None and shift.pk == opening.shift.pk:
+        shift = opening.shift  # as read under the table's lock: its current dealer deals the hand
     tenure = take_over_if_due(table=table, tenure=opening.tenure, by=opened_by, last=opening.last_hand)
     if tenure.deposit_required or table.bank_cover:  # a rebuild is ordered only for a limited bank
         refuse_bank_awaiting_deposit(table, tenure)
