@@ -199,3 +199,15 @@ def test_the_api_relieves(relief):
     refused = Api(relief.supervisor).post(url, {"dealer": "dealer2"})
     assert refused.status_code in (400, 409, 422)
     assert Api(relief.supervisor).get(f"/api/shifts/{relief.shift.pk}/").json()["current_dealer"] == "dealer2"
+
+
+def test_the_reviews_dealer_figures_follow_the_hands_dealer(relief):
+    from reports.detection import bet_rows
+    relief.play(relief.open("luis", "marta"), *P01)
+    services.dealer_relieve(shift=relief.shift, dealer=relief.relief_dealer, relieved_by=relief.supervisor)
+    relief.play(relief.open("luis", "marta"), *P01)
+    rows = bet_rows(Hand.objects.filter(table=relief.table))
+    by_hand = {}
+    for row in rows:
+        by_hand.setdefault(Hand.objects.get(pk=row["hand"]).number, set()).add(row["dealer"])
+    assert by_hand == {1: {"dealer1"}, 2: {"dealer2"}}
