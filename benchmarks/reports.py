@@ -279,11 +279,11 @@ def multiply(table, shift, target, entries_hands=20_000):
                                              WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s)
                    AND e.transaction_id < %(m_transaction)s"""),
             ("hands", """
-                INSERT INTO tables_hand (id, table_id, number, shift_id, tenure_id, bank_id, seats, rules, min_bet,
-                                         max_bet, status, version, opened_by_id, opened_at, settled_at, settlement,
-                                         next_bank, transaction_id, voided_at, voided_by_id, void_reason, imported,
-                                         splits, exchanges, fusilados, muertos, cards)
-                SELECT h.id + k * %(m_hand)s, h.table_id, h.number + k * %(n)s, h.shift_id,
+                INSERT INTO tables_hand (id, table_id, number, shift_id, dealer_id, tenure_id, bank_id, seats, rules,
+                                         min_bet, max_bet, status, version, opened_by_id, opened_at, settled_at,
+                                         settlement, next_bank, transaction_id, voided_at, voided_by_id, void_reason,
+                                         imported, splits, exchanges, fusilados, muertos, cards)
+                SELECT h.id + k * %(m_hand)s, h.table_id, h.number + k * %(n)s, h.shift_id, h.dealer_id,
                        h.tenure_id + k * %(m_banktenure)s, h.bank_id, h.seats, h.rules, h.min_bet, h.max_bet,
                        h.status, h.version, h.opened_by_id, h.opened_at + k * %(span)s * interval '1 second',
                        h.settled_at + k * %(span)s * interval '1 second', h.settlement, h.next_bank,

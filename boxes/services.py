@@ -381,8 +381,9 @@ def _check_counters(shift, first_counter, second_counter):
     if first_counter.pk == second_counter.pk:
         raise BoxError(_("%(user)s cannot count twice: a box is counted by two different people"),
                        params={"user": first_counter.get_username()}, field="second_counter")
+    dealers = {shift.dealer_id, *shift.reliefs.values_list("relieving_id", flat=True)}
     for field, user in (("first_counter", first_counter), ("second_counter", second_counter)):
-        if user.pk == shift.dealer_id:
+        if user.pk in dealers:
             raise BoxError(_("%(user)s dealt this session: the dealer does not count its boxes"),
                            params={"user": user.get_username()}, field=field)
 

@@ -1,7 +1,8 @@
 """The tronc: the tips counted in the tables' tips boxes, posted to the tronc account as
 they are counted (``boxes.services._count_effect``), and shared out by the configured policy: ``settings.TRONC_STAFF_PERCENT``
 (default 75.00) to the staff pool, the rest to the casino; the pool among the dealers by
-the minutes of their sessions whose tips are shared. Every split is to the cent by largest
+the minutes each dealt in the sessions whose tips are shared (a session's minutes cut at its
+reliefs: ``Shift.dealer_spells``). Every split is to the cent by largest
 remainder (as ``ledger.shares``). [Madrid, Decreto 58/2006 art. 19.6]
 """
 
@@ -10,6 +11,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction as db
 from django.utils.translation import gettext as _
 
@@ -63,14 +65,15 @@ def undistributed_tips():
     """The tips counts (with money) not yet in a distribution, oldest first."""
     return (BoxCount.objects.latest_counts()
             .filter(box=BoxCount.Box.TIPS, total__gt=0, tronc_distributions__isnull=True)
-            .select_related("shift__dealer", "shift__table").order_by("counted_at", "id"))
+            .select_related("shift__dealer", "shift__table").prefetch_related("shift__reliefs")
+            .order_by("counted_at", "id"))
 
 
 def tronc_plan(counts=None) -> dict:
     """What a distribution of ``counts`` (default: every undistributed tips count) gives:
     ``{"total", "staff_percent", "staff_total", "casino_total" (Decimal euros),
-    "shares": [(user, minutes, Decimal amount)]}``; the staff pool by the minutes of the
-    counts' sessions (their dealers'), the parts adding to the cent."""
+    "shares": [(user, minutes, Decimal amount)]}``; the staff pool by the minutes each
+    dealer dealt in the counts' sessions (cut at their reliefs), the parts adding to the cent."""
     counts = list(undistributed_tips() if counts is None else counts)
     total = sum(cents(c.total) for c in counts)
     percent = staff_percent()
@@ -79,11 +82,10 @@ def tronc_plan(counts=None) -> dict:
                 "shares": [], "counts": counts}
     staff_cents, casino_cents = split_by_weights(total, [int(percent * 100), int((HUNDRED - percent) * 100)])
     minutes = defaultdict(int)
-    users = {}
     for count in counts:
-        shift = count.shift
-        minutes[shift.dealer_id] += max(int((shift.closed_at - shift.opened_at).total_seconds() // 60), 0)
-        users[shift.dealer_id] = shift.dealer
+        for dealer_id, start, end in count.shift.dealer_spells():
+            minutes[dealer_id] += max(int((end - start).total_seconds() // 60), 0)
+    users = get_user_model().objects.in_bulk(list(minutes))
     ids = sorted(users, key=lambda pk: users[pk].get_username())
     weights = [minutes[pk] for pk in ids]
     if staff_cents and not sum(weights):

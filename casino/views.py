@@ -21,7 +21,7 @@ def home(request):
         from tables.models import Shift
 
         context["open_shifts"] = list(Shift.objects.select_related("table")
-                                      .filter(dealer=request.user, closed_at__isnull=True).order_by("table__name"))
+                                      .filter(current_dealer=request.user, closed_at__isnull=True).order_by("table__name"))
     if has_role(request.user, AUDITOR):
         from reports.models import Alert
         from reports.views.alerts import open_alerts

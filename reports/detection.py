@@ -105,7 +105,7 @@ def bet_rows(hands):
     (how many seats the hand had). One query."""
     rows = (HandBet.objects.filter(hand__in=hands.filter(status=Hand.Status.SETTLED))
             .order_by("hand_id", "id")
-            .values_list("hand_id", "id", "hand__shift__dealer__username", "hand__bank__code", "hand__tenure_id",
+            .values_list("hand_id", "id", "hand__dealer__username", "hand__bank__code", "hand__tenure_id",
                          "player__code", "stake", "net", "hand__rules", "hand__seats"))
     return [{"hand": hand, "bet": bet, "dealer": dealer or "—", "bank": bank, "tenure": tenure, "player": player,
              "stake": stake, "bank_result": -net, "rules": rules, "seats": len(seats)}
@@ -205,12 +205,11 @@ class Sums:
 
     def _with(self):
         """The common CTEs and their parameters: ``hand`` (each settled hand's tenure,
-        shift, bank holder's and dealer's ids, and its edge's ``mean``, ``sd`` per bet and
-        ``rho``: the theory as arrays indexed by a ``CASE`` over the rule sets and seat
+        shift, bank holder's and dealer's ids (the hand's own dealer, reliefs followed), and
+        its edge's ``mean``, ``sd`` per bet and ``rho``: the theory as arrays indexed by a ``CASE`` over the rule sets and seat
         counts, so that no join upsets the planner's estimates) and ``bet`` (its bets:
         player id, stake, the bank's result)."""
-        names = {"hand": Hand._meta.db_table, "bet": HandBet._meta.db_table,
-                 "shift": Hand._meta.get_field("shift").related_model._meta.db_table}
+        names = {"hand": Hand._meta.db_table, "bet": HandBet._meta.db_table}
         cases = " ".join(f"WHEN h.rules = %s::jsonb AND jsonb_array_length(h.seats) = %s THEN {i}"
                          for i in range(1, len(self._edges) + 1))
         arrays = [[row[column] for row in self._edges] for column in (2, 3, 4)]
@@ -219,8 +218,8 @@ class Sums:
                 SELECT x.id, x.tenure, x.shift, x.bank, x.dealer, (%s::float8[])[x.edge] AS mean,
                        (%s::float8[])[x.edge] AS sd, (%s::float8[])[x.edge] AS rho
                   FROM (SELECT h.id, h.tenure_id AS tenure, h.shift_id AS shift, h.bank_id AS bank,
-                               s.dealer_id AS dealer, CASE {cases} END AS edge
-                          FROM {names['hand']} h LEFT JOIN {names['shift']} s ON s.id = h.shift_id
+                               h.dealer_id AS dealer, CASE {cases} END AS edge
+                          FROM {names['hand']} h
                          WHERE h.id IN ({self._ids_sql})) x
                  WHERE x.edge IS NOT NULL),
             bet AS (

@@ -90,6 +90,11 @@ def _heading_rows(report):
         rows += [(_("shift"), f"#{shift['id']}"), (_("dealer"), shift["dealer"]),
                  (_("opened at"), instant(shift["opened_at"])),
                  (_("closed at"), instant(shift["closed_at"]) or _("still open"))]
+        dealers = result.get("dealers") or []
+        if len(dealers) > 1:  # reliefs: who dealt how long and how many hands
+            rows += [(_("dealt by %(dealer)s") % {"dealer": row["dealer"] or "—"},
+                      _("%(minutes)s min, %(hands)s hands") % {"minutes": row["minutes"], "hands": row["hands"]})
+                     for row in dealers]
     else:
         rows += [(_("from"), day(result["period"]["from"])), (_("to"), day(result["period"]["to"]))]
     rows += [(_("computed at"), instant(result["computed_at"])), (_("exceptions"), len(result["exceptions"]))]

@@ -6,6 +6,7 @@ import json
 from collections import defaultdict
 from decimal import Decimal
 
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce
@@ -65,7 +66,9 @@ def shift_report(shift, progress=None) -> dict:
         ``payouts`` (by multiplier: bets paid and collected, count and amount),
         ``results``, ``bet_kinds`` (seats, side bets, la loca), ``tenures`` (the bank's
         takings per tenure), ``players`` (each player's result, with the ledger's),
-        ``voids`` and ``undos`` (who, when, why), ``reconciliation`` (report against
+        ``dealers`` (who dealt: each dealer's spells at the table between reliefs, his
+        minutes, his hands settled, voided and open, their handle and the bank's win
+        before commission: ``_dealer_figures``), ``voids`` and ``undos`` (who, when, why), ``reconciliation`` (report against
         ledger), ``cards`` (chi-square per deck), ``chain`` (entries checked),
         ``chart`` (the bank's running balance), ``replay`` (hands worked out again),
         ``seal`` (the chain head: ``entry`` id, ``hash``, ``key_id``, ``entries``), ``house``
@@ -89,6 +92,7 @@ def shift_report(shift, progress=None) -> dict:
     bets = _bet_figures(HandBet.objects.filter(hand__shift=shift, hand__status=Hand.Status.SETTLED).order_by())
     progress(40, "ledger")
     ledger = _ledger_figures(shift, hands)
+    dealers = _dealer_figures(shift, hands)
     progress(55, "voids")
     voids = _voids(hands)
     progress(60, "cards")
@@ -128,6 +132,7 @@ def shift_report(shift, progress=None) -> dict:
         "kind": "shift",
         "table": {"id": table.pk, "name": table.name, "rules": table.rules},
         "shift": {"id": shift.pk, "dealer": shift.dealer.get_username(),
+                  "current_dealer": shift.current_dealer.get_username(),
                   "opened_by": shift.opened_by.get_username(),
                   "closed_by": shift.closed_by.get_username() if shift.closed_by_id else None,
                   "opened_at": iso(shift.opened_at), "closed_at": iso(shift.closed_at),
@@ -138,6 +143,7 @@ def shift_report(shift, progress=None) -> dict:
         "bet_kinds": bets["kinds"],
         "tenures": tenure_rows,
         "players": bets["players"],
+        "dealers": dealers,
         "voids": voids["rows"],
         "undos": undos,
         "reconciliation": reconciliation,
@@ -155,6 +161,40 @@ def shift_report(shift, progress=None) -> dict:
         "exceptions": exceptions,
         "computed_at": timezone.now().isoformat(),
     }
+
+
+def _dealer_figures(shift, hands):
+    """Per dealer of the shift, in the order they first dealt: ``{"dealer" (username),
+    "spells": [{"from", "to"} ISO times, "to" None: dealing now], "minutes", "hands", "settled", "voided", "open",
+    "handle", "win" (Decimal strings of euros: the settled hands' stakes, and the bank's win
+    before commission: minus the players' net)}``. Hands by their own ``dealer`` (set at
+    their opening from the shift's current dealer), minutes by the reliefs' intervals."""
+    rows = {}
+    spells = shift.dealer_spells()
+    for i, (dealer_id, start, end) in enumerate(spells):
+        row = rows.setdefault(dealer_id, {"spells": [], "seconds": 0, "hands": 0, "settled": 0, "voided": 0,
+                                          "open": 0, "handle": ZERO, "win": ZERO})
+        still = shift.closed_at is None and i == len(spells) - 1  # dealing now: no end yet
+        row["spells"].append({"from": iso(start), "to": None if still else iso(end)})
+        row["seconds"] += max(int((end - start).total_seconds()), 0)
+    for dealer_id, status, n in hands.values_list("dealer_id", "status").annotate(n=Count("id")).order_by():
+        row = rows.setdefault(dealer_id, {"spells": [], "seconds": 0, "hands": 0, "settled": 0, "voided": 0,
+                                          "open": 0, "handle": ZERO, "win": ZERO})
+        row[status] += n
+        row["hands"] += n
+    for dealer_id, stake, net in (HandBet.objects.filter(hand__in=hands, hand__status=Hand.Status.SETTLED)
+                                  .values_list("hand__dealer_id").annotate(stake=Sum("stake"), net=Sum("net"))
+                                  .order_by()):
+        rows[dealer_id]["handle"] += stake or ZERO
+        rows[dealer_id]["win"] -= net or ZERO
+    users = get_user_model().objects.in_bulk([pk for pk in rows if pk is not None])
+    out = []
+    for dealer_id, row in rows.items():
+        seconds = row.pop("seconds")
+        row.update(dealer=users[dealer_id].get_username() if dealer_id in users else None,
+                   minutes=seconds // 60, handle=money(row["handle"]), win=money(row["win"]))
+        out.append(row)
+    return out
 
 
 def _replay(table, shift, hands):

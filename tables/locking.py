@@ -156,7 +156,7 @@ def lock_table_for_opening(table_id: int) -> Opening:
         Table.DoesNotExist: no table ``table_id``.
     """
     table = Table.objects.select_for_update().get(pk=table_id)
-    shift = Shift.objects.select_related("dealer").filter(table=table, closed_at__isnull=True).first()
+    shift = Shift.objects.select_related("dealer", "current_dealer").filter(table=table, closed_at__isnull=True).first()
     if shift is not None:
         shift.table = table
     return Opening(table, last_hand(table), open_tenure(table), shift)

@@ -7,6 +7,7 @@ mistake is corrected by an undo entry, and each entry's HMAC (a key from the env
 ``tables.chain``) chains to the table's previous one.
 """
 
+from datetime import datetime
 from decimal import Decimal
 
 from django.conf import settings
@@ -77,14 +78,19 @@ class Table(models.Model):
 
 
 class Shift(models.Model):
-    """A dealer's shift at a table, opened and closed by a pit supervisor.
+    """A table's session (shift), opened and closed by a pit supervisor.
 
-    A dealer enters hands only at the table of his open shift; one open shift per table.
+    ``dealer`` is the dealer it was opened with; ``current_dealer`` the one dealing now:
+    the last ``DealerRelief``'s relieving dealer, else ``dealer`` (PostgreSQL keeps it so:
+    a relief's insert sets it, ``tables/sql/0005_dealer_relief_guards.sql``). Only the current
+    dealer enters hands at the table; one open shift per table.
     """
 
     table = models.ForeignKey(Table, models.PROTECT, related_name="shifts", verbose_name=_("table"))
     dealer = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="dealt_shifts",
                                verbose_name=_("dealer"))
+    current_dealer = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="dealing_shifts",
+                                       verbose_name=_("current dealer"), db_index=False)
     opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="opened_shifts",
                                   verbose_name=_("opened by"))
     opened_at = models.DateTimeField(_("opened at"), default=timezone.now)
@@ -106,9 +112,52 @@ class Shift(models.Model):
     def __str__(self):
         return f"{self.table} · {self.dealer} · {self.opened_at:%Y-%m-%d %H:%M}"
 
+    def save(self, *args, **kwargs):
+        if self.current_dealer_id is None:
+            self.current_dealer_id = self.dealer_id
+        super().save(*args, **kwargs)
+
     @property
     def is_open(self):
         return self.closed_at is None
+
+    def dealer_spells(self, until=None) -> list[tuple[int, datetime, datetime]]:
+        """Who dealt when: ``[(dealer id, from, to)]`` in order, from the shift's opening to
+        its close (an open shift: to ``until``, default now), cut at each relief."""
+        end = self.closed_at or until or timezone.now()
+        spells, dealer, start = [], self.dealer_id, self.opened_at
+        for relief in sorted(self.reliefs.all(), key=lambda r: (r.at, r.pk)):  # prefetched, or one query
+            spells.append((dealer, start, relief.at))
+            dealer, start = relief.relieving_id, relief.at
+        spells.append((dealer, start, max(end, start)))
+        return spells
+
+
+class DealerRelief(models.Model):
+    """A dealer relieved at his table within an open shift, between hands, by a pit
+    supervisor: from ``at`` the ``relieving`` dealer deals (the shift's ``current_dealer``).
+    Never changed or deleted (PostgreSQL: ``tables/sql/0005_dealer_relief_guards.sql``, which
+    also refuses a relief of a closed shift or of a dealer who is not its current one).
+    """
+
+    shift = models.ForeignKey(Shift, models.PROTECT, related_name="reliefs", verbose_name=_("shift"))
+    relieved = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="reliefs_given",
+                                 verbose_name=_("dealer relieved"))
+    relieving = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="reliefs_taken",
+                                  verbose_name=_("relieving dealer"))
+    at = models.DateTimeField(_("at"), default=timezone.now)
+    relieved_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                                    verbose_name=_("relieved by"))
+
+    class Meta:
+        ordering = ["shift", "at", "id"]
+        verbose_name = _("dealer relief")
+        verbose_name_plural = _("dealer reliefs")
+        constraints = [models.CheckConstraint(condition=~Q(relieved=F("relieving")),
+                                              name="tables_relief_another_dealer")]
+
+    def __str__(self):
+        return f"{self.shift_id} · {self.relieved_id} → {self.relieving_id}"
 
 
 class Hand(models.Model):
@@ -131,6 +180,9 @@ class Hand(models.Model):
     number = models.PositiveIntegerField(_("number"))
     shift = models.ForeignKey(Shift, models.PROTECT, null=True, blank=True, related_name="hands",
                               verbose_name=_("shift"), db_index=False)
+    #: Who dealt it: the shift's current dealer at its opening (None: an import without a shift).
+    dealer = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                               related_name="dealt_hands", verbose_name=_("dealer"), db_index=False)
     tenure = models.ForeignKey("BankTenure", models.PROTECT, related_name="hands",
                                verbose_name=_("bank tenure"))
     bank = models.ForeignKey(Player, models.PROTECT, related_name="banked_hands", verbose_name=_("bank holder"))

@@ -16,7 +16,7 @@ from api.serializers.fields import (
     TableStateField,
 )
 from casino.roles import DEALER, has_role
-from tables.models import Hand, HandEvent, Shift, Table
+from tables.models import DealerRelief, Hand, HandEvent, Shift, Table
 from tables.services import pending_bank_holder
 
 
@@ -59,14 +59,41 @@ class ShiftSerializer(serializers.ModelSerializer):
 
     table_name = serializers.CharField(source="table.name", read_only=True)
     dealer = serializers.CharField(source="dealer.username", read_only=True)
+    current_dealer = serializers.CharField(source="current_dealer.username", read_only=True,
+                                           help_text="who deals now: the last relief's relieving dealer, else dealer")
     opened_by = serializers.CharField(source="opened_by.username", read_only=True)
     closed_by = serializers.CharField(source="closed_by.username", read_only=True, allow_null=True)
     is_open = serializers.BooleanField(read_only=True)
 
     class Meta:
         model = Shift
-        fields = ["id", "table", "table_name", "dealer", "opened_by", "opened_at", "closed_by", "closed_at",
-                  "is_open"]
+        fields = ["id", "table", "table_name", "dealer", "current_dealer", "opened_by", "opened_at", "closed_by",
+                  "closed_at", "is_open"]
+
+
+class DealerReliefSerializer(serializers.ModelSerializer):
+    """A dealer relieved within a shift: who, by whom, when."""
+
+    relieved = serializers.CharField(source="relieved.username", read_only=True)
+    relieving = serializers.CharField(source="relieving.username", read_only=True)
+    relieved_by = serializers.CharField(source="relieved_by.username", read_only=True)
+
+    class Meta:
+        model = DealerRelief
+        fields = ["id", "shift", "relieved", "relieving", "at", "relieved_by"]
+
+
+class DealerReliefInputSerializer(serializers.Serializer):
+    """Relieve a shift's dealer: the relieving dealer (a user with the dealer role, by
+    username)."""
+
+    dealer = serializers.SlugRelatedField(slug_field="username", queryset=get_user_model().objects.filter(
+        is_active=True))
+
+    def validate_dealer(self, user):
+        if not has_role(user, DEALER):
+            raise serializers.ValidationError(f"{user.username} does not have the dealer role", code="not_dealer")
+        return user
 
 
 class ShiftOpenInputSerializer(serializers.Serializer):
@@ -118,10 +145,12 @@ class HandSerializer(serializers.ModelSerializer):
     rules = RulesField(read_only=True)
     settlement = serializers.JSONField(read_only=True, allow_null=True)
     opened_by = serializers.CharField(source="opened_by.username", read_only=True, allow_null=True)
+    dealer = serializers.CharField(source="dealer.username", read_only=True, allow_null=True,
+                                   help_text="who dealt it (the shift's current dealer at its opening)")
 
     class Meta:
         model = Hand
-        fields = ["id", "table", "table_name", "number", "shift", "status", "version", "bank", "seats", "rules",
+        fields = ["id", "table", "table_name", "number", "shift", "dealer", "status", "version", "bank", "seats", "rules",
                   "min_bet", "max_bet", "opened_by", "opened_at", "settled_at", "settlement", "next_bank",
                   "transaction", "voided_at", "void_reason", "imported"]
 

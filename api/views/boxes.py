@@ -227,7 +227,7 @@ class _ConsoleView(_TableView):
         shift = table.shifts.filter(closed_at__isnull=True).first()
         if shift is None:
             raise NoShift(_no_shift_message(table))
-        if shift.dealer_id != request.user.pk and not has_role(request.user, PIT_SUPERVISOR):
+        if shift.current_dealer_id != request.user.pk and not has_role(request.user, PIT_SUPERVISOR):
             self.permission_denied(request, message="a dealer acts only at the table of his open shift")
         return shift
 

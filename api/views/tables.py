@@ -37,6 +37,8 @@ from api.serializers.ledger import TenureSerializer
 from api.serializers.records import HandRecordSerializer
 from api.serializers.tables import (
     BankChangeInputSerializer,
+    DealerReliefInputSerializer,
+    DealerReliefSerializer,
     EventInputSerializer,
     HandEntrySerializer,
     HandOpenInputSerializer,
@@ -94,7 +96,7 @@ def hands_readable_by(user, queryset):
     dealer only; everyone else reads every table."""
     if not dealer_only(user):
         return queryset
-    tables = Shift.objects.filter(dealer=user, closed_at__isnull=True).values("table")
+    tables = Shift.objects.filter(current_dealer=user, closed_at__isnull=True).values("table")
     return queryset.filter(table__in=tables)
 
 
@@ -204,16 +206,16 @@ class TableHandsView(ApiViewMixin, generics.ListAPIView):
     retrieve=extend_schema(summary="A shift", tags=["shifts"]),
 )
 class ShiftViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
-    """Dealers' shifts; a pit supervisor opens and closes them."""
+    """Dealers' shifts; a pit supervisor opens them, relieves their dealer and closes them."""
 
     serializer_class = ShiftSerializer
     filterset_class = ShiftFilter
     lookup_value_regex = r"\d+"
     permission = READERS
-    action_permissions = {"create": IsPitSupervisor, "close": IsPitSupervisor}
+    action_permissions = {"create": IsPitSupervisor, "close": IsPitSupervisor, "relieve": IsPitSupervisor}
 
     def get_queryset(self):
-        queryset = Shift.objects.select_related("table", "dealer", "opened_by", "closed_by")
+        queryset = Shift.objects.select_related("table", "dealer", "current_dealer", "opened_by", "closed_by")
         return hands_readable_by(self.request.user, queryset)
 
     @extend_schema(summary="Open a dealer's shift at a table (pit supervisor)", tags=["shifts"],
@@ -233,6 +235,17 @@ class ShiftViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
         """Close the shift; refused while a hand is open at its table."""
         shift = services.shift_close(shift=self.get_object(), closed_by=request.user)
         return Response(ShiftSerializer(shift).data)
+
+    @extend_schema(summary="Relieve the shift's dealer, between hands (pit supervisor)", tags=["shifts"],
+                   request=DealerReliefInputSerializer, responses={201: DealerReliefSerializer})
+    @action(detail=True, methods=["post"])
+    @idempotent
+    def relieve(self, request, pk=None):
+        """Relieve the shift's current dealer: ``{"dealer": username}`` takes the table
+        now; refused while a hand is open, for a closed shift, for the dealer dealing."""
+        data = validated(DealerReliefInputSerializer, request)
+        relief = services.dealer_relieve(shift=self.get_object(), dealer=data["dealer"], relieved_by=request.user)
+        return Response(DealerReliefSerializer(relief).data, status=status.HTTP_201_CREATED)
 
 
 # ---------------------------------------------------------------------------------------
@@ -254,7 +267,7 @@ class HandViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
     action_permissions = {"undo": IsDealer, "void": IsPitSupervisor}
 
     def get_queryset(self):
-        queryset = Hand.objects.select_related("table", "bank", "opened_by")
+        queryset = Hand.objects.select_related("table", "bank", "opened_by", "dealer")
         return hands_readable_by(self.request.user, queryset)
 
     def filter_queryset(self, queryset):
@@ -290,7 +303,7 @@ class HandViewSet(ApiViewMixin, viewsets.ReadOnlyModelViewSet):
         hand = self.get_object()
         data = validated(VoidInputSerializer, request)
         hand = services.hand_void(hand=hand, reason=data["reason"], voided_by=request.user)
-        return Response(HandSerializer(Hand.objects.select_related("table", "bank", "opened_by").get(pk=hand.pk)).data)
+        return Response(HandSerializer(Hand.objects.select_related("table", "bank", "opened_by", "dealer").get(pk=hand.pk)).data)
 
     @extend_schema(summary="The hand as a hand record (hand-record.md)", tags=["hand records"],
                    responses={200: HandRecordSerializer})

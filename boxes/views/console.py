@@ -22,12 +22,12 @@ from tables.models import Table
 
 def _console_shift(request, table, refusal):
     """The table's open session, if the user is its dealer or a pit supervisor."""
-    shift = table.shifts.filter(closed_at__isnull=True).select_related("dealer").first()
+    shift = table.shifts.filter(closed_at__isnull=True).select_related("current_dealer").first()
     if shift is None:
         raise PermissionDenied(_("This table has no open shift: a pit supervisor opens one before its hands are "
                                  "entered."))
-    if shift.dealer_id != request.user.pk and not has_role(request.user, PIT_SUPERVISOR):
-        raise PermissionDenied(refusal % {"dealer": shift.dealer.get_username()})
+    if shift.current_dealer_id != request.user.pk and not has_role(request.user, PIT_SUPERVISOR):
+        raise PermissionDenied(refusal % {"dealer": shift.current_dealer.get_username()})
     return shift
 
 

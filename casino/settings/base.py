@@ -210,6 +210,10 @@ EDGE_SEED = env.int("EDGE_SEED", default=17)
 
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 
+# The pit's rotation plan: a dealer is due for relief after this many minutes at a table
+# (20 to 40; tables.rotation).
+DEALER_ROTATION_MINUTES = env.int("DEALER_ROTATION_MINUTES", default=30)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.db.models import Q
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.safestring import mark_safe
@@ -46,7 +47,7 @@ class ReviewForm(forms.Form):
     date_to = forms.DateField(label=_("To"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
     shift = forms.IntegerField(label=_("Shift"), required=False, min_value=1)
     tenure = forms.IntegerField(label=_("Bank tenure"), required=False, min_value=1)
-    dealer = forms.ModelChoiceField(queryset=get_user_model().objects.filter(dealt_shifts__isnull=False).distinct()
+    dealer = forms.ModelChoiceField(queryset=get_user_model().objects.filter(Q(dealt_shifts__isnull=False) | Q(reliefs_taken__isnull=False)).distinct()
                                     .order_by("username"), label=_("Dealer"), required=False,
                                     to_field_name="username", empty_label=_("every dealer"))
     funnel = forms.ChoiceField(label=_("Funnel by"), initial="tenure",
@@ -64,7 +65,7 @@ def _hands(data):
     if data.get("tenure"):
         hands = hands.filter(tenure_id=data["tenure"])
     if data.get("dealer"):
-        hands = hands.filter(shift__dealer=data["dealer"])
+        hands = hands.filter(dealer=data["dealer"])
     return hands
 
 

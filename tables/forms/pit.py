@@ -39,6 +39,22 @@ class DealerChoiceField(forms.ModelChoiceField):
         return f"{obj.get_username()} · {full}" if full else obj.get_username()
 
 
+class DealerReliefForm(forms.Form):
+    """Relieve a table's dealer: the relieving dealer, a user with the dealer role who
+    deals at no open shift (``tables.rotation.free_dealers``)."""
+
+    dealer = DealerChoiceField(label=_("Relieving dealer"), queryset=get_user_model().objects.none(),
+                               empty_label=_("— choose a dealer —"),
+                               error_messages={"required": _("Choose the dealer who takes the table.")})
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        busy = Shift.objects.filter(closed_at__isnull=True).values("current_dealer_id")
+        self.fields["dealer"].queryset = dealers().exclude(pk__in=busy)
+        self.fields["dealer"].error_messages["invalid_choice"] = _(
+            "That user is not a free dealer: he deals at an open table or has no dealer role.")
+
+
 class ShiftOpenForm(forms.Form):
     """Open a dealer's shift: a table without an open shift, a user with the dealer role."""
 

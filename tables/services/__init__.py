@@ -1,6 +1,7 @@
 """Writes at the tables, each in one database transaction that locks the table's row first:
 
-- ``shifts``: the dealers' shifts (``shift_open``, ``shift_close``, ``dealer_shift``);
+- ``shifts``: the dealers' shifts (``shift_open``, ``dealer_relieve``, ``shift_close``,
+  ``dealer_shift``, ``relieved_from``);
 - ``hands``: a hand opened and each entry at the console's pace (``hand_open``,
   ``console_open_hand``, ``hand_record_event``, ``console_record_event``, ``hand_undo``,
   ``hand_void``);
@@ -34,12 +35,19 @@ from tables.services.hands import (
     hand_void,
 )
 from tables.services.recording import hand_state, new_hand_state, stakes, state_maker
-from tables.services.shifts import dealer_shift, shift_close, shift_closed, shift_open
+from tables.services.shifts import (
+    dealer_relieve,
+    dealer_shift,
+    relieved_from,
+    shift_close,
+    shift_closed,
+    shift_open,
+)
 
 __all__ = [
-    "AtTable", "DisputeDecided", "console_open_hand", "console_record_event", "dealer_shift", "dispute_decide",
-    "dispute_open", "incident_record", "hand_open", "hand_record_event",
-    "hand_state", "hand_undo", "hand_void", "new_hand_state", "pending_bank_holder", "shift_close",
+    "AtTable", "DisputeDecided", "console_open_hand", "console_record_event", "dealer_relieve", "dealer_shift",
+    "dispute_decide", "dispute_open", "incident_record", "hand_open", "hand_record_event",
+    "hand_state", "hand_undo", "hand_void", "new_hand_state", "pending_bank_holder", "relieved_from", "shift_close",
     "shift_closed", "shift_open", "stakes", "state_maker", "table_bank_draw", "table_bank_give_up",
     "table_bank_rebuild", "table_bank_sell", "table_bank_transfer", "table_bank_withdraw",
 ]

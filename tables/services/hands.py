@@ -120,7 +120,7 @@ def console_open_hand(*, table_id: int, seats: list[str], dealer, after: int) ->
     with db.atomic():
         opening = lock_table_for_opening(table_id)
         shift = opening.shift
-        if shift is None or shift.dealer_id != dealer.pk:
+        if shift is None or shift.current_dealer_id != dealer.pk:
             raise NotTheDealer(_("only the dealer of the table's open shift opens its hands"))
         if opening.table.last_hand_number != after:
             raise StaleHand(_("a hand was opened since this screen was drawn: reload"))
@@ -135,6 +135,8 @@ def _open_locked(opening: Opening, *, seats, opened_by, shift, require_shift, im
     last number; ``(the new Hand, the engine's fresh state)``."""
     table = opening.table
     shift = opening_checks(opening, shift=shift, require_shift=require_shift)
+    if opening.shift is not None and shift is not None and shift.pk == opening.shift.pk:
+        shift = opening.shift  # as read under the table's lock: its current dealer deals the hand
     tenure = take_over_if_due(table=table, tenure=opening.tenure, by=opened_by, last=opening.last_hand)
     if tenure.deposit_required or table.bank_cover:  # a rebuild is ordered only for a limited bank
         refuse_bank_awaiting_deposit(table, tenure)
@@ -214,7 +216,7 @@ def console_record_event(*, table_id: int, number: int, event: dict, dealer, exp
                 raise HandNotOpen(_("There is no open hand at this table."))
             hand = locked.hand
             shift = hand.shift
-            if shift is None or shift.dealer_id != dealer.pk or shift.closed_at is not None:
+            if shift is None or shift.current_dealer_id != dealer.pk or shift.closed_at is not None:
                 raise NotTheDealer(_("only the dealer of the table's open shift enters its hands"))
             if hand.number != number:  # a screen of an earlier hand: its version says nothing
                 raise StaleHand()
@@ -342,7 +344,7 @@ def _after_conflict(form_token):
     entry came first."""
     recorded = None if form_token is None else HandEvent.objects.filter(form_token=form_token).first()
     if recorded is not None:
-        return Hand.objects.select_related("table", "bank", "tenure", "shift__dealer").get(pk=recorded.hand_id)
+        return Hand.objects.select_related("table", "bank", "tenure", "shift__dealer", "dealer").get(pk=recorded.hand_id)
     raise StaleHand(_("this entry was already recorded: reload"))
 
 

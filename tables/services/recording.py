@@ -265,7 +265,9 @@ def new_hand(*, table, tenure, seats: list[str], shift, opened_by, imported: boo
     """
     players = seat_players(seats, bank=tenure.holder, known=known)
     number = table.last_hand_number + 1
+    # Who deals it: the shift's current dealer now (a relief moves it between hands).
     hand = Hand(table=table, number=number, shift=shift, tenure=tenure, bank=tenure.holder,
+                dealer_id=shift.current_dealer_id if shift is not None else None,
                 seats=[p.code for p in players], rules=table.rules, min_bet=table.min_bet,
                 max_bet=table.max_bet, opened_by=opened_by, imported=imported)
     if opened_at is not None:

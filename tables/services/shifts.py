@@ -1,16 +1,18 @@
-"""The dealers' shifts at the tables (the pit): opened, closed (its report is queued once
-the close commits: ``shift_closed``), and whose shift a user deals."""
+"""The dealers' shifts at the tables (the pit): opened, a dealer relieved within one
+(``dealer_relieve``), closed (its report is queued once the close commits:
+``shift_closed``), and whose shift a user deals."""
 
 from django.db import transaction as db
 from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from casino.roles import DEALER, has_role
 from tables.bank.life import auction_sessions_played
 from tables.bank.tenures import tenure_close
 from tables.errors import HandNotOpen, NoShift
 from tables.locking import lock_table, open_tenure
-from tables.models import BankTenure, Hand, Shift, Table
+from tables.models import BankTenure, DealerRelief, Hand, Shift, Table
 
 #: Sent on commit when a shift closes (the reports queue the shift's report).
 shift_closed = Signal()
@@ -70,6 +72,56 @@ def _end_awarded_term(table, closed_by):
         return None
     return tenure_close(tenure=tenure, ended=BankTenure.Ended.TERM, posted_by=closed_by, source="pit")
 
+def dealer_relieve(*, shift: Shift, dealer, relieved_by) -> DealerRelief:
+    """Relieve the shift's current dealer with ``dealer`` (pit supervisor), between hands:
+    from now ``dealer`` deals at the table (the shift's ``current_dealer``, the console is
+    his) and the dealer relieved loses the console at once. The session goes on: its boxes,
+    its report and its bank are the shift's, untouched.
+
+    Args:
+        shift: the table's open Shift; dealer: the relieving user (dealer role);
+        relieved_by: the pit supervisor.
+    Returns:
+        the DealerRelief written (``relieved``: the dealer until now).
+    Raises:
+        NoShift: the shift is closed; ``dealer`` has no dealer role, is the current
+        dealer already, or deals at another table's open shift now.
+        HandNotOpen: a hand is open at the table (a relief is made between hands).
+    """
+    with db.atomic():
+        table = lock_table(shift.table_id)
+        shift = Shift.objects.select_for_update().select_related("current_dealer").get(pk=shift.pk)
+        if not shift.is_open:
+            raise NoShift(_("this shift is already closed: open a new one for the dealer"))
+        if not has_role(dealer, DEALER):
+            raise NoShift(_("%(user)s does not have the dealer role"), params={"user": dealer.get_username()})
+        if dealer.pk == shift.current_dealer_id:
+            raise NoShift(_("%(user)s is already dealing at %(table)s"),
+                          params={"user": dealer.get_username(), "table": table.name})
+        elsewhere = (Shift.objects.filter(closed_at__isnull=True, current_dealer=dealer)
+                     .exclude(pk=shift.pk).select_related("table").first())
+        if elsewhere is not None:
+            raise NoShift(_("%(user)s is dealing at %(table)s: relieve him there first"),
+                          params={"user": dealer.get_username(), "table": elsewhere.table.name})
+        open_hand = table.hands.filter(status=Hand.Status.OPEN).first()
+        if open_hand is not None:
+            raise HandNotOpen(_("hand #%(number)s is open at %(table)s: relieve the dealer once it is settled "
+                                "or voided"), params={"number": open_hand.number, "table": table.name})
+        relief = DealerRelief.objects.create(shift=shift, relieved=shift.current_dealer, relieving=dealer,
+                                             relieved_by=relieved_by)
+        # The relief's insert moved the shift's current dealer (PostgreSQL's trigger).
+        shift.refresh_from_db(fields=["current_dealer"])
+        return relief
+
+
 def dealer_shift(*, table: Table, user):
-    """The open shift at ``table`` whose dealer is ``user``, or None."""
-    return table.shifts.filter(closed_at__isnull=True, dealer=user).first()
+    """The open shift at ``table`` whose current dealer is ``user``, or None."""
+    return table.shifts.filter(closed_at__isnull=True, current_dealer=user).first()
+
+
+def relieved_from(*, table: Table, user):
+    """The relief that took ``user`` off ``table``'s open shift while he is no longer its
+    current dealer (his latest there), or None: the console says so instead of refusing
+    him plainly."""
+    return (DealerRelief.objects.filter(shift__table=table, shift__closed_at__isnull=True, relieved=user)
+            .exclude(shift__current_dealer=user).select_related("relieving").order_by("-at", "-id").first())

@@ -80,7 +80,7 @@ def _table_and_shift(table_id):
     Raises:
         Http404: no such table.
     """
-    shift = Shift.objects.select_related("table", "dealer").filter(table_id=table_id, closed_at__isnull=True).first()
+    shift = Shift.objects.select_related("table", "dealer", "current_dealer").filter(table_id=table_id, closed_at__isnull=True).first()
     if shift is not None:
         return shift.table, shift
     return get_object_or_404(Table, pk=table_id), None
@@ -94,22 +94,29 @@ def _fetched(request):
 
 def _may_enter(user, shift):
     """Only the dealer of the table's open shift enters events."""
-    return shift is not None and shift.dealer_id == user.pk and has_role(user, DEALER)
+    return shift is not None and shift.current_dealer_id == user.pk and has_role(user, DEALER)
 
 
 def _check_reader(user, shift):
     """Raise PermissionDenied unless the user enters at this table or reads every table."""
     if not _may_enter(user, shift) and not has_role(user, PIT_SUPERVISOR, AUDITOR):
-        raise _not_this_tables_dealer(shift)
+        raise _not_this_tables_dealer(shift, user)
 
 
-def _not_this_tables_dealer(shift):
-    """The 403 of a dealer at a table whose open shift is not his, saying why."""
+def _not_this_tables_dealer(shift, user):
+    """The 403 of a dealer at a table whose open shift is not his, saying why: a dealer
+    relieved there reads by whom and when (his console is gone at once)."""
     if shift is None:
         return PermissionDenied(_("This table has no open shift: a pit supervisor opens one before its hands are entered."))
+    relief = services.relieved_from(table=shift.table, user=user)
+    if relief is not None:
+        return PermissionDenied(_("You were relieved at %(table)s by %(dealer)s at %(time)s: the table's console "
+                                  "is his now.") % {"table": shift.table.name,
+                                                    "dealer": relief.relieving.get_username(),
+                                                    "time": timezone.localtime(relief.at).strftime("%H:%M")})
     return PermissionDenied(_("Only %(dealer)s, the dealer of this table's open shift, enters its hands; "
                               "the pit supervisors and the auditors read them. Your own table is in the list of "
-                              "table consoles.") % {"dealer": shift.dealer.get_username()})
+                              "table consoles.") % {"dealer": shift.current_dealer.get_username()})
 
 
 def _dealers_table(user, table_id):
@@ -120,7 +127,7 @@ def _dealers_table(user, table_id):
     """
     table, shift = _table_and_shift(table_id)
     if not _may_enter(user, shift):
-        raise _not_this_tables_dealer(shift)
+        raise _not_this_tables_dealer(shift, user)
     return table, shift
 
 
@@ -135,10 +142,10 @@ def console_tables(request):
     reads_all = has_role(request.user, PIT_SUPERVISOR, AUDITOR)
     tables = Table.objects.order_by("name")
     if not reads_all:
-        tables = tables.filter(shifts__dealer=request.user, shifts__closed_at__isnull=True)
+        tables = tables.filter(shifts__current_dealer=request.user, shifts__closed_at__isnull=True)
     page = Paginator(tables, TABLES_PER_PAGE).get_page(request.GET.get("page"))
     ids = [table.pk for table in page]
-    shifts = {s.table_id: s for s in Shift.objects.select_related("dealer")
+    shifts = {s.table_id: s for s in Shift.objects.select_related("current_dealer")
               .filter(table_id__in=ids, closed_at__isnull=True)}
     open_hands = dict(Hand.objects.filter(table_id__in=ids, status=Hand.Status.OPEN)
                       .values_list("table_id", "number"))

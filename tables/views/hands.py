@@ -60,7 +60,7 @@ def _readable_table(request, table_id):
     table = get_object_or_404(Table, pk=table_id)
     if _sees_every_table(request.user):
         return table
-    if table.shifts.filter(closed_at__isnull=True, dealer=request.user).exists():
+    if table.shifts.filter(closed_at__isnull=True, current_dealer=request.user).exists():
         return table
     raise PermissionDenied(_("A dealer reads the hands of the table of his open shift only."))
 
@@ -78,7 +78,7 @@ def _page(request, queryset, per_page=PER_PAGE):
 def tables(request):
     """The tables whose hands the user may read; a dealer goes straight to his table."""
     if not _sees_every_table(request.user):
-        shift = Shift.objects.filter(closed_at__isnull=True, dealer=request.user).first()
+        shift = Shift.objects.filter(closed_at__isnull=True, current_dealer=request.user).first()
         if shift is None:
             return render(request, "tables/hands/tables.html", {"rows": [], "no_shift": True})
         return redirect("tables:hand_list", table_id=shift.table_id)
@@ -261,7 +261,7 @@ class HandFilterForm(forms.Form):
             end = timezone.make_aware(datetime.combine(data["date_to"] + timedelta(days=1), time.min), zone)
             hands = hands.filter(opened_at__lt=end)
         if data["dealer"]:
-            hands = hands.filter(shift__dealer=data["dealer"])
+            hands = hands.filter(dealer=data["dealer"])
         if data["bank"]:
             hands = hands.filter(Q(bank=data["bank"]) | Exists(
                 SyndicateShare.objects.filter(tenure_id=OuterRef("tenure_id"), player=data["bank"])))
@@ -287,7 +287,7 @@ class HandFilterForm(forms.Form):
 
 def _filtered_hands(request, table):
     form = HandFilterForm(request.GET, table=table)
-    hands = Hand.objects.filter(table=table).select_related("bank", "shift__dealer").order_by("-number")
+    hands = Hand.objects.filter(table=table).select_related("bank", "dealer").order_by("-number")
     return form, form.filter(hands)
 
 
@@ -317,7 +317,7 @@ def _hand_csv_rows(hands):
         yield [
             hand.number, instant(hand.opened_at, "SHORT_DATETIME_FORMAT"),
             instant(hand.settled_at, "SHORT_DATETIME_FORMAT"),
-            hand.shift.dealer.get_username() if hand.shift_id else _("imported"), hand.bank.code,
+            hand.dealer.get_username() if hand.dealer_id else _("imported"), hand.bank.code,
             hand.tenure_id, " ".join(hand.seats), hand.get_status_display(), len(bets) if settlement else "",
             number(sum(Decimal(b["stake"]) for b in bets), 2, False) if settlement else "",
             number(settlement["bank"]["net"], 2, False) if settlement else "",
@@ -342,7 +342,7 @@ def hand_list_csv(request, table_id):
     if not form.is_valid():
         return HttpResponse("; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()),
                             status=400, content_type="text/plain; charset=utf-8")
-    hands = hands.select_related("bank", "shift__dealer").order_by("number")
+    hands = hands.select_related("bank", "dealer").order_by("number")
     writer, description = csv_writer(_Echo())
 
     def lines():
@@ -475,7 +475,7 @@ def _rules_played(hand):
 
 def _hand(request, table_id, number):
     table = _readable_table(request, table_id)
-    return get_object_or_404(Hand.objects.select_related("table", "bank", "shift__dealer", "tenure", "opened_by",
+    return get_object_or_404(Hand.objects.select_related("table", "bank", "shift__dealer", "dealer", "tenure", "opened_by",
                                                          "voided_by"), table=table, number=number)
 
 

@@ -38,10 +38,12 @@ from tables.forms.pit import (
     BankSellForm,
     BankTransferForm,
     ChipTransferForm,
+    DealerReliefForm,
     HandVoidForm,
     ShiftOpenForm,
 )
 from tables.models import BankTenure, Hand, Shift, Table
+from tables.rotation import free_dealers, rotation_minutes, rotation_plan
 from tables.rules_words import rules_words
 
 PER_PAGE = 25
@@ -81,24 +83,27 @@ class TableRow:
     balance: Decimal | None
     open_hand: Hand | None
     next_holder: object
+    dealing: object = None
 
 
 @pit_page
 def pit(request):
     """Every table: its shift, its bank (and a 7½ takeover due), its open hand."""
     tables = list(Table.objects.order_by("name"))
-    shifts = {s.table_id: s for s in Shift.objects.filter(closed_at__isnull=True).select_related("dealer")}
+    shifts = {s.table_id: s for s in Shift.objects.filter(closed_at__isnull=True).select_related("dealer", "current_dealer")}
     tenures = {t.table_id: t for t in BankTenure.objects.filter(closed_at__isnull=True).select_related("holder")}
     balances = dict(BankTenure.objects.filter(pk__in=[t.pk for t in tenures.values()])
                     .values_list("id", "account__balance"))
     open_hands = {h.table_id: h for h in Hand.objects.filter(status=Hand.Status.OPEN)}
+    plan = rotation_plan(shifts.values())
     rows = []
     for table in tables:
         tenure = tenures.get(table.pk)
         rows.append(TableRow(table, shifts.get(table.pk), tenure, balances.get(tenure.pk) if tenure else None,
                              open_hands.get(table.pk),
-                             services.pending_bank_holder(table) if tenure else None))
-    return render(request, "tables/pit/index.html", {"rows": rows, "can_change": can_change(request)})
+                             services.pending_bank_holder(table) if tenure else None, plan.get(table.pk)))
+    return render(request, "tables/pit/index.html", {"rows": rows, "can_change": can_change(request),
+                                                     "rotation": rotation_minutes()})
 
 
 @pit_page
@@ -107,14 +112,17 @@ def pit_table(request, table_id):
     and the shifts' history (paginated: ``?shifts=``, ``?tenures=``)."""
     table = get_object_or_404(Table, pk=table_id)
     tenure = _open_tenure(table)
-    shifts = (table.shifts.select_related("dealer", "opened_by", "closed_by").annotate(hand_count=Count("hands"))
+    shifts = (table.shifts.select_related("dealer", "current_dealer", "opened_by", "closed_by").annotate(hand_count=Count("hands"))
               .order_by("-opened_at", "-id"))
     tenures = BankTenure.objects.filter(table=table).select_related("holder", "seller").order_by("-opened_at", "-id")
     wiped_out = bool(tenure) and bank_wiped_out(tenure, tenure.account.balance)
     owing = awaiting_deposit(tenure) if tenure else []
+    shift = table.shifts.filter(closed_at__isnull=True).select_related("dealer", "current_dealer", "opened_by").first()
     return render(request, "tables/pit/table.html", {
         "table": table, "rules": rules_words(table.rules), "tenure": tenure, "open_hand": _open_hand(table),
-        "shift": table.shifts.filter(closed_at__isnull=True).select_related("dealer", "opened_by").first(),
+        "shift": shift, "dealing": rotation_plan([shift]).get(table.pk) if shift else None,
+        "reliefs": list(shift.reliefs.select_related("relieved", "relieving", "relieved_by")) if shift else [],
+        "relief_form": DealerReliefForm() if shift else None,
         "shares": list(tenure.shares.select_related("player")) if tenure else [],
         "next_holder": services.pending_bank_holder(table) if tenure else None,
         "wiped_out": wiped_out, "floor": bank_floor(tenure) if tenure else None,
@@ -165,6 +173,28 @@ def shift_close(request, shift_id):
     return render(request, "tables/pit/shift_close.html", {
         "shift": shift, "error": error, "open_hand": _open_hand(shift.table),
         "hand_count": shift.hands.count(), "can_change": can_change(request)})
+
+
+@pit_page
+def dealer_relieve(request, shift_id):
+    """Relieve the dealer of an open shift: the table's page posts the relieving dealer
+    here, this page confirms; only its POST with ``confirm=yes`` relieves (between hands)."""
+    shift = get_object_or_404(Shift.objects.select_related("table", "dealer", "current_dealer"), pk=shift_id)
+    form = DealerReliefForm(request.POST or request.GET or None)
+    error = None
+    if form.is_bound and form.is_valid() and request.method == "POST" and request.POST.get("confirm") == "yes":
+        try:
+            relief = services.dealer_relieve(shift=shift, dealer=form.cleaned_data["dealer"], relieved_by=request.user)
+        except ValidationError as refusal:
+            error = refusal
+        else:
+            messages.success(request, _("%(relieving)s relieved %(relieved)s at %(table)s.")
+                             % {"relieving": relief.relieving.get_username(),
+                                "relieved": relief.relieved.get_username(), "table": shift.table.name})
+            return redirect("tables:pit_table", table_id=shift.table_id)
+    return render(request, "tables/pit/dealer_relieve.html", {
+        "shift": shift, "form": form, "error": error, "open_hand": _open_hand(shift.table),
+        "suggested": (free_dealers() or [None])[0], "can_change": can_change(request)})
 
 
 # ---------------------------------------------------------------------------------------
@@ -400,6 +430,7 @@ urlpatterns = [
     path("pit/tables/<int:table_id>/", pit_table, name="pit_table"),
     path("pit/shifts/open/", shift_open, name="shift_open"),
     path("pit/shifts/<int:shift_id>/close/", shift_close, name="shift_close"),
+    path("pit/shifts/<int:shift_id>/relieve/", dealer_relieve, name="dealer_relieve"),
     path("pit/tables/<int:table_id>/bank/draw/", bank_draw, name="bank_draw"),
     path("pit/tables/<int:table_id>/bank/sell/", bank_sell, name="bank_sell"),
     path("pit/tables/<int:table_id>/bank/transfer/", bank_transfer, name="bank_transfer"),
