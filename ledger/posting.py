@@ -6,12 +6,14 @@ follows the same steps, in one database transaction:
 1. check its amounts (``amount_cents``) and who posts (``source_of``);
 2. find or create the accounts (``player_accounts``, ``singleton_account``) before any
    lock is taken, so that concurrent creators wait on each other in one order only;
-3. row-lock every account it will post to, in account-id order (``lock``: ``SELECT ...
-   FOR NO KEY UPDATE``, the mode an UPDATE takes, which does not block the foreign-key
-   checks of entries pointing at the account), then re-check what the locks protect;
-4. ``post`` one balanced transaction (its entries and the balances moved in one
-   statement); a second posting with the same idempotency key is refused
-   (``refuse_second_posting``, ``check_new_key``: ``AlreadyPosted``).
+3. row-lock the ledger's chain head (``lock_chain``), then every account it will post to,
+   in account-id order (``lock``, which does both: ``SELECT ... FOR NO KEY UPDATE``, the
+   mode an UPDATE takes, which does not block the foreign-key checks of entries pointing
+   at the account), then re-check what the locks protect;
+4. ``post`` one balanced transaction, signed and chained (``ledger.signing``; its entries,
+   the balances and the chain's head moved in one statement); a second posting with the
+   same idempotency key is refused (``refuse_second_posting``, ``check_new_key``:
+   ``AlreadyPosted``).
 
 Units: public arguments are ``Decimal`` euros with at most two decimals; legs are
 ``(account id, "D" or "C", integer cents > 0)``. Balances are credits − debits.
@@ -46,6 +48,7 @@ from ledger.errors import (
 )
 from ledger.models import Account, Entry, Transaction
 from ledger.money import cents, euros
+from ledger.signing import GENESIS, sign
 
 DEBIT, CREDIT = Entry.Side.DEBIT, Entry.Side.CREDIT
 KIND = Transaction.Kind
@@ -224,13 +227,16 @@ class LockedAccount:
 def player_accounts(player_ids) -> dict:
     """``{player id: account id}`` of the players' chips, creating those missing.
 
-    Creation is ``INSERT ... ON CONFLICT DO NOTHING`` in player-id order, before any row
-    lock is taken, so concurrent creators wait on each other in one order only.
+    Creation is ``INSERT ... ON CONFLICT DO NOTHING`` in player-id order, before any
+    account's row lock is taken and after the ledger's chain head's (``lock_chain``: the
+    posting that follows takes it anyway), so concurrent creators wait on each other in
+    one order only.
     """
     player_ids = sorted(set(player_ids))
     found = dict(Account.objects.filter(player_id__in=player_ids).values_list("player_id", "id"))
     missing = [pid for pid in player_ids if pid not in found]
     if missing:
+        lock_chain()  # a creator waits for a concurrent one only while neither holds an account's lock
         Account.objects.bulk_create([Account(kind=Account.Kind.PLAYER, player_id=pid) for pid in missing],
                                     ignore_conflicts=True)
         found = dict(Account.objects.filter(player_id__in=player_ids).values_list("player_id", "id"))
@@ -242,18 +248,46 @@ def singleton_account(kind: str) -> int:
     variances), created on first use."""
     account_id = Account.objects.filter(kind=kind).values_list("id", flat=True).first()
     if account_id is None:
+        lock_chain()  # as player_accounts
         Account.objects.bulk_create([Account(kind=kind)], ignore_conflicts=True)
         account_id = Account.objects.filter(kind=kind).values_list("id", flat=True).get()
     return account_id
 
 
+_CHAIN_SQL = "SELECT signature FROM ledger_chainhead WHERE id = 1 FOR UPDATE"
+
+
+def lock_chain() -> str:
+    """Row-lock the ledger's chain head (``ChainHead``, made if missing) and return its
+    signature (the last transaction's, ``GENESIS`` for none).
+
+    Every transaction that will post takes it FIRST, before any account's lock (``lock``
+    does; so do the writers that lock accounts by their own statement: the tables'
+    settlement and handover, an import's batch), and holds it until it ends: postings are
+    signed, numbered and committed one after the other (``ledger.signing``), and no two
+    transactions wait for each other's locks in opposite orders. Taken again in the same
+    transaction, it waits for nothing.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(_CHAIN_SQL)
+        row = cursor.fetchone()
+        if row is None:
+            cursor.execute("INSERT INTO ledger_chainhead (id, signature) VALUES (1, %s) ON CONFLICT DO NOTHING",
+                           [GENESIS])
+            cursor.execute(_CHAIN_SQL)
+            row = cursor.fetchone()
+    return row[0]
+
+
 def lock(account_ids) -> dict:
-    """Row-lock the accounts, in account-id order, and return ``{id: Account}`` read after
-    the locks were granted (balances and ``is_open`` are current).
+    """Row-lock the ledger's chain head (``lock_chain``), then the accounts, in account-id
+    order, and return ``{id: Account}`` read after the locks were granted (balances and
+    ``is_open`` are current).
 
     Raises:
         RuntimeError: an account does not exist (a programming error).
     """
+    lock_chain()
     ids = sorted(set(account_ids))
     locked = {account.id: account
               for account in Account.objects.select_for_update(no_key=True).filter(id__in=ids).order_by("id")}
@@ -269,9 +303,11 @@ def lock(account_ids) -> dict:
 def post(*, locked, kind: str, legs, idempotency_key: str, reference: str, posted_by, source: str, memo: str = "",
          reverses: Transaction | None = None, detail: dict | None = None, cause: dict | None = None,
          patron=None) -> Transaction:
-    """Insert one balanced transaction and apply it to the balances.
+    """Insert one balanced transaction, signed and chained (``ledger.signing``), and apply
+    it to the balances.
 
-    Expects the row locks of every account in ``legs`` held (``locked`` from ``lock``).
+    Expects the row locks of the chain's head and of every account in ``legs`` held
+    (``locked`` from ``lock``, or ``lock_chain`` and the caller's own locks).
 
     Args:
         kind: a ``Transaction.Kind``; legs: ``[(account id, "D" or "C", cents > 0)]``,
@@ -295,6 +331,13 @@ def post(*, locked, kind: str, legs, idempotency_key: str, reference: str, poste
                       source=source, memo=memo, reverses=reverses, detail=detail or {},
                       cause=cause or {}, posted_at=posted_at)
     moved = deltas(legs)
+    with connection.cursor() as cursor:
+        cursor.execute(_NEXT_SQL)
+        row = cursor.fetchone()
+    if row[0] is None:  # no chain head yet (a database just flushed): made, and locked
+        row = (lock_chain(), row[1])
+    previous, txn.id = row
+    sign(txn, legs, previous)
     _write(txn, legs, moved)
     for account_id, delta in moved.items():
         locked[account_id].balance += euros(delta)
@@ -304,13 +347,21 @@ def post(*, locked, kind: str, legs, idempotency_key: str, reference: str, poste
     return txn
 
 
+#: The chain's head (locked: ``lock_chain``) and the transaction's id, taken before it is
+#: signed (its id is signed).
+_NEXT_SQL = ("SELECT (SELECT signature FROM ledger_chainhead WHERE id = 1 FOR UPDATE),"
+             " nextval(pg_get_serial_sequence('ledger_transaction', 'id'))")
+
 _WRITE_SQL = """
 WITH txn AS (
-    INSERT INTO ledger_transaction (kind, reference, idempotency_key, posted_by_id, source, posted_at,
-                                    reverses_id, memo, detail, cause)
-    VALUES (%(kind)s, %(reference)s, %(key)s, %(posted_by)s, %(source)s, %(posted_at)s,
-            %(reverses)s, %(memo)s, %(detail)s::jsonb, %(cause)s::jsonb)
+    INSERT INTO ledger_transaction (id, kind, reference, idempotency_key, posted_by_id, source, posted_at,
+                                    reverses_id, memo, detail, cause, signature, previous_signature, key_id, legs)
+    VALUES (%(id)s, %(kind)s, %(reference)s, %(key)s, %(posted_by)s, %(source)s, %(posted_at)s,
+            %(reverses)s, %(memo)s, %(detail)s::jsonb, %(cause)s::jsonb, %(signature)s, %(previous)s,
+            %(key_id)s, %(legs)s)
     RETURNING id),
+head AS (
+    UPDATE ledger_chainhead SET signature = %(signature)s, last_id = %(id)s WHERE id = 1),
 entries AS (
     INSERT INTO ledger_entry (transaction_id, account_id, side, amount)
     SELECT txn.id, leg.account_id, leg.side, leg.amount
@@ -325,19 +376,20 @@ SELECT id FROM txn"""
 
 
 def _write(txn, legs, moved):
-    """Insert the transaction, its entries and the balance changes in one statement (one
-    round trip; ``_WRITE_SQL``, a bypass of the ORM's three: see ``benchmarks/console.py``);
-    sets ``txn.id``."""
+    """Insert the transaction (its id and signature set), its entries, the balance changes
+    and the chain's new head in one statement (one round trip; ``_WRITE_SQL``, a bypass of
+    the ORM's: see ``benchmarks/console.py``)."""
     with connection.cursor() as cursor:
         cursor.execute(_WRITE_SQL, {
-            "kind": txn.kind, "reference": txn.reference, "key": txn.idempotency_key,
+            "id": txn.id, "signature": txn.signature, "previous": txn.previous_signature, "key_id": txn.key_id,
+            "legs": txn.legs, "kind": txn.kind, "reference": txn.reference, "key": txn.idempotency_key,
             "posted_by": txn.posted_by_id, "source": txn.source, "posted_at": txn.posted_at,
             "reverses": txn.reverses_id, "memo": txn.memo,
             "detail": json.dumps(txn.detail, ensure_ascii=False), "cause": json.dumps(txn.cause, ensure_ascii=False),
             "accounts": [account_id for account_id, _s, _a in legs], "sides": [str(side) for _i, side, _a in legs],
             "amounts": [euros(amount) for _i, _s, amount in legs],
             "delta_accounts": list(moved), "deltas": [euros(delta) for delta in moved.values()]})
-        (txn.id,) = cursor.fetchone()
+        cursor.fetchone()
     txn._state.adding = False
     txn._state.db = connection.alias
 
@@ -465,7 +517,7 @@ def reverse(*, transaction: Transaction, reason: str, posted_by, source: str = "
 
 __all__ = [
     "CREDIT", "DEBIT", "KIND", "LockedAccount", "already_posted", "amount_cents", "batch_checks", "check_legs",
-    "check_new_key", "chips_at_risk", "constraint_of", "deltas", "lock", "player_accounts", "post",
+    "check_new_key", "chips_at_risk", "constraint_of", "deltas", "lock", "lock_chain", "player_accounts", "post",
     "refusals_recorded", "refuse_chips_below_risk", "refuse_second_posting", "register_check",
     "register_chips_at_risk", "reverse", "singleton_account", "source_of",
 ]

@@ -19,17 +19,15 @@ Keys and their ids (``casino/settings/base.py``):
   the chain cannot be downgraded to the unkeyed hash by the database's owner.
 """
 
-import functools
 import hashlib
 import hmac
 import json
 from datetime import datetime
 
 from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
-from django.core.signals import setting_changed
 from django.db.models import Func, TextField
-from django.dispatch import receiver
+
+from casino.keys import current_key_id, secret
 
 #: The "previous hash" of a table's first entry.
 GENESIS = "0" * 64
@@ -37,37 +35,9 @@ GENESIS = "0" * 64
 UNKEYED = ""
 
 
-def current_key_id() -> str:
-    """The id of the key new entries are signed with (``CHAIN_KEY_ID``).
-
-    Raises:
-        ImproperlyConfigured: no ``CHAIN_KEY`` is set.
-    """
-    _key(settings.CHAIN_KEY_ID)
-    return settings.CHAIN_KEY_ID
-
-
-@functools.cache
 def _key(key_id: str) -> bytes | None:
-    """The secret of ``key_id`` (bytes), None when this server does not hold it.
-
-    Kept once read (forgotten when a test changes a ``CHAIN_`` setting: ``_forget_keys``):
-    every entry signed reads it twice, and each read of Django's lazy settings costs three
-    lookups."""
-    if key_id == settings.CHAIN_KEY_ID:
-        if not settings.CHAIN_KEY:
-            raise ImproperlyConfigured("CHAIN_KEY must be set: it signs the tables' entries")
-        return settings.CHAIN_KEY.encode()
-    old = settings.CHAIN_OLD_KEYS.get(key_id)
-    return old.encode() if old else None
-
-
-@receiver(setting_changed)
-def _forget_keys(*, setting, **kwargs):
-    """A ``CHAIN_`` setting changed (``override_settings``, pytest-django's ``settings``):
-    the keys ``_key`` kept are read again."""
-    if setting.startswith("CHAIN_"):
-        _key.cache_clear()
+    """The secret of ``key_id`` (``casino.keys.secret``), None when this server does not hold it."""
+    return secret(key_id)
 
 
 #: ``entry_body``'s canonical JSON: sorted keys, no spaces, UTF-8 (one encoder, not one a call).
@@ -235,3 +205,4 @@ class IsoUtc(Func):
     template = ("(to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS')"
                 " || CASE WHEN to_char(%(expressions)s, 'US') = '000000' THEN ''"
                 " ELSE to_char(%(expressions)s AT TIME ZONE 'UTC', '.US') END || '+00:00')")
+

@@ -183,6 +183,7 @@ def _lock_settlement_accounts(*, codes, tenure_id, holder_id, house, idempotency
         (posted transaction id or None, holder's code or None, {code: account id},
         tenure account id or None, house account id or None, {account id: Account}).
     """
+    posting.lock_chain()  # first: the ledger's chain head, then the accounts (ledger.posting.lock_chain)
     with connection.cursor() as cursor:
         cursor.execute(_LOCK_SETTLEMENT_SQL, {"key": idempotency_key, "holder": holder_id, "codes": list(codes),
                                               "tenure": tenure_id, "house": house})
