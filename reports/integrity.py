@@ -5,7 +5,8 @@ that table.
 The checks: the ledger's balances and sums (``ledger.selectors.ledger_faults``); every
 hand replayed from its entries against its stored bets, settlement and posting, and every
 hand posting's hand (``tables.replay``); each table's keyed chain of entries
-(``tables.integrity.chain_faults``) and its hand numbers without gaps; and every stored
+(``tables.integrity.chain_faults``), its hands' own fields against their signed openings
+(``tables.integrity.opening_faults``) and its hand numbers without gaps; and every stored
 shift report's seal, the chain head it sealed, against the chain now
 (``reports.audit.seal_faults``: an entry rewritten after the report, even by someone
 holding the chain's key who recomputed every hash after it, is found).
@@ -14,7 +15,7 @@ holding the chain's key who recomputed every hash after it, is found).
 from ledger.selectors import ledger_faults
 from reports.audit import seal_faults
 from reports.texts import exception_text
-from tables.integrity import chain_faults, number_gaps
+from tables.integrity import chain_faults, number_gaps, opening_faults
 from tables.models import Hand, Table
 from tables.replay import all_hand_faults, hand_faults
 
@@ -42,7 +43,7 @@ def all_faults() -> list[str]:
     """
     faults = list(ledger_faults()) + list(all_hand_faults())
     for table in Table.objects.order_by("name"):
-        mine = chain_faults(table) + seal_fault_words(table)
+        mine = chain_faults(table) + opening_faults(table) + seal_fault_words(table)
         gaps = number_gaps(table)
         if gaps:
             mine.append("missing hand numbers: " + ", ".join(map(str, gaps[:100])))

@@ -37,6 +37,12 @@ from tests.test_database_roles import app_role, mesa, server_params  # noqa: F40
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+#: luis alone against the bank, and wins (7 against 6): the bank wins nothing, so no
+#: commission is due whatever its rate; the hand replays alike under any rate.
+BANK_LOSES = ["luis deal 5O", "bank deal 2E", "luis bet 10", "luis card 2B", "luis stand", "bank card 4E",
+              "bank stand"]
+
+
 @pytest.fixture(autouse=True)
 def english():
     with translation.override("en"):
@@ -193,7 +199,37 @@ def test_a_leg_added_by_the_owner_is_a_fault(transfer):
             "with 2: entries were added or removed after it was posted") in err
 
 
-def test_honest_play_is_clean(mesa, transfer, staff):  # noqa: F811
+@pytest.fixture
+def bank_lost(mesa):  # noqa: F811
+    """A settled hand luis won alone: no commission is due, whatever the rate."""
+    hand = mesa.play(mesa.open("luis"), *BANK_LOSES)
+    assert hand.status == "settled" and Decimal(hand.settlement["commission"]) == 0
+    return hand
+
+
+def test_a_hand_s_commission_rate_changed_by_the_owner_is_a_fault(bank_lost, mesa, staff):  # noqa: F811
+    rules = {**({"profile": bank_lost.rules} if isinstance(bank_lost.rules, str) else bank_lost.rules),
+             "commission_rate": "0.5"}
+    as_the_owner(("UPDATE tables_hand SET rules = %s WHERE id = %s",
+                  [psycopg.types.json.Jsonb(rules), bank_lost.pk]))
+    code, err = ledger_check()
+    assert code == 1
+    words = (f"hand #{bank_lost.number}: its table, seats, bank, rules or limits are not those it was opened with "
+             "(changed after the fact)")
+    assert f"FAULT: Mesa 1: {words}" in err
+    assert words in integrity_page(mesa.table, staff["auditor"])
+
+
+def test_a_hand_s_seat_changed_by_the_owner_is_a_fault(bank_lost):
+    as_the_owner(("UPDATE tables_hand SET seats = %s WHERE id = %s",
+                  [psycopg.types.json.Jsonb(["luis", "pepe"]), bank_lost.pk]))
+    code, err = ledger_check()
+    assert code == 1
+    assert (f"FAULT: Mesa 1: hand #{bank_lost.number}: its table, seats, bank, rules or limits are not those it was "
+            "opened with (changed after the fact)") in err
+
+
+def test_honest_play_is_clean(mesa, bank_lost, transfer, staff):  # noqa: F811
     mesa.play(mesa.open("luis", "marta"), "luis deal 5O", "marta deal 3C", "bank deal 2E", "luis bet 10",
               "luis card 2B", "luis stand", "marta bet 20", "marta card 1O", "marta stand", "bank card 4E",
               "bank stand")
@@ -209,6 +245,7 @@ def test_the_demo_is_clean():
     code, err = ledger_check()
     assert (code, err) == (0, "")
     assert Transaction.objects.exists() and not Transaction.objects.filter(signature="").exists()
+    assert not Transaction.objects.filter(hand__signature="").exists()
 
 
 #: PostgreSQL 15's client programs (the server's version), else those on the PATH.
