@@ -287,13 +287,23 @@ def lock(account_ids) -> dict:
     Raises:
         RuntimeError: an account does not exist (a programming error).
     """
-    lock_chain()
+    chain = lock_chain()
     ids = sorted(set(account_ids))
-    locked = {account.id: account
-              for account in Account.objects.select_for_update(no_key=True).filter(id__in=ids).order_by("id")}
+    locked = Locked({account.id: account
+                     for account in Account.objects.select_for_update(no_key=True).filter(id__in=ids).order_by("id")})
     if len(locked) != len(ids):
         raise RuntimeError(f"ledger accounts {sorted(set(ids) - set(locked))} do not exist")
+    locked.chain = chain
     return locked
+
+
+class Locked(dict):
+    """``{account id: Account}`` as ``lock`` read them, with ``chain``: the ledger's chain
+    head (the last signature) as read under its lock, moved by each ``post`` made with it
+    (as the balances are), so that a posting need not read it again. A writer that locks
+    by its own statement may make one (the tables' settlement)."""
+
+    chain = None
 
 
 # ---------------------------------------------------------------------------------------
@@ -307,7 +317,10 @@ def post(*, locked, kind: str, legs, idempotency_key: str, reference: str, poste
     it to the balances.
 
     Expects the row locks of the chain's head and of every account in ``legs`` held
-    (``locked`` from ``lock``, or ``lock_chain`` and the caller's own locks).
+    (``locked`` from ``lock``, or ``lock_chain`` and the caller's own locks). The chain's
+    head is ``locked.chain`` when ``locked`` is a ``Locked`` (kept up to date by each
+    posting), else read; the write moves it only from that value (a RuntimeError if
+    another posting moved it since: a programming error, never a forked chain).
 
     Args:
         kind: a ``Transaction.Kind``; legs: ``[(account id, "D" or "C", cents > 0)]``,
@@ -331,14 +344,13 @@ def post(*, locked, kind: str, legs, idempotency_key: str, reference: str, poste
                       source=source, memo=memo, reverses=reverses, detail=detail or {},
                       cause=cause or {}, posted_at=posted_at)
     moved = deltas(legs)
-    with connection.cursor() as cursor:
-        cursor.execute(_NEXT_SQL)
-        row = cursor.fetchone()
-    if row[0] is None:  # no chain head yet (a database just flushed): made, and locked
-        row = (lock_chain(), row[1])
-    previous, txn.id = row
+    previous = getattr(locked, "chain", None)
+    if previous is None:
+        previous = lock_chain()
     sign(txn, legs, previous)
     _write(txn, legs, moved)
+    if isinstance(locked, Locked):
+        locked.chain = txn.signature
     for account_id, delta in moved.items():
         locked[account_id].balance += euros(delta)
     for check, found in pending:
@@ -347,21 +359,18 @@ def post(*, locked, kind: str, legs, idempotency_key: str, reference: str, poste
     return txn
 
 
-#: The chain's head (locked: ``lock_chain``) and the transaction's id, taken before it is
-#: signed (its id is signed).
-_NEXT_SQL = ("SELECT (SELECT signature FROM ledger_chainhead WHERE id = 1 FOR UPDATE),"
-             " nextval(pg_get_serial_sequence('ledger_transaction', 'id'))")
-
 _WRITE_SQL = """
 WITH txn AS (
-    INSERT INTO ledger_transaction (id, kind, reference, idempotency_key, posted_by_id, source, posted_at,
+    INSERT INTO ledger_transaction (kind, reference, idempotency_key, posted_by_id, source, posted_at,
                                     reverses_id, memo, detail, cause, signature, previous_signature, key_id, legs)
-    VALUES (%(id)s, %(kind)s, %(reference)s, %(key)s, %(posted_by)s, %(source)s, %(posted_at)s,
+    VALUES (%(kind)s, %(reference)s, %(key)s, %(posted_by)s, %(source)s, %(posted_at)s,
             %(reverses)s, %(memo)s, %(detail)s::jsonb, %(cause)s::jsonb, %(signature)s, %(previous)s,
             %(key_id)s, %(legs)s)
     RETURNING id),
 head AS (
-    UPDATE ledger_chainhead SET signature = %(signature)s, last_id = %(id)s WHERE id = 1),
+    UPDATE ledger_chainhead SET signature = %(signature)s, last_id = (SELECT id FROM txn)
+     WHERE id = 1 AND signature = %(previous)s
+    RETURNING id),
 entries AS (
     INSERT INTO ledger_entry (transaction_id, account_id, side, amount)
     SELECT txn.id, leg.account_id, leg.side, leg.amount
@@ -372,16 +381,19 @@ balances AS (
     UPDATE ledger_account a SET balance = a.balance + d.delta
       FROM unnest(%(delta_accounts)s::bigint[], %(deltas)s::numeric[]) AS d(id, delta)
      WHERE a.id = d.id)
-SELECT id FROM txn"""
+SELECT (SELECT id FROM txn), (SELECT count(*) FROM head)"""
 
 
 def _write(txn, legs, moved):
-    """Insert the transaction (its id and signature set), its entries, the balance changes
-    and the chain's new head in one statement (one round trip; ``_WRITE_SQL``, a bypass of
-    the ORM's: see ``benchmarks/console.py``)."""
+    """Insert the transaction (signed), its entries, the balance changes and the chain's
+    new head in one statement (one round trip; ``_WRITE_SQL``, a bypass of the ORM's: see
+    ``benchmarks/console.py``); sets ``txn.id``.
+
+    Raises:
+        RuntimeError: the chain's head is no longer the signature ``txn`` was chained to."""
     with connection.cursor() as cursor:
         cursor.execute(_WRITE_SQL, {
-            "id": txn.id, "signature": txn.signature, "previous": txn.previous_signature, "key_id": txn.key_id,
+            "signature": txn.signature, "previous": txn.previous_signature, "key_id": txn.key_id,
             "legs": txn.legs, "kind": txn.kind, "reference": txn.reference, "key": txn.idempotency_key,
             "posted_by": txn.posted_by_id, "source": txn.source, "posted_at": txn.posted_at,
             "reverses": txn.reverses_id, "memo": txn.memo,
@@ -389,7 +401,10 @@ def _write(txn, legs, moved):
             "accounts": [account_id for account_id, _s, _a in legs], "sides": [str(side) for _i, side, _a in legs],
             "amounts": [euros(amount) for _i, _s, amount in legs],
             "delta_accounts": list(moved), "deltas": [euros(delta) for delta in moved.values()]})
-        cursor.fetchone()
+        txn.id, moved_head = cursor.fetchone()
+    if moved_head != 1:
+        raise RuntimeError(f"the ledger's chain head moved since it was read: transaction {txn.idempotency_key} "
+                           "would fork the chain")
     txn._state.adding = False
     txn._state.db = connection.alias
 
@@ -517,7 +532,7 @@ def reverse(*, transaction: Transaction, reason: str, posted_by, source: str = "
 
 __all__ = [
     "CREDIT", "DEBIT", "KIND", "LockedAccount", "already_posted", "amount_cents", "batch_checks", "check_legs",
-    "check_new_key", "chips_at_risk", "constraint_of", "deltas", "lock", "lock_chain", "player_accounts", "post",
+    "check_new_key", "chips_at_risk", "constraint_of", "deltas", "Locked", "lock", "lock_chain", "player_accounts", "post",
     "refusals_recorded", "refuse_chips_below_risk", "refuse_second_posting", "register_check",
     "register_chips_at_risk", "reverse", "singleton_account", "source_of",
 ]

@@ -2,7 +2,7 @@
 (``CHAIN_KEY``, ``casino.keys``; its id stored with the transaction, never the key) of
 its content and its legs, chained to the ledger's previous transaction's signature.
 
-What the signature covers (``posting_body``): the transaction's id, kind, reference,
+What the signature covers (``posting_body``): the transaction's kind, reference,
 idempotency key, cause, poster, source, time, memo, the transaction it reverses, and its
 legs (account, side, amount in cents, as many as it was posted with: ``legs``); and the
 previous transaction's signature. Not ``detail`` (a hand's settlement as posted, which
@@ -36,7 +36,7 @@ GENESIS = "0" * 64
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def posting_body(*, id: int, kind: str, reference: str, idempotency_key: str, cause: dict, posted_by_id,
+def posting_body(*, kind: str, reference: str, idempotency_key: str, cause: dict, posted_by_id,
                  source: str, posted_at: datetime, memo: str, reverses_id, legs) -> str:
     """The signed content of one transaction: canonical JSON (sorted keys, no spaces,
     UTF-8) of its fields and its legs, sorted (``[account id, "D" or "C", cents]``; their
@@ -47,7 +47,7 @@ def posting_body(*, id: int, kind: str, reference: str, idempotency_key: str, ca
             ``isoformat()`` is signed: UTC, as PostgreSQL returns it to Django).
     """
     return _CANONICAL.encode({
-        "id": int(id), "kind": kind, "reference": reference, "key": idempotency_key, "cause": cause or {},
+        "kind": kind, "reference": reference, "key": idempotency_key, "cause": cause or {},
         "by": None if posted_by_id is None else int(posted_by_id), "source": source,
         "at": posted_at.isoformat(), "memo": memo, "reverses": None if reverses_id is None else int(reverses_id),
         "n": len(legs), "legs": sorted([int(account), str(side), int(amount)] for account, side, amount in legs)})
@@ -59,7 +59,7 @@ def signature(*, key_id: str, key: bytes, previous: str, body: str) -> str:
 
 
 def sign(txn, legs, previous: str) -> str:
-    """Sign the unsaved Transaction ``txn`` (its ``id`` taken already) with the current key,
+    """Sign the unsaved Transaction ``txn`` with the current key,
     chained to ``previous``: sets its ``signature``, ``previous_signature``, ``key_id``
     and ``legs`` (their number); returns the signature.
 
@@ -69,7 +69,7 @@ def sign(txn, legs, previous: str) -> str:
         ImproperlyConfigured: no ``CHAIN_KEY`` is set.
     """
     key_id = current_key_id()
-    body = posting_body(id=txn.id, kind=txn.kind, reference=txn.reference, idempotency_key=txn.idempotency_key,
+    body = posting_body(kind=txn.kind, reference=txn.reference, idempotency_key=txn.idempotency_key,
                         cause=txn.cause, posted_by_id=txn.posted_by_id, source=txn.source, posted_at=txn.posted_at,
                         memo=txn.memo, reverses_id=txn.reverses_id, legs=legs)
     txn.signature = signature(key_id=key_id, key=secret(key_id), previous=previous, body=body)
@@ -134,7 +134,7 @@ def signature_faults() -> list[str]:
                     faults.append(_("transaction #%(id)s (%(kind)s, %(reference)s) is signed with a key this "
                                     "server does not hold") % named)
                 else:
-                    body = posting_body(id=tx_id, kind=kind, reference=reference, idempotency_key=key,
+                    body = posting_body(kind=kind, reference=reference, idempotency_key=key,
                                         cause=json.loads(cause), posted_by_id=by, source=source, posted_at=at,
                                         memo=memo, reverses_id=reverses, legs=legs)
                     expected = signature(key_id=key_id, key=keys[key_id], previous=stored_previous, body=body)

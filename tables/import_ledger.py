@@ -360,11 +360,10 @@ class SettlementBatch:
         # chained in their order (ledger.signing), the entries as plain tuples, no model instance
         # (benchmarks/RESULTS.md, "Measurements behind the code's choices").
         head = self.head if self.head is not None else posting.lock_chain()
-        for (txn, legs), pk in zip(self.pending, self.ids.take(len(self.pending)), strict=True):
-            txn.pk = pk
+        for txn, legs in self.pending:
             head = sign(txn, legs, head)
         self.head = head
-        writes.append(instances_copy(Transaction, [txn for txn, _legs in self.pending]))
+        writes.append(instances_copy(Transaction, [txn for txn, _legs in self.pending], ids=self.ids))
         if self.pending:
             writes.append(rows_copy(Entry._meta.db_table, ["transaction_id", "account_id", "side", "amount"],
                                     ((txn.id, account_id, side, euros(amount)) for txn, legs in self.pending

@@ -47,7 +47,7 @@ def sign_existing(apps, schema_editor):
             for (tx_id, kind, reference, key_text, cause, by, source, at, memo, reverses, accounts, sides,
                  amounts) in rows:
                 legs = [(a, s, cents(m)) for a, s, m in zip(accounts, sides, amounts, strict=True)]
-                body = posting_body(id=tx_id, kind=kind, reference=reference, idempotency_key=key_text,
+                body = posting_body(kind=kind, reference=reference, idempotency_key=key_text,
                                     cause=json.loads(cause), posted_by_id=by, source=source,
                                     posted_at=at, memo=memo, reverses_id=reverses, legs=legs)
                 digest = signature(key_id=key_id, key=key, previous=previous, body=body)
