@@ -88,20 +88,22 @@ def as_the_owner(*statements):
 
 def forge(db, *, kind, reference, key, legs, posted_by_id=None, source="system:forged", copy_of=None):
     """Insert, as ``db``'s role, one balanced transaction and its legs and move the
-    balances to match: what the app's role may do by SQL. ``copy_of``: a Transaction whose
-    signature, previous signature, key id and cause are copied. Returns the new id."""
-    signature = previous = key_id = ""
-    cause = "{}"
+    balances to match: what the app's role may do by SQL. Without ``copy_of``, only the
+    columns a transaction had before it was signed (the database fills the others);
+    with it, the Transaction whose signature, previous signature, key id, number of legs
+    and cause are copied. Returns the new id."""
+    columns, values = [], []
     if copy_of is not None:
-        signature, previous, key_id = copy_of.signature, copy_of.previous_signature, copy_of.key_id
         cause = Transaction.objects.filter(pk=copy_of.pk).values_list("cause", flat=True).get()
-        cause = psycopg.types.json.Jsonb(cause)
+        columns = ["cause", "signature", "previous_signature", "key_id", "legs"]
+        values = [psycopg.types.json.Jsonb(cause), copy_of.signature, copy_of.previous_signature, copy_of.key_id,
+                  copy_of.legs]
     with db.transaction():
         (tx_id,) = db.execute(
             "INSERT INTO ledger_transaction (kind, reference, idempotency_key, posted_by_id, source, posted_at, memo,"
-            " detail, cause, signature, previous_signature, key_id, legs)"
-            " VALUES (%s, %s, %s, %s, %s, now(), '', '{}', %s, %s, %s, %s, %s) RETURNING id",
-            [kind, reference, key, posted_by_id, source, cause, signature, previous, key_id, len(legs)]).fetchone()
+            f" detail{''.join(', ' + column for column in columns)})"
+            f" VALUES (%s, %s, %s, %s, %s, now(), '', '{{}}'{', %s' * len(values)}) RETURNING id",
+            [kind, reference, key, posted_by_id, source, *values]).fetchone()
         for account_id, side, amount in legs:
             db.execute("INSERT INTO ledger_entry (transaction_id, account_id, side, amount) VALUES (%s, %s, %s, %s)",
                        [tx_id, account_id, side, amount])
@@ -188,9 +190,12 @@ def test_a_leg_s_amount_changed_by_the_owner_is_a_fault(transfer):
 
 def test_a_leg_added_by_the_owner_is_a_fault(transfer):
     luis, marta = (Account.objects.get(player__code=code).id for code in ("luis", "marta"))
+    # The new legs, and the transaction's row and its first legs rewritten as they were, so
+    # that every row of it looks written by one database transaction.
     as_the_owner(("INSERT INTO ledger_entry (transaction_id, account_id, side, amount) VALUES"
                   " (%s, %s, 'D', 50), (%s, %s, 'C', 50)", [transfer.pk, luis, transfer.pk, marta]),
                  ("UPDATE ledger_transaction SET memo = memo WHERE id = %s", [transfer.pk]),
+                 ("UPDATE ledger_entry SET amount = amount WHERE transaction_id = %s", [transfer.pk]),
                  ("UPDATE ledger_account SET balance = balance - 50 WHERE id = %s", [luis]),
                  ("UPDATE ledger_account SET balance = balance + 50 WHERE id = %s", [marta]))
     code, err = ledger_check()
