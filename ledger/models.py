@@ -9,12 +9,14 @@ The cage's cash account is their counterpart: its balance is minus the cash the 
 taken in (cash is an asset the cage holds for the chips it issued). Every transaction
 balances, so all balances always sum to zero.
 
-In PostgreSQL (``ledger/sql/guards.sql``) the database itself refuses: a transaction whose
-entries do not balance or that has fewer than two entries (deferred constraint triggers),
-an entry added to a transaction after it was posted, any UPDATE or DELETE of a transaction
+In PostgreSQL (``ledger/sql/*.sql``) the database itself refuses: a transaction whose
+entries do not balance, that has fewer than two entries or not the number it was posted
+with (deferred constraint triggers), an entry added to a transaction after it was posted, any UPDATE or DELETE of a transaction
 or an entry, a DELETE of an account, an UPDATE of an account other than its ``balance``
 and ``is_open``. Amounts are positive by CHECK constraint. A mistake is corrected by a
-reversal transaction (``Transaction.reverses`` / ``original.reversal``).
+reversal transaction (``Transaction.reverses`` / ``original.reversal``). Every transaction
+is signed and chained (``ledger.signing``): one the database holds without its signature
+(inserted by SQL, altered, a leg added or removed) is a fault of ``ledger_check``.
 
 Who owns an account is said by its owner's row: a player's chips by ``player`` (the
 kernel, ``patrons``), a bank tenure's by ``tables.BankTenure.account``, a drop box's and
@@ -24,7 +26,6 @@ a tips box's by ``boxes``; the ledger imports none of the apps above it.
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.db.models.expressions import Func
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -159,10 +160,18 @@ class Transaction(models.Model):
     #: What caused it, as data (``ledger.references``): put into words when shown.
     cause = models.JSONField(_("cause"), default=dict, blank=True,
                              db_default=models.Value({}, output_field=models.JSONField()))
-    #: The PostgreSQL transaction that posted it (its default, never written by the app):
-    #: ``ledger_entry_sealed`` refuses an entry added to it by any later one.
-    sealed_xact = models.BigIntegerField(_("posting's database transaction"), editable=False,
-                                         db_default=Func(function="txid_current", output_field=models.BigIntegerField()))
+    #: Its signature (``ledger.signing``): HMAC-SHA256 under the key ``key_id`` names (the key
+    #: is in the environment, never here) of its content, its legs and ``previous_signature``,
+    #: the ledger's previous transaction's signature (the chain; ``GENESIS`` for the first).
+    signature = models.CharField(_("signature"), max_length=64, blank=True, default="", db_default="")
+    previous_signature = models.CharField(_("previous signature"), max_length=64, blank=True, default="",
+                                          db_default="")
+    key_id = models.CharField(_("key id"), max_length=16, blank=True, default="", db_default="",
+                              help_text=_("the id of the key that signed the transaction"))
+    #: How many entries it was posted with (signed): ``ledger_entry_legs`` refuses one added
+    #: by any later statement, ``ledger_transaction_balanced`` one missing at COMMIT. Null
+    #: only on a row not posted by the ledger (unsigned: a fault of ``ledger_check``).
+    legs = models.PositiveSmallIntegerField(_("legs"), null=True, blank=True)
 
     class Meta:
         ordering = ["id"]
@@ -239,3 +248,19 @@ class Entry(models.Model):
         return self.amount if self.side == self.Side.CREDIT else -self.amount
 
 
+class ChainHead(models.Model):
+    """The ledger's chain of signatures: its one row (``id`` 1) holds the last transaction
+    posted and its signature. Every posting transaction row-locks it first (before any
+    account: ``ledger.posting.lock_chain``), so that the chain's order is the order the
+    transactions were posted in, and moves it with the transaction it writes."""
+
+    signature = models.CharField(_("signature"), max_length=64)
+    last_id = models.BigIntegerField(_("last transaction"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("ledger's chain head")
+        verbose_name_plural = _("ledger's chain heads")
+        constraints = [models.CheckConstraint(condition=Q(id=1), name="ledger_chainhead_one_row")]
+
+    def __str__(self):
+        return f"#{self.last_id}: {self.signature}"

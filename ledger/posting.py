@@ -6,12 +6,14 @@ follows the same steps, in one database transaction:
 1. check its amounts (``amount_cents``) and who posts (``source_of``);
 2. find or create the accounts (``player_accounts``, ``singleton_account``) before any
    lock is taken, so that concurrent creators wait on each other in one order only;
-3. row-lock every account it will post to, in account-id order (``lock``: ``SELECT ...
-   FOR NO KEY UPDATE``, the mode an UPDATE takes, which does not block the foreign-key
-   checks of entries pointing at the account), then re-check what the locks protect;
-4. ``post`` one balanced transaction (its entries and the balances moved in one
-   statement); a second posting with the same idempotency key is refused
-   (``refuse_second_posting``, ``check_new_key``: ``AlreadyPosted``).
+3. row-lock the ledger's chain head (``lock_chain``), then every account it will post to,
+   in account-id order (``lock``, which does both: ``SELECT ... FOR NO KEY UPDATE``, the
+   mode an UPDATE takes, which does not block the foreign-key checks of entries pointing
+   at the account), then re-check what the locks protect;
+4. ``post`` one balanced transaction, signed and chained (``ledger.signing``; its entries,
+   the balances and the chain's head moved in one statement); a second posting with the
+   same idempotency key is refused (``refuse_second_posting``, ``check_new_key``:
+   ``AlreadyPosted``).
 
 Units: public arguments are ``Decimal`` euros with at most two decimals; legs are
 ``(account id, "D" or "C", integer cents > 0)``. Balances are credits − debits.
@@ -45,6 +47,7 @@ from ledger.errors import (
 )
 from ledger.models import Account, Entry, Transaction
 from ledger.money import cents, euros
+from ledger.signing import GENESIS, sign
 
 DEBIT, CREDIT = Entry.Side.DEBIT, Entry.Side.CREDIT
 KIND = Transaction.Kind
@@ -215,13 +218,16 @@ class LockedAccount:
 def player_accounts(player_ids) -> dict:
     """``{player id: account id}`` of the players' chips, creating those missing.
 
-    Creation is ``INSERT ... ON CONFLICT DO NOTHING`` in player-id order, before any row
-    lock is taken, so concurrent creators wait on each other in one order only.
+    Creation is ``INSERT ... ON CONFLICT DO NOTHING`` in player-id order, before any
+    account's row lock is taken and after the ledger's chain head's (``lock_chain``: the
+    posting that follows takes it anyway), so concurrent creators wait on each other in
+    one order only.
     """
     player_ids = sorted(set(player_ids))
     found = dict(Account.objects.filter(player_id__in=player_ids).values_list("player_id", "id"))
     missing = [pid for pid in player_ids if pid not in found]
     if missing:
+        lock_chain()  # a creator waits for a concurrent one only while neither holds an account's lock
         Account.objects.bulk_create([Account(kind=Account.Kind.PLAYER, player_id=pid) for pid in missing],
                                     ignore_conflicts=True)
         found = dict(Account.objects.filter(player_id__in=player_ids).values_list("player_id", "id"))
@@ -233,24 +239,62 @@ def singleton_account(kind: str) -> int:
     variances), created on first use."""
     account_id = Account.objects.filter(kind=kind).values_list("id", flat=True).first()
     if account_id is None:
+        lock_chain()  # as player_accounts
         Account.objects.bulk_create([Account(kind=kind)], ignore_conflicts=True)
         account_id = Account.objects.filter(kind=kind).values_list("id", flat=True).get()
     return account_id
 
 
+_CHAIN_SQL = "SELECT signature FROM ledger_chainhead WHERE id = 1 FOR UPDATE"
+
+
+def lock_chain() -> str:
+    """Row-lock the ledger's chain head (``ChainHead``, made if missing) and return its
+    signature (the last transaction's, ``GENESIS`` for none).
+
+    Every transaction that will post takes it FIRST, before any account's lock (``lock``
+    does; so do the writers that lock accounts by their own statement: the tables'
+    settlement and handover, an import's batch), and holds it until it ends: postings are
+    signed, numbered and committed one after the other (``ledger.signing``), and no two
+    transactions wait for each other's locks in opposite orders. Taken again in the same
+    transaction, it waits for nothing.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(_CHAIN_SQL)
+        row = cursor.fetchone()
+        if row is None:
+            cursor.execute("INSERT INTO ledger_chainhead (id, signature) VALUES (1, %s) ON CONFLICT DO NOTHING",
+                           [GENESIS])
+            cursor.execute(_CHAIN_SQL)
+            row = cursor.fetchone()
+    return row[0]
+
+
 def lock(account_ids) -> dict:
-    """Row-lock the accounts, in account-id order, and return ``{id: Account}`` read after
-    the locks were granted (balances and ``is_open`` are current).
+    """Row-lock the ledger's chain head (``lock_chain``), then the accounts, in account-id
+    order, and return ``{id: Account}`` read after the locks were granted (balances and
+    ``is_open`` are current).
 
     Raises:
         RuntimeError: an account does not exist (a programming error).
     """
+    chain = lock_chain()
     ids = sorted(set(account_ids))
-    locked = {account.id: account
-              for account in Account.objects.select_for_update(no_key=True).filter(id__in=ids).order_by("id")}
+    locked = Locked({account.id: account
+                     for account in Account.objects.select_for_update(no_key=True).filter(id__in=ids).order_by("id")})
     if len(locked) != len(ids):
         raise RuntimeError(f"ledger accounts {sorted(set(ids) - set(locked))} do not exist")
+    locked.chain = chain
     return locked
+
+
+class Locked(dict):
+    """``{account id: Account}`` as ``lock`` read them, with ``chain``: the ledger's chain
+    head (the last signature) as read under its lock, moved by each ``post`` made with it
+    (as the balances are), so that a posting need not read it again. A writer that locks
+    by its own statement may make one (the tables' settlement)."""
+
+    chain = None
 
 
 # ---------------------------------------------------------------------------------------
@@ -260,9 +304,14 @@ def lock(account_ids) -> dict:
 def post(*, locked, kind: str, legs, idempotency_key: str, reference: str, posted_by, source: str, memo: str = "",
          reverses: Transaction | None = None, detail: dict | None = None, cause: dict | None = None,
          patron=None) -> Transaction:
-    """Insert one balanced transaction and apply it to the balances.
+    """Insert one balanced transaction, signed and chained (``ledger.signing``), and apply
+    it to the balances.
 
-    Expects the row locks of every account in ``legs`` held (``locked`` from ``lock``).
+    Expects the row locks of the chain's head and of every account in ``legs`` held
+    (``locked`` from ``lock``, or ``lock_chain`` and the caller's own locks). The chain's
+    head is ``locked.chain`` when ``locked`` is a ``Locked`` (kept up to date by each
+    posting), else read; the write moves it only from that value (a RuntimeError if
+    another posting moved it since: a programming error, never a forked chain).
 
     Args:
         kind: a ``Transaction.Kind``; legs: ``[(account id, "D" or "C", cents > 0)]``,
@@ -286,7 +335,13 @@ def post(*, locked, kind: str, legs, idempotency_key: str, reference: str, poste
                       source=source, memo=memo, reverses=reverses, detail=detail or {},
                       cause=cause or {}, posted_at=posted_at)
     moved = deltas(legs)
+    previous = getattr(locked, "chain", None)
+    if previous is None:
+        previous = lock_chain()
+    sign(txn, legs, previous)
     _write(txn, legs, moved)
+    if isinstance(locked, Locked):
+        locked.chain = txn.signature
     for account_id, delta in moved.items():
         locked[account_id].balance += euros(delta)
     for check, found in pending:
@@ -298,9 +353,14 @@ def post(*, locked, kind: str, legs, idempotency_key: str, reference: str, poste
 _WRITE_SQL = """
 WITH txn AS (
     INSERT INTO ledger_transaction (kind, reference, idempotency_key, posted_by_id, source, posted_at,
-                                    reverses_id, memo, detail, cause)
+                                    reverses_id, memo, detail, cause, signature, previous_signature, key_id, legs)
     VALUES (%(kind)s, %(reference)s, %(key)s, %(posted_by)s, %(source)s, %(posted_at)s,
-            %(reverses)s, %(memo)s, %(detail)s::jsonb, %(cause)s::jsonb)
+            %(reverses)s, %(memo)s, %(detail)s::jsonb, %(cause)s::jsonb, %(signature)s, %(previous)s,
+            %(key_id)s, %(legs)s)
+    RETURNING id),
+head AS (
+    UPDATE ledger_chainhead SET signature = %(signature)s, last_id = (SELECT id FROM txn)
+     WHERE id = 1 AND signature = %(previous)s
     RETURNING id),
 entries AS (
     INSERT INTO ledger_entry (transaction_id, account_id, side, amount)
@@ -312,23 +372,30 @@ balances AS (
     UPDATE ledger_account a SET balance = a.balance + d.delta
       FROM unnest(%(delta_accounts)s::bigint[], %(deltas)s::numeric[]) AS d(id, delta)
      WHERE a.id = d.id)
-SELECT id FROM txn"""
+SELECT (SELECT id FROM txn), (SELECT count(*) FROM head)"""
 
 
 def _write(txn, legs, moved):
-    """Insert the transaction, its entries and the balance changes in one statement (one
-    round trip; ``_WRITE_SQL``, a bypass of the ORM's three: see ``benchmarks/console.py``);
-    sets ``txn.id``."""
+    """Insert the transaction (signed), its entries, the balance changes and the chain's
+    new head in one statement (one round trip; ``_WRITE_SQL``, a bypass of the ORM's: see
+    ``benchmarks/console.py``); sets ``txn.id``.
+
+    Raises:
+        RuntimeError: the chain's head is no longer the signature ``txn`` was chained to."""
     with connection.cursor() as cursor:
         cursor.execute(_WRITE_SQL, {
-            "kind": txn.kind, "reference": txn.reference, "key": txn.idempotency_key,
+            "signature": txn.signature, "previous": txn.previous_signature, "key_id": txn.key_id,
+            "legs": txn.legs, "kind": txn.kind, "reference": txn.reference, "key": txn.idempotency_key,
             "posted_by": txn.posted_by_id, "source": txn.source, "posted_at": txn.posted_at,
             "reverses": txn.reverses_id, "memo": txn.memo,
             "detail": json.dumps(txn.detail, ensure_ascii=False), "cause": json.dumps(txn.cause, ensure_ascii=False),
             "accounts": [account_id for account_id, _s, _a in legs], "sides": [str(side) for _i, side, _a in legs],
             "amounts": [euros(amount) for _i, _s, amount in legs],
             "delta_accounts": list(moved), "deltas": [euros(delta) for delta in moved.values()]})
-        (txn.id,) = cursor.fetchone()
+        txn.id, moved_head = cursor.fetchone()
+    if moved_head != 1:
+        raise RuntimeError(f"the ledger's chain head moved since it was read: transaction {txn.idempotency_key} "
+                           "would fork the chain")
     txn._state.adding = False
     txn._state.db = connection.alias
 
@@ -456,7 +523,7 @@ def reverse(*, transaction: Transaction, reason: str, posted_by, source: str = "
 
 __all__ = [
     "CREDIT", "DEBIT", "KIND", "LockedAccount", "already_posted", "amount_cents", "batch_checks", "check_legs",
-    "check_new_key", "chips_at_risk", "constraint_of", "deltas", "lock", "player_accounts", "post",
+    "check_new_key", "chips_at_risk", "constraint_of", "deltas", "Locked", "lock", "lock_chain", "player_accounts", "post",
     "refusals_recorded", "refuse_chips_below_risk", "refuse_second_posting", "register_check",
     "register_chips_at_risk", "reverse", "singleton_account", "source_of",
 ]

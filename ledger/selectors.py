@@ -7,12 +7,13 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db import connection
 from django.db.models import Case, Count, F, Q, Sum, When
 from django.db.models.functions import Coalesce
+from django.utils import translation
 
 from ledger.models import Account, Entry, Transaction
 from ledger.money import cents, euros
+from ledger.signing import signature_faults
 
 ZERO = Decimal("0.00")
 PER_PAGE = 50
@@ -176,17 +177,6 @@ def _negative_chips_faults():
                                               .order_by("id").values_list("id", "player__code", "balance"))]
 
 
-def _late_entry_faults():
-    """Every entry was written by the database transaction that wrote its transaction
-    (PostgreSQL's ``xmin``): an entry added later to a posted transaction, with the
-    triggers off, is found."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT t.id, count(*) FROM ledger_transaction t JOIN ledger_entry e ON e.transaction_id = t.id"
-                       " WHERE NOT (e.xmin = t.xmin) GROUP BY t.id ORDER BY t.id")
-        return [f"transaction #{tx_id} has {count} entr{'y' if count == 1 else 'ies'} written after it was posted "
-                "(by another database transaction)" for tx_id, count in cursor.fetchall()]
-
-
 def ledger_faults(*, chips: bool = True) -> list[str]:
     """Audit the whole ledger from its entries; an empty list means it is sound.
 
@@ -200,10 +190,11 @@ def ledger_faults(*, chips: bool = True) -> list[str]:
     balances; all balances sum to zero; every
     reversal mirrors its original exactly; cashier slips are numbered 1..n without gaps
     and each matches its transaction's kind and is exactly its two legs of the slip's
-    amount; no player's chips are below zero; every entry was written with its
-    transaction (``xmin``); and what the apps above registered (``register_fault_finder``:
+    amount; no player's chips are below zero; and what the apps above registered (``register_fault_finder``:
     the cage's slips, numbered without gaps, each exactly its two legs; every tenure's
-    shares sum to 100).
+    shares sum to 100); and every transaction's signature, its entries and its place in
+    the ledger's chain (``ledger.signing.signature_faults``: one inserted by SQL, altered,
+    or with an entry added or removed is named).
     Returns:
         list of messages (English, for operators), one per fault.
     """
@@ -236,7 +227,8 @@ def ledger_faults(*, chips: bool = True) -> list[str]:
     faults += _reversal_faults()
     if chips:
         faults += _negative_chips_faults()
-    faults += _late_entry_faults()
+    with translation.override(None):  # the operators' English
+        faults += signature_faults()
     for finder in _fault_finders:
         faults += finder()
     return faults

@@ -7,7 +7,8 @@ transaction's business record (``reports.justification``: none, or one pointing
 elsewhere, is an orphan); every hand replayed from its entries against its stored bets,
 settlement and posting, and every
 hand posting's hand (``tables.replay``); each table's keyed chain of entries
-(``tables.integrity.chain_faults``) and its hand numbers without gaps; and every stored
+(``tables.integrity.chain_faults``), its hands' own fields against their signed openings
+(``tables.integrity.opening_faults``) and its hand numbers without gaps; and every stored
 shift report's seal, the chain head it sealed, against the chain now
 (``reports.audit.seal_faults``: an entry rewritten after the report, even by someone
 holding the chain's key who recomputed every hash after it, is found); and every stored
@@ -22,7 +23,7 @@ from reports.justification import orphan_transactions
 from reports.statements import statement_faults
 from reports.texts import exception_text
 from reports.witness import witness_faults, witness_file_faults
-from tables.integrity import chain_faults, number_gaps
+from tables.integrity import chain_faults, number_gaps, opening_faults
 from tables.models import Hand, Table
 from tables.replay import all_hand_faults, hand_faults
 
@@ -55,7 +56,7 @@ def all_faults() -> list[str]:
     faults += list(all_hand_faults())
     faults += [exception_text(fault) for fault in witness_file_faults() + statement_faults()]
     for table in Table.objects.order_by("name"):
-        mine = chain_faults(table) + seal_fault_words(table)
+        mine = chain_faults(table) + opening_faults(table) + seal_fault_words(table)
         gaps = number_gaps(table)
         if gaps:
             mine.append("missing hand numbers: " + ", ".join(map(str, gaps[:100])))

@@ -19,17 +19,16 @@ Keys and their ids (``casino/settings/base.py``):
   the chain cannot be downgraded to the unkeyed hash by the database's owner.
 """
 
-import functools
 import hashlib
 import hmac
 import json
 from datetime import datetime
+from decimal import Decimal
 
 from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
-from django.core.signals import setting_changed
 from django.db.models import Func, TextField
-from django.dispatch import receiver
+
+from casino.keys import current_key_id, secret
 
 #: The "previous hash" of a table's first entry.
 GENESIS = "0" * 64
@@ -37,37 +36,9 @@ GENESIS = "0" * 64
 UNKEYED = ""
 
 
-def current_key_id() -> str:
-    """The id of the key new entries are signed with (``CHAIN_KEY_ID``).
-
-    Raises:
-        ImproperlyConfigured: no ``CHAIN_KEY`` is set.
-    """
-    _key(settings.CHAIN_KEY_ID)
-    return settings.CHAIN_KEY_ID
-
-
-@functools.cache
 def _key(key_id: str) -> bytes | None:
-    """The secret of ``key_id`` (bytes), None when this server does not hold it.
-
-    Kept once read (forgotten when a test changes a ``CHAIN_`` setting: ``_forget_keys``):
-    every entry signed reads it twice, and each read of Django's lazy settings costs three
-    lookups."""
-    if key_id == settings.CHAIN_KEY_ID:
-        if not settings.CHAIN_KEY:
-            raise ImproperlyConfigured("CHAIN_KEY must be set: it signs the tables' entries")
-        return settings.CHAIN_KEY.encode()
-    old = settings.CHAIN_OLD_KEYS.get(key_id)
-    return old.encode() if old else None
-
-
-@receiver(setting_changed)
-def _forget_keys(*, setting, **kwargs):
-    """A ``CHAIN_`` setting changed (``override_settings``, pytest-django's ``settings``):
-    the keys ``_key`` kept are read again."""
-    if setting.startswith("CHAIN_"):
-        _key.cache_clear()
+    """The secret of ``key_id`` (``casino.keys.secret``), None when this server does not hold it."""
+    return secret(key_id)
 
 
 #: ``entry_body``'s canonical JSON: sorted keys, no spaces, UTF-8 (one encoder, not one a call).
@@ -235,3 +206,55 @@ class IsoUtc(Func):
     template = ("(to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS')"
                 " || CASE WHEN to_char(%(expressions)s, 'US') = '000000' THEN ''"
                 " ELSE to_char(%(expressions)s AT TIME ZONE 'UTC', '.US') END || '+00:00')")
+
+
+# ---------------------------------------------------------------------------------------
+# A hand's own fields, signed at its opening
+
+def opening_body(*, table_id: int, number: int, shift_id: int | None, tenure_id: int, bank_id: int, seats,
+                 rules, min_bet, max_bet, imported: bool) -> str:
+    """The signed content of a hand's opening: canonical JSON of what it was opened with
+    and is played under (its table and number, shift, bank tenure and holder, seats in
+    order, rules with the profile and the commission, limits as euros with two places,
+    whether it was imported)."""
+    return _CANONICAL.encode({
+        "table": int(table_id), "number": int(number), "shift": None if shift_id is None else int(shift_id),
+        "tenure": int(tenure_id), "bank": int(bank_id), "seats": list(seats), "rules": rules,
+        "min": f"{Decimal(min_bet):.2f}", "max": f"{Decimal(max_bet):.2f}", "imported": bool(imported)})
+
+
+def opening_signature(key_id: str, key: bytes, body: str) -> str:
+    return hmac.digest(key, f"hand\n{key_id}\n{body}".encode(), "sha256").hex()
+
+
+def _opening_content(hand) -> dict:
+    return {"table_id": hand.table_id, "number": hand.number, "shift_id": hand.shift_id,
+            "tenure_id": hand.tenure_id, "bank_id": hand.bank_id, "seats": hand.seats, "rules": hand.rules,
+            "min_bet": hand.min_bet, "max_bet": hand.max_bet, "imported": hand.imported}
+
+
+def sign_opening(hand) -> None:
+    """Sign the unsaved ``hand``'s own fields (``opening_body``) with the current key: sets
+    its ``signature`` (HMAC-SHA256 hex) and ``key_id``; the hand's table, tenure and bank
+    are set (their ids signed).
+
+    Raises:
+        ImproperlyConfigured: no ``CHAIN_KEY`` is set.
+    """
+    key_id = current_key_id()
+    hand.signature = opening_signature(key_id, _key(key_id), opening_body(**_opening_content(hand)))
+    hand.key_id = key_id
+
+
+def opening_fault(*, key_id: str, stored: str, **content) -> str | None:
+    """Why a stored hand's opening signature does not hold, or None if it does:
+    ``"unsigned"`` (no signature), ``"unknown_key"`` (a key this server does not hold) or
+    ``"changed"`` (its fields are not those it was opened with). ``content``: as
+    ``opening_body``."""
+    if not stored or not key_id:
+        return "unsigned"
+    key = _key(key_id)
+    if key is None:
+        return "unknown_key"
+    digest = opening_signature(key_id, key, opening_body(**content))
+    return None if hmac.compare_digest(digest, stored) else "changed"

@@ -15,6 +15,7 @@ from ledger.errors import InsufficientChips, TenureError
 from ledger.models import Account, Entry, Transaction
 from ledger.money import cents, euros
 from ledger.posting import KIND
+from ledger.signing import sign
 from patrons.models import Player
 from tables.bank.tenures import capital_posting, distribution_posting
 from tables.models import BankTenure, SyndicateShare
@@ -58,7 +59,9 @@ SELECT a.id, a.kind, p.code, b.id, a.balance, a.is_open
    FOR NO KEY UPDATE OF a"""
 
 _MOVE_BALANCES_SQL = """
-WITH tenures AS (
+WITH head AS (
+    UPDATE ledger_chainhead SET signature = %(head)s, last_id = %(last)s WHERE id = 1 AND %(last)s::bigint IS NOT NULL),
+tenures AS (
     UPDATE tables_banktenure t SET closed_at = c.closed_at, ended = c.ended
       FROM unnest(%(tenures)s::bigint[], %(closed_at)s::timestamptz[], %(ended)s::varchar[])
            AS c(id, closed_at, ended)
@@ -66,8 +69,8 @@ WITH tenures AS (
 UPDATE ledger_account a SET balance = a.balance + d.delta, is_open = a.is_open AND NOT d.closing
   FROM unnest(%(ids)s::bigint[], %(deltas)s::numeric[], %(closing)s::boolean[]) AS d(id, delta, closing)
  WHERE a.id = d.id"""
-# A batch's balances moved and the accounts of the tenures it closed closed in one statement, with
-# the closing of those tenures written before it (each row's trigger checks its own table:
+# A batch's balances moved, the ledger's chain head moved to its last transaction, and the accounts
+# of the tenures it closed closed in one statement, with the closing of those tenures written before it (each row's trigger checks its own table:
 # ledger_account_update, ledger_banktenure_update).
 
 
@@ -104,6 +107,9 @@ class SettlementBatch:
         self.house_read = False  # its balance read since the last forget
         self.stale = set()  # codes whose balances were forgotten: read again with the next read
         self.pending = []  # [(Transaction unsaved, legs)]
+        # The ledger's chain head (its signature) as locked and read with the batch's first accounts,
+        # moved by each detach; None: not read since the last forget (another service posted).
+        self.head = None
         # The transactions' ids, taken from their sequence at each flush, as many as it writes (taken
         # ahead for the whole batch, the ids left unused would be gaps: the import would not number
         # its transactions as the console's services do, which tests/tables/test_import_batches.py checks).
@@ -129,6 +135,8 @@ class SettlementBatch:
         house = not self.house_read
         if not codes and tenure_id is None and not house:
             return
+        if self.head is None:  # first the ledger's chain head, then the accounts (ledger.posting.lock_chain)
+            self.head = posting.lock_chain()
         with connection.cursor() as cursor:
             cursor.execute(_READ_BATCH_SQL, {"codes": codes, "tenure": tenure_id, "house": house})
             rows = cursor.fetchall()
@@ -348,8 +356,13 @@ class SettlementBatch:
             return []
         # A tenure's account before its tenure: the foreign key is checked at COMMIT.
         writes = [instances_copy(Account, self.new_accounts)]
-        # COPY, the transactions' ids taken from their sequence first (casino.bulk), the entries
-        # as plain tuples, no model instance (benchmarks/RESULTS.md, "Measurements behind the code's choices").
+        # COPY, the transactions' ids taken from their sequence first (casino.bulk), each signed and
+        # chained in their order (ledger.signing), the entries as plain tuples, no model instance
+        # (benchmarks/RESULTS.md, "Measurements behind the code's choices").
+        head = self.head if self.head is not None else posting.lock_chain()
+        for txn, legs in self.pending:
+            head = sign(txn, legs, head)
+        self.head = head
         writes.append(instances_copy(Transaction, [txn for txn, _legs in self.pending], ids=self.ids))
         if self.pending:
             writes.append(rows_copy(Entry._meta.db_table, ["transaction_id", "account_id", "side", "amount"],
@@ -361,6 +374,7 @@ class SettlementBatch:
         written = [tenure for tenure, _account in self.closings if tenure.pk not in made]
         ids = sorted(set(moved) | closed)
         writes.append(Statement(_MOVE_BALANCES_SQL, {
+            "head": head, "last": self.pending[-1][0].pk if self.pending else None,
             "ids": ids, "deltas": [euros(moved.get(account_id, 0)) for account_id in ids],
             "closing": [account_id in closed for account_id in ids],
             "tenures": [tenure.pk for tenure in written], "closed_at": [tenure.closed_at for tenure in written],
@@ -378,6 +392,7 @@ class SettlementBatch:
         if self.pending or self.new_accounts or self.closings:
             raise RuntimeError("flush the pending postings before another service posts")
         self.checks.forget()
+        self.head = None
         self.stale.update(code for code, account_id in self.accounts.items() if account_id is not None)
         self.accounts.clear()
         self.tenures.clear()

@@ -1,4 +1,5 @@
-"""Checks an auditor runs on a table's records: the hash chain, the hand numbers, and what
+"""Checks an auditor runs on a table's records: the hash chain, the hands' signed openings,
+the hand numbers, and what
 the apps above the tables register (``register_table_check``: the reports app adds the
 table's hands replayed and the seals of its stored reports), all shown on the table's
 integrity page (``table_faults``)."""
@@ -8,8 +9,8 @@ from django.db.models.functions import Cast
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from tables.chain import GENESIS, EntryChecker, IsoUtc
-from tables.models import HandEvent, Table
+from tables.chain import GENESIS, EntryChecker, IsoUtc, opening_fault
+from tables.models import Hand, HandEvent, Table
 
 #: What each of ``tables.chain.entry_fault``'s answers says of an entry.
 FAULT_WORDS = {
@@ -49,6 +50,34 @@ def chain_faults(table: Table) -> list[str]:
     return faults
 
 
+#: What each of ``tables.chain.opening_fault``'s answers says of a hand.
+OPENING_WORDS = {
+    "changed": gettext_lazy("hand #%(hand)s: its table, seats, bank, rules or limits are not those it was opened "
+                            "with (changed after the fact)"),
+    "unsigned": gettext_lazy("hand #%(hand)s: its opening is not signed with the audit trail's key"),
+    "unknown_key": gettext_lazy("hand #%(hand)s: its opening is signed with a key this server does not hold"),
+}
+
+
+def opening_faults(table: Table) -> list[str]:
+    """Every hand of the table whose own fields (table, number, shift, bank tenure and
+    holder, seats, rules with the commission, limits) are not those signed at its
+    opening (``tables.chain.sign_opening``), in words; empty if all hold. A hand's rules
+    or seats changed by SQL would otherwise replay to agree with the forgery."""
+    faults = []
+    rows = (Hand.objects.filter(table=table).order_by("number")
+            .values_list("number", "shift_id", "tenure_id", "bank_id", "seats", "rules", "min_bet", "max_bet",
+                         "imported", "signature", "key_id"))
+    for number, shift, tenure, bank, seats, rules, low, high, imported, stored, key_id in rows.iterator(
+            chunk_size=2000):
+        fault = opening_fault(key_id=key_id, stored=stored, table_id=table.pk, number=number, shift_id=shift,
+                              tenure_id=tenure, bank_id=bank, seats=seats, rules=rules, min_bet=low, max_bet=high,
+                              imported=imported)
+        if fault:
+            faults.append(str(OPENING_WORDS[fault]) % {"hand": number})
+    return faults
+
+
 _table_checks = []
 
 
@@ -61,9 +90,10 @@ def register_table_check(check) -> None:
 
 
 def table_faults(table: Table) -> list[str]:
-    """Every fault of the table, in words: its chain of entries (``chain_faults``), then
-    the registered checks' (``register_table_check``). Empty if all is whole."""
-    faults = chain_faults(table)
+    """Every fault of the table, in words: its chain of entries (``chain_faults``), its
+    hands' signed openings (``opening_faults``), then the registered checks'
+    (``register_table_check``). Empty if all is whole."""
+    faults = chain_faults(table) + opening_faults(table)
     for check in _table_checks:
         faults += check(table)
     return faults

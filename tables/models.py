@@ -213,6 +213,12 @@ class Hand(models.Model):
     muertos = models.PositiveSmallIntegerField(_("muertos"), default=0)
     cards = models.JSONField(_("cards dealt"), default=list, blank=True,
                              help_text=_("every card that came out of the stock, in order"))
+    #: Its own fields (table, number, shift, tenure, bank, seats, rules, limits) signed when it
+    #: was opened (``tables.chain.sign_opening``), under the key ``key_id`` names: a hand
+    #: changed since by SQL is a fault (``tables.integrity.opening_faults``).
+    signature = models.CharField(_("signature"), max_length=64, blank=True, default="", db_default="")
+    key_id = models.CharField(_("key id"), max_length=16, blank=True, default="", db_default="",
+                              help_text=_("the id of the key that signed the hand's opening"))
 
     class Meta:
         ordering = ["table", "-number"]

@@ -152,26 +152,33 @@ WITH wanted AS (
 ready AS (
     SELECT (SELECT count(*) FROM wanted) = cardinality(%(codes)s::text[])
            AND NOT EXISTS (SELECT 1 FROM wanted WHERE account_id IS NULL)
-           AND (NOT %(house)s OR EXISTS (SELECT 1 FROM ledger_account h WHERE h.kind = 'house')) AS ok)
+           AND (NOT %(house)s OR EXISTS (SELECT 1 FROM ledger_account h WHERE h.kind = 'house')) AS ok),
+head AS MATERIALIZED (
+    SELECT c.signature FROM ledger_chainhead c WHERE c.id = 1 AND (SELECT ok FROM ready) FOR UPDATE)
 SELECT a.id, a.kind, p.code, a.balance, a.is_open,
        (SELECT t.id FROM ledger_transaction t WHERE t.idempotency_key = %(key)s),
-       (SELECT h.code FROM patrons_player h WHERE h.id = %(holder)s)
+       (SELECT h.code FROM patrons_player h WHERE h.id = %(holder)s),
+       (SELECT signature FROM head)
   FROM ledger_account a LEFT JOIN patrons_player p ON p.id = a.player_id
- WHERE (SELECT ok FROM ready)
+ WHERE (SELECT ok FROM ready) AND (SELECT count(*) FROM head) = 1
    AND a.id = ANY(ARRAY(SELECT account_id FROM wanted
                         UNION ALL SELECT t.account_id FROM tables_banktenure t WHERE t.id = %(tenure)s
                         UNION ALL SELECT h.id FROM ledger_account h WHERE %(house)s AND h.kind = 'house'))
  ORDER BY a.id
    FOR NO KEY UPDATE OF a"""
+# The ledger's chain head is locked first (ledger.posting.lock_chain), by the gating condition
+# evaluated once before the accounts are scanned and locked, and only when every account exists
+# (else nothing is locked: the caller creates the accounts, then locks with posting.lock).
 # The accounts are found by their indexes (player, tenure, house), then read by id: an
 # OR of the three conditions read every account (one more per bank tenure ever opened),
 # 117 pages per posting after 10,000 hands at one table; 36 this way, whatever the count.
 
 
 def _lock_settlement_accounts(*, codes, tenure_id, holder_id, house, idempotency_key):
-    """One statement: find and row-lock (in account-id order) the chips of
-    ``codes``, the tenure's account and the house's, and read whether the key was posted
-    and the holder's code.
+    """One statement: row-lock the ledger's chain head, then find and row-lock (in
+    account-id order) the chips of ``codes``, the tenure's account and the house's, and
+    read whether the key was posted, the holder's code and the chain head's signature
+    (kept on the ``Locked`` returned, for the posting).
 
     If a player is unknown or has no account yet (or the house account is needed and
     missing), it locks nothing and returns no accounts: the caller creates the accounts
@@ -193,8 +200,9 @@ def _lock_settlement_accounts(*, codes, tenure_id, holder_id, house, idempotency
             posted, holder = cursor.fetchone()
             return posted, holder, {}, None, None, {}
     posted, holder = rows[0][5], rows[0][6]
-    by_code, bank, house_id, locked = {}, None, None, {}
-    for account_id, kind, code, balance, is_open, _posted, _holder in rows:
+    by_code, bank, house_id, locked = {}, None, None, posting.Locked()
+    locked.chain = rows[0][7]
+    for account_id, kind, code, balance, is_open, _posted, _holder, _chain in rows:
         locked[account_id] = posting.LockedAccount(account_id, balance, is_open)
         if kind == Account.Kind.PLAYER:
             by_code[code] = account_id

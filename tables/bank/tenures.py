@@ -248,6 +248,7 @@ def _lock_handover(*, tenure, players):
     """
     shares = list(tenure.shares.select_related("player").order_by("id"))
     player_ids = sorted({*(share.player_id for share in shares), *(player.pk for player in players)})
+    posting.lock_chain()  # first: the ledger's chain head, then the accounts (ledger.posting.lock_chain)
     with connection.cursor() as cursor:
         cursor.execute(_LOCK_HANDOVER_SQL, {"players": player_ids, "bank": tenure.account_id})
         rows = cursor.fetchall()

@@ -31,7 +31,7 @@ from game.record import profile_for, replay_as_played
 from ledger.money import cents, euros
 from patrons.models import Player
 from tables.bank.tenures import tenure_check_cover
-from tables.chain import GENESIS, current_key_id, entry_hash
+from tables.chain import GENESIS, current_key_id, entry_hash, sign_opening
 from tables.errors import HandNotOpen, NoShift, RuleBroken, StaleHand, TableError
 from tables.locking import Opening, hand_entries
 from tables.models import Hand
@@ -251,8 +251,9 @@ def opening_checks(opening: Opening, *, shift, require_shift: bool):
 
 def new_hand(*, table, tenure, seats: list[str], shift, opened_by, imported: bool, opened_at=None,
              known: dict | None = None) -> tuple[Hand, HandState]:
-    """The table's next hand with ``tenure``'s holder as its bank, unsaved, and the
-    engine's fresh state; the table's ``last_hand_number`` advances in memory.
+    """The table's next hand with ``tenure``'s holder as its bank, unsaved, its own fields
+    signed (``tables.chain.sign_opening``), and the engine's fresh state; the table's
+    ``last_hand_number`` advances in memory.
 
     Args:
         table: the Table (locked); tenure: its open BankTenure after any takeover;
@@ -272,6 +273,7 @@ def new_hand(*, table, tenure, seats: list[str], shift, opened_by, imported: boo
                 max_bet=table.max_bet, opened_by=opened_by, imported=imported)
     if opened_at is not None:
         hand.opened_at = opened_at
+    sign_opening(hand)
     try:
         state = new_hand_state(hand)()
     except IllegalEvent as error:

@@ -29,6 +29,7 @@ from game import IllegalEvent
 from game.errors import InvalidRules
 from ledger.forms import EurosField
 from ledger.models import Transaction
+from ledger.signing import signature_faults
 from patrons.models import Player
 from tables import report_exceptions
 from tables.chain import entry_fault
@@ -361,14 +362,15 @@ def hand_list_csv(request, table_id):
 @role_required(PIT_SUPERVISOR, read_roles=(AUDITOR,))
 @require_safe
 def integrity(request, table_id):
-    """The table's keyed chain of entries (HMAC, tables.chain) recomputed, its hand numbers
-    checked, and what the apps above register (``tables.integrity.table_faults``: its hands
-    replayed, its stored reports' seals): the faults ``manage.py ledger_check`` finds at
-    this table."""
+    """The table's keyed chain of entries (HMAC, tables.chain) recomputed, its hands' signed
+    openings and its hand numbers checked, and what the apps above register
+    (``tables.integrity.table_faults``: its hands replayed, its stored reports' seals): the
+    faults ``manage.py ledger_check`` finds at this table; and the ledger's postings'
+    signatures (``ledger.signing.signature_faults``: a forged posting names no table)."""
     table = get_object_or_404(Table, pk=table_id)
     return render(request, "tables/hands/integrity.html", {
         "table": table, "faults": table_faults(table), "gaps": number_gaps(table),
-        "entries": HandEvent.objects.filter(table=table).count()})
+        "entries": HandEvent.objects.filter(table=table).count(), "postings": signature_faults()})
 
 
 # ---------------------------------------------------------------------------------------

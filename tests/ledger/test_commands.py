@@ -119,4 +119,5 @@ def test_a_closed_tenure_that_still_holds_money_is_a_fault(ledger, cashier):
     assert code == 1
     assert f"account #{bank.id} (tenure:{ledger.pk}) is closed but holds 3.00" in err
     assert f"transaction #{forged} (forged) is a hand posting no hand points at" in err
-    assert "2 fault(s)" in err
+    assert f"transaction #{forged} (hand, forged) is not signed with the ledger's key" in err
+    assert "3 fault(s)" in err

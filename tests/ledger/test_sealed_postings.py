@@ -1,4 +1,4 @@
-"""Sealed postings and the ledger's audit of chips and slips (issue 14).
+"""Sealed postings and the ledger's audit of chips and slips (issues 14 and 29).
 
 As the application would (triggers on): an entry added to a transaction posted in an
 earlier database transaction is refused by PostgreSQL, even balanced; a hand is not
@@ -57,10 +57,10 @@ def test_a_balanced_pair_added_to_a_posted_transaction_is_refused(slip_one, play
 
 
 def test_an_old_transaction_cannot_be_unsealed(slip_one):
-    # The seal is the posting's own database transaction; the row never changes (append-only).
+    # The seal is the number of entries it was posted with (signed); the row never changes (append-only).
     with pytest.raises(IntegrityError, match="append-only"):
         with transaction.atomic():
-            sql("UPDATE ledger_transaction SET sealed_xact = txid_current() WHERE id = %s", [slip_one.transaction_id])
+            sql("UPDATE ledger_transaction SET legs = 4 WHERE id = %s", [slip_one.transaction_id])
 
 
 def test_a_posting_made_inside_savepoints_is_sealed_by_its_top_level_transaction(players, cashier):
@@ -94,8 +94,10 @@ def test_the_issue_s_attack_as_the_owner_is_found_by_ledger_check(slip_one, play
     assert code == 1
     assert (f"cashier slip 000001 reads 2000.00 but its transaction #{tx_id} moves 2500.00 in 4 entries: "
             "not the slip's two legs") in err
-    assert f"transaction #{tx_id} has 2 entries written after it was posted" in err
-    assert "2 fault(s)" in err  # slip 000002 and its transaction are sound
+    assert (f"transaction #{tx_id} (buy_in, slip 000001) has 4 entries but was posted with 2: entries were added "
+            "or removed after it was posted") in err
+    assert f"transaction #{tx_id} (buy_in, slip 000001) does not match its signature" in err
+    assert "3 fault(s)" in err  # slip 000002 and its transaction are sound
 
 
 def test_a_slip_whose_transaction_moves_another_player_s_chips_is_found(slip_one, players):
@@ -110,8 +112,8 @@ def test_a_slip_whose_transaction_moves_another_player_s_chips_is_found(slip_one
         sql("UPDATE ledger_account SET balance = balance + 2000 WHERE id = %s", [marta])
     faults = ledger_faults()
     assert any(fault.startswith("cashier slip 000001 reads 2000.00") for fault in faults)
-    assert f"transaction #{slip_one.transaction_id} has 1 entry written after it was posted " \
-           "(by another database transaction)" in faults
+    assert (f"transaction #{slip_one.transaction_id} (buy_in, slip 000001) does not match its signature: it or its "
+            "entries were changed, or it was not posted by the ledger") in faults
 
 
 def test_a_player_s_chips_below_zero_are_a_fault(players, ana_bank):
