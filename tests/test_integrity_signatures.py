@@ -23,6 +23,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
@@ -287,7 +288,9 @@ def test_a_plain_pg_restore_of_the_demo_is_clean(tmp_path):
                            host=params.get("host"), port=params.get("port"))
         check = subprocess.run([sys.executable, "manage.py", "ledger_check"], cwd=ROOT, capture_output=True, text=True,
                                timeout=600, env={**os.environ, "DATABASE_URL": url,
-                                                 "DJANGO_SETTINGS_MODULE": "casino.settings.test"})
+                                                 "DJANGO_SETTINGS_MODULE": "casino.settings.test",
+                                                 # the restored copy keeps its witness identity: same file
+                                                 "SEAL_WITNESS_DIR": str(settings.SEAL_WITNESS_DIR)})
         assert check.returncode == 0, check.stdout + check.stderr
         assert "ledger_check: OK" in check.stdout
         with psycopg.connect(**{**params, "dbname": restored}) as db:
