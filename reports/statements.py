@@ -13,21 +13,18 @@ fault. CSV and PDF in the reader's language (``statement_csv``, ``statement_pdf`
 """
 
 import calendar
-import hashlib
 import hmac
 import io
 import json
 from datetime import date, timedelta
 from decimal import Decimal
 
-from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction as db
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from casino import formatting
+from casino import formatting, keys
 from casino.periods import gaming_day
 from casino.roles import AUDITOR, has_role
 from reports.models import MonthlyStatement
@@ -145,26 +142,17 @@ def statement_compute(*, statement_id: int) -> MonthlyStatement:
     return MonthlyStatement.objects.get(pk=statement_id)
 
 
-def _key(key_id: str) -> bytes | None:
-    if key_id == settings.CHAIN_KEY_ID:
-        if not settings.CHAIN_KEY:
-            raise ImproperlyConfigured("CHAIN_KEY must be set: it signs the monthly statements")
-        return settings.CHAIN_KEY.encode()
-    old = settings.CHAIN_OLD_KEYS.get(key_id)
-    return old.encode() if old else None
-
-
 def statement_signature(statement: MonthlyStatement, *, key_id: str, signer_id: int, signed_at) -> str | None:
     """HMAC-SHA256 (hex) under key ``key_id`` of the statement's month, version, last day,
     figures (canonical JSON), signer and instant; None when this server lacks that key."""
-    key = _key(key_id)
+    key = keys.secret(key_id)
     if key is None:
         return None
     body = json.dumps({"month": statement.month.isoformat(), "version": statement.version,
                        "last_day": statement.last_day.isoformat(), "figures": statement.figures,
                        "signer": signer_id, "signed_at": signed_at.isoformat()},
                       sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
+    return keys.hmac_hex(key, body)
 
 
 def statement_sign(*, statement: MonthlyStatement, auditor) -> MonthlyStatement:
@@ -183,7 +171,7 @@ def statement_sign(*, statement: MonthlyStatement, auditor) -> MonthlyStatement:
             raise StatementError(_("This statement was signed already, by %(user)s.") % {
                 "user": statement.signed_by.get_username()})
         signed_at = timezone.now().replace(microsecond=0)
-        statement.signed_by, statement.signed_at, statement.key_id = auditor, signed_at, settings.CHAIN_KEY_ID
+        statement.signed_by, statement.signed_at, statement.key_id = auditor, signed_at, keys.current_key_id()
         statement.signature = statement_signature(statement, key_id=statement.key_id, signer_id=auditor.pk,
                                                   signed_at=signed_at)
         statement.save(update_fields=["signed_by", "signed_at", "key_id", "signature"])
