@@ -10,7 +10,7 @@ from drf_spectacular.views import (
 from rest_framework.routers import SimpleRouter
 
 from api.schema import SCHEMA_SETTINGS
-from api.views import alerts, boxes, disputes, docs, ledger, records, reports, tables
+from api.views import alerts, boxes, disputes, docs, ledger, records, reports, statements, tables
 from api.views.auth import TokenView
 
 app_name = "api"
@@ -41,6 +41,7 @@ router.register("reports", reports.ReportViewSet, basename="report")
 router.register("alerts", alerts.AlertViewSet, basename="alert")
 router.register("disputes", disputes.DisputeViewSet, basename="dispute")
 router.register("incidents", disputes.IncidentViewSet, basename="incident")
+router.register("statements", statements.MonthlyStatementViewSet, basename="statement")
 
 urlpatterns = [
     path("auth/token/", TokenView.as_view(), name="token"),
