@@ -143,16 +143,45 @@ def results_for(day: date) -> list[dict]:
             for name, first, last in periods]
 
 
+def period_json(results: PeriodResults) -> dict:
+    """A period's results as JSON (a stored monthly statement's): ``first``, ``last`` (ISO
+    days), ``casino``, ``tables``, ``profiles``, each figure a string of euros with two
+    places and ``hold`` a percent string or None. ``period_from_json`` reads it back."""
+    def figures(values: Figures) -> dict:
+        return {**{name: str(getattr(values, name)) for name in FIGURES},
+                "hold": None if values.hold is None else str(values.hold)}
+
+    return {"first": results.first.isoformat(), "last": results.last.isoformat(), "casino": figures(results.casino),
+            "tables": {name: figures(values) for name, values in results.tables.items()},
+            "profiles": {name: figures(values) for name, values in results.profiles.items()}}
+
+
+def period_from_json(data: dict) -> PeriodResults:
+    """The ``PeriodResults`` ``period_json`` wrote (``hold`` is worked out again from the
+    commission and the handle, as it was)."""
+    def figures(values: dict) -> Figures:
+        return Figures(**{name: Decimal(values[name]) for name in FIGURES})
+
+    return PeriodResults(first=date.fromisoformat(data["first"]), last=date.fromisoformat(data["last"]),
+                         casino=figures(data["casino"]),
+                         tables={name: figures(values) for name, values in data["tables"].items()},
+                         profiles={name: figures(values) for name, values in data["profiles"].items()})
+
+
 def results_rows(period: dict) -> list[dict]:
-    """One period's rows for the page and the CSV: the casino, each table, each profile,
-    each ``{"level": "casino"|"table"|"profile", "name", "now": Figures, "before": Figures}``
-    (a row with no figures a year before gets empty ones)."""
+    """One period's rows for the pages and the CSVs: the casino, each table, each
+    profile, each ``{"level": "casino"|"table"|"profile", "name", "now": Figures, "before":
+    Figures, "change": {"handle": %, "commission": %}}`` (a row with no figures a year
+    before gets empty ones; a change from zero is None)."""
     now, before = period["now"], period["before"]
     rows = [{"level": "casino", "name": _("Casino"), "now": now.casino, "before": before.casino}]
     for level, current, previous in (("table", now.tables, before.tables), ("profile", now.profiles, before.profiles)):
         for name in sorted(set(current) | set(previous)):
             rows.append({"level": level, "name": name, "now": current.get(name, Figures()),
                          "before": previous.get(name, Figures())})
+    for row in rows:
+        row["change"] = {name: change(getattr(row["now"], name), getattr(row["before"], name))
+                         for name in ("handle", "commission")}
     return rows
 
 

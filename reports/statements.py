@@ -17,7 +17,6 @@ import hmac
 import io
 import json
 from datetime import date, timedelta
-from decimal import Decimal
 
 from django.db import transaction as db
 from django.utils import timezone
@@ -28,7 +27,14 @@ from casino import formatting, keys
 from casino.periods import gaming_day
 from casino.roles import AUDITOR, has_role
 from reports.models import MonthlyStatement
-from reports.results import FIGURES, Figures, PeriodResults, change, period_results, year_before
+from reports.results import (
+    FIGURES,
+    period_from_json,
+    period_json,
+    period_results,
+    results_rows,
+    year_before,
+)
 
 
 class StatementError(Exception):
@@ -93,18 +99,6 @@ def statement_request_nightly(*, today: date | None = None) -> MonthlyStatement 
     return statement_request(month=month, today=today)
 
 
-def _figures_json(figures: Figures) -> dict:
-    return {**{name: str(getattr(figures, name)) for name in FIGURES},
-            "hold": None if figures.hold is None else str(figures.hold)}
-
-
-def _period_json(results: PeriodResults) -> dict:
-    return {"first": results.first.isoformat(), "last": results.last.isoformat(),
-            "casino": _figures_json(results.casino),
-            "tables": {name: _figures_json(values) for name, values in results.tables.items()},
-            "profiles": {name: _figures_json(values) for name, values in results.profiles.items()}}
-
-
 def _progress(statement_id, percent, stage):
     MonthlyStatement.objects.filter(pk=statement_id, status=MonthlyStatement.Status.RUNNING).update(
         progress=percent, stage=stage)
@@ -131,7 +125,7 @@ def statement_compute(*, statement_id: int) -> MonthlyStatement:
         _progress(statement_id, 50, "year_before")
         before = period_results(first=year_before(statement.month), last=year_before(statement.last_day))
         _progress(statement_id, 90, "storing")
-        figures = {"month": {"now": _period_json(now), "before": _period_json(before)}}
+        figures = {"month": {"now": period_json(now), "before": period_json(before)}}
         fields = {"status": MonthlyStatement.Status.DONE, "figures": figures, "progress": 100, "stage": "done",
                   "computed_at": timezone.now()}
     except Exception as error:  # stored for the page, then raised again for the worker's log
@@ -196,27 +190,12 @@ def statement_faults() -> list[dict]:
 
 
 def statement_rows(statement: MonthlyStatement) -> list[dict]:
-    """The statement's rows for the page, the CSV and the PDF: the casino, each table,
-    each profile, each ``{"level", "name", "now": {figure: Decimal|None}, "before": {...},
-    "change": {"handle": %, "commission": %}}``."""
-    month = (statement.figures or {}).get("month") or {}
-    now, before = month.get("now") or {}, month.get("before") or {}
-
-    def decimals(values):
-        return {name: (None if values.get(name) is None else Decimal(values[name]))
-                for name in (*FIGURES, "hold")} if values else {name: None for name in (*FIGURES, "hold")}
-
-    rows = [{"level": "casino", "name": _("Casino"), "now": decimals(now.get("casino")),
-             "before": decimals(before.get("casino"))}]
-    for level, key in (("table", "tables"), ("profile", "profiles")):
-        current, previous = now.get(key) or {}, before.get(key) or {}
-        for name in sorted(set(current) | set(previous)):
-            rows.append({"level": level, "name": name, "now": decimals(current.get(name)),
-                         "before": decimals(previous.get(name))})
-    for row in rows:
-        row["change"] = {name: change(row["now"][name] or Decimal(0), row["before"][name] or Decimal(0))
-                         for name in ("handle", "commission")}
-    return rows
+    """The statement's rows for the page, the CSV and the PDF: ``reports.results.results_rows``
+    of its stored month and the same month a year before (``[]`` before it is computed)."""
+    month = (statement.figures or {}).get("month")
+    if not month:
+        return []
+    return results_rows({"now": period_from_json(month["now"]), "before": period_from_json(month["before"])})
 
 
 FIGURE_WORDS = {"drop": gettext_lazy("Drop"), "handle": gettext_lazy("Handle"),
@@ -249,7 +228,7 @@ def statement_csv(statement: MonthlyStatement) -> str:
     for row in statement_rows(statement):
         line = [levels[row["level"]], row["name"]]
         for name in (*FIGURES, "hold"):
-            line += [formatting.csv_amount(row["now"][name]), formatting.csv_amount(row["before"][name])]
+            line += [formatting.csv_amount(getattr(row["now"], name)), formatting.csv_amount(getattr(row["before"], name))]
         writer.writerow(line)
     return buffer.getvalue()
 
@@ -283,13 +262,13 @@ def statement_pdf(statement: MonthlyStatement) -> bytes:
             "last": formatting.day(statement.last_day, "SHORT_DATE_FORMAT")}, styles["Normal"]), Spacer(1, 8)]
     header = [_("Level"), _("Name")] + [words[name] for name in (*FIGURES, "hold")]
     data = [header]
+    def shown(figures, name):  # only the hold is ever None (no handle)
+        value = getattr(figures, name)
+        return "—" if value is None else formatting.number(value, 2)
+
     for row in statement_rows(statement):
-        data.append([levels[row["level"]], row["name"]]
-                    + [formatting.number(row["now"][name], 2) if row["now"][name] is not None else "—"
-                       for name in (*FIGURES, "hold")])
-        data.append(["", _("a year before")]
-                    + [formatting.number(row["before"][name], 2) if row["before"][name] is not None else "—"
-                       for name in (*FIGURES, "hold")])
+        data.append([levels[row["level"]], row["name"]] + [shown(row["now"], name) for name in (*FIGURES, "hold")])
+        data.append(["", _("a year before")] + [shown(row["before"], name) for name in (*FIGURES, "hold")])
     grid = Table(data, repeatRows=1)
     grid.setStyle(TableStyle([("FONTSIZE", (0, 0), (-1, -1), 8), ("ALIGN", (2, 1), (-1, -1), "RIGHT"),
                               ("LINEBELOW", (0, 0), (-1, 0), 0.5, colors.black),

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET
 
 from casino import formatting, periods
 from casino.roles import AUDITOR, role_required
-from reports.results import change, results_csv, results_for, results_rows
+from reports.results import results_csv, results_for, results_rows
 from reports.views.journal import requested_day
 
 
@@ -23,13 +23,7 @@ def results_page(request):
         response = HttpResponse(results_csv(day), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{formatting.csv_name(f"results-{day.isoformat()}")}"'
         return response
-    sections = []
-    for period in results_for(day):
-        rows = results_rows(period)
-        for row in rows:
-            row["change"] = {"handle": change(row["now"].handle, row["before"].handle),
-                             "commission": change(row["now"].commission, row["before"].commission)}
-        sections.append({**period, "rows": rows})
+    sections = [{**period, "rows": results_rows(period)} for period in results_for(day)]
     return render(request, "reports/results.html", {
         "day": day, "sections": sections, "previous": day - timedelta(days=1), "next": day + timedelta(days=1),
         "today": periods.gaming_day(timezone.now())})
