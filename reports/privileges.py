@@ -15,6 +15,7 @@ from django.db.models.expressions import RawSQL
 from django.utils.translation import gettext as _
 
 from casino.models import PrivilegeChange
+from casino.roles import ROLE_LABELS
 
 LOCKOUT_TABLE = "axes_accessattempt"
 
@@ -59,7 +60,10 @@ def describe(change: PrivilegeChange) -> str:
         return _("lock-out record of %(who)s: failures %(before)s → %(after)s") % {
             "who": change.subject, "before": before.get("failures"), "after": after.get("failures")}
     granted, revoked = after or None, before or None
-    thing = lambda values: values.get("group") or values.get("permission") or str(values)  # noqa: E731
+    def thing(values):  # a staff role in the reader's words (casino.roles), else as recorded
+        group = values.get("group")
+        return str(ROLE_LABELS.get(group, group)) if group else values.get("permission") or str(values)
+
     if change.operation == "INSERT":
         return _("%(who)s given %(what)s") % {"who": change.subject, "what": thing(granted)}
     if change.operation == "DELETE":

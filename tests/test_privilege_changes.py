@@ -124,5 +124,6 @@ def test_the_auditors_page_lists_them_and_only_for_the_auditor(staff, as_app):  
     client.force_login(staff["auditor"])
     page = client.get(reverse("reports:privileges")).content.decode()
     assert f"user {staff['cashier'].username}: active → staff, active" in page and "outside the app" in page
+    assert "pit1 given pit supervisor" in page  # a staff role in words, not its group's name
     client.force_login(staff["dealer"])
     assert client.get(reverse("reports:privileges")).status_code == 403
