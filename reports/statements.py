@@ -36,6 +36,9 @@ from reports.results import (
     year_before,
 )
 
+#: The earliest year a statement counts (its year before must be a calendar year too).
+FIRST_YEAR = 1900
+
 
 class StatementError(Exception):
     """A statement asked for, or signed, against the rules: ``str(error)`` says which."""
@@ -46,9 +49,12 @@ def month_bounds(month: date, today: date) -> tuple[date, date]:
     ``today``'s eve while the month runs.
 
     Raises:
-        StatementError: a month that has not begun (nothing to count yet).
+        StatementError: a month that has not begun (nothing to count yet), or one before
+            ``FIRST_YEAR``.
     """
     first = month.replace(day=1)
+    if first.year < FIRST_YEAR:
+        raise StatementError(_("Month: give one from %(year)s on.") % {"year": FIRST_YEAR})
     last = first.replace(day=calendar.monthrange(first.year, first.month)[1])
     if first >= today:
         raise StatementError(_("The month of %(month)s has no gaming day over yet.") % {

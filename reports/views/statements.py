@@ -2,6 +2,7 @@
 a statement's page (its progress while Celery computes it, then its figures and the
 signing), its CSV and PDF. Auditors."""
 
+import re
 from datetime import date
 
 from django.contrib import messages
@@ -30,10 +31,15 @@ STAGES = {"month": gettext_lazy("counting the month"), "year_before": gettext_la
           "storing": gettext_lazy("storing"), "done": gettext_lazy("done"), "failed": gettext_lazy("failed")}
 
 
+#: The month field as a browser's ``<input type="month">`` sends it: ASCII digits only.
+MONTH = re.compile(r"(\d{4})-(\d{2})", re.ASCII)
+
+
 def _month(value):
+    """The first day of the month ``YYYY-MM`` names, or None (not that form, not a month)."""
+    found = MONTH.fullmatch(value or "")
     try:
-        year, month = (int(part) for part in (value or "").split("-"))
-        return date(year, month, 1)
+        return date(int(found[1]), int(found[2]), 1) if found else None
     except ValueError:
         return None
 

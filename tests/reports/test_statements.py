@@ -95,6 +95,17 @@ def test_refusals(staff, tomorrow):
         MonthlyStatement.objects.filter(pk=statement.pk).delete()
 
 
+@pytest.mark.parametrize("month", ["0001-01", "abcd", "2026-13", "", "2026-1-1", "１２３４-01"])
+def test_a_bad_month_is_refused_with_a_message_and_nothing_asked(staff, month):
+    client = Client()
+    client.force_login(staff["auditor"])
+    client.cookies["django_language"] = "en"
+    response = client.post(reverse("reports:statements"), {"month": month}, follow=True)
+    assert response.status_code == 200
+    assert "Month: give" in response.content.decode()
+    assert not MonthlyStatement.objects.exists()
+
+
 def test_nightly_asks_once_for_the_month_to_date(played, tomorrow):
     first = statement_request_nightly(today=tomorrow)
     assert first is not None and first.last_day == tomorrow - timedelta(days=1)
