@@ -40,7 +40,9 @@ class Drawer(models.Model):
     (float + cash in − cash out), ``variance`` (counted − expected; negative: short),
     ``tolerance`` (``CAGE_DRAWER_TOLERANCE`` then), the cashier's signature (``closed_by``,
     the cashier himself) and the supervisor's (``supervisor``). At most one open drawer
-    per cashier.
+    per cashier. ``float_transaction`` and ``close_transaction`` are the ledger's postings
+    of its float lent and of its close (none when there was nothing to post): the records
+    those postings point back at (``reports.justification``).
     """
 
     cashier = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="drawers",
@@ -59,6 +61,10 @@ class Drawer(models.Model):
     supervisor = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
                                    related_name="drawers_signed", verbose_name=_("supervisor"))
     note = models.TextField(_("note"), blank=True)
+    float_transaction = models.OneToOneField(Transaction, models.PROTECT, null=True, blank=True,
+                                             related_name="drawer_floated", verbose_name=_("float's posting"))
+    close_transaction = models.OneToOneField(Transaction, models.PROTECT, null=True, blank=True,
+                                             related_name="drawer_closed", verbose_name=_("close's posting"))
 
     class Meta:
         ordering = ["-opened_at", "-id"]

@@ -22,7 +22,8 @@ from psycopg import sql
 #: Their rows are guarded by triggers too (``*_refuse_change``); the app role may only add.
 APPEND_ONLY = frozenset({
     "ledger_transaction", "ledger_entry", "cage_cashierslip", "tables_syndicateshare",
-    "tables_handbet", "tables_handevent", "tables_bankrebuild", "tables_incident", "tables_dealerrelief",
+    "tables_handbet", "tables_handevent", "tables_bankrebuild", "tables_bankwithdrawal", "tables_incident",
+    "tables_dealerrelief", "ledger_chiptransfer",
     "reports_witnessidentity",
     "patrons_exclusionload", "patrons_exclusionentry", "patrons_admissionrefusal", "patrons_dayadmission",
 })

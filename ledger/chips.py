@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from casino import formatting
 from ledger import posting
 from ledger.errors import InsufficientChips, InvalidTransfer
-from ledger.models import Account, Transaction
+from ledger.models import Account, ChipTransfer, Transaction
 from ledger.money import cents, euros
 from ledger.posting import CREDIT, DEBIT
 from patrons.models import Player
@@ -63,7 +63,7 @@ def chips_transfer(*, giver: Player, receiver: Player, amount: Decimal, reason: 
         so a form sent twice posts once.
     Returns:
         Transaction of kind ``transfer``, reference ``giver → receiver``, ``detail``
-        ``{"giver", "receiver", "amount"}``.
+        ``{"giver", "receiver", "amount"}``; its ``ChipTransfer`` record written with it.
     Raises:
         InsufficientChips: ``amount`` is above the giver's chips less what he has at risk
         in open hands (``ledger.posting.chips_at_risk``; the message names both; checked under his
@@ -99,9 +99,13 @@ def chips_transfer(*, giver: Player, receiver: Player, amount: Decimal, reason: 
                 params={"player": giver.code, "holding": formatting.money(euros(holding)), "in_play": formatting.money(euros(in_play)),
                         "amount": formatting.money(euros(amount_cents))}, field="amount")
         reference = f"{giver.code} → {receiver.code}"
-        return posting.post(locked=locked, kind=Transaction.Kind.TRANSFER,
+        transaction = posting.post(locked=locked, kind=Transaction.Kind.TRANSFER,
                      legs=[(source_account, DEBIT, amount_cents), (accounts[receiver.pk], CREDIT, amount_cents)],
                      idempotency_key=key or f"transfer:{uuid.uuid4().hex}", reference=reference,
                      posted_by=posted_by, source="pit", memo=reason,
                      detail={"giver": giver.code, "receiver": receiver.code, "amount": str(euros(amount_cents))},
                      cause={"kind": "transfer", "giver": giver.code, "receiver": receiver.code})
+        ChipTransfer.objects.create(transaction=transaction, giver=giver, receiver=receiver,
+                                    amount=euros(amount_cents), reason=reason, recorded_by=posted_by,
+                                    recorded_at=transaction.posted_at)
+        return transaction

@@ -264,3 +264,37 @@ class ChainHead(models.Model):
 
     def __str__(self):
         return f"#{self.last_id}: {self.signature}"
+
+
+class ChipTransfer(models.Model):
+    """Chips handed from one player to another at the pit's sight (``ledger.chips.chips_transfer``):
+    the business record its posting (``transaction``, kind ``transfer``) points back at, so
+    that a transfer posted without one, or a record without its posting, is a fault of the
+    transactions' justification (``reports.justification``).
+
+    ``amount`` is Decimal euros above zero; ``reason`` the pit supervisor's words;
+    ``recorded_by`` the pit supervisor. Written once with its posting, never changed or
+    deleted (PostgreSQL: ``ledger/sql/0005_chip_transfers.sql``).
+    """
+
+    transaction = models.OneToOneField(Transaction, models.PROTECT, related_name="chip_transfer",
+                                       verbose_name=_("transaction"))
+    giver = models.ForeignKey(Player, models.PROTECT, related_name="chips_given", verbose_name=_("giver"))
+    receiver = models.ForeignKey(Player, models.PROTECT, related_name="chips_received", verbose_name=_("receiver"))
+    amount = models.DecimalField(_("amount"), **MONEY)
+    reason = models.TextField(_("reason"))
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="chip_transfers",
+                                    verbose_name=_("recorded by"))
+    recorded_at = models.DateTimeField(_("recorded at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["recorded_at", "id"]
+        verbose_name = _("chip transfer")
+        verbose_name_plural = _("chip transfers")
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="ledger_chiptransfer_amount_positive"),
+            models.CheckConstraint(condition=~Q(giver=models.F("receiver")), name="ledger_chiptransfer_two_players"),
+        ]
+
+    def __str__(self):
+        return f"{self.giver} → {self.receiver} {self.amount}"

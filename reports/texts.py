@@ -143,6 +143,9 @@ def exception_text(item: dict) -> str:
         return _("transaction #%(transaction)s (%(kind)s, %(reference)s) has no record that justifies it, or its "
                  "record points at another transaction") % {
             **p, "kind": str(dict(Transaction.Kind.choices).get(p["kind"], p["kind"]))}
+    if code == "record_without_posting":
+        return (_("drawer #%(drawer)s lent a float but names no posting of it") if p["kind"] == "drawer_float"
+                else _("drawer #%(drawer)s was closed but names no posting of its close")) % p
     if code == "statement_forged":
         return _("monthly statement #%(statement)s (%(month)s, version %(version)s) is not what its auditor "
                  "signed: its figures or its signature were rewritten") % p

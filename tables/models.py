@@ -540,6 +540,38 @@ class BankRebuild(models.Model):
         return f"{self.tenure} · rebuild {self.number}"
 
 
+class BankWithdrawal(models.Model):
+    """Part of a bank drawn down by its holder after a hand (``tables.bank.life.bank_withdraw``),
+    ordered by the pit: the business record its posting (``transaction``, kind
+    ``bank_withdrawal``) points back at. ``number`` counts the tenure's withdrawals from 1;
+    ``amount`` is Decimal euros above zero; ``in_play`` the stakes of the hand open then
+    (Decimal euros). Written once with its posting, never changed or deleted (PostgreSQL:
+    ``tables/sql/0007_bank_withdrawals.sql``).
+    """
+
+    tenure = models.ForeignKey(BankTenure, models.PROTECT, related_name="withdrawals", verbose_name=_("tenure"))
+    number = models.PositiveIntegerField(_("number"))
+    amount = models.DecimalField(_("amount"), **MONEY)
+    in_play = models.DecimalField(_("in play"), default=0, **MONEY)
+    transaction = models.OneToOneField(Transaction, models.PROTECT, related_name="bank_withdrawal",
+                                       verbose_name=_("transaction"))
+    ordered_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="bank_withdrawals",
+                                   verbose_name=_("ordered by"))
+    ordered_at = models.DateTimeField(_("ordered at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["tenure", "number"]
+        verbose_name = _("bank withdrawal")
+        verbose_name_plural = _("bank withdrawals")
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="tables_withdrawal_amount_positive"),
+            models.UniqueConstraint(fields=["tenure", "number"], name="tables_withdrawal_number_per_tenure"),
+        ]
+
+    def __str__(self):
+        return f"{self.tenure} · withdrawal {self.number}"
+
+
 # ---------------------------------------------------------------------------------------
 # The dispute desk: a patron's dispute of a hand, and the floor's incidents
 

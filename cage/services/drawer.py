@@ -66,7 +66,9 @@ def drawer_open(*, cashier, count: dict[str, int]) -> Drawer:
         with db.atomic():
             drawer = Drawer.objects.create(cashier=cashier, float_count=count, float_amount=count_total(count),
                                            opened_at=timezone.now())
-            _post_float(drawer, cashier)
+            drawer.float_transaction = _post_float(drawer, cashier)
+            if drawer.float_transaction is not None:
+                Drawer.objects.filter(pk=drawer.pk).update(float_transaction=drawer.float_transaction)
             return drawer
     except IntegrityError as error:
         if "cage_one_open_drawer_per_cashier" in str(error):
@@ -276,10 +278,12 @@ def drawer_close(*, drawer: Drawer, cashier, supervisor, count: dict[str, int], 
                   "cash_in": figures["cash_in"], "cash_out": figures["cash_out"], "expected": figures["expected"],
                   "variance": figures["variance"], "tolerance": figures["tolerance"], "supervisor": supervisor,
                   "note": note.strip()}
-        Drawer.objects.filter(pk=locked.pk).update(**values)
         for name, value in values.items():
             setattr(locked, name, value)
-        _post_close(locked, supervisor)
+        # Posted first, so that the one update that closes the drawer names its posting too
+        # (a closed drawer never changes: cage/sql/0002_guards.sql).
+        values["close_transaction"] = locked.close_transaction = _post_close(locked, supervisor)
+        Drawer.objects.filter(pk=locked.pk).update(**values)
         return locked
 
 

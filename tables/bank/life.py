@@ -27,7 +27,7 @@ from ledger.posting import CREDIT, DEBIT, KIND, refusals_recorded
 from ledger.shares import split_by_shares
 from patrons.models import Player
 from tables.bank.tenures import tenure_open
-from tables.models import BankAuction, BankBid, BankRebuild, BankTenure
+from tables.models import BankAuction, BankBid, BankRebuild, BankTenure, BankWithdrawal
 
 # ---------------------------------------------------------------------------------------
 # Auction
@@ -152,7 +152,7 @@ def bank_withdraw(*, tenure: BankTenure, amount: Decimal, in_play: Decimal = Dec
         the hand open at the table (Decimal euros, 0 between hands); posted_by: the pit
         supervisor.
     Returns:
-        Transaction of kind ``bank_withdrawal``.
+        Transaction of kind ``bank_withdrawal``; its ``BankWithdrawal`` record written with it.
     Raises:
         InvalidAmount; TenureError: closed, no hand played yet by this bank, or the
         amount above what the bank holds beyond the stakes in play (field ``amount``).
@@ -176,10 +176,10 @@ def bank_withdraw(*, tenure: BankTenure, amount: Decimal, in_play: Decimal = Dec
                 params={"balance": formatting.money(locked[bank].balance), "in_play": formatting.money(euros(in_play_cents)),
                         "free": formatting.money(euros(max(free, 0))), "amount": formatting.money(euros(amount_cents))}, field="amount")
         parts = split_by_shares(amount_cents, [share.percent for share in shares])
-        number = Transaction.objects.filter(entries__account_id=tenure.account_id, kind=KIND.BANK_WITHDRAWAL).count() + 1
+        number = BankWithdrawal.objects.filter(tenure=tenure).count() + 1
         legs = [(bank, DEBIT, amount_cents)]
         legs += [(accounts[share.player_id], CREDIT, part) for share, part in zip(shares, parts, strict=True) if part]
-        return posting.post(locked=locked, kind=KIND.BANK_WITHDRAWAL, legs=legs,
+        transaction = posting.post(locked=locked, kind=KIND.BANK_WITHDRAWAL, legs=legs,
                      idempotency_key=f"tenure:{tenure.pk}:withdrawal:{number}",
                      reference=f"bank withdrawal {number}, tenure #{tenure.pk} at {tenure.table}",
                      posted_by=posted_by, source=source,
@@ -188,6 +188,10 @@ def bank_withdraw(*, tenure: BankTenure, amount: Decimal, in_play: Decimal = Dec
                      detail={"in_play": str(euros(in_play_cents)),
                              "shares": [[share.player.code, str(share.percent), str(euros(part))]
                                         for share, part in zip(shares, parts, strict=True)]})
+        BankWithdrawal.objects.create(tenure=tenure, number=number, amount=euros(amount_cents),
+                                      in_play=euros(in_play_cents), transaction=transaction,
+                                      ordered_by=posted_by, ordered_at=transaction.posted_at)
+        return transaction
 
 
 def bank_floor(tenure: BankTenure) -> Decimal:
