@@ -8,7 +8,6 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from casino import formatting
 from casino.bulk import IdPool, Statement, instances_copy, rows_copy, send_all, take_ids_each
 from ledger import posting
 from ledger.errors import InsufficientChips, TenureError
@@ -17,7 +16,13 @@ from ledger.money import cents, euros
 from ledger.posting import KIND
 from ledger.signing import sign
 from patrons.models import Player
-from tables.bank.tenures import capital_posting, distribution_posting
+from tables.bank.tenures import (
+    capital_posting,
+    check_new_holder,
+    check_tenure_open,
+    chips_shortfall,
+    distribution_posting,
+)
 from tables.models import BankTenure, SyndicateShare
 from tables.settlement import create_settlement_accounts, settlement_legs, settlement_nets
 
@@ -267,19 +272,15 @@ class SettlementBatch:
             as ``_post`` for a refusable source (then the batch must be undone: ``undo``).
         """
         source = posting.source_of(posted_by, source, "cashier")
-        if holder.pk == tenure.holder_id:
-            raise TenureError(_("%(player)s already holds this bank"), params={"player": holder.code},
-                              field="holder")
+        # bank_transfer's own rules (tables.bank.tenures), on what the batch holds.
+        check_new_holder(tenure=tenure, holder=holder)
         members = self.syndicate(tenure)
         bank = self.tenures[tenure.pk]
-        if not self.open[bank]:
-            raise TenureError(_("bank tenure #%(tenure)s is already closed"), params={"tenure": tenure.pk})
+        check_tenure_open(tenure=tenure, is_open=self.open[bank])
         taker = self.accounts[holder.code]
-        if self.balances[taker] - risk < capital:
-            raise InsufficientChips(_("%(player)s holds %(balance)s in chips, %(in_play)s of them at risk in open "
-                                      "hands; %(needed)s are needed") % {
-                "player": holder.code, "balance": formatting.money(euros(self.balances[taker])), "in_play": formatting.money(euros(risk)),
-                "needed": formatting.money(euros(capital))}, field="capital")
+        short = chips_shortfall(code=holder.code, balance=self.balances[taker], risk=risk, needed=capital)
+        if short:
+            raise InsufficientChips(short, field="capital")
         planned = distribution_posting(tenure=tenure, bank=bank, balance=self.balances[bank], members=[
             (player, percent, self.accounts[player.code]) for player, percent in members])
         if planned is not None:

@@ -59,21 +59,32 @@ def _require_chips(locked, debits, players, field="amount"):
     field the refusal is about.
     """
     in_play = open_hands_at_risk(codes=[players[account_id].code for account_id in debits])
-    short = []
-    for account_id, needed in sorted(debits.items(), key=lambda item: players[item[0]].code):
-        code, balance = players[account_id].code, locked[account_id].balance
-        risk = in_play.get(code, 0)
-        if cents(balance) - risk >= needed:
-            continue
-        if risk:
-            short.append(_("%(player)s holds %(balance)s in chips, %(in_play)s of them at risk in open hands; "
-                           "%(needed)s are needed") % {"player": code, "balance": formatting.money(balance),
-                                                       "in_play": formatting.money(euros(risk)), "needed": formatting.money(euros(needed))})
-        else:
-            short.append(_("%(player)s holds %(balance)s in chips; %(needed)s are needed") % {
-                "player": code, "balance": formatting.money(balance), "needed": formatting.money(euros(needed))})
+    short = [shortfall for account_id, needed in sorted(debits.items(), key=lambda item: players[item[0]].code)
+             if (shortfall := chips_shortfall(code=players[account_id].code, balance=cents(locked[account_id].balance),
+                                              risk=in_play.get(players[account_id].code, 0), needed=needed))]
     if short:
         raise InsufficientChips("; ".join(short), field=field)
+
+
+def chips_shortfall(*, code: str, balance: int, risk: int, needed: int) -> str | None:
+    """Whether a player's chips cover what a bank's change takes from them: None when his
+    chips less what he has at risk in open hands cover ``needed``, else the words that
+    say it ("ana holds 50,00 € in chips, 10,00 € of them at risk in open hands; 80,00 €
+    are needed"). The one rule of every bank's change: opened, sold, transferred, and
+    passed on a 7½ by the console or by an import's batch (``tables.import_ledger``).
+
+    Args:
+        code: the player's code; balance, risk, needed: cents.
+    """
+    if balance - risk >= needed:
+        return None
+    if risk:
+        return _("%(player)s holds %(balance)s in chips, %(in_play)s of them at risk in open hands; "
+                 "%(needed)s are needed") % {"player": code, "balance": formatting.money(euros(balance)),
+                                             "in_play": formatting.money(euros(risk)),
+                                             "needed": formatting.money(euros(needed))}
+    return _("%(player)s holds %(balance)s in chips; %(needed)s are needed") % {
+        "player": code, "balance": formatting.money(euros(balance)), "needed": formatting.money(euros(needed))}
 
 
 def _open_tenure(*, table, holder, capital_cents, shares, began, posted_by, source, price_cents=None,
@@ -261,18 +272,38 @@ def _lock_handover(*, tenure, players):
     else:  # a player without a chips account yet: created first, then every account locked
         accounts = posting.player_accounts(player_ids)
         locked = posting.lock([bank, *accounts.values()])
-    if not locked[bank].is_open:
-        raise TenureError(_("bank tenure #%(tenure)s is already closed"), params={"tenure": tenure.pk})
+    check_tenure_open(tenure=tenure, is_open=locked[bank].is_open)
     return _Handover(shares, accounts, locked, bank)
+
+
+def check_tenure_open(*, tenure: BankTenure, is_open: bool) -> None:
+    """Refuse a change of a closed bank: ``is_open`` is its account's state as the caller
+    read it under its lock (the console) or holds it (an import's batch).
+
+    Raises:
+        TenureError: the tenure is closed.
+    """
+    if not is_open:
+        raise TenureError(_("bank tenure #%(tenure)s is already closed"), params={"tenure": tenure.pk})
+
+
+def check_new_holder(*, tenure: BankTenure, holder: Player) -> None:
+    """Refuse a bank passed to the player who holds it, or a closed tenure (as the caller
+    sees it: ``tenure.closed_at``). The rule of every sale and transfer, and of a 7½
+    takeover by the console or by an import's batch. [rules.md "The bank passes"]
+
+    Raises:
+        TenureError: ``holder`` holds it already (field ``holder``); it is closed.
+    """
+    if holder.pk == tenure.holder_id:
+        raise TenureError(_("%(player)s already holds this bank"), params={"player": holder.code}, field="holder")
+    check_tenure_open(tenure=tenure, is_open=tenure.is_open)
 
 
 def _new_holder_checks(*, tenure, holder, capital, shares):
     capital_cents = posting.amount_cents(capital, "capital", zero=True)
     shares = _syndicate(holder, shares)
-    if holder.pk == tenure.holder_id:
-        raise TenureError(_("%(player)s already holds this bank"), params={"player": holder.code}, field="holder")
-    if not tenure.is_open:
-        raise TenureError(_("bank tenure #%(tenure)s is already closed"), params={"tenure": tenure.pk})
+    check_new_holder(tenure=tenure, holder=holder)
     return capital_cents, shares
 
 
