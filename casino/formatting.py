@@ -33,13 +33,13 @@ def _decimal(value):
 
 def number(value, places=2, grouping=True, missing="") -> str:
     """``value`` (Decimal, int, float or its text, e.g. a report's ``"1991.38"``) with
-    ``places`` decimals in the active language: es ``1.991,38`` (grouping, as Django's
+    ``places`` decimals in the active language: es ``1 991,38`` (grouping, a no-break space, as Django's
     ``floatformat:"2g"``), ``1991,38`` without grouping (for CSV, which spreadsheets read
-    as a number). ``None`` or ``""`` gives ``""``; text that is not a number is returned
-    as it is."""
+    as a number). ``None`` or ``""`` gives ``missing`` (``""`` unless told, e.g. ``"—"``
+    in a table of figures); text that is not a number is returned as it is."""
     amount = _decimal(value)
     if amount is None:
-        return "" if value is None else str(value)
+        return missing if value is None or value == "" else str(value)
     return formats.number_format(amount, places, use_l10n=True, force_grouping=grouping)
 
 

@@ -71,3 +71,13 @@ def test_no_spanish_message_hedges_its_plural():
             if translated and re.search(r"\w\((s|es)\)", line):
                 hedged.append(f"{po.relative_to(root)}: {line}")
     assert hedged == []
+
+
+def test_a_missing_figure_is_what_the_caller_asks_for():
+    """A figure that is not there reads as the caller says (an alert's ``—``), never as an
+    empty cell where a dash was promised; a figure that is there in the reader's format."""
+    with translation.override("es"):
+        assert formatting.number(None) == formatting.number("") == ""
+        assert formatting.number(None, missing="—") == formatting.number("", missing="—") == "—"
+        assert formatting.number("1991.383", missing="—") == formatting.number("1991.38") == "1\u00a0991,38"
+        assert formatting.number("n/a", missing="—") == "n/a"
