@@ -937,8 +937,9 @@ def hand_variance(stakes, sd_per_unit_bet, within_hand_correlation):
 
 
 #: A threshold next to the fitted one is plausible (``plausible_thresholds``) when at least
-#: this share of the choices at the total between them went its way, or when fewer than
-#: ``FEW_CHOICES`` choices were seen there (nothing tells them apart).
+#: this share of the choices at the total between them went its way, out of at least
+#: ``FEW_CHOICES`` choices there (fewer show nothing: the sampling's band, wide on so few
+#: hands, covers them).
 MINORITY = 0.25
 FEW_CHOICES = 5
 #: The plausible range reaches at most this many half-points either side of the fit.
@@ -951,9 +952,9 @@ BANK_THRESHOLD_MARGIN = 0.02
 def plausible_thresholds(best, draws, stands):
     """The thresholds the observed choices do not tell apart from ``best``: from ``best``
     outwards, one half-point at a time (at most ``MAX_STEPS``), while the choices at the
-    total in between are mixed (at least ``MINORITY`` of them went the neighbour's way:
-    standing there for a lower threshold, drawing for a higher one) or too few to tell
-    (fewer than ``FEW_CHOICES``).
+    total in between are mixed: at least ``FEW_CHOICES`` of them, and at least
+    ``MINORITY`` of those the neighbour's way (standing there for a lower threshold,
+    drawing for a higher one).
 
     Args:
         best: the fitted threshold (half-points).
@@ -965,47 +966,50 @@ def plausible_thresholds(best, draws, stands):
     t = best
     while t > 1 and best - t < MAX_STEPS:
         n = draws[t - 1] + stands[t - 1]
-        if n >= FEW_CHOICES and stands[t - 1] < MINORITY * n:
+        if n < FEW_CHOICES or stands[t - 1] < MINORITY * n:
             break
         t -= 1
         out.insert(0, t)
     t = best
     while t < NATURAL and t - best < MAX_STEPS:
         n = draws[t] + stands[t]
-        if n >= FEW_CHOICES and draws[t] < MINORITY * n:
+        if n < FEW_CHOICES or draws[t] < MINORITY * n:
             break
         t += 1
         out.append(t)
     return out
 
 
-def _threshold_fit(draws, stands):
-    """The threshold agreeing with the most choices (the lowest on a tie), its agreement,
-    the choices per total and the plausible range (``plausible_thresholds``)."""
+def _threshold_fit(draws, stands, prefer=None):
+    """The threshold agreeing with the most choices (on a tie ``prefer`` if it is among
+    them, else the lowest), its agreement, the choices per total and the plausible range
+    (``plausible_thresholds``)."""
     total = sum(draws) + sum(stands)
     if not total:
         return {"stand_at": None, "agreement": None, "choices": 0, "by_points": [], "plausible": []}
     best, best_agree = None, -1
     for t in range(1, NATURAL + 1):
         agree = sum(draws[:t]) + sum(stands[t:])
-        if agree > best_agree:
+        if agree > best_agree or (agree == best_agree and t == prefer):
             best, best_agree = t, agree
     return {"stand_at": best, "agreement": best_agree / total, "choices": total,
             "by_points": [[p, draws[p], stands[p]] for p in range(NATURAL) if draws[p] or stands[p]],
             "plausible": plausible_thresholds(best, draws, stands)}
 
 
-def observed_stand_at(records):
+def observed_stand_at(records, prefer=None):
     """The threshold that best describes how the seats played in some hand records: for
     an edge that expects what the players at a table actually do.
 
     Every choice of a seat's hand between drawing and standing (a ``card`` or ``stand``
     event of a seat, on a hand with a stake whose cards are all known) is counted by the
     hand's points; the threshold is the ``stand_at`` that agrees with the most of them
-    (draw below it, stand at or above it; the lowest such on a tie).
+    (draw below it, stand at or above it; on a tie ``prefer`` if it is among them, else
+    the lowest: a few hands may show no choice at some totals).
 
     Args:
         records: hand records (``hand-record.md``), valid.
+        prefer: a threshold (half-points) to keep on a tie, e.g. the profile's default.
     Returns:
         dict: ``stand_at`` (half-points, or None without any choice), ``agreement`` (the
         share of choices it agrees with), ``choices``, ``by_points``: ``[points,
@@ -1026,7 +1030,7 @@ def observed_stand_at(records):
                         and hand.points < NATURAL):
                     (stands if do == "stand" else draws)[hand.points] += 1
             state.apply(event)
-    return _threshold_fit(draws, stands)
+    return _threshold_fit(draws, stands, prefer)
 
 
 #: The seats' options ``observed_options`` counts: the event that uses each.
@@ -1077,7 +1081,7 @@ def observed_options(records):
     return counts
 
 
-def observed_bank_stand_at(records, strategy=None):
+def observed_bank_stand_at(records, strategy=None, prefer=None):
     """How the bank played in some hand records where the rules left it free: the
     threshold that best describes its choices, and how often the best reply to what it
     saw (``bank_should_draw`` on ``bank_sight``, the seats playing ``strategy``) agrees.
@@ -1089,6 +1093,7 @@ def observed_bank_stand_at(records, strategy=None):
         records: hand records (``hand-record.md``), valid.
         strategy: the seats' ``Strategy`` the bank replies to (the profile's default when
             None); the reply is weighed only with it.
+        prefer: the threshold kept on a tie (as ``observed_stand_at``).
     Returns:
         dict: as ``observed_stand_at`` (``stand_at`` the bank's threshold, ``agreement``,
         ``choices``, ``by_points``, ``plausible``) and ``reply_agreement``: the share of
@@ -1118,7 +1123,7 @@ def observed_bank_stand_at(records, strategy=None):
                 views, pool = bank_sight(state, tables[key])
                 replies += bank_should_draw(points, views, pool, profile, False) == (do == "card")
             state.apply(event)
-    fit = _threshold_fit(draws, stands)
+    fit = _threshold_fit(draws, stands, prefer)
     fit["reply_agreement"] = replies / fit["choices"] if fit["choices"] else None
     return fit
 
@@ -1129,7 +1134,8 @@ def fit_strategy(records, profile=None):
     an option used in more than half the hands it was offered is on), and the bank's play
     where free (``observed_bank_stand_at``: a fixed threshold when it agrees with more of
     its choices than the best reply does by ``BANK_THRESHOLD_MARGIN``, else the best
-    reply). What nothing shows is the profile's default (``one_card_units`` always).
+    reply). What nothing shows is the profile's default (``one_card_units`` always; the
+    default threshold where thresholds tie).
 
     Args:
         records: hand records (``hand-record.md``) of one rule set, valid (a list or any
@@ -1153,7 +1159,7 @@ def fit_strategy(records, profile=None):
     if not isinstance(profile, Profile):
         profile = Profile.from_rules(profile)
     base = default_strategy(profile)
-    seats = observed_stand_at(records)
+    seats = observed_stand_at(records, prefer=base.stand_at)
     options = observed_options(records)
 
     def on(name, default):

@@ -71,8 +71,11 @@ def test_mixed_choices_make_the_neighbouring_thresholds_plausible():
     assert plausible_thresholds(10, draws, stands) == [10, 11]
     draws[9], stands[9] = 31, 9  # at 4½ points 22% stand (under MINORITY): 4½ is not
     assert 9 / 40 < MINORITY and plausible_thresholds(10, draws, stands) == [10, 11]
-    draws[11] = stands[11] = 0  # at 5½ nothing seen: 6 cannot be told apart either (at most 2 steps)
+    draws[11], stands[11] = 20, 20  # at 5½ half draw: 6 is plausible too
+    draws[12], stands[12] = 20, 20  # and at 6, but the range stops 2 half-points away
     assert plausible_thresholds(10, draws, stands) == [10, 11, 12]
+    draws[10], stands[10] = 1, 2  # at 5 three choices only: nothing to tell them apart
+    assert plausible_thresholds(10, draws, stands) == [10]
 
 
 def test_random_players_fit_with_a_plausible_range_and_the_bank_is_counted():
