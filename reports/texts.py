@@ -9,7 +9,7 @@ from datetime import date
 
 from django.utils import formats
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from casino import formatting
 from ledger.models import Transaction
@@ -242,9 +242,14 @@ def points_words(half_points):
     return f"{half_points // 2}" + ("½" if half_points % 2 else "")
 
 
+def _rounded(value, places=3):
+    """A figure rounded to ``places`` (the reader's format truncates), None for none."""
+    return None if value is None else round(float(value), places)
+
+
 def _signed(value, places=3):
     """A figure per unit staked with its sign, in the reader's format: ``+0,113``."""
-    text = formatting.number(value, places, missing="—")
+    text = formatting.number(_rounded(value, places), places, missing="—")
     return text if text == "—" or text.startswith("-") else f"+{text}"
 
 
@@ -266,7 +271,7 @@ def expectation_text(evidence: dict) -> str:
         return ""
     band = evidence.get("per_unit_band")
     text = (_("expected %(edge)s ± %(band)s per unit staked") % {"edge": _signed(expected),
-                                                                  "band": _number(band, 3)}
+                                                                  "band": _number(_rounded(band), 3)}
             if band is not None else _("expected %(edge)s per unit staked") % {"edge": _signed(expected)})
     fit = evidence.get("fit")
     if not isinstance(fit, dict) or fit.get("stand_at") is None:
@@ -312,7 +317,7 @@ def alert_test_rows(kind: str, code: str, evidence: dict) -> list:
             "expected": formatting.money(e.get("expected")),
             "low": formatting.money(e["band"][0]), "high": formatting.money(e["band"][1])} \
             if isinstance(e.get("band"), list) and len(e["band"]) == 2 else formatting.money(e.get("expected"))
-        rows.append((_("Expected"), expected))
+        rows.append((pgettext("alert test", "Expected"), expected))
         if e.get("per_unit_expected") is not None:
             rows.append((_("Per unit staked"), _("won %(actual)s, %(expectation)s") % {
                 "actual": _signed(e["actual"] / e["staked"]) if e.get("staked") else "—",

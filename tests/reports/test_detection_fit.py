@@ -13,7 +13,7 @@ from django.utils import timezone, translation
 from casino import formatting
 from game.cards import CARD_RANK
 from game.edge import default_strategy, play_hands
-from reports.detection import Theory, review
+from reports.detection import Theory, expectation, review
 from reports.evidence import evidence_hands_url
 from reports.models import Alert
 from reports.services import report_request, report_run
@@ -113,3 +113,22 @@ def test_the_review_page_and_the_api_say_the_expectation_as_played(staff, client
     assert answer["expectation"]["text"] == expectation[0].lower() + expectation[1:-1]
     whole = next(t for t in answer["tests"] if t["kind"] == "expected" and t["code"] == "all")
     assert whole["fit"]["stand_at"] == 13 and whole["per_unit_band"] > 0
+
+
+def test_the_expectation_of_hands_or_records_is_their_fitted_strategys_edge(staff):
+    """``detection.expectation``, for the pooled tests: the same from the stored hands and
+    from their records."""
+    hand_records = records_at(13, hands=60)
+    table = simulated_table("Mesa X", staff)
+    play_shift(table, staff["dealer"], staff["supervisor"], hand_records)
+    theory = Theory()
+    stored = theory(RULES, SEATS, default_strategy(RULES, stand_at=13))
+    from_hands = expectation(Hand.objects.filter(table=table), theory=theory)
+    assert (from_hands["stand_at"], from_hands["bank_stand_at"], from_hands["hands"]) == (13, None, 60)
+    assert from_hands["edge"] == pytest.approx(stored["mean_per_unit"])
+    assert from_hands["uncertainty"] == pytest.approx(stored["standard_error"])  # no neighbour: the simulation's
+    low, high = from_hands["band"]
+    assert low < from_hands["edge"] < high and high - low == pytest.approx(2 * 1.959964 * stored["standard_error"])
+    from_records = expectation(hand_records, theory=theory)
+    assert from_records["edge"] == from_hands["edge"] and from_records["staked"] == pytest.approx(from_hands["staked"])
+    assert from_records["edges"][0]["fit"]["stand_at"] == 13
