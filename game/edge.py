@@ -1055,13 +1055,29 @@ def observed_options(records):
     counts = {name: [0, 0] for name in OPTIONS}
     for record in records:
         state = read_header(record)
-        offered, used = set(), set()
+        profile = state.profile
+        possible = {name for name, on in (("split", profile.max_hands != 1),
+                                          ("exchange", profile.exchange_fours == "optional"),
+                                          ("fusilar", profile.fusilar), ("muerto", profile.muerto)) if on}
+        offered, used, asked = set(), set(), set()
         for event in record["events"]:
             do = event.get("do") if type(event) is dict else None
             seat = event.get("seat") if type(event) is dict else None
-            if seat not in (None, BANK_ID, LOCA_ID) and state.phase == PLAY:
-                legal = state.legal()
-                if legal.actor == seat:
+            if seat not in (None, BANK_ID, LOCA_ID) and state.phase == PLAY and possible:
+                pair = state.pair_split
+                if pair is not None and pair[0] == seat:
+                    offered.add((seat, "split"))
+                hand = state.current_hand()
+                # legal() is dear: asked only where an option may be offered (a lone 4 or 7, a
+                # split ready), once per state of the hand (its cards, before and after its stake).
+                cards = () if hand is None else hand.cards
+                maybe = (hand is not None and state.actor == seat
+                         and ((len(cards) == 1 and cards[0] is not None and CARD_RANK[cards[0]] in (4, 7))
+                              or hand.split_ready))
+                key = (seat, hand.number, len(cards), bool(hand.stake)) if maybe else None
+                if maybe and key not in asked and any((seat, name) not in offered for name in possible):
+                    asked.add(key)
+                    legal = state.legal()
                     if legal.split:
                         offered.add((seat, "split"))
                     if legal.exchange and not legal.exchange_required:
@@ -1070,8 +1086,6 @@ def observed_options(records):
                         offered.add((seat, "fusilar"))
                     if legal.muerto:
                         offered.add((seat, "muerto"))
-                if legal.pair_split and legal.pair_split[0] == seat:
-                    offered.add((seat, "split"))
                 if do in OPTIONS:
                     used.add((seat, do))
             state.apply(event)
