@@ -78,9 +78,9 @@ def test_a_player_dealt_a_natural_in_a_fifth_of_hands_is_found_among_players_sta
     page = client.get(reverse("reports:alert", args=[alert.pk])).content.decode()
     test = page.split('id="test"')[1].split("</section>")[0]
     assert "Qué se ha probado" in test and "El resultado de la banca en las apuestas de un jugador contra un banquero" in test
-    band = formatting.number(evidence["per_unit_band"], 3)
-    with translation.override("es"):
-        edge = formatting.number(evidence["per_unit_expected"], 3)
+    with translation.override("es"):  # rounded to 3 places (the reader's format would cut them)
+        band = formatting.number(round(evidence["per_unit_band"], 3), 3)
+        edge = formatting.number(round(evidence["per_unit_expected"], 3), 3)
     assert (f"se esperaba +{edge} ± {band} por unidad apostada, con los puestos plantándose en 6 como se "
             f"observó en estas {HANDS} manos, y la banca respondiendo a lo que ve") in html.unescape(test)
     assert "z = " in test and "Significación" in test
