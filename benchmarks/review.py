@@ -9,7 +9,8 @@ of ``--hands`` simulated hands each, imported as the import does, one dealer eac
 theory of the rules stored. Then, after one warm-up, ``--repeat`` times each (the median
 printed): the page as the auditor's browser asks for it (the Django test client, the whole
 view and its template), ``review_figures`` alone, and its parts (the hands' sums, the
-card observations, the review's tests).
+card observations, the review's tests; the strategy fitted to the hands, which the sums
+include).
 """
 
 import argparse
@@ -60,7 +61,7 @@ def measure(table, repeat):
     from django.test import Client
     from django.utils import timezone
 
-    from reports.detection import Sums, Theory, hand_card_observations, review
+    from reports.detection import Sums, Theory, fit_hands, hand_card_observations, review
     from reports.views.review import PAGE_CARD_HANDS, ReviewForm, _hands, review_figures
 
     today = timezone.localdate().isoformat()
@@ -87,6 +88,7 @@ def measure(table, repeat):
     timed("the page (view and template)", repeat, page)
     timed("review_figures", repeat, lambda: review_figures(data))
     timed("  the hands' sums (SQL)", repeat, sums_alone)
+    timed("  the strategy's fit (in the sums)", repeat, lambda: fit_hands(hands))
     timed("  the card observations", repeat, lambda: hand_card_observations(hands, limit=PAGE_CARD_HANDS))
     timed("  the review without the cards", repeat, review_alone)
 

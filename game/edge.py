@@ -36,7 +36,13 @@ The strategy (``Strategy``; ``describe_strategy`` writes it out in words):
   strategy stand exactly where it stood), and it draws when drawing is worth more than
   standing, looking ahead over further draws as if each came from the unseen cards with
   replacement (ties: it stands). When no hand with a stake is left standing it does not
-  play. ``bank_should_draw`` is that rule, on plain data.
+  play. ``bank_should_draw`` is that rule, on plain data. A strategy with
+  ``bank_stand_at`` makes the free bank draw below that threshold and stand at it or
+  above instead, whatever it sees (a bank as observed at a table).
+- **As played.** ``fit_strategy`` fits a strategy to a table's hand records: the seats'
+  threshold and the options they used, the bank's threshold or best reply, and the
+  thresholds the choices cannot tell apart (``plausible_thresholds``): the fit's
+  uncertainty, for the auditors' expectation (``reports.detection.expectation``).
 
 The estimate (``bank_edge``): the bank's result per unit staked, before the house
 commission, over ``hands`` hands of ``seats`` seats, with its standard error and a 95%
@@ -53,7 +59,7 @@ as floats (statistical estimates, never posted money).
 
 import math
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from statistics import NormalDist
 
 from game.cards import CARD_NAME, CARD_POINTS, CARD_RANK, DECKS, NATURAL, RANKS
@@ -106,6 +112,11 @@ class Strategy:
         one_card_units: units staked on a hand whose one card already reaches
             ``stand_at`` (it stands on that card), 1 to ``MAX_CENTS // UNIT_CENTS``; at a
             table with ``one_card_stand_max`` k, at most k (the unit is the minimum bet).
+        bank_stand_at: half-points or None. None: where the rules leave the bank free it
+            makes the best reply to what it sees (``bank_should_draw``); a number: where
+            free it draws below it and stands at it or above, whatever it sees (a bank
+            as observed at a table, ``observed_bank_stand_at``). Where the rules oblige
+            the bank, they decide either way.
     """
 
     stand_at: int = 8
@@ -114,6 +125,7 @@ class Strategy:
     split: bool = False
     muerto: bool = False
     one_card_units: int = 1
+    bank_stand_at: int | None = None
 
     def __post_init__(self):
         if type(self.stand_at) is not int or not 1 <= self.stand_at <= NATURAL:
@@ -121,17 +133,23 @@ class Strategy:
         if type(self.one_card_units) is not int or not 1 <= self.one_card_units <= MAX_CENTS // UNIT_CENTS:
             raise ValueError(f"one_card_units: a whole number from 1 to {MAX_CENTS // UNIT_CENTS}, "
                              f"not {self.one_card_units!r}")
+        if self.bank_stand_at is not None and (type(self.bank_stand_at) is not int
+                                               or not 1 <= self.bank_stand_at <= NATURAL):
+            raise ValueError(f"bank_stand_at: half-points from 1 to 15 or None, not {self.bank_stand_at!r}")
+        if self.exchange_fours not in ("mandatory", "always"):
+            raise ValueError(f'exchange_fours: "mandatory" or "always", not {self.exchange_fours!r}')
 
     def as_dict(self):
-        """The fields as plain data, ``one_card_units`` only where it is not 1: a strategy
-        reads as it did before that field existed (``EdgeResult.strategy``, the figures
-        stored with it), and ``Strategy(**fields)`` gives it back."""
+        """The fields as plain data, ``one_card_units`` only where it is not 1 and
+        ``bank_stand_at`` only where it is set: a strategy reads as it did before those
+        fields existed (``EdgeResult.strategy``, the figures stored with it), and
+        ``Strategy(**fields)`` gives it back."""
         fields = asdict(self)
         if self.one_card_units == 1:
             del fields["one_card_units"]
+        if self.bank_stand_at is None:
+            del fields["bank_stand_at"]
         return fields
-        if self.exchange_fours not in ("mandatory", "always"):
-            raise ValueError(f'exchange_fours: "mandatory" or "always", not {self.exchange_fours!r}')
 
 
 #: Each profile's documented default strategy: of the simple strategies (``stand_at`` 1 to
@@ -236,7 +254,10 @@ def describe_strategy(profile, strategy, gettext=None):
         obliged.append(_("after a 7½ or a fusilado draws until 7½"))
     if obliged:
         parts.append(_("The bank %(rules)s.") % {"rules": "; ".join(obliged)})
-    if profile.bank_draws_below is None:
+    if profile.bank_draws_below is None and strategy.bank_stand_at is not None:
+        parts.append(_("Where free, the bank draws below %(points)s points and stands at %(points)s or more.")
+                     % {"points": _points_text(strategy.bank_stand_at, gettext is None)})
+    elif profile.bank_draws_below is None:
         parts.append(_("Where free, the bank draws when its expected result from drawing (later cards "
                        "as if from the unseen cards with replacement) beats standing; it stands on ties."))
     parts.append(_("When nothing with a stake is left standing the bank does not play."))
@@ -601,14 +622,18 @@ def _play(table, rng, observe, rig, record):
 
 
 def _bank_turn(state, table, take, emit):
-    """The bank plays to the end: obliged where the rules say, else ``bank_should_draw``
-    on what it sees before each card."""
+    """The bank plays to the end: obliged where the rules say, else at the strategy's
+    ``bank_stand_at`` when it has one, else ``bank_should_draw`` on what it sees before
+    each card."""
     profile = table.profile
     bank = state.bank
     chasing = profile.bank_chases_natural and state.announced
     free = profile.bank_draws_below is None and not chasing
+    bank_stand_at = table.strategy.bank_stand_at
     while bank.status == "playing":
-        if free:
+        if free and bank_stand_at is not None:
+            draw = bank.points < bank_stand_at
+        elif free:
             views, pool = bank_sight(state, table)
             draw = bank_should_draw(bank.points, views, pool, profile, False)
         else:
@@ -911,21 +936,85 @@ def hand_variance(stakes, sd_per_unit_bet, within_hand_correlation):
     return sd_per_unit_bet ** 2 * (squares + within_hand_correlation * (total * total - squares))
 
 
-def observed_stand_at(records):
+#: A threshold next to the fitted one is plausible (``plausible_thresholds``) when at least
+#: this share of the choices at the total between them went its way, out of at least
+#: ``FEW_CHOICES`` choices there (fewer show nothing: the sampling's band, wide on so few
+#: hands, covers them).
+MINORITY = 0.25
+FEW_CHOICES = 5
+#: The plausible range reaches at most this many half-points either side of the fit.
+MAX_STEPS = 2
+#: The bank is taken to play a fixed threshold where free only when the threshold agrees
+#: with this much larger a share of its free choices than the best reply does.
+BANK_THRESHOLD_MARGIN = 0.02
+
+
+def plausible_thresholds(best, draws, stands):
+    """The thresholds the observed choices do not tell apart from ``best``: from ``best``
+    outwards, one half-point at a time (at most ``MAX_STEPS``), while the choices at the
+    total in between are mixed: at least ``FEW_CHOICES`` of them, and at least
+    ``MINORITY`` of those the neighbour's way (standing there for a lower threshold,
+    drawing for a higher one).
+
+    Args:
+        best: the fitted threshold (half-points).
+        draws, stands: the choices counted per total (lists indexed by half-points).
+    Returns:
+        list of thresholds (half-points), ascending, ``best`` among them.
+    """
+    out = [best]
+    t = best
+    while t > 1 and best - t < MAX_STEPS:
+        n = draws[t - 1] + stands[t - 1]
+        if n < FEW_CHOICES or stands[t - 1] < MINORITY * n:
+            break
+        t -= 1
+        out.insert(0, t)
+    t = best
+    while t < NATURAL and t - best < MAX_STEPS:
+        n = draws[t] + stands[t]
+        if n < FEW_CHOICES or draws[t] < MINORITY * n:
+            break
+        t += 1
+        out.append(t)
+    return out
+
+
+def _threshold_fit(draws, stands, prefer=None):
+    """The threshold agreeing with the most choices (on a tie ``prefer`` if it is among
+    them, else the lowest), its agreement, the choices per total and the plausible range
+    (``plausible_thresholds``)."""
+    total = sum(draws) + sum(stands)
+    if not total:
+        return {"stand_at": None, "agreement": None, "choices": 0, "by_points": [], "plausible": []}
+    best, best_agree = None, -1
+    for t in range(1, NATURAL + 1):
+        agree = sum(draws[:t]) + sum(stands[t:])
+        if agree > best_agree or (agree == best_agree and t == prefer):
+            best, best_agree = t, agree
+    return {"stand_at": best, "agreement": best_agree / total, "choices": total,
+            "by_points": [[p, draws[p], stands[p]] for p in range(NATURAL) if draws[p] or stands[p]],
+            "plausible": plausible_thresholds(best, draws, stands)}
+
+
+def observed_stand_at(records, prefer=None):
     """The threshold that best describes how the seats played in some hand records: for
     an edge that expects what the players at a table actually do.
 
     Every choice of a seat's hand between drawing and standing (a ``card`` or ``stand``
     event of a seat, on a hand with a stake whose cards are all known) is counted by the
     hand's points; the threshold is the ``stand_at`` that agrees with the most of them
-    (draw below it, stand at or above it; the lowest such on a tie).
+    (draw below it, stand at or above it; on a tie ``prefer`` if it is among them, else
+    the lowest: a few hands may show no choice at some totals).
 
     Args:
         records: hand records (``hand-record.md``), valid.
+        prefer: a threshold (half-points) to keep on a tie, e.g. the profile's default.
     Returns:
         dict: ``stand_at`` (half-points, or None without any choice), ``agreement`` (the
-        share of choices it agrees with), ``choices``, and ``by_points``: ``[points,
-        draws, stands]`` per half-point total seen.
+        share of choices it agrees with), ``choices``, ``by_points``: ``[points,
+        draws, stands]`` per half-point total seen, and ``plausible``: the thresholds the
+        choices do not tell apart from it (``plausible_thresholds``; [] without choices).
     Raises:
         IllegalEvent: a record is not valid.
     """
@@ -941,13 +1030,171 @@ def observed_stand_at(records):
                         and hand.points < NATURAL):
                     (stands if do == "stand" else draws)[hand.points] += 1
             state.apply(event)
-    total = sum(draws) + sum(stands)
-    if not total:
-        return {"stand_at": None, "agreement": None, "choices": 0, "by_points": []}
-    best, best_agree = None, -1
-    for t in range(1, NATURAL + 1):
-        agree = sum(draws[:t]) + sum(stands[t:])
-        if agree > best_agree:
-            best, best_agree = t, agree
-    return {"stand_at": best, "agreement": best_agree / total, "choices": total,
-            "by_points": [[p, draws[p], stands[p]] for p in range(NATURAL) if draws[p] or stands[p]]}
+    return _threshold_fit(draws, stands, prefer)
+
+
+#: The seats' options ``observed_options`` counts: the event that uses each.
+OPTIONS = ("split", "exchange", "fusilar", "muerto")
+
+
+def observed_options(records):
+    """How often the seats used each option the rules offered them, in some hand records.
+
+    A seat is offered an option in a hand when, at one of its turns, ``HandState.legal()``
+    offers it (``split`` or a ``pair_split`` of its hand, an ``exchange`` that is not
+    obliged, ``fusilar``, ``muerto``); it used it when it made that event in the hand.
+
+    Args:
+        records: hand records (``hand-record.md``), valid.
+    Returns:
+        dict ``{option: [offered, used]}`` for each of ``OPTIONS`` (counts of seats ×
+        hands).
+    Raises:
+        IllegalEvent: a record is not valid.
+    """
+    counts = {name: [0, 0] for name in OPTIONS}
+    for record in records:
+        state = read_header(record)
+        profile = state.profile
+        possible = {name for name, on in (("split", profile.max_hands != 1),
+                                          ("exchange", profile.exchange_fours == "optional"),
+                                          ("fusilar", profile.fusilar), ("muerto", profile.muerto)) if on}
+        offered, used, asked = set(), set(), set()
+        for event in record["events"]:
+            do = event.get("do") if type(event) is dict else None
+            seat = event.get("seat") if type(event) is dict else None
+            if seat not in (None, BANK_ID, LOCA_ID) and state.phase == PLAY and possible:
+                pair = state.pair_split
+                if pair is not None and pair[0] == seat:
+                    offered.add((seat, "split"))
+                hand = state.current_hand()
+                # legal() is dear: asked only where an option may be offered (a lone 4 or 7, a
+                # split ready), once per state of the hand (its cards, before and after its stake).
+                cards = () if hand is None else hand.cards
+                maybe = (hand is not None and state.actor == seat
+                         and ((len(cards) == 1 and cards[0] is not None and CARD_RANK[cards[0]] in (4, 7))
+                              or hand.split_ready))
+                key = (seat, hand.number, len(cards), bool(hand.stake)) if maybe else None
+                if maybe and key not in asked and any((seat, name) not in offered for name in possible):
+                    asked.add(key)
+                    legal = state.legal()
+                    if legal.split:
+                        offered.add((seat, "split"))
+                    if legal.exchange and not legal.exchange_required:
+                        offered.add((seat, "exchange"))
+                    if legal.fusilar:
+                        offered.add((seat, "fusilar"))
+                    if legal.muerto:
+                        offered.add((seat, "muerto"))
+                if do in OPTIONS:
+                    used.add((seat, do))
+            state.apply(event)
+        for seat, name in offered:
+            counts[name][0] += 1
+            counts[name][1] += (seat, name) in used
+    return counts
+
+
+def observed_bank_stand_at(records, strategy=None, prefer=None):
+    """How the bank played in some hand records where the rules left it free: the
+    threshold that best describes its choices, and how often the best reply to what it
+    saw (``bank_should_draw`` on ``bank_sight``, the seats playing ``strategy``) agrees.
+
+    Every ``card`` or ``stand`` of the bank while it is free (no ``bank_draws_below``,
+    not chasing a 7½) is counted by its points, as ``observed_stand_at`` counts the seats'.
+
+    Args:
+        records: hand records (``hand-record.md``), valid.
+        strategy: the seats' ``Strategy`` the bank replies to (the profile's default when
+            None); the reply is weighed only with it.
+        prefer: the threshold kept on a tie (as ``observed_stand_at``).
+    Returns:
+        dict: as ``observed_stand_at`` (``stand_at`` the bank's threshold, ``agreement``,
+        ``choices``, ``by_points``, ``plausible``) and ``reply_agreement``: the share of
+        the same choices the best reply agrees with (None without choices).
+    Raises:
+        IllegalEvent: a record is not valid.
+    """
+    draws = [0] * 16
+    stands = [0] * 16
+    replies = 0
+    tables = {}
+    for record in records:
+        state = read_header(record)
+        profile = state.profile
+        for event in record["events"]:
+            do = event.get("do") if type(event) is dict else None
+            if (do in ("card", "stand") and event.get("seat") == BANK_ID and state.phase == PLAY
+                    and state.actor == BANK_ID and profile.bank_draws_below is None
+                    and not (profile.bank_chases_natural and state.announced)
+                    and state.bank.points < NATURAL):
+                points = state.bank.points
+                (stands if do == "stand" else draws)[points] += 1
+                key = (profile, len(state.seats))
+                if key not in tables:
+                    tables[key] = _Table(profile, strategy or default_strategy(profile), min(len(state.seats), 9),
+                                         None)
+                views, pool = bank_sight(state, tables[key])
+                replies += bank_should_draw(points, views, pool, profile, False) == (do == "card")
+            state.apply(event)
+    fit = _threshold_fit(draws, stands, prefer)
+    fit["reply_agreement"] = replies / fit["choices"] if fit["choices"] else None
+    return fit
+
+
+def fit_strategy(records, profile=None):
+    """The strategy that describes how a table was played, from its hand records: the
+    seats' threshold (``observed_stand_at``), the options they used (``observed_options``:
+    an option used in more than half the hands it was offered is on), and the bank's play
+    where free (``observed_bank_stand_at``: a fixed threshold when it agrees with more of
+    its choices than the best reply does by ``BANK_THRESHOLD_MARGIN``, else the best
+    reply). What nothing shows is the profile's default (``one_card_units`` always; the
+    default threshold where thresholds tie).
+
+    Args:
+        records: hand records (``hand-record.md``) of one rule set, valid (a list or any
+            iterable; read twice).
+        profile: the records' ``Profile`` or rules value (default: the first record's).
+    Returns:
+        dict: ``strategy`` (the fitted ``Strategy``), ``neighbours`` (the ``Strategy``s of
+        the plausible thresholds but the fit's, the seats' and the bank's each varied
+        alone: the fit's uncertainty), ``seats`` (``observed_stand_at``'s), ``options``
+        (``observed_options``'s), ``bank`` (``observed_bank_stand_at``'s), ``hands``
+        (records read).
+    Raises:
+        IllegalEvent: a record is not valid.
+        ValueError: no records and no profile.
+    """
+    records = list(records)
+    if profile is None:
+        if not records:
+            raise ValueError("fit_strategy: no records and no profile")
+        profile = records[0]["rules"]
+    if not isinstance(profile, Profile):
+        profile = Profile.from_rules(profile)
+    base = default_strategy(profile)
+    seats = observed_stand_at(records, prefer=base.stand_at)
+    options = observed_options(records)
+
+    def on(name, default):
+        offered, used = options[name]
+        return used * 2 > offered if offered else default
+
+    exchange = base.exchange_fours
+    if options["exchange"][0]:
+        exchange = "always" if on("exchange", False) else "mandatory"
+    seat_strategy = Strategy(stand_at=seats["stand_at"] or base.stand_at, fusilar=on("fusilar", base.fusilar),
+                             exchange_fours=exchange, split=on("split", base.split), muerto=on("muerto", base.muerto),
+                             one_card_units=base.one_card_units)
+    bank = observed_bank_stand_at(records, seat_strategy)
+    bank_stand_at = None
+    if bank["choices"] and bank["agreement"] > bank["reply_agreement"] + BANK_THRESHOLD_MARGIN:
+        bank_stand_at = bank["stand_at"]
+    fitted = replace(seat_strategy, bank_stand_at=bank_stand_at)
+    neighbours = []
+    if seats["stand_at"] is not None:
+        neighbours += [replace(fitted, stand_at=t) for t in seats["plausible"] if t != fitted.stand_at]
+    if bank_stand_at is not None:
+        neighbours += [replace(fitted, bank_stand_at=t) for t in bank["plausible"] if t != bank_stand_at]
+    return {"strategy": fitted, "neighbours": neighbours, "seats": seats, "options": options, "bank": bank,
+            "hands": len(records)}

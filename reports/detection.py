@@ -17,9 +17,11 @@ prices far from the bank's balance, are patterns (no p-value): each is an alert.
 """
 
 import json
+import math
 from collections import defaultdict
 from datetime import timedelta
 from decimal import Decimal
+from statistics import NormalDist
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -55,41 +57,72 @@ BANK_CHANGES_WINDOW = timedelta(days=30)
 EVIDENCE_LIMIT = 200
 #: A result against the expected is tested from this many hands (the normal approximation).
 MIN_HANDS = 30
+#: A pair's band per unit staked in evidence: this many standard deviations (as the
+#: expected-against-actual lines' ``k``).
+PAIR_BAND_K = 3.0
+#: The two-sided 95% normal quantile (``expectation``'s band).
+Z95 = NormalDist().inv_cdf(0.975)
 
 
 
-def edge_key(rules, seats) -> str:
-    """The stored edge's key: the canonical rules (profile and overrides) as sorted JSON and the seats."""
-    canonical = Profile.from_rules(rules).rules
-    return f"{json.dumps(canonical, sort_keys=True, default=str)}|{int(seats)}"
+def _strategy_for(rules, strategy):
+    """``strategy`` (a ``Strategy``, its ``as_dict()`` or None: the profile's default) as a
+    ``Strategy``."""
+    from game.edge import Strategy, default_strategy
+
+    if strategy is None:
+        return default_strategy(Profile.from_rules(rules))
+    return strategy if isinstance(strategy, Strategy) else Strategy(**strategy)
 
 
-def edge_figure(rules, seats, *, hands=None, seed=None) -> dict:
-    """The bank's edge for a rule set and seat count (``EdgeResult.as_dict()``): the stored
-    simulation, or a new one computed now (``bank_edge`` with ``settings.EDGE_HANDS``
-    hands and ``settings.EDGE_SEED``) and stored.
+def edge_key(rules, seats, strategy=None) -> str:
+    """The stored edge's key: the canonical rules (profile and overrides) as sorted JSON and
+    the seats, and for a strategy other than the profile's default (``strategy``: a
+    ``Strategy``, its fields, or None) its fields as sorted JSON: ``<rules>|<seats>`` or
+    ``<rules>|<seats>|<strategy>`` (the default's figures keep the key they always had)."""
+    from game.edge import default_strategy
 
+    profile = Profile.from_rules(rules)
+    canonical = profile.rules
+    key = f"{json.dumps(canonical, sort_keys=True, default=str)}|{int(seats)}"
+    strategy = _strategy_for(rules, strategy)
+    if strategy != default_strategy(profile):
+        key += "|" + json.dumps(strategy.as_dict(), sort_keys=True)
+    return key
+
+
+def edge_figure(rules, seats, *, strategy=None, hands=None, seed=None) -> dict:
+    """The bank's edge for a rule set, seat count and strategy (``EdgeResult.as_dict()``):
+    the stored simulation, or a new one computed now (``bank_edge`` with
+    ``settings.EDGE_HANDS`` hands and ``settings.EDGE_SEED``) and stored.
+
+    Args:
+        strategy: a ``Strategy`` (or its fields); None: the profile's default.
     Raises:
         InvalidRules: the rules are not valid.
     """
     from game.edge import bank_edge
 
-    key = edge_key(rules, seats)
+    strategy = _strategy_for(rules, strategy)
+    key = edge_key(rules, seats, strategy)
     stored = EdgeFigure.objects.filter(key=key).values_list("result", flat=True).first()
     if stored is not None:
         return stored
-    return edge_store(rules=rules, seats=seats, hands=hands or settings.EDGE_HANDS,
-                      seed=settings.EDGE_SEED if seed is None else seed,
-                      result=bank_edge(rules, seats=int(seats), hands=hands or settings.EDGE_HANDS,
-                                       seed=settings.EDGE_SEED if seed is None else seed).as_dict()).result
+    hands = hands or settings.EDGE_HANDS
+    seed = settings.EDGE_SEED if seed is None else seed
+    return edge_store(rules=rules, seats=seats, hands=hands, seed=seed, strategy=strategy,
+                      result=bank_edge(rules, seats=int(seats), hands=hands, seed=seed,
+                                       strategy=strategy).as_dict()).result
 
 
-def edge_store(*, rules, seats: int, hands: int, seed: int, result: dict) -> EdgeFigure:
-    """Store (or replace) the simulation of a rule set and seat count. Returns the EdgeFigure."""
+def edge_store(*, rules, seats: int, hands: int, seed: int, result: dict, strategy=None) -> EdgeFigure:
+    """Store (or replace) the simulation of a rule set, seat count and strategy (a
+    ``Strategy`` or its fields; None: the profile's default). Returns the EdgeFigure."""
+    strategy = _strategy_for(rules, strategy)
     figure, _created = EdgeFigure.objects.update_or_create(
-        key=edge_key(rules, seats),
-        defaults={"rules": Profile.from_rules(rules).rules, "seats": seats, "hands": hands, "seed": seed,
-                  "result": result, "computed_at": timezone.now()})
+        key=edge_key(rules, seats, strategy),
+        defaults={"rules": Profile.from_rules(rules).rules, "seats": seats, "strategy": strategy.as_dict(),
+                  "hands": hands, "seed": seed, "result": result, "computed_at": timezone.now()})
     return figure
 
 
@@ -113,42 +146,233 @@ def bet_rows(hands):
 
 
 class MissingTheory(LookupError):
-    """No stored edge for these rules and seats (``Theory(compute=False)``); ``rules``, ``seats``."""
+    """No stored edge for these rules, seats and strategy (``Theory(compute=False)``):
+    ``rules``, ``seats``, ``strategy`` (its fields, or None for the profile's default)."""
 
-    def __init__(self, rules, seats):
-        super().__init__(f"no stored edge for {rules} with {seats} seats")
-        self.rules, self.seats = rules, seats
+    def __init__(self, rules, seats, strategy=None):
+        super().__init__(f"no stored edge for {rules} with {seats} seats"
+                         + (f" and the strategy {strategy}" if strategy else ""))
+        self.rules, self.seats, self.strategy = rules, seats, strategy
 
 
 class Theory:
-    """The stored edges a review needs, one per (rules, seats), read once; a missing one is
-    simulated and stored (``edge_figure``), or with ``compute=False`` raises ``MissingTheory``
-    (a page does not wait for a simulation)."""
+    """The stored edges a review needs, one per (rules, seats, strategy), read once; a
+    missing one is simulated and stored (``edge_figure``), or with ``compute=False`` raises
+    ``MissingTheory`` (a page does not wait for a simulation)."""
 
     def __init__(self, compute=True):
         self._edges = {}
         self.compute = compute
 
-    def __call__(self, rules, seats):
-        key = edge_key(rules, seats)
+    def __call__(self, rules, seats, strategy=None):
+        from game.edge import default_strategy
+
+        strategy = _strategy_for(rules, strategy)
+        key = edge_key(rules, seats, strategy)
         if key not in self._edges:
             if self.compute:
-                self._edges[key] = edge_figure(rules, seats)
+                self._edges[key] = edge_figure(rules, seats, strategy=strategy)
             else:
                 stored = EdgeFigure.objects.filter(key=key).values_list("result", flat=True).first()
                 if stored is None:
-                    raise MissingTheory(rules, seats)
+                    default = strategy == default_strategy(Profile.from_rules(rules))
+                    raise MissingTheory(rules, seats, None if default else strategy.as_dict())
                 self._edges[key] = stored
         return self._edges[key]
+
+
+# ---------------------------------------------------------------------------------------
+# The expectation as played: the strategy fitted to the hands, its edge and uncertainty
+
+#: The latest settled hands of a review whose records the strategy is fitted to.
+FIT_HANDS_LIMIT = 3000
+
+
+def rules_key(rules) -> str:
+    """A hand's rules as the review groups them: the stored value as sorted JSON."""
+    return json.dumps(rules, sort_keys=True)
+
+
+def hand_records(hands, limit=None, chunk=2000, *, settled=False):
+    """The hand records of ``hands`` (a Hand queryset; open hands left out, with
+    ``settled`` only the settled), the latest ``limit`` (all when None): yields ``(hand id,
+    rules, record)``; a hand whose entries do not make a record (a card never named) is
+    left out. Entries are read ``chunk`` hands at a time, one query each."""
+    from game.entries import effective_events, fold_record_events
+    from game.record import FORMAT
+    from tables.models import HandEvent
+    from tables.services import state_maker
+
+    chosen = hands.filter(status=Hand.Status.SETTLED) if settled else hands.exclude(status=Hand.Status.OPEN)
+    chosen = chosen.order_by("-opened_at", "-id").values_list("pk", "rules", "min_bet", "max_bet", "bank__code",
+                                                              "seats")
+    chosen = list(chosen if limit is None else chosen[:limit])
+    for first in range(0, len(chosen), chunk):
+        part = chosen[first:first + chunk]
+        entries = defaultdict(list)
+        for hand_id, kind, event in (HandEvent.objects.filter(hand_id__in=[row[0] for row in part])
+                                     .order_by("hand_id", "sequence").values_list("hand_id", "kind", "event")
+                                     .iterator(chunk_size=5000)):
+            entries[hand_id].append((kind, event))
+        for pk, rules, min_bet, max_bet, bank_code, seats in part:
+            try:
+                new_state = state_maker(rules=rules, min_bet=min_bet, max_bet=max_bet, bank_code=bank_code,
+                                        seats=seats)
+                record = {"format": FORMAT, "rules": rules, "min_bet": f"{min_bet:.2f}",
+                          "max_bet": f"{max_bet:.2f}", "bank": bank_code, "seats": list(seats),
+                          "events": fold_record_events(new_state, effective_events(entries[pk]))}
+            except IllegalEvent:
+                continue
+            yield pk, rules, record
+
+
+def fit_records(records) -> dict:
+    """``game.edge.fit_strategy`` of hand records, per rule set: ``{rules_key: fit}``; a
+    rule set whose records do not replay is left out (its hands get the default)."""
+    from game.edge import fit_strategy
+
+    by_rules = defaultdict(list)
+    for record in records:
+        by_rules[rules_key(record["rules"])].append(record)
+    fits = {}
+    for key, found in by_rules.items():
+        try:
+            fits[key] = fit_strategy(found)
+        except IllegalEvent:
+            continue
+    return fits
+
+
+def fit_hands(hands, limit=FIT_HANDS_LIMIT) -> dict:
+    """``fit_records`` of the latest ``limit`` settled hands of ``hands`` (a Hand queryset)."""
+    return fit_records(record for _pk, _rules, record in hand_records(hands, limit, settled=True))
+
+
+def fit_summary(fit) -> dict | None:
+    """A fit as plain data, for evidence and the API: ``stand_at`` and ``bank_stand_at``
+    (half-points; the bank's None: it replies to what it sees), ``agreement`` and
+    ``bank_agreement`` (shares of their choices), ``plausible`` (the seats' thresholds not
+    told apart), ``options`` (``{option: [offered, used]}``), ``strategy`` (its fields),
+    ``hands`` (records fitted). None for None."""
+    if fit is None:
+        return None
+    strategy = fit["strategy"]
+    bank = fit["bank"]
+    return {"stand_at": strategy.stand_at, "bank_stand_at": strategy.bank_stand_at,
+            "agreement": fit["seats"]["agreement"],
+            "bank_agreement": bank["agreement"] if strategy.bank_stand_at is not None else bank["reply_agreement"],
+            "plausible": fit["seats"]["plausible"], "options": fit["options"], "strategy": strategy.as_dict(),
+            "hands": fit["hands"]}
+
+
+def fitted_edge(rules, seats, fit, theory) -> dict:
+    """The expectation of one rule set and seat count as played: the edge of the fitted
+    strategy (the profile's default without a fit) and its uncertainty per unit staked.
+
+    The uncertainty ``u`` is ``√(se² + spread²)``: the simulation's standard error and the
+    fit's spread, the largest difference between the fitted strategy's edge and a
+    neighbour's (``fit["neighbours"]``: the plausible thresholds of the seats and of the
+    bank). A group's expected result then has a variance of its sampling plus
+    ``(u · staked)²`` (one error common to all its hands).
+
+    Returns:
+        dict: ``edge`` (the stored ``EdgeResult.as_dict()``), ``mean``, ``sd`` (per bet),
+        ``rho``, ``u``, ``spread``, ``strategy`` (a ``Strategy``).
+    Raises:
+        MissingTheory: ``theory`` does not compute and an edge is not stored.
+    """
+    strategy = fit["strategy"] if fit else None
+    edge = theory(rules, seats, strategy)
+    mean = float(edge["mean_per_unit"])
+    spread = 0.0
+    for neighbour in (fit["neighbours"] if fit else []):
+        spread = max(spread, abs(float(theory(rules, seats, neighbour)["mean_per_unit"]) - mean))
+    se = float(edge.get("standard_error") or 0.0)
+    return {"edge": edge, "mean": mean, "sd": float(edge["sd_per_unit_bet"]),
+            "rho": float(edge["within_hand_correlation"]), "u": math.sqrt(se * se + spread * spread),
+            "spread": spread, "strategy": _strategy_for(rules, strategy)}
+
+
+def expectation(hands, *, theory=None, fits=None) -> dict:
+    """What the bank should win on ``hands`` as they were played: for the pooled tests and
+    any caller that compares a bank's result with the theory.
+
+    Args:
+        hands: a Hand queryset (its settled hands with bets; the strategy is fitted to the
+            latest ``FIT_HANDS_LIMIT``), or a list of hand records (``hand-record.md``,
+            each settled by the engine for its stakes).
+        theory: a ``Theory`` (default: one that computes and stores a missing edge).
+        fits: ``{rules_key: fit}`` already made (``fit_hands``/``fit_records``).
+    Returns:
+        dict: ``edge`` (expected result per unit staked, stake-weighted over the rule
+        sets and seat counts), ``band`` (``[low, high]`` per unit staked: ``edge ± 1.96 u``,
+        the theory's 95% band; a set of hands adds its own sampling), ``uncertainty`` (u
+        per unit staked: the simulation's and the fit's), ``stand_at`` and
+        ``bank_stand_at`` (half-points; the bank's None: it replies to what it sees) and
+        ``agreement`` of the fit of the most-staked rule set, ``hands`` (hands whose
+        records were fitted), ``staked`` (units: euros or the records' stakes in
+        euros), ``edges`` (per rule set and seat count: ``rules``, ``seats``, ``staked``,
+        ``mean``, ``u``, ``sd_per_unit_bet``, ``within_hand_correlation``,
+        ``bank_wins_bet``, ``strategy``, ``fit``: ``fit_summary``). Without any bet:
+        ``edge`` and ``band`` None.
+    Raises:
+        MissingTheory: ``theory`` does not compute and an edge is not stored.
+    """
+    theory = theory or Theory()
+    stakes = defaultdict(float)
+    rules_of = {}
+    if isinstance(hands, list | tuple):
+        from game.payouts import settle
+        from game.record import play_record
+
+        for record in hands:
+            key = (rules_key(record["rules"]), len(record["seats"]))
+            rules_of[key[0]] = record["rules"]
+            stakes[key] += sum(bet.stake for bet in settle(play_record(record)).bets) / 100
+        if fits is None:
+            fits = fit_records(hands)
+    else:
+        rows = (HandBet.objects.filter(hand__in=hands.filter(status=Hand.Status.SETTLED))
+                .annotate(n_seats=Func(F("hand__seats"), function="jsonb_array_length", output_field=IntegerField()))
+                .values_list("hand__rules", "n_seats").annotate(staked=Sum("stake")).order_by())
+        for rules, seats, staked in rows:
+            key = (rules_key(rules), seats)
+            rules_of[key[0]] = rules
+            stakes[key] += float(staked)
+        if fits is None:
+            fits = fit_hands(hands)
+    edges = []
+    for (key, seats), staked in sorted(stakes.items()):
+        fit = fits.get(key)
+        fitted = fitted_edge(rules_of[key], seats, fit, theory)
+        edges.append({"rules": rules_of[key], "seats": seats, "staked": staked, "mean": fitted["mean"],
+                      "u": fitted["u"], "sd_per_unit_bet": fitted["sd"], "within_hand_correlation": fitted["rho"],
+                      "bank_wins_bet": fitted["edge"].get("bank_wins_bet"),
+                      "strategy": fitted["strategy"].as_dict(), "fit": fit_summary(fit)})
+    total = sum(e["staked"] for e in edges)
+    fitted_hands = sum(fit["hands"] for fit in fits.values())
+    if not total:
+        return {"edge": None, "band": None, "uncertainty": None, "stand_at": None, "bank_stand_at": None,
+                "agreement": None, "hands": fitted_hands, "staked": 0.0, "edges": edges}
+    edge = sum(e["mean"] * e["staked"] for e in edges) / total
+    u = sum(e["u"] * e["staked"] for e in edges) / total
+    main = max(edges, key=lambda e: e["staked"])
+    strategy = main["strategy"]
+    return {"edge": edge, "band": [edge - Z95 * u, edge + Z95 * u], "uncertainty": u,
+            "stand_at": strategy["stand_at"], "bank_stand_at": strategy.get("bank_stand_at"),
+            "agreement": main["fit"]["agreement"] if main["fit"] else None, "hands": fitted_hands,
+            "staked": total, "edges": edges}
 
 
 def _cents(value):
     return None if value is None else round(value) / 100
 
 
-def _money_figures(figures):
+def _money_figures(figures, theory_sd=0.0):
     """``expected_vs_actual``'s money (cents) as euros, for evidence; the p-value None
-    (not tested) under ``MIN_HANDS`` hands."""
+    (not tested) under ``MIN_HANDS`` hands. ``per_unit_band``: the band's half-width per
+    unit staked (``k · sd / staked``, the sampling's and the theory's); ``theory_sd`` (cents
+    in, euros out): the theory's part of ``sd``."""
     out = {name: figures[name] for name in ("hands", "effective_hands", "k", "z", "p_value", "per_unit_actual",
                                             "per_unit_expected", "outside")}
     if figures["hands"] < MIN_HANDS:
@@ -156,6 +380,8 @@ def _money_figures(figures):
     for name in ("staked", "actual", "expected", "sd"):
         out[name] = _cents(figures[name])
     out["band"] = [_cents(x) for x in figures["band"]]
+    out["per_unit_band"] = figures["k"] * figures["sd"] / figures["staked"] if figures["staked"] else None
+    out["theory_sd"] = _cents(theory_sd)
     return out
 
 
@@ -167,9 +393,12 @@ class Sums:
     """The sums a review needs over a set of hands, aggregated in PostgreSQL (per bet,
     then per hand or hand × player, then per group or pair): nothing is read per bet.
 
-    The theory enters the SQL as three arrays (the edge's ``mean_per_unit``,
-    ``sd_per_unit_bet`` and ``within_hand_correlation``, ``Theory``), one element per rule
-    set and seat count of the settled hands with bets, indexed per hand by a ``CASE``. Evidence lists (hand ids) are cut to
+    The theory enters the SQL as four arrays (the edge's ``mean_per_unit``,
+    ``sd_per_unit_bet`` and ``within_hand_correlation``, and its uncertainty ``u`` per
+    unit staked: ``fitted_edge`` of the strategy fitted to the hands, ``fit_hands``), one
+    element per rule set and seat count of the settled hands with bets, indexed per hand
+    by a ``CASE``. The uncertainty enters each group's and pair's variance as
+    ``(Σ u · stake)²`` (``theory_sd``). Evidence lists (hand ids) are cut to
     ``evidence`` in the database (``(array_agg(id ORDER BY id))[1:n]``) with their full
     count kept (``hand_total``).
 
@@ -177,11 +406,13 @@ class Sums:
         hands: a Hand queryset (its settled hands are summed).
         theory: a ``Theory``.
         evidence: hand ids kept per group, pair or player × bank.
+        fits: ``{rules_key: fit}`` (default: ``fit_hands(hands)``); ``fit`` is then the
+            first hand's rule set's (None without one) and ``first_edge`` its edge.
     Raises:
         MissingTheory: the theory is ``compute=False`` and an edge is not stored.
     """
 
-    def __init__(self, hands, theory, *, evidence=EVIDENCE_LIMIT):
+    def __init__(self, hands, theory, *, evidence=EVIDENCE_LIMIT, fits=None):
         self.theory = theory
         self.evidence = int(evidence)
         settled = hands.filter(status=Hand.Status.SETTLED).order_by().values("id")
@@ -191,17 +422,22 @@ class Sums:
         self.empty = first is None
         self._edges = []
         self._names = {}
+        self.fits = {}
+        self.fit = None
         if self.empty:
             self.first_edge = None
             return
-        self.first_edge = theory(first[0], len(first[1]))
-        keys = {(json.dumps(rules, sort_keys=True), seats) for rules, seats in
+        self.fits = fit_hands(hands) if fits is None else fits
+        first_key = rules_key(first[0])
+        self.fit = self.fits.get(first_key)
+        self.first_fitted = fitted_edge(first[0], len(first[1]), self.fit, theory)
+        self.first_edge = self.first_fitted["edge"]
+        keys = {(rules_key(rules), seats) for rules, seats in
                 with_bets.annotate(n_seats=Func(F("seats"), function="jsonb_array_length", output_field=IntegerField()))
                 .values_list("rules", "n_seats").distinct().order_by()}
         for rules_text, seats in sorted(keys):
-            edge = theory(json.loads(rules_text), seats)
-            self._edges.append((rules_text, seats, float(edge["mean_per_unit"]), float(edge["sd_per_unit_bet"]),
-                                float(edge["within_hand_correlation"])))
+            fitted = fitted_edge(json.loads(rules_text), seats, self.fits.get(rules_text), theory)
+            self._edges.append((rules_text, seats, fitted["mean"], fitted["sd"], fitted["rho"], fitted["u"]))
 
     def _with(self):
         """The common CTEs and their parameters: ``hand`` (each settled hand's tenure,
@@ -212,11 +448,12 @@ class Sums:
         names = {"hand": Hand._meta.db_table, "bet": HandBet._meta.db_table}
         cases = " ".join(f"WHEN h.rules = %s::jsonb AND jsonb_array_length(h.seats) = %s THEN {i}"
                          for i in range(1, len(self._edges) + 1))
-        arrays = [[row[column] for row in self._edges] for column in (2, 3, 4)]
+        arrays = [[row[column] for row in self._edges] for column in (2, 3, 4, 5)]
         sql = f"""
             WITH hand AS MATERIALIZED (
                 SELECT x.id, x.tenure, x.shift, x.bank, x.dealer, (%s::float8[])[x.edge] AS mean,
-                       (%s::float8[])[x.edge] AS sd, (%s::float8[])[x.edge] AS rho
+                       (%s::float8[])[x.edge] AS sd, (%s::float8[])[x.edge] AS rho,
+                       (%s::float8[])[x.edge] AS u
                   FROM (SELECT h.id, h.tenure_id AS tenure, h.shift_id AS shift, h.bank_id AS bank,
                                h.dealer_id AS dealer, CASE {cases} END AS edge
                           FROM {names['hand']} h
@@ -250,9 +487,10 @@ class Sums:
     def groups(self):
         """The bank's result against the expected per group, in cents: ``{(field, group):
         {"hands", "bets", "staked", "actual", "expected", "variance", "stake_squares",
-        "hand_ids" (sorted, cut), "hand_total"}}`` for field ``"all"`` (group None),
+        "hand_ids" (sorted, cut), "hand_total", "theory_sd"}}`` for field ``"all"`` (group None),
         ``"tenure"`` (its id) and ``"dealer"`` (his username). A hand's variance is
-        ``edge.hand_variance`` of its bets' stakes: ``sd² · (Σ s² + ρ · ((Σ s)² − Σ s²))``."""
+        ``edge.hand_variance`` of its bets' stakes: ``sd² · (Σ s² + ρ · ((Σ s)² − Σ s²))``
+        (the sampling's); ``theory_sd`` is ``Σ u · stake`` (the theory's, to be squared)."""
         if self.empty:
             return {}
         common, params = self._with()
@@ -264,12 +502,13 @@ class Sums:
             SELECT GROUPING(hand.tenure), GROUPING(hand.dealer), hand.tenure, hand.dealer, count(*), sum(p.bets),
                    sum(p.staked), sum(p.actual), sum(hand.mean * p.staked::float8),
                    sum(hand.sd * hand.sd * (p.squares::float8 + hand.rho * (p.staked * p.staked - p.squares)::float8)),
-                   sum(p.staked * p.staked), (array_agg(p.id ORDER BY p.id))[1:%s]
+                   sum(p.staked * p.staked), (array_agg(p.id ORDER BY p.id))[1:%s],
+                   sum(hand.u * p.staked::float8)
               FROM per_hand p JOIN hand ON hand.id = p.id
              GROUP BY GROUPING SETS ((), (hand.tenure), (hand.dealer))""", params + [self.evidence])
         out = {}
-        for no_tenure, no_dealer, tenure, dealer, hands, bets, staked, actual, expected, variance, squares, ids \
-                in rows:
+        for no_tenure, no_dealer, tenure, dealer, hands, bets, staked, actual, expected, variance, squares, ids, \
+                theory_sd in rows:
             if no_tenure and no_dealer:
                 key = ("all", None)
             elif no_dealer:
@@ -278,29 +517,30 @@ class Sums:
                 key = ("dealer", self._name("dealer", dealer))
             out[key] = {"hands": hands, "bets": int(bets), "staked": float(staked), "actual": float(actual),
                         "expected": expected, "variance": variance, "stake_squares": float(squares),
-                        "hand_ids": list(ids), "hand_total": hands}
+                        "hand_ids": list(ids), "hand_total": hands, "theory_sd": theory_sd}
         return out
 
     def pairs(self, rho):
         """Each pair's sums for ``statistics.pair_figures``, in euros: dealer × bank holder
         (all the hand's bets), dealer × player and bank holder × player (the player's bets
-        in the hand); ``rho`` the within-hand correlation of the pairs' variance."""
+        in the hand); ``rho`` the within-hand correlation of the pairs' variance, which
+        includes the theory's (``theory_sd`` squared)."""
         if self.empty:
             return []
         common, params = self._with()
         rho = float(rho)
         figures = """count(*), sum(bets), sum(staked), sum(actual), sum(mean * staked::float8),
                      sum(sd * sd * ((1 - %s) * squares::float8 + %s * (staked * staked)::float8)),
-                     (array_agg(id ORDER BY id))[1:%s]"""
+                     (array_agg(id ORDER BY id))[1:%s], sum(u * staked::float8)"""
         rows = self._fetch(common + f""",
             per_player AS MATERIALIZED (
-                SELECT p.*, hand.dealer, hand.bank, hand.mean, hand.sd
+                SELECT p.*, hand.dealer, hand.bank, hand.mean, hand.sd, hand.u
                   FROM (SELECT hand_id AS id, player, count(*) AS bets, sum(stake) AS staked, sum(result) AS actual,
                                sum(stake * stake) AS squares
                           FROM bet GROUP BY hand_id, player) p
                   JOIN hand ON hand.id = p.id),
             per_hand AS (
-                SELECT id, min(dealer) AS dealer, min(bank) AS bank, min(mean) AS mean, min(sd) AS sd,
+                SELECT id, min(dealer) AS dealer, min(bank) AS bank, min(mean) AS mean, min(sd) AS sd, min(u) AS u,
                        sum(bets) AS bets, sum(staked) AS staked, sum(actual) AS actual, sum(squares) AS squares
                   FROM per_player GROUP BY id)
             SELECT 1, dealer, bank, {figures} FROM per_hand GROUP BY dealer, bank
@@ -312,11 +552,12 @@ class Sums:
         kinds = {1: ("dealer×bank", "dealer", "player"), 2: ("dealer×player", "dealer", "player"),
                  3: ("bank×player", "player", "player")}
         out = []
-        for kind, a, b, hands, bets, staked, actual, expected, variance, ids in rows:
+        for kind, a, b, hands, bets, staked, actual, expected, variance, ids, theory_sd in rows:
             name, first, second = kinds[kind]
             out.append({"kind": name, "a": self._name(first, a), "b": self._name(second, b), "hands": hands,
                         "bets": int(bets), "staked": float(staked), "actual": float(actual), "expected": expected,
-                        "variance": variance, "evidence": list(ids), "hand_total": hands})
+                        "variance": variance + theory_sd * theory_sd, "evidence": list(ids), "hand_total": hands,
+                        "theory_sd": theory_sd})
         return out
 
     def large_losses(self, large_stake=None, quantile=0.9):
@@ -372,8 +613,13 @@ class Sums:
 
 
 def _sum_args(figures):
-    """A group's sums as ``statistics.expected_vs_actual_sums``'s arguments."""
-    return {name: figures[name] for name in ("hands", "staked", "actual", "expected", "variance", "stake_squares")}
+    """A group's sums as ``statistics.expected_vs_actual_sums``'s arguments: its variance
+    the sampling's plus the theory's (``theory_sd`` squared: the fit's and the
+    simulation's uncertainty, common to every hand of the group)."""
+    args = {name: figures[name] for name in ("hands", "staked", "actual", "expected", "variance", "stake_squares")}
+    theory_sd = figures.get("theory_sd") or 0.0
+    args["variance"] = figures["variance"] + theory_sd * theory_sd
+    return args
 
 
 # ---------------------------------------------------------------------------------------
@@ -395,7 +641,10 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
         sums: the hands' ``Sums`` (default: made here with ``theory``).
     Returns:
         dict: ``tests`` (every test, with ``combined_q`` and ``combined_alert``; evidence
-        cut to ``EVIDENCE_LIMIT`` hand ids), ``untested`` (the expected-against-actual
+        cut to ``EVIDENCE_LIMIT`` hand ids; the expected-against-actual lines and the
+        pairs with ``fit``, the strategy fitted to the hands as ``fit_summary``, and
+        ``per_unit_expected`` ± ``per_unit_band``: the expectation per unit staked and its
+        band, the fit's and the simulation's uncertainty with the sampling's), ``untested`` (the expected-against-actual
         lines without a p-value: fewer than ``MIN_HANDS`` hands, or no spread; their
         figures are still the hands' sums, shown as such) and ``findings`` (``(kind,
         code, identity, evidence)`` of each alert).
@@ -405,9 +654,14 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
     tests = []
     if not sums.empty:
         groups = sums.groups()
-        whole = _money_figures(statistics.expected_vs_actual_sums(**_sum_args(groups[("all", None)])))
+        fit = fit_summary(sums.fit)
+
+        def figures_of(sums_row):
+            return _money_figures(statistics.expected_vs_actual_sums(**_sum_args(sums_row)), sums_row["theory_sd"])
+
+        whole = figures_of(groups[("all", None)])
         tests.append({"kind": AlertKind.EXPECTED, "code": "all", "identity": [], "group": subject,
-                      **whole, "hand_ids": None})
+                      **whole, "hand_ids": None, "fit": fit})
         for field in ("tenure", "dealer"):
             found = sorted(((group, figures) for (name, group), figures in groups.items() if name == field),
                            key=lambda item: str(item[0]))
@@ -415,8 +669,8 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
                 continue
             for group, figures in found:
                 tests.append({"kind": AlertKind.EXPECTED, "code": field, "identity": [field, group], "group": group,
-                              **_money_figures(statistics.expected_vs_actual_sums(**_sum_args(figures))),
-                              "hand_ids": figures["hand_ids"], "hand_total": figures["hand_total"]})
+                              **figures_of(figures), "hand_ids": figures["hand_ids"],
+                              "hand_total": figures["hand_total"], "fit": fit})
         first = sums.first_edge
         pairs = statistics.pair_figures(sums.pairs(first["within_hand_correlation"]), alpha=alpha)
         for pair in pairs["pairs"]:
@@ -426,7 +680,9 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
                           "a": pair["a"], "b": pair["b"], "hands": pair["hands"], "bets": pair["bets"],
                           "staked": pair["staked"], "actual": pair["actual"], "expected": pair["expected"],
                           "sd": pair["sd"], "z": pair["z"], "p_value": pair["p_value"], "q_value": pair["q_value"],
-                          "hand_ids": pair["evidence"], "hand_total": pair["hand_total"]})
+                          "hand_ids": pair["evidence"], "hand_total": pair["hand_total"], "fit": fit,
+                          "per_unit_expected": pair["expected"] / pair["staked"] if pair["staked"] else None,
+                          "per_unit_band": PAIR_BAND_K * pair["sd"] / pair["staked"] if pair["staked"] else None})
         threshold, large = sums.large_losses(large_stake)
         losses = statistics.large_loss_figures(large, p_lose=first["bank_wins_bet"], large_stake=threshold,
                                                alpha=alpha)
@@ -469,35 +725,17 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
 def hand_card_observations(hands, limit=CARD_HANDS_LIMIT, chunk=2000):
     """``{deck: [(hand id, kind, who, card, stock)]}`` of the settled and voided hands'
     records (``statistics.card_observations``), the latest ``limit`` hands; a hand whose
-    record cannot be read (a card never named) is left out. The entries are read ``chunk``
-    hands at a time, one query each (as ``tables.selectors.hand_record`` reads one hand's)."""
-    from game.entries import effective_events, fold_record_events
-    from game.record import FORMAT, profile_for
-    from tables.models import HandEvent
-    from tables.services import state_maker
+    record cannot be read (a card never named) is left out. The records are
+    ``hand_records``' (entries read ``chunk`` hands at a time, one query each)."""
+    from game.record import profile_for
 
     out = defaultdict(list)
-    # The hands as tuples (no model instances): id, rules, stakes' bounds, bank, seats.
-    chosen = list(hands.exclude(status=Hand.Status.OPEN).order_by("-opened_at", "-id")
-                  .values_list("pk", "rules", "min_bet", "max_bet", "bank__code", "seats")[:limit])
-    for first in range(0, len(chosen), chunk):
-        part = chosen[first:first + chunk]
-        entries = defaultdict(list)
-        for hand_id, kind, event in (HandEvent.objects.filter(hand_id__in=[row[0] for row in part])
-                                     .order_by("hand_id", "sequence").values_list("hand_id", "kind", "event")
-                                     .iterator(chunk_size=5000)):
-            entries[hand_id].append((kind, event))
-        for pk, rules, min_bet, max_bet, bank_code, seats in part:
-            try:
-                new_state = state_maker(rules=rules, min_bet=min_bet, max_bet=max_bet, bank_code=bank_code,
-                                        seats=seats)
-                record = {"format": FORMAT, "rules": rules, "min_bet": f"{min_bet:.2f}",
-                          "max_bet": f"{max_bet:.2f}", "bank": bank_code, "seats": list(seats),
-                          "events": fold_record_events(new_state, effective_events(entries[pk]))}
-                observations = statistics.card_observations(record, hand=pk)
-            except IllegalEvent:
-                continue
-            out[profile_for(rules).deck].extend(observations)
+    for pk, rules, record in hand_records(hands, limit, chunk):
+        try:
+            observations = statistics.card_observations(record, hand=pk)
+        except IllegalEvent:
+            continue
+        out[profile_for(rules).deck].extend(observations)
     return out
 
 

@@ -146,18 +146,22 @@ class ReportRequest(models.Model):
 
 
 class EdgeFigure(models.Model):
-    """A stored simulation of the bank's edge under one rule set and seat count: what the
-    auditor's statistics expect of a bank (``game.edge.bank_edge``).
+    """A stored simulation of the bank's edge under one rule set, seat count and strategy:
+    what the auditor's statistics expect of a bank (``game.edge.bank_edge``), for the
+    strategy fitted to the hands reviewed (``reports.detection.expectation``).
 
-    ``key`` is ``<rules as sorted JSON>|<seats>``; ``result`` is ``EdgeResult.as_dict()``
+    ``key`` is ``<rules as sorted JSON>|<seats>``, followed by ``|<strategy as sorted
+    JSON>`` for a strategy other than the profile's default (``strategy``: its fields;
+    ``{}`` on figures stored before strategies were kept); ``result`` is ``EdgeResult.as_dict()``
     (``mean_per_unit``, ``sd_per_unit_hand``, ``sd_per_unit_bet``,
     ``within_hand_correlation``, ``bank_wins_bet``, the strategy in words, the seed, how
     it was obtained). One row per key: computing it again replaces it.
     """
 
-    key = models.CharField(_("key"), max_length=400, unique=True)
+    key = models.CharField(_("key"), max_length=700, unique=True)
     rules = models.JSONField(_("rules"))
     seats = models.PositiveSmallIntegerField(_("seats"))
+    strategy = models.JSONField(_("strategy"), default=dict, blank=True)
     hands = models.PositiveIntegerField(_("hands simulated"))
     seed = models.BigIntegerField(_("seed"))
     result = models.JSONField(_("result"))

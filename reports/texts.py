@@ -9,7 +9,7 @@ from datetime import date
 
 from django.utils import formats
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from casino import formatting
 from ledger.models import Transaction
@@ -240,6 +240,108 @@ def place_words(who):
     return _("seat %(seat)s") % {"seat": who}
 
 
+def points_words(half_points):
+    """Points in half-points as a reader writes them: ``5½``, ``4``."""
+    return f"{half_points // 2}" + ("½" if half_points % 2 else "")
+
+
+def _rounded(value, places=3):
+    """A figure rounded to ``places`` (the reader's format truncates), None for none."""
+    return None if value is None else round(float(value), places)
+
+
+def _signed(value, places=3):
+    """A figure per unit staked with its sign, in the reader's format: ``+0,113``."""
+    text = formatting.number(_rounded(value, places), places, missing="—")
+    return text if text == "—" or text.startswith("-") else f"+{text}"
+
+
+def expectation_text(evidence: dict) -> str:
+    """What a review line or an alert expected and for which play, in the reader's
+    language: "expected +0.113 ± 0.020 per unit staked, for seats standing at 5½ as
+    observed in these 3,200 hands, the bank replying to what it sees".
+
+    Args:
+        evidence: a review line's or an alert's figures (``reports.detection.review``):
+            ``per_unit_expected``, ``per_unit_band`` (the band's half-width per unit
+            staked) and ``fit`` (``detection.fit_summary``; None or absent: the
+            profile's default strategy, as alerts raised before the fit say).
+    Returns:
+        str, "" when the figures have no expectation per unit staked.
+    """
+    expected = evidence.get("per_unit_expected")
+    if expected is None:
+        return ""
+    band = evidence.get("per_unit_band")
+    text = (_("expected %(edge)s ± %(band)s per unit staked") % {"edge": _signed(expected),
+                                                                  "band": _number(_rounded(band), 3)}
+            if band is not None else _("expected %(edge)s per unit staked") % {"edge": _signed(expected)})
+    fit = evidence.get("fit")
+    if not isinstance(fit, dict) or fit.get("stand_at") is None:
+        return _("%(expected)s, for the theory's default strategy") % {"expected": text}
+    hands = fit.get("hands") or 0
+    seats = ngettext("%(expected)s, for seats standing at %(points)s as observed in this %(hands)s hand",
+                     "%(expected)s, for seats standing at %(points)s as observed in these %(hands)s hands", hands) % {
+        "expected": text, "points": points_words(fit["stand_at"]), "hands": formatting.count(hands)}
+    if fit.get("bank_stand_at") is not None:
+        return _("%(seats)s, the bank standing at %(points)s") % {"seats": seats,
+                                                                  "points": points_words(fit["bank_stand_at"])}
+    return _("%(seats)s, the bank replying to what it sees") % {"seats": seats}
+
+
+#: What each statistical alert tested, in words.
+TESTED = {
+    ("expected", "all"): gettext_lazy("The bank's result on all the hands reviewed against the theory's"),
+    ("expected", "tenure"): gettext_lazy("The bank's result in one bank tenure against the theory's"),
+    ("expected", "dealer"): gettext_lazy("The bank's result on one dealer's hands against the theory's"),
+    ("pair", "dealer×bank"): gettext_lazy("The bank's result on the hands of one dealer with one bank holder"),
+    ("pair", "dealer×player"): gettext_lazy("The bank's result on one player's bets with one dealer"),
+    ("pair", "bank×player"): gettext_lazy("The bank's result on one player's bets against one bank holder"),
+    ("cards", None): gettext_lazy("How often each rank was dealt, against a fair shuffle of the deck"),
+    ("large_losses", None): gettext_lazy("How often a player lost his large stakes to one bank holder, against "
+                                         "the theory's share of bets the bank wins"),
+}
+
+
+def alert_test_rows(kind: str, code: str, evidence: dict) -> list:
+    """An alert's evidence as the rows a reader checks, in his language: what was tested,
+    the figure, the expectation with its band, the significance. ``[(label, text)]``; []
+    for alerts that are not tests (exceptions, large bets, patterns)."""
+    e = evidence if isinstance(evidence, dict) else {}
+    tested = TESTED.get((kind, code)) or TESTED.get((kind, None))
+    if tested is None:
+        return []
+    rows = [(_("What was tested"), str(tested))]
+    if kind in ("expected", "pair"):
+        rows.append((_("Hands"), formatting.count(e.get("hands"))))
+        rows.append((_("Staked"), formatting.money(e.get("staked"))))
+        rows.append((_("The bank won"), formatting.money(e.get("actual"))))
+        expected = _("%(expected)s (band %(low)s to %(high)s)") % {
+            "expected": formatting.money(e.get("expected")),
+            "low": formatting.money(e["band"][0]), "high": formatting.money(e["band"][1])} \
+            if isinstance(e.get("band"), list) and len(e["band"]) == 2 else formatting.money(e.get("expected"))
+        rows.append((pgettext("alert test", "Expected"), expected))
+        if e.get("per_unit_expected") is not None:
+            rows.append((_("Per unit staked"), _("won %(actual)s, %(expectation)s") % {
+                "actual": _signed(e["actual"] / e["staked"]) if e.get("staked") else "—",
+                "expectation": expectation_text(e)}))
+        rows.append((_("Standard deviation"), _("%(sd)s €, of which the theory's %(theory)s €") % {
+            "sd": _number(e.get("sd")), "theory": _number(e.get("theory_sd"))}
+            if e.get("theory_sd") is not None else f"{_number(e.get('sd'))} €"))
+        rows.append((_("Significance"), "z = {z}, p = {p}, q = {q}".format(
+            z=_number(e.get("z")), p=formatting.significant(e.get("p_value")),
+            q=formatting.significant(e.get("combined_q")))))
+    elif kind == "cards":
+        rows.append((_("Significance"), _("chi-square %(statistic)s, %(df)s degrees of freedom, p = %(p)s, "
+                                          "q = %(q)s") % {
+            "statistic": _number(e.get("statistic")), "df": e.get("df"),
+            "p": formatting.significant(e.get("p_value")), "q": formatting.significant(e.get("combined_q"))}))
+    elif kind == "large_losses":
+        rows.append((_("Significance"), "p = {p}, q = {q}".format(
+            p=formatting.significant(e.get("p_value")), q=formatting.significant(e.get("combined_q")))))
+    return rows
+
+
 def alert_text(kind: str, code: str, evidence: dict) -> str:
     """An alert's finding in one sentence, in the reader's language, from its kind, code
     and evidence (``reports.detection``). Unknown kinds show their code and data."""
@@ -271,18 +373,22 @@ def alert_text(kind: str, code: str, evidence: dict) -> str:
     if kind == "expected":
         group = GROUPS.get(code, code)
         name = "" if code == "all" else f" {e.get('group')}"
-        return _("%(group)s%(name)s: the bank won %(actual)s € where %(expected)s € were expected "
+        text = _("%(group)s%(name)s: the bank won %(actual)s € where %(expected)s € were expected "
                  "(band ±%(k)sσ: %(low)s € to %(high)s €; z = %(z)s, p = %(p)s, q = %(q)s)") % {
             "group": str(group).capitalize(), "name": name, "actual": _number(e["actual"]),
             "expected": _number(e["expected"]), "k": _number(e["k"], 0), "low": _number(e["band"][0]),
             "high": _number(e["band"][1]), "z": _number(e["z"]), "p": formatting.significant(e["p_value"]),
             "q": formatting.significant(e.get("combined_q"))}
+        expectation = expectation_text(e)
+        return f"{text}; {expectation}" if expectation else text
     if kind == "pair":
-        return _("%(pair)s %(a)s × %(b)s: %(hands)s hands, the bank won %(actual)s € where %(expected)s € were "
+        text = _("%(pair)s %(a)s × %(b)s: %(hands)s hands, the bank won %(actual)s € where %(expected)s € were "
                  "expected (z = %(z)s, p = %(p)s, q = %(q)s)") % {
             "pair": str(PAIR_KINDS.get(code, code)).capitalize(), "a": e["a"], "b": e["b"], "hands": e["hands"],
             "actual": _number(e["actual"]), "expected": _number(e["expected"]), "z": _number(e["z"]),
             "p": formatting.significant(e["p_value"]), "q": formatting.significant(e.get("combined_q"))}
+        expectation = expectation_text(e)
+        return f"{text}; {expectation}" if expectation else text
     if kind == "cards":
         return _("%(test)s of %(who)s (%(deck)s, %(cards)s cards): the %(rank)s comes too often "
                  "(chi-square %(statistic)s, %(df)s degrees of freedom, p = %(p)s, q = %(q)s)") % {

@@ -150,7 +150,11 @@ class ReviewView(ApiViewMixin, APIView):
                    responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer, 409: ErrorSerializer})
     def get(self, request):
         """The page ``/reports/review/``'s figures as JSON: ``hands``, ``bets``, ``alpha``,
-        ``edge`` (the theory used), ``alerts`` (how many tests alert), ``tests`` (each:
+        ``edge`` (the theory used: the strategy fitted to the hands), ``expectation`` (the
+        whole's expected result per unit staked ``per_unit_expected`` ± ``per_unit_band``,
+        the ``fit``: the seats' ``stand_at`` and the bank's ``bank_stand_at`` in half-points
+        as observed in ``hands`` hands, and ``text``: it in the reader's language),
+        ``alerts`` (how many tests alert), ``tests`` (each:
         ``kind`` expected / pair / cards / large_losses, its figures, ``p_value``,
         ``combined_q``, ``combined_alert``, ``hand_ids`` cut to 200 with ``hand_total``;
         money in euros) and ``funnel`` (points and control limits, per unit staked).
@@ -175,7 +179,8 @@ class ReviewView(ApiViewMixin, APIView):
                          "dealer": data["dealer"].get_username() if data.get("dealer") else None,
                          "hands": computed["hands"], "bets": computed["bets"], "alpha": ALPHA,
                          "edge": computed["edge"], "alerts": sum(1 for t in tests if t["combined_alert"]),
-                         "tests": tests, "funnel": computed["funnel"], "funnel_by": data["funnel"]})
+                         "tests": tests, "funnel": computed["funnel"], "funnel_by": data["funnel"],
+                         "expectation": computed["expectation"]})
 
 
 class JournalView(ApiViewMixin, APIView):

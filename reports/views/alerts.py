@@ -16,7 +16,7 @@ from casino.roles import AUDITOR, role_required
 from reports.alerts import NOTE_MIN, AlertError, alert_acknowledge
 from reports.evidence import evidence_hand_links, evidence_hands_url
 from reports.models import Alert
-from reports.texts import alert_text, exception_text
+from reports.texts import alert_test_rows, alert_text, exception_text
 
 PER_PAGE = 50
 #: Hands shown as links in an alert's evidence (the rest are counted).
@@ -111,5 +111,6 @@ def alert_detail(request, pk):
                "hand_total": total, "categories": evidence.get("categories"),
                "hands_url": evidence_hands_url(alert), "items": items,
                "item_total": evidence.get("item_total", len(items)) if items else 0,
-               "figures": _large_bet_figures(alert)}
+               "figures": _large_bet_figures(alert),
+               "test_rows": alert_test_rows(str(alert.kind), alert.code, alert.evidence)}
     return render(request, "reports/alert.html", context, status=400 if request.method == "POST" else 200)

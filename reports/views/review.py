@@ -26,7 +26,7 @@ from reports.charts import funnel_svg
 from reports.detection import MIN_HANDS, MissingTheory, Sums, Theory, review
 from reports.evidence import review_line_url
 from reports.forms import check_period
-from reports.texts import CARD_TESTS, GROUPS, PAIR_KINDS
+from reports.texts import CARD_TESTS, GROUPS, PAIR_KINDS, expectation_text
 from tables.models import Hand, Table
 
 #: The longest period reviewed on a page.
@@ -123,11 +123,31 @@ def review_figures(data):
                                         sd=edge["sd_per_unit_hand"])
     settled, bets = sums.counts()
     return {"tests": result["tests"], "untested": result["untested"], "hands": hands.count(), "settled": settled,
-            "bets": bets, "edge": edge, "funnel": funnel}
+            "bets": bets, "edge": edge, "funnel": funnel, "expectation": review_expectation(result)}
+
+
+def review_expectation(result):
+    """The expectation of all the hands reviewed, as played: ``per_unit_expected`` and
+    ``per_unit_band`` (the ±3σ band's half-width per unit staked: the sampling's, the
+    fit's and the simulation's), ``fit`` (``detection.fit_summary``) and ``text`` (in the
+    reader's language: "expected +0.113 ± 0.020 per unit staked, for seats standing at 5½
+    as observed in these 3,200 hands, …"); None without settled bets."""
+    whole = next((t for t in [*result["tests"], *result["untested"]]
+                  if t["kind"] == "expected" and t["code"] == "all"), None)
+    if whole is None:
+        return None
+    return {"per_unit_expected": whole.get("per_unit_expected"), "per_unit_band": whole.get("per_unit_band"),
+            "fit": whole.get("fit"), "text": expectation_text(whole)}
 
 
 def missing_theory_text(missing):
     """What to do when a theory is missing (``MissingTheory``), in words."""
+    if getattr(missing, "strategy", None):
+        return gettext("The theory of %(rules)s with %(seats)s seats, for the play observed in these hands, is not "
+                       "stored yet: run manage.py edge --rules '%(json)s' --seats %(seats)s --strategy "
+                       "'%(strategy)s' --store (or wait for the next report's alerts, which compute it).") % {
+            "rules": rules_label(missing.rules), "seats": missing.seats, "json": json.dumps(missing.rules),
+            "strategy": json.dumps(missing.strategy, sort_keys=True)}
     return gettext("The theory of %(rules)s with %(seats)s seats is not stored yet: run manage.py edge "
                    "--rules '%(json)s' --seats %(seats)s --store (or wait for the next report's alerts, "
                    "which compute it).") % {"rules": rules_label(missing.rules), "seats": missing.seats,
@@ -188,5 +208,6 @@ def review_page(request):
         "bet_count": computed["bets"], "min_hands": MIN_HANDS,
         "expected": expected, "pairs": pairs, "cards": cards, "losses": losses, "chart": chart,
         "edge": edge_shown, "card_limit": PAGE_CARD_HANDS, "alpha": statistics.ALPHA,
+        "expectation": computed["expectation"],
         "alerts": sum(1 for t in tests if t["combined_alert"]),
     })

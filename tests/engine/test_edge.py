@@ -261,4 +261,5 @@ def test_the_observed_threshold_of_random_play_agrees_only_in_part():
     rng = random.Random(8)
     observed = observed_stand_at(random_record(rng, rules="tradicional") for _ in range(300))
     assert 8 <= observed["stand_at"] <= 13 and 0.6 < observed["agreement"] < 0.95
-    assert observed_stand_at([]) == {"stand_at": None, "agreement": None, "choices": 0, "by_points": []}
+    assert observed_stand_at([]) == {"stand_at": None, "agreement": None, "choices": 0, "by_points": [],
+                                     "plausible": []}

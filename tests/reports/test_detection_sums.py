@@ -111,7 +111,18 @@ def test_the_sql_sums_are_the_python_sums_over_a_random_set_of_hands(hands):
             assert close(got[name], figures[name]), (key, name)
         assert groups[key]["hand_ids"] == ids[:EVIDENCE_LIMIT] and groups[key]["hand_total"] == len(ids)
 
-    pairs = S.pair_figures(sums.pairs(expected["first"]["within_hand_correlation"]), min_hands=30)
+    # Each pair's variance holds the theory's uncertainty, (Σ u · stake)² with u the edge's standard
+    # error (the honest hands fit the default strategy: no neighbour widens it): taken out, the sampling's.
+    sql_pairs = sums.pairs(expected["first"]["within_hand_correlation"])
+    columns = {"dealer×bank": ("dealer", "bank"), "dealer×player": ("dealer", "player"),
+               "bank×player": ("bank", "player")}
+    for pair in sql_pairs:
+        first_column, second_column = columns[pair["kind"]]
+        theory_sd = sum(theory(r["rules"], r["seats"])["standard_error"] * float(r["stake"])
+                        for r in expected["rows"] if (r[first_column], r[second_column]) == (pair["a"], pair["b"]))
+        assert theory_sd > 0 and close(pair["theory_sd"], theory_sd)
+        pair["variance"] -= pair["theory_sd"] ** 2
+    pairs = S.pair_figures(sql_pairs, min_hands=30)
     assert pairs["tested"] == expected["pairs"]["tested"] > 0
     want = {(p["kind"], p["a"], p["b"]): p for p in expected["pairs"]["pairs"]}
     assert {(p["kind"], p["a"], p["b"]) for p in pairs["pairs"]} == set(want)

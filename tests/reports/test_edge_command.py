@@ -63,5 +63,10 @@ def test_store_keeps_each_seat_count_as_the_theory_the_alerts_use():
     assert edge_figure({"profile": "americana"}, 2) == bank_edge("americana", seats=2, hands=400, seed=5).as_dict()
     run("--profile", "americana", "--seats", "2", "--hands", "500", "--seed", "5", "--store")
     assert EdgeFigure.objects.count() == 2 and EdgeFigure.objects.get(key=edge_key("americana", 2)).hands == 500
-    with pytest.raises(CommandError, match="default strategy"):
-        run("--profile", "americana", "--hands", "400", "--stand-at", "5", "--store")
+    # Another strategy (the play a review observed) is stored under its own key, beside the default's.
+    run("--profile", "americana", "--hands", "400", "--stand-at", "5", "--strategy", '{"bank_stand_at": 12}',
+        "--store")
+    fitted = default_strategy("americana", stand_at=10, bank_stand_at=12)
+    stored = EdgeFigure.objects.get(key=edge_key("americana", 4, fitted))
+    assert stored.strategy == fitted.as_dict() and EdgeFigure.objects.count() == 3
+    assert edge_figure("americana", 4, strategy=fitted)["strategy"] == fitted.as_dict()

@@ -7,9 +7,11 @@ database unless ``--store``).
     manage.py edge --profile americana --stand-at 5.5 --strategy '{"split": true}' --format text
     manage.py edge --profile reglamento --seats 1 2 3 4 5 6 7 8 9 --hands 500000 --seed 17 --store
 
-``--store`` keeps each result (default strategy only) as the stored simulation the
-auditors' alerts and review compare with (``reports.models.EdgeFigure``, one per rule
-set and seat count, replaced when computed again); without it nothing is written.
+``--store`` keeps each result as the stored simulation the auditors' alerts and review
+compare with (``reports.models.EdgeFigure``, one per rule set, seat count and strategy,
+replaced when computed again): the default strategy, or the one ``--stand-at`` and
+``--strategy`` give (e.g. the play a review observed: ``--strategy '{"stand_at": 11,
+"bank_stand_at": 10, "split": true}'``); without it nothing is written.
 
 Prints one JSON object per seat count (a list when several are asked), as
 ``EdgeResult.as_dict``: the bank's expected result per unit staked with its 95%
@@ -49,7 +51,7 @@ class Command(BaseCommand):
         parser.add_argument("--workers", type=int, default=1, help="processes (the figures do not depend on it)")
         parser.add_argument("--format", choices=("json", "text"), default="json")
         parser.add_argument("--store", action="store_true",
-                            help="store each result as the theory the alerts compare with (default strategy only)")
+                            help="store each result as the theory the alerts compare with (for its strategy)")
 
     def handle(self, *args, **options):
         rules = _json(options["rules"]) if options["rules"] else options["profile"]
@@ -58,8 +60,6 @@ class Command(BaseCommand):
         except InvalidRules as error:
             raise CommandError(error.message) from None
         changes = _json(options["strategy"]) if options["strategy"] else {}
-        if options["store"] and (changes or options["stand_at"] is not None):
-            raise CommandError("--store keeps the default strategy's figures only: drop --strategy and --stand-at")
         if not isinstance(changes, dict):
             raise CommandError("--strategy must be a JSON object")
         if options["stand_at"] is not None:
@@ -89,7 +89,8 @@ class Command(BaseCommand):
             if options["store"]:
                 from reports.detection import edge_store
 
-                edge_store(rules=rules, seats=seats, hands=edge.hands, seed=options["seed"], result=edge.as_dict())
+                edge_store(rules=rules, seats=seats, hands=edge.hands, seed=options["seed"], result=edge.as_dict(),
+                           strategy=strategy)
                 self.stderr.write(f"{seats} seats: stored")
         if options["format"] == "json":
             self.stdout.write(json.dumps(results[0] if len(results) == 1 else results, indent=2))
