@@ -81,3 +81,12 @@ def test_a_missing_figure_is_what_the_caller_asks_for():
         assert formatting.number(None, missing="—") == formatting.number("", missing="—") == "—"
         assert formatting.number("1991.383", missing="—") == formatting.number("1991.38") == "1\u00a0991,38"
         assert formatting.number("n/a", missing="—") == "n/a"
+
+
+@pytest.mark.parametrize("value, places, shown", [
+    ("0.1307", 3, "0,131"), ("12.345", 2, "12,35"), ("-1.999", 2, "-2,00"), ("2.675", 2, "2,68"),
+    ("7.5", 0, "8"), ("1991.38", 2, "1\u00a0991,38")])
+def test_a_figure_is_rounded_not_cut(value, places, shown):
+    """Django's number_format cuts the digits beyond ``places``; a figure is rounded half up."""
+    with translation.override("es"):
+        assert formatting.number(value, places) == shown
