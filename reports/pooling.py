@@ -12,7 +12,8 @@ by it. This review adds the hands up across tables and shifts and tests:
   and a dealer over all tables (``dealer``);
 
 each over the windows of ``WINDOWS`` (the day, the 7 and the 30 gaming days ending with
-it). A group seen fewer than ``MIN_HANDS`` times over the longest window is not dropped:
+it); a longer window holding no more of a group's hands than a shorter one is the same
+test, made once. A group seen fewer than ``MIN_HANDS`` times over the longest window is not dropped:
 it is accumulated over all its hands to the day's end (window ``to_date``) and tested as
 soon as those reach ``MIN_HANDS``; until then it is listed as accumulating.
 
@@ -188,7 +189,7 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
         (``Finding``s of the alerts).
     """
     theory = theory or Theory()
-    tests, untested = [], {}
+    tests, untested, seen = [], {}, {}
     month_hands = 0
     for window, days in WINDOWS:
         first, start, end = window_bounds(day, days)
@@ -196,9 +197,11 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
         if window == WINDOWS[-1][0]:
             month_hands = sums.counts()[0]
         tested, rest = _group_tests(sums, window=window, first=first.isoformat(), last=day.isoformat(), alpha=alpha)
-        tests.extend(tested.values())
-        for key in tested:
+        for key, line in tested.items():
             untested.pop(key, None)
+            if seen.get(key) != line["hands"]:  # the same hands as a shorter window's: the same test
+                tests.append(line)
+                seen[key] = line["hands"]
         untested.update(rest)
     accumulating = []
     if untested:
@@ -288,9 +291,10 @@ def pooled_review_request(*, day: date, requested_by=None) -> PooledReview:
 
 
 def pooled_review_run(*, run_id: int, theory=None) -> PooledReview:
-    """Compute pending ``PooledReview`` ``run_id`` and raise its alerts (idempotent: a
-    run already done or running is returned as it is; a finding already raised is not
-    raised again). One transaction.
+    """Compute ``PooledReview`` ``run_id`` and raise its alerts, in one transaction
+    (idempotent: a run already done is returned as it is; a finding already raised is
+    not raised again). A run left running (its worker killed: the task is given again,
+    acknowledged late) or failed (retried) is computed again.
 
     Returns:
         the PooledReview, done (``result`` as ``pooled_review``'s without its findings,
@@ -298,7 +302,7 @@ def pooled_review_run(*, run_id: int, theory=None) -> PooledReview:
     """
     with db.atomic():
         run = PooledReview.objects.select_for_update().filter(pk=run_id).first()
-        if run is None or run.status != PooledReview.Status.PENDING:
+        if run is None or run.status == PooledReview.Status.DONE:
             return run
         run.status = PooledReview.Status.RUNNING
         run.started_at = timezone.now()

@@ -133,3 +133,43 @@ def test_a_shift_reports_card_test_is_raised_by_the_pooled_run_not_alone(staff, 
     assert skew["combined_alert"] and skew["report_id"] == report.pk
     (finding,) = [f for f in result["findings"] if f.code == "cards_not_uniform"]
     assert finding.kind == "exception" and finding.subject == report.key and finding.shift_id == shift.pk
+
+
+def test_the_review_page_and_the_api_show_the_latest_pooled_review_and_an_auditor_asks_for_one(
+        staff, edge, client, django_capture_on_commit_callbacks):
+    from tests.api.conftest import Api
+
+    today = gaming_day(timezone.now())
+    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
+    tables = []
+    for n in range(3):
+        tables.append(simulated_table(f"Mesa {n + 1}", staff, players=PLAYERS))
+        fed, _ = rigged_records(500 + n, 24, share=0.8)
+        shift_of(tables[-1], dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=1 + n))
+    client.force_login(staff["auditor"])
+    page = client.get("/reports/review/").content.decode()
+    assert 'id="pooled-none"' in page
+    bad = client.post("/reports/review/pooled/", {"day": (today + timedelta(days=2)).isoformat()})
+    assert bad.status_code == 400 and "no puede ser posterior al de hoy" in bad.content.decode()
+    assert not PooledReview.objects.exists()
+    with django_capture_on_commit_callbacks() as callbacks:
+        asked = client.post("/reports/review/pooled/", {"day": (today - timedelta(days=1)).isoformat()})
+    assert asked.status_code == 302 and len(callbacks) == 1
+    run = PooledReview.objects.get()
+    assert run.requested_by == staff["auditor"] and run.status == "pending"
+    assert 'id="pooled-waiting"' in client.get("/reports/review/").content.decode()
+    pooled_review_run(run_id=run.pk)
+    page = client.get("/reports/review/").content.decode()
+    section = page.split('id="pooled"')[1]
+    assert "Agregado de todas las mesas" in section and "dealer2 × ana" in section
+    assert 'class="alert"' in section and 'id="pooled-waiting"' not in page
+    body = Api(staff["auditor"]).get("/api/review/", table=tables[0].pk, date_to=today.isoformat(),
+                                     date_from=(today - timedelta(days=3)).isoformat()).json()
+    pooled = body["pooled"]["run"]
+    assert pooled["id"] == run.pk and pooled["alerts"] >= 1
+    line = next(t for t in pooled["lines"] if t["code"] == "dealer×player" and t["b"] == "ana")
+    assert line["combined_alert"] and line["a"] == "dealer2" and line["tables"] == 3
+    alert = Alert.objects.filter(kind="pooled", code="dealer×player", subject="pooled:dealer×player:dealer2:ana") \
+        .first()
+    shown = client.get(f"/reports/alerts/{alert.pk}/").content.decode()
+    assert "Crupier × jugador dealer2 × ana en" in shown
