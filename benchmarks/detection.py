@@ -26,7 +26,8 @@ The trials:
 - ``pair``: dealer d1 and player p1 together in 3 shifts, one at each of 3 tables on 3
   different days (``--hands`` each: 150 hands at 50), p1 winning his bet in a share of
   those hands (``--pair-shares``; the hand dealt again until he does: a dealer feeding
-  him). Detected: a pooled alert on dealer×player d1 × p1 on any night.
+  him; with ``--pair-rig natural`` until his bet is paid double, his 7½, or won with the
+  bank bust). Detected: a pooled alert on dealer×player d1 × p1 on any night.
 - ``holder``: holder h1 holds the bank in ``--holder-tenures`` shifts over the tables,
   in each beating the expectation by ``k`` standard errors of that tenure
   (``--holder-sigmas``; hands the bank lost dealt again while it is short of that).
@@ -63,7 +64,18 @@ def moments(day, count):
     return [start + timedelta(minutes=i) for i in range(count)]
 
 
-def shift_records(rng, hands, *, edge, stand_at=None, feed_seat=None, feed_share=0.0, bank_sigmas=0.0):
+def fed(result, seat, rig):
+    """Whether a simulated hand is one a feeding dealer deals seat ``seat`` (position from
+    1): ``"win"``, his bet won; ``"natural"``, his bet paid at least twice its stake (his
+    7½ at a table paying 7½ double) or won with the bank bust (the issue's rig)."""
+    won = [(stake, bank) for position, stake, bank in result.bets if position == seat and bank < 0]
+    if rig == "win":
+        return bool(won)
+    return any(-bank >= 2 * stake for stake, bank in won) or (bool(won) and result.bank_points > 15)
+
+
+def shift_records(rng, hands, *, edge, stand_at=None, feed_seat=None, feed_share=0.0, feed_rig="win",
+                  bank_sigmas=0.0):
     """``hands`` simulated records of one shift (seats s1 … s4, bank ``banca``), with:
     ``feed_seat`` (position from 1) winning his bet in ``feed_share`` of the hands, or the
     bank beating its expectation by ``bank_sigmas`` standard errors over the shift."""
@@ -78,7 +90,7 @@ def shift_records(rng, hands, *, edge, stand_at=None, feed_seat=None, feed_share
     for _ in range(hands):
         result = next(plays)
         if feed_seat is not None and rng.random() < feed_share:
-            while not any(position == feed_seat and bank < 0 for position, _stake, bank in result.bets):
+            while not fed(result, feed_seat, feed_rig):
                 result = next(plays)
         if bank_sigmas:
             while sum(b for _p, _s, b in result.bets) < 0 and (not variance or excess / variance ** 0.5
@@ -109,7 +121,7 @@ def plan(rng, args, kind):
             shift = next(s for s in shifts if s[0] == day and s[1] == table % args.tables)
             shift[2] = "d1"
             shift[3] = ["p1", *shift[3][1:]]
-            shift[5] = {"feed_seat": 1, "feed_share": args.share}
+            shift[5] = {"feed_seat": 1, "feed_share": args.share, "feed_rig": args.pair_rig}
     if kind == "holder":
         for shift in rng.sample(shifts, min(args.holder_tenures, len(shifts))):
             shift[4] = "h1"
@@ -218,6 +230,8 @@ def main():
     parser.add_argument("--holders", type=int, default=4)
     parser.add_argument("--stand-at", default="8,10,13", help="honest seats' thresholds, half-points")
     parser.add_argument("--pair-shares", default="0.1,0.2,0.3")
+    parser.add_argument("--pair-rig", choices=("win", "natural"), default="win",
+                        help="win: the player's bet won; natural: paid double (his 7½) or the bank bust")
     parser.add_argument("--holder-sigmas", default="2,3")
     parser.add_argument("--holder-tenures", type=int, default=6)
     parser.add_argument("--theory-hands", type=int, default=100_000)
@@ -265,7 +279,8 @@ def main():
                     named += result["single_named"]
                     hands += result["hands"]
                 shown = f"{strength:.0%}" if kind == "pair" else f"{strength:g}"
-                print(f"| {kind} | {shown} {label} | {args.seeds} | {detected}/{args.seeds} | {named}/{args.seeds} "
+                rig = f" ({args.pair_rig})" if kind == "pair" else ""
+                print(f"| {kind}{rig} | {shown} {label} | {args.seeds} | {detected}/{args.seeds} | {named}/{args.seeds} "
                       f"| — | — |", flush=True)
         print(f"total {time.perf_counter() - started:.0f} s", flush=True)
     finally:
