@@ -62,6 +62,9 @@ MIN_HANDS = 30
 PAIR_BAND_K = 3.0
 #: The two-sided 95% normal quantile (``expectation``'s band).
 Z95 = NormalDist().inv_cdf(0.975)
+#: A report's exceptions that are statistical tests (a p-value each): raised by the pooled
+#: review (``reports.pooling``) under its one correction, never alone.
+STATISTICAL_EXCEPTIONS = ("cards_not_uniform",)
 
 
 
@@ -794,10 +797,13 @@ def exception_findings(report) -> list[Finding]:
     stored, the first ``EVIDENCE_LIMIT``), ``item_total``. Exceptions that already have an
     alert of their own (one per exception, as they were raised before they were grouped)
     are left out, so that nothing is raised twice; a code with none left raises nothing.
-    The hands are the hand history's ``?report=&exception=`` filter.
+    The hands are the hand history's ``?report=&exception=`` filter. The statistical
+    exceptions (``STATISTICAL_EXCEPTIONS``) are left to the pooled review, which tests
+    them with every other test of its run (``reports.pooling``).
     """
     base = {"table_id": report.table_id, "shift_id": report.shift_id, "report_id": report.pk}
-    items = [item for item in report.result.get("exceptions", []) if isinstance(item, dict)]
+    items = [item for item in report.result.get("exceptions", [])
+             if isinstance(item, dict) and item.get("code") not in STATISTICAL_EXCEPTIONS]
     singles = [Finding(kind=AlertKind.EXCEPTION, code=str(item.get("code", "?")), subject=report.key,
                        identity=item, **base) for item in items]
     done = _already_alerted(singles)

@@ -187,6 +187,7 @@ class AlertKind(models.TextChoices):
     BANK_CHANGES = "bank_changes", _("bank changes")
     LARGE_LOSSES = "large_losses", _("large stakes lost to one bank")
     TRANSFERS = "transfers", _("chip transfers")
+    POOLED = "pooled", _("pooled over tables and shifts")
 
 
 class Alert(models.Model):
@@ -328,3 +329,41 @@ class MonthlyStatement(models.Model):
 
     def __str__(self):
         return f"{self.month:%Y-%m} v{self.version}"
+
+
+class PooledReview(models.Model):
+    """One run of the pooled review (``reports.pooling``): every table's hands added up
+    by dealer × player, dealer × bank holder, bank holder × player, holder, player and
+    dealer over the gaming day, the week and the month ending with ``day``, corrected
+    together with the card tests; nightly by beat or asked for by an auditor.
+
+    ``status`` goes pending → running → done (or failed); ``result`` is
+    ``pooling.pooled_review``'s JSON without its findings, written once; ``alerts`` how
+    many of its tests alert, ``opened`` how many alerts it opened (the others existed).
+    Never deleted: a run asked for again is a new row."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        FAILED = "failed", _("failed")
+
+    day = models.DateField(_("last gaming day"))
+    status = models.CharField(_("status"), max_length=8, choices=Status.choices, default=Status.PENDING)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True,
+                                     related_name="+", verbose_name=_("requested by"))
+    created_at = models.DateTimeField(_("requested at"), default=timezone.now)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    result = models.JSONField(_("result"), null=True, blank=True)
+    alerts = models.PositiveIntegerField(_("alerts"), default=0)
+    opened = models.PositiveIntegerField(_("alerts opened"), default=0)
+    error = models.TextField(_("error"), blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("pooled review")
+        verbose_name_plural = _("pooled reviews")
+
+    def __str__(self):
+        return f"pooled {self.day:%Y-%m-%d} · {self.status}"

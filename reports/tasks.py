@@ -110,3 +110,34 @@ def monthly_statement_nightly() -> int | None:
 
     statement = statement_request_nightly()
     return None if statement is None else statement.pk
+
+
+@shared_task(name="reports.pooled_review", acks_late=True, reject_on_worker_lost=True,
+             autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300, max_retries=6)
+def pooled_review(run_id: int) -> str | None:
+    """Compute pending ``PooledReview`` ``run_id`` and raise its alerts
+    (``reports.pooling.pooled_review_run``). Idempotent: a run already done is left as it is.
+
+    Returns:
+        its status afterwards, None when there is no such run.
+    """
+    from reports.pooling import pooled_review_run
+
+    run = pooled_review_run(run_id=run_id)
+    return None if run is None else run.status
+
+
+@shared_task(name="reports.pooled_review_nightly")
+def pooled_review_nightly(day: str | None = None) -> int:
+    """Beat, nightly: ask for the pooled review of the day, week and month ending with
+    gaming day ``day`` (``YYYY-MM-DD``; default yesterday's), computed by
+    ``reports.pooled_review`` once queued.
+
+    Returns:
+        the PooledReview's id.
+    """
+    from casino.periods import gaming_day
+    from reports.pooling import pooled_review_request
+
+    night = date.fromisoformat(day) if day else gaming_day(timezone.now()) - timedelta(days=1)
+    return pooled_review_request(day=night).pk

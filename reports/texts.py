@@ -220,6 +220,12 @@ def event_text(event) -> str:
 PAIR_KINDS = {"dealer×bank": gettext_lazy("dealer × bank holder"), "dealer×player": gettext_lazy("dealer × player"),
               "bank×player": gettext_lazy("bank holder × player")}
 CARD_TESTS = {"first": gettext_lazy("first cards"), "draws": gettext_lazy("drawn cards")}
+#: What the pooled review adds up (``reports.pooling.POOLED_KINDS``).
+POOLED_GROUPS = {**PAIR_KINDS, "bank": gettext_lazy("bank holder over all his tenures"),
+                 "player": gettext_lazy("player over all tables"), "dealer": gettext_lazy("dealer over all tables")}
+#: The pooled review's windows (``reports.pooling.WINDOWS``, ``TO_DATE``).
+POOLED_WINDOWS = {"day": gettext_lazy("the gaming day"), "week": gettext_lazy("the week"),
+                  "month": gettext_lazy("the month"), "to_date": gettext_lazy("every hand to date")}
 GROUPS = {"all": gettext_lazy("all the hands"), "tenure": gettext_lazy("bank tenure"), "dealer": gettext_lazy("dealer")}
 
 
@@ -411,8 +417,31 @@ def alert_text(kind: str, code: str, evidence: dict) -> str:
             "seller": e["from"], "buyer": e["to"], "price": _number(e["price"]), "balance": _number(e["balance"])}
     if kind == "transfers":
         return transfer_text(code, e)
+    if kind == "pooled":
+        return pooled_text(code, e)
     details = ", ".join(f"{key}={value}" for key, value in e.items())
     return f"{kind}/{code}: {details}"
+
+
+def pooled_who(code: str, e: dict) -> str:
+    """A pooled group's people: ``d1 × ana``, or one person's code."""
+    return e["a"] if e.get("b") is None else f"{e['a']} × {e['b']}"
+
+
+def pooled_text(code: str, e: dict) -> str:
+    """A pooled review's finding (``reports.pooling``) in one sentence, in the reader's
+    language: the group, the window, where its hands were played, the bank's result against
+    the expected, z, p and q."""
+    return _("%(group)s %(who)s over %(window)s (%(from)s to %(to)s; %(hands)s hands at %(tables)s tables in "
+             "%(shifts)s shifts): the bank won %(actual)s € where %(expected)s € were expected (z = %(z)s, p = %(p)s, "
+             "q = %(q)s)") % {
+        "group": str(POOLED_GROUPS.get(code, code)).capitalize(), "who": pooled_who(code, e),
+        "window": POOLED_WINDOWS.get(e.get("window"), e.get("window")),
+        "from": formats.date_format(date.fromisoformat(e["from"]), "SHORT_DATE_FORMAT"),
+        "to": formats.date_format(date.fromisoformat(e["to"]), "SHORT_DATE_FORMAT"), "hands": e["hands"],
+        "tables": e.get("tables", "?"), "shifts": e.get("shifts", "?"), "actual": _number(e["actual"]),
+        "expected": _number(e["expected"]), "z": _number(e["z"]), "p": formatting.significant(e["p_value"]),
+        "q": formatting.significant(e.get("combined_q"))}
 
 
 def transfer_text(code: str, e: dict) -> str:

@@ -12,6 +12,7 @@ urlpatterns = [
     path("requests/<int:pk>/", reports.request_page, name="request"),
     path("requests/<int:pk>/status.json", reports.request_status, name="request_status"),
     path("review/", review.review_page, name="review"),
+    path("review/pooled/", review.pooled_request_page, name="review_pooled"),
     path("alerts/", alerts.alert_list, name="alerts"),
     path("journal/", journal.journal_page, name="journal"),
     path("results/", results.results_page, name="results"),

@@ -27,7 +27,7 @@ from reports.journal import journal_day, journal_json
 from reports.models import Alert
 from reports.statistics import ALPHA
 from reports.texts import alert_text
-from reports.views.review import ReviewForm, missing_theory_text, review_figures
+from reports.views.review import ReviewForm, missing_theory_text, pooled_figures, review_figures
 
 ALERT_READERS = IsAuditor | IsAdmin
 
@@ -157,7 +157,14 @@ class ReviewView(ApiViewMixin, APIView):
         ``alerts`` (how many tests alert), ``tests`` (each:
         ``kind`` expected / pair / cards / large_losses, its figures, ``p_value``,
         ``combined_q``, ``combined_alert``, ``hand_ids`` cut to 200 with ``hand_total``;
-        money in euros) and ``funnel`` (points and control limits, per unit staked).
+        money in euros), ``funnel`` (points and control limits, per unit staked) and
+        ``pooled``: the latest pooled review over every table (``reports.pooling``;
+        ``run`` None before the first: else its ``day``, ``tested``, ``alerts``, ``lines``
+        (its alerts, then the lowest q: each ``kind`` pooled / cards / exception,
+        ``code``, ``window``, ``from``, ``to``, ``a``, ``b``, ``hands``, ``tables``,
+        ``shifts``, figures in euros, ``z``, ``p_value``, ``combined_q``,
+        ``combined_alert``, ``hand_ids``) and ``accumulating`` (groups under 30 hands to
+        date), and ``waiting``, a later run not done yet).
         400 naming the parameter at fault; 409 ``theory_missing`` when the theory of the
         hands' rules is not stored (nothing is simulated on request)."""
         query = request.query_params.dict()
@@ -180,7 +187,7 @@ class ReviewView(ApiViewMixin, APIView):
                          "hands": computed["hands"], "bets": computed["bets"], "alpha": ALPHA,
                          "edge": computed["edge"], "alerts": sum(1 for t in tests if t["combined_alert"]),
                          "tests": tests, "funnel": computed["funnel"], "funnel_by": data["funnel"],
-                         "expectation": computed["expectation"]})
+                         "expectation": computed["expectation"], "pooled": pooled_figures()})
 
 
 class JournalView(ApiViewMixin, APIView):

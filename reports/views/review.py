@@ -5,19 +5,20 @@ and the card tests, each with its p-value and its hands as evidence. Computed on
 "Card tests with power"]"""
 
 import json
-from datetime import timedelta
+from datetime import date, timedelta
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.db.models import Q
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
-from casino.periods import period_bounds
+from casino.periods import gaming_day, period_bounds
 from casino.roles import AUDITOR, role_required
 from game.edge import Strategy, describe_strategy
 from game.profiles import Profile
@@ -26,7 +27,16 @@ from reports.charts import funnel_svg
 from reports.detection import MIN_HANDS, MissingTheory, Sums, Theory, review
 from reports.evidence import review_line_url
 from reports.forms import check_period
-from reports.texts import CARD_TESTS, GROUPS, PAIR_KINDS, expectation_text
+from reports.pooling import latest_pooled_review, pooled_review_request
+from reports.texts import (
+    CARD_TESTS,
+    GROUPS,
+    PAIR_KINDS,
+    POOLED_GROUPS,
+    POOLED_WINDOWS,
+    expectation_text,
+    pooled_who,
+)
 from tables.models import Hand, Table
 
 #: The longest period reviewed on a page.
@@ -35,6 +45,8 @@ MAX_DAYS = 92
 PAGE_CARD_HANDS = 3000
 #: Hands listed as evidence per line (the rest counted).
 EVIDENCE_SHOWN = 60
+#: Lines of the latest pooled review shown (its alerts first, then by q).
+POOLED_SHOWN = 20
 
 
 class ReviewForm(forms.Form):
@@ -167,6 +179,85 @@ def _edge_in_words(edge):
     return {**edge, "strategy_text": describe_strategy(profile, strategy, gettext)}
 
 
+class PooledForm(forms.Form):
+    """The pooled review asked for: the last gaming day of its windows."""
+
+    day = forms.DateField(label=_("Last gaming day"), widget=forms.DateInput(attrs={"type": "date"},
+                                                                             format="%Y-%m-%d"))
+
+    def clean_day(self):
+        day = self.cleaned_data["day"]
+        if day > gaming_day(timezone.now()):
+            raise forms.ValidationError(_("The last gaming day cannot be after today's."), code="future")
+        return day
+
+
+def pooled_figures(limit=POOLED_SHOWN):
+    """The latest pooled review for the page and the API: ``None`` before the first, else
+    a dict: ``id``, ``day``, ``finished_at``, ``alpha``, ``hands``, ``tested`` (its tests),
+    ``alerts``, ``lines`` (its alerts, then the lowest q, at most ``limit``: each test as
+    stored), ``accumulating`` (groups still under ``MIN_HANDS`` hands to date); and
+    ``waiting`` (a later run asked for and not done: its id and day, or None)."""
+    done, waiting = latest_pooled_review()
+    waiting_json = None if waiting is None else {"id": waiting.pk, "day": waiting.day.isoformat(),
+                                                 "status": waiting.status}
+    if done is None:
+        return {"run": None, "waiting": waiting_json}
+    result = done.result or {}
+    tests = result.get("tests", [])
+    lines = [t for t in tests if t.get("combined_alert")]
+    lines += [t for t in tests if not t.get("combined_alert")][:max(0, limit - len(lines))]
+    return {"run": {"id": done.pk, "day": done.day.isoformat(), "finished_at": done.finished_at,
+                    "alpha": result.get("alpha"), "hands": result.get("hands"), "tested": len(tests),
+                    "alerts": done.alerts, "lines": lines, "accumulating": result.get("accumulating", [])},
+            "waiting": waiting_json}
+
+
+def _day(text):
+    """An ISO date of a stored result as a date (None for none), for the reader's format."""
+    return date.fromisoformat(text) if text else None
+
+
+def _pooled_context():
+    """The page's pooled section: ``pooled_figures`` with each line's label and hands."""
+    figures = pooled_figures()
+    run = figures["run"]
+    if run is not None:
+        links = _links([t.get("hand_ids") or [] for t in run["lines"]])
+        lines = []
+        for test in run["lines"]:
+            if test["kind"] == "pooled":
+                label, who = POOLED_GROUPS.get(test["code"], test["code"]), pooled_who(test["code"], test)
+            elif test["kind"] == "cards":
+                label, who = CARD_TESTS.get(test.get("test"), test.get("test")), test.get("who")
+            else:
+                label, who = test["code"], test.get("subject", "")
+            lines.append({**_with_hands(test, links), "label": label, "who": who,
+                          "window_label": POOLED_WINDOWS.get(test.get("window"), test.get("window") or ""),
+                          "from_day": _day(test.get("from")), "to_day": _day(test.get("to"))})
+        run = {**run, "lines": lines, "day": _day(run["day"])}
+    yesterday = gaming_day(timezone.now()) - timedelta(days=1)
+    return {"pooled": run, "pooled_waiting": figures["waiting"],
+            "pooled_form": PooledForm(initial={"day": yesterday})}
+
+
+@require_POST
+@role_required(AUDITOR)
+def pooled_request_page(request):
+    """Ask for the pooled review now (POST, the page's button): queued, then back to the
+    review page, which shows it once done."""
+    form = PooledForm(request.POST)
+    if not form.is_valid():
+        today = timezone.localdate()
+        context = {"form": ReviewForm(initial={"date_from": today - timedelta(days=6), "date_to": today,
+                                               "funnel": "tenure"}), **_pooled_context(), "pooled_form": form}
+        return render(request, "reports/review.html", context, status=400)
+    run = pooled_review_request(day=form.cleaned_data["day"], requested_by=request.user)
+    messages.success(request, gettext("The pooled review of the windows ending %(day)s is queued (#%(id)s): "
+                                      "it shows here once computed.") % {"day": run.day.isoformat(), "id": run.pk})
+    return redirect("reports:review")
+
+
 @require_GET
 @role_required(AUDITOR)
 def review_page(request):
@@ -174,16 +265,16 @@ def review_page(request):
     if "table" not in request.GET:
         today = timezone.localdate()
         form = ReviewForm(initial={"date_from": today - timedelta(days=6), "date_to": today, "funnel": "tenure"})
-        return render(request, "reports/review.html", {"form": form})
+        return render(request, "reports/review.html", {"form": form, **_pooled_context()})
     form = ReviewForm(request.GET)
     if not form.is_valid():
-        return render(request, "reports/review.html", {"form": form}, status=400)
+        return render(request, "reports/review.html", {"form": form, **_pooled_context()}, status=400)
     data = form.cleaned_data
     try:
         computed = review_figures(data)
     except MissingTheory as missing:
         form.add_error(None, missing_theory_text(missing))
-        return render(request, "reports/review.html", {"form": form}, status=409)
+        return render(request, "reports/review.html", {"form": form, **_pooled_context()}, status=409)
     tests = computed["tests"]
     links = _links([t.get("hand_ids") or [] for t in [*tests, *computed["untested"]]])
     # Every expected-against-actual line, tested or not (under MIN_HANDS hands it has no p-value
@@ -209,5 +300,5 @@ def review_page(request):
         "expected": expected, "pairs": pairs, "cards": cards, "losses": losses, "chart": chart,
         "edge": edge_shown, "card_limit": PAGE_CARD_HANDS, "alpha": statistics.ALPHA,
         "expectation": computed["expectation"],
-        "alerts": sum(1 for t in tests if t["combined_alert"]),
+        "alerts": sum(1 for t in tests if t["combined_alert"]), **_pooled_context(),
     })

@@ -63,3 +63,36 @@ def play_shift(table, dealer, supervisor, hand_records, *, close=True):
     if close:
         shift = services.shift_close(shift=shift, closed_by=supervisor)
     return shift
+
+
+def cast(record, players, *, started_at=None):
+    """A simulated record with its seats ``s1`` … played by ``players`` (codes, in seat
+    order), begun at ``started_at`` (an aware datetime) when given."""
+    names = dict(zip(SEAT_PLAYERS, players, strict=False))
+    events = [{key: names.get(value, value) if key in ("seat", "player") else value for key, value in event.items()}
+              for event in record["events"]]
+    out = {**record, "seats": [names[seat] for seat in record["seats"]], "events": events}
+    if started_at is not None:
+        out["started_at"] = started_at.isoformat()
+    return out
+
+
+def rigged_records(seed, hands, *, share=0.0, seat=1, stand_at=None, rules=RULES):
+    """``hands`` records of the simulation (seed ``seed``); in ``share`` of them (drawn
+    with the seed) seat ``seat`` (position from 1) wins his bet: the hand is dealt again
+    until he does (a dealer feeding him). ``stand_at`` (half-points) the seats' threshold,
+    else the profile's default strategy. Returns ``(records, rigged)``: rigged the count."""
+    from game.edge import default_strategy
+
+    rng = random.Random(f"rigged-{seed}")
+    strategy = None if stand_at is None else default_strategy(rules, stand_at=stand_at)
+    plays = play_hands(rules, seats=SEATS, hands=10 ** 9, rng=rng, strategy=strategy, record=True)
+    out, rigged = [], 0
+    for _ in range(hands):
+        result = next(plays)
+        if share and rng.random() < share:
+            rigged += 1
+            while not any(position == seat and bank < 0 for position, _stake, bank in result.bets):
+                result = next(plays)
+        out.append(result.record)
+    return out, rigged

@@ -1,0 +1,291 @@
+"""The auditor's alerts: their power against planted cheats and their noise on honest
+play. A script that prints a table, never a timed test.
+
+    .venv/bin/python benchmarks/detection.py [--seeds 10] [--honest-seeds 5] [--days 7] [--hands 50]
+
+In a scratch database ``detection_bench_<pid>`` (``createdb``, migrated, dropped at the
+end). Each trial is seeded and rolled back at its end: ``--tables`` tables of one rule set
+(``tests/reports/sessions.py``'s reglamento, 4 seats, stakes of 1.00), ``--days`` gaming
+days ending yesterday, one shift per table and day of ``--hands`` hands, its dealer drawn
+from ``--dealers``, its 4 seats from ``--players``, the bank handed (``table_bank_transfer``)
+to a holder drawn from ``--holders`` at each shift; the hands played by the edge's own
+simulation (``game.edge.play_hands``, seeds standing at ``stand_at``) and imported through
+``tables.importing.hand_import_records`` into the open shift. Then, as in production:
+each shift's own review (``reports.detection.review``; its card tests with
+``--shift-cards`` only: their Monte Carlo takes seconds a shift) and the pooled review
+(``reports.pooling.pooled_review``, with the day's card tests) of every night of an honest
+trial, of the last night of a planted one (its week window holds every planted hand when
+``--days`` is at most 7).
+
+The trials:
+
+- ``honest``: nothing planted; the honest seats standing at each ``--stand-at`` (half-
+  points: 8 = 4 points, 13 = 6½) where the theory assumes the profile's default. Every
+  alert is false: counted per 10,000 honest hands (distinct findings: a finding raised
+  again the next night with the same figures is one).
+- ``pair``: dealer d1 and player p1 together in 3 shifts, one at each of 3 tables on 3
+  different days (``--hands`` each: 150 hands at 50), p1 winning his bet in a share of
+  those hands (``--pair-shares``; the hand dealt again until he does: a dealer feeding
+  him; with ``--pair-rig natural`` until his bet is paid double, his 7½, or won with the
+  bank bust). Detected: a pooled alert on dealer×player d1 × p1 on any night.
+- ``holder``: holder h1 holds the bank in ``--holder-tenures`` shifts over the tables,
+  in each beating the expectation by ``k`` standard errors of that tenure
+  (``--holder-sigmas``; hands the bank lost dealt again while it is short of that).
+  Detected: a pooled alert on the holder h1 (code ``bank``) on any night.
+
+For each planted trial the share of seeds detected, and whether any single shift's review
+named the cheat, are printed; for the honest trials the false alerts (pooled and per shift)
+and per 10,000 hands. The theory is ``bank_edge`` of the rule set (``--theory-hands``,
+seed 17), stored as the reviews read it.
+"""
+
+import argparse
+import os
+import random
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from postgres import create_scratch, database_url, drop_scratch  # noqa: E402  (beside this script)
+
+
+class Rollback(Exception):
+    """Raised at a trial's end: its rows are rolled back."""
+
+
+def moments(day, count):
+    from casino.periods import gaming_day_bounds
+
+    start = gaming_day_bounds(day)[0].replace(hour=20, minute=0)
+    return [start + timedelta(minutes=i) for i in range(count)]
+
+
+def fed(result, seat, rig):
+    """Whether a simulated hand is one a feeding dealer deals seat ``seat`` (position from
+    1): ``"win"``, his bet won; ``"natural"``, his bet paid at least twice its stake (his
+    7½ at a table paying 7½ double) or won with the bank bust (the issue's rig)."""
+    won = [(stake, bank) for position, stake, bank in result.bets if position == seat and bank < 0]
+    if rig == "win":
+        return bool(won)
+    return any(-bank >= 2 * stake for stake, bank in won) or (bool(won) and result.bank_points > 15)
+
+
+def shift_records(rng, hands, *, edge, stand_at=None, feed_seat=None, feed_share=0.0, feed_rig="win",
+                  bank_sigmas=0.0):
+    """``hands`` simulated records of one shift (seats s1 … s4, bank ``banca``), with:
+    ``feed_seat`` (position from 1) winning his bet in ``feed_share`` of the hands, or the
+    bank beating its expectation by ``bank_sigmas`` standard errors over the shift."""
+    from game.edge import default_strategy, hand_variance, play_hands
+    from tests.reports.sessions import RULES, SEATS
+
+    strategy = None if stand_at is None else default_strategy(RULES, stand_at=stand_at)
+    plays = play_hands(RULES, seats=SEATS, hands=10 ** 9, rng=random.Random(rng.random()), strategy=strategy,
+                       record=True)
+    out, excess, variance = [], 0.0, 0.0
+    mean, sd, rho = edge["mean_per_unit"], edge["sd_per_unit_bet"], edge["within_hand_correlation"]
+    for _ in range(hands):
+        result = next(plays)
+        if feed_seat is not None and rng.random() < feed_share:
+            while not fed(result, feed_seat, feed_rig):
+                result = next(plays)
+        if bank_sigmas:
+            while sum(b for _p, _s, b in result.bets) < 0 and (not variance or excess / variance ** 0.5
+                                                                < bank_sigmas):
+                result = next(plays)
+        stakes = [stake / 100 for _p, stake, _b in result.bets]
+        excess += sum(b for _p, _s, b in result.bets) / 100 - mean * sum(stakes)
+        variance += hand_variance(stakes, sd, rho)
+        out.append(result.record)
+    return out
+
+
+def plan(rng, args, kind):
+    """The trial's shifts: ``[(day offset, table index, dealer, seated, holder, plant)]``,
+    plant a dict of ``shift_records``' keywords."""
+    dealers = [f"d{i}" for i in range(1, args.dealers + 1)]
+    players = [f"p{i}" for i in range(1, args.players + 1)]
+    holders = [f"h{i}" for i in range(1, args.holders + 1)]
+    shifts = []
+    for day in range(args.days):
+        for table in range(args.tables):
+            dealer = rng.choice(dealers[1:] if kind == "pair" else dealers)
+            seated = rng.sample(players[1:] if kind == "pair" else players, 4)
+            holder = rng.choice(holders[1:] if kind == "holder" else holders)
+            shifts.append([day, table, dealer, seated, holder, {}])
+    if kind == "pair":  # d1 deals p1 at 3 tables on 3 different days
+        for table, day in enumerate(rng.sample(range(args.days), 3)):
+            shift = next(s for s in shifts if s[0] == day and s[1] == table % args.tables)
+            shift[2] = "d1"
+            shift[3] = ["p1", *shift[3][1:]]
+            shift[5] = {"feed_seat": 1, "feed_share": args.share, "feed_rig": args.pair_rig}
+    if kind == "holder":
+        for shift in rng.sample(shifts, min(args.holder_tenures, len(shifts))):
+            shift[4] = "h1"
+            shift[5] = {"bank_sigmas": args.sigmas}
+    return shifts
+
+
+def trial(args, kind, seed, *, edge, stand_at=None):
+    """One trial (rolled back): ``{"hands", "pooled", "single", "detected", "single_named"}``."""
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+    from django.utils import timezone
+
+    from casino.periods import gaming_day
+    from patrons.models import Player
+    from reports.detection import Theory, review
+    from reports.pooling import pooled_review
+    from tables import services
+    from tables.models import Hand
+    from tests.reports.sessions import cast, play_shift, simulated_table
+
+    rng = random.Random(f"{kind}-{seed}-{stand_at}")
+    shifts = plan(rng, args, kind)
+    yesterday = gaming_day(timezone.now()) - timedelta(days=1)
+    out = {}
+    try:
+        with transaction.atomic():
+            staff = {"cashier": get_user_model().objects.get(username="caja1"),
+                     "supervisor": get_user_model().objects.get(username="pit1")}
+            people = sorted({s[4] for s in shifts} | {p for s in shifts for p in s[3]} | {"h1"})
+            tables = [simulated_table(f"Mesa {n + 1}", staff, holders=(shifts[n][4],), players=people)
+                      for n in range(args.tables)]
+            dealers = {user.username: user for user in get_user_model().objects.filter(username__startswith="d")}
+            hands = 0
+            single, single_named = set(), False
+            for day, table_index, dealer, seated, holder, planted in sorted(shifts, key=lambda s: (s[0], s[1])):
+                table = tables[table_index]
+                if table.bank_tenures.get(closed_at__isnull=True).holder.code != holder:
+                    services.table_bank_transfer(table=table, holder=Player.objects.get(code=holder),
+                                                 capital=services_capital(), by=staff["supervisor"])
+                when = yesterday - timedelta(days=args.days - 1 - day)
+                records = shift_records(rng, args.hands, edge=edge, stand_at=stand_at, **planted)
+                shift = play_shift(table, dealers[dealer], staff["supervisor"],
+                                   [cast(r, seated, started_at=at) for r, at in
+                                    zip(records, moments(when, len(records)), strict=True)])
+                hands += len(records)
+                if kind != "honest" and not planted:
+                    continue  # a planted trial's other shifts: only its planted shifts' reviews are read
+                result = review(Hand.objects.filter(shift=shift), subject=f"shift:{shift.pk}",
+                                theory=Theory(compute=False), card_observations=None if args.shift_cards else {})
+                for kind_, code, identity, _evidence in result["findings"]:
+                    single.add((kind_, code, str(identity), shift.pk))
+                    if planted and kind_ in ("pair", "expected"):
+                        single_named = True
+            pooled, detected = set(), False
+            for night in range(args.days) if kind == "honest" else [args.days - 1]:
+                day = yesterday - timedelta(days=args.days - 1 - night)
+                result = pooled_review(day, theory=Theory(compute=False))
+                for finding in result["findings"]:
+                    pooled.add(finding.fingerprint)
+                    e = finding.evidence
+                    if kind == "pair" and finding.code == "dealer×player" and (e["a"], e["b"]) == ("d1", "p1"):
+                        detected = True
+                    if kind == "holder" and finding.code == "bank" and e["a"] == "h1":
+                        detected = True
+            out = {"hands": hands, "pooled": len(pooled), "single": len(single), "detected": detected,
+                   "single_named": single_named}
+            raise Rollback
+    except Rollback:
+        pass
+    return out
+
+
+def services_capital():
+    from decimal import Decimal
+
+    return Decimal("500.00")
+
+
+def setup(theory_hands):
+    """The staff and dealers, the theory stored. Returns the edge's figures."""
+    from game.edge import bank_edge
+    from reports.detection import edge_store
+    from tests.factories import UserFactory, open_drawer
+    from tests.reports.sessions import RULES, SEATS
+
+    cashier = UserFactory(username="caja1", roles=["cashier"])
+    UserFactory(username="pit1", roles=["pit_supervisor"])
+    open_drawer(cashier)
+    for n in range(1, 10):
+        UserFactory(username=f"d{n}", roles=["dealer"])
+    edge = bank_edge(RULES, seats=SEATS, hands=theory_hands, seed=17).as_dict()
+    edge_store(rules=RULES, seats=SEATS, hands=theory_hands, seed=17, result=edge)
+    return edge
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=10, help="seeds per planted strength")
+    parser.add_argument("--honest-seeds", type=int, default=5, help="seeds per honest stand threshold")
+    parser.add_argument("--days", type=int, default=7)
+    parser.add_argument("--tables", type=int, default=3)
+    parser.add_argument("--hands", type=int, default=50, help="hands per shift")
+    parser.add_argument("--dealers", type=int, default=4)
+    parser.add_argument("--players", type=int, default=10)
+    parser.add_argument("--holders", type=int, default=4)
+    parser.add_argument("--stand-at", default="8,10,13", help="honest seats' thresholds, half-points")
+    parser.add_argument("--pair-shares", default="0.1,0.2,0.3")
+    parser.add_argument("--pair-rig", choices=("win", "natural"), default="win",
+                        help="win: the player's bet won; natural: paid double (his 7½) or the bank bust")
+    parser.add_argument("--holder-sigmas", default="2,3")
+    parser.add_argument("--holder-tenures", type=int, default=6)
+    parser.add_argument("--theory-hands", type=int, default=100_000)
+    parser.add_argument("--shift-cards", action="store_true",
+                        help="each shift's review with its card tests (Monte Carlo: slow at small shifts)")
+    args = parser.parse_args()
+    name = f"detection_bench_{os.getpid()}"
+    migrate = create_scratch(name)
+    os.environ["DATABASE_URL"] = database_url(name)
+    os.environ["DJANGO_DEBUG"] = "false"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.test")
+    try:
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        if migrate:
+            call_command("migrate", verbosity=0)
+        started = time.perf_counter()
+        edge = setup(args.theory_hands)
+        print(f"theory: {args.theory_hands} hands, mean {edge['mean_per_unit']:+.4f} per unit "
+              f"({time.perf_counter() - started:.0f} s)", flush=True)
+        print(f"{args.tables} tables × {args.days} days × 1 shift of {args.hands} hands; {args.dealers} dealers, "
+              f"{args.players} players, {args.holders} holders", flush=True)
+        print("| trial | strength | seeds | detected (pooled) | named by a single shift's review | "
+              "false alerts pooled / per shift | per 10,000 hands |")
+        print("|---|---|---|---|---|---|---|")
+        for stand_at in [int(x) for x in args.stand_at.split(",") if x]:
+            hands = pooled = single = 0
+            for seed in range(args.honest_seeds):
+                result = trial(args, "honest", seed, edge=edge, stand_at=stand_at)
+                hands, pooled, single = hands + result["hands"], pooled + result["pooled"], single + result["single"]
+            per = (pooled + single) / hands * 10_000 if hands else 0.0
+            print(f"| honest, seats stand at {stand_at / 2:g} | — | {args.honest_seeds} ({hands} hands) | — | — | "
+                  f"{pooled} / {single} | {per:.2f} |", flush=True)
+        for kind, strengths, label in (("pair", args.pair_shares, "of the pair's hands rigged"),
+                                       ("holder", args.holder_sigmas, "SE per tenure")):
+            for strength in [float(x) for x in strengths.split(",") if x]:
+                args.share, args.sigmas = strength, strength
+                detected = named = hands = 0
+                for seed in range(args.seeds):
+                    result = trial(args, kind, seed, edge=edge)
+                    detected += result["detected"]
+                    named += result["single_named"]
+                    hands += result["hands"]
+                shown = f"{strength:.0%}" if kind == "pair" else f"{strength:g}"
+                rig = f" ({args.pair_rig})" if kind == "pair" else ""
+                print(f"| {kind}{rig} | {shown} {label} | {args.seeds} | {detected}/{args.seeds} | {named}/{args.seeds} "
+                      f"| — | — |", flush=True)
+        print(f"total {time.perf_counter() - started:.0f} s", flush=True)
+    finally:
+        drop_scratch(name)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,334 @@
+"""The pooled review: the hands of every table added up wherever a cheat can hide, over
+the gaming day, the week and the month (rolling windows ending with a gaming day).
+
+A shift's review (``reports.detection.review``) looks at one table's or one shift's
+hands, and a pair seen fewer than ``MIN_HANDS`` times there is not tested. A dealer who
+feeds one player a few hands at each of three tables over several shifts is never named
+by it. This review adds the hands up across tables and shifts and tests:
+
+- the pairs dealer × player, dealer × bank holder and bank holder × player (codes as
+  ``reports.statistics.PAIR_KINDS``);
+- a bank holder over all his tenures (``bank``), a player over all tables (``player``)
+  and a dealer over all tables (``dealer``);
+
+each over the windows of ``WINDOWS`` (the day, the 7 and the 30 gaming days ending with
+it); a longer window holding no more of a group's hands than a shorter one is the same
+test, made once. A group seen fewer than ``MIN_HANDS`` times over the longest window is not dropped:
+it is accumulated over all its hands to the day's end (window ``to_date``) and tested as
+soon as those reach ``MIN_HANDS``; until then it is listed as accumulating.
+
+One Benjamini–Hochberg correction (``statistics.combined_alerts``) takes every test of a
+run together: the pooled groups of every window, the card tests of the day's hands at
+every table, and the card tests of the shift reports stored at the close of the day's
+shifts (their ``cards_not_uniform`` exceptions: ``detection.exception_findings`` leaves
+those to this run, so that nothing statistical alerts outside the correction). An honest
+run raises an alert with probability at most ``ALPHA``.
+
+The expectation is the stored theory (``reports.detection.Theory``/``edge_figure``) of
+each hand's rules and seats, as every review's. A run is stored as a ``PooledReview``
+(``pooled_review_run``): nightly by beat (``reports.pooled_review_nightly``) and on an
+auditor's request from the review page.
+"""
+
+from datetime import date, timedelta
+
+from django.db import transaction as db
+from django.utils import timezone
+
+from casino.periods import gaming_day, gaming_day_bounds
+from reports import statistics
+from reports.alerts import Finding, alerts_raise
+from reports.detection import (
+    ALPHA,
+    CARD_HANDS_LIMIT,
+    EVIDENCE_LIMIT,
+    MIN_HANDS,
+    STATISTICAL_EXCEPTIONS,
+    Sums,
+    Theory,
+    hand_card_observations,
+)
+from reports.models import AlertKind, PooledReview, Report, ReportKind
+from tables.models import Hand
+
+#: The rolling windows: (name, gaming days ending with the run's day).
+WINDOWS = (("day", 1), ("week", 7), ("month", 30))
+#: The window of a group accumulated over all its hands to the day's end.
+TO_DATE = "to_date"
+#: What is pooled: (code, first role, second role or None).
+POOLED_KINDS = (("dealer×player", "dealer", "player"), ("dealer×bank", "dealer", "player"),
+                ("bank×player", "player", "player"), ("bank", "player", None), ("player", "player", None),
+                ("dealer", "dealer", None))
+
+
+class PooledSums(Sums):
+    """``Sums`` over hands of any tables, with the sums of each pooled group: the three
+    pairs and the three people alone (``POOLED_KINDS``), with how many tables and shifts
+    each group's hands came from."""
+
+    def pooled(self, rho):
+        """Each pooled group's sums for ``statistics.pair_figures``, in euros.
+
+        Args:
+            rho: the within-hand correlation of two bets (the edge's).
+        Returns:
+            list of dicts: ``kind`` (a ``POOLED_KINDS`` code), ``a``, ``b`` (None for one
+            person), ``hands``, ``bets``, ``staked``, ``actual``, ``expected``,
+            ``variance``, ``evidence`` (hand ids, the first ``self.evidence``),
+            ``hand_total``, ``tables``, ``shifts`` (distinct counts). A hand without a
+            dealer (imported outside a shift) is left out of the dealer's groups.
+        """
+        if self.empty:
+            return []
+        common, params = self._with()
+        rho = float(rho)
+        hand_table = Hand._meta.db_table
+        figures = """count(*), sum(bets), sum(staked), sum(actual), sum(mean * staked::float8),
+                     sum(sd * sd * ((1 - %s) * squares::float8 + %s * (staked * staked)::float8)),
+                     (array_agg(id ORDER BY id))[1:%s], count(DISTINCT table_id), count(DISTINCT shift)"""
+        rows = self._fetch(common + f""",
+            per_player AS MATERIALIZED (
+                SELECT p.*, hand.dealer, hand.bank, hand.mean, hand.sd, hand.shift, t.table_id
+                  FROM (SELECT hand_id AS id, player, count(*) AS bets, sum(stake) AS staked, sum(result) AS actual,
+                               sum(stake * stake) AS squares
+                          FROM bet GROUP BY hand_id, player) p
+                  JOIN hand ON hand.id = p.id JOIN {hand_table} t ON t.id = p.id),
+            per_hand AS (
+                SELECT id, min(dealer) AS dealer, min(bank) AS bank, min(mean) AS mean, min(sd) AS sd,
+                       min(shift) AS shift, min(table_id) AS table_id, sum(bets) AS bets, sum(staked) AS staked,
+                       sum(actual) AS actual, sum(squares) AS squares
+                  FROM per_player GROUP BY id)
+            SELECT 1, dealer, player, {figures} FROM per_player WHERE dealer IS NOT NULL GROUP BY dealer, player
+            UNION ALL
+            SELECT 2, dealer, bank, {figures} FROM per_hand WHERE dealer IS NOT NULL GROUP BY dealer, bank
+            UNION ALL
+            SELECT 3, bank, player, {figures} FROM per_player GROUP BY bank, player
+            UNION ALL
+            SELECT 4, bank, NULL, {figures} FROM per_hand GROUP BY bank
+            UNION ALL
+            SELECT 5, player, NULL, {figures} FROM per_player GROUP BY player
+            UNION ALL
+            SELECT 6, dealer, NULL, {figures} FROM per_hand WHERE dealer IS NOT NULL GROUP BY dealer""",
+                           params + [rho, rho, self.evidence] * 6)
+        out = []
+        for kind, a, b, hands, bets, staked, actual, expected, variance, ids, tables, shifts in rows:
+            code, first, second = POOLED_KINDS[kind - 1]
+            out.append({"kind": code, "a": self._name(first, a), "b": None if second is None else self._name(second, b),
+                        "hands": hands, "bets": int(bets), "staked": float(staked), "actual": float(actual),
+                        "expected": expected, "variance": variance, "evidence": list(ids), "hand_total": hands,
+                        "tables": tables, "shifts": shifts})
+        return out
+
+
+def window_bounds(day: date, days: int):
+    """``(first gaming day, start, end)`` of the ``days`` gaming days ending with ``day``."""
+    first = day - timedelta(days=days - 1)
+    return first, gaming_day_bounds(first)[0], gaming_day_bounds(day)[1]
+
+
+def _group_tests(sums, *, window, first, last, alpha):
+    """The pooled groups of ``sums`` as tests (those with ``MIN_HANDS`` hands) and the
+    rest (untested), keyed by ``(kind, a, b)``."""
+    if sums.empty:
+        return {}, {}
+    rows = sums.pooled(sums.first_edge["within_hand_correlation"])
+    figures = statistics.pair_figures(rows, alpha=alpha, min_hands=MIN_HANDS)["pairs"]
+    extra = {(row["kind"], row["a"], row["b"]): row for row in rows}
+    tested, untested = {}, {}
+    for pair in figures:
+        key = (pair["kind"], pair["a"], pair["b"])
+        source = extra[key]
+        line = {"kind": AlertKind.POOLED, "code": pair["kind"], "identity": [pair["a"], pair["b"], window, first,
+                                                                           last, pair["hands"]],
+                "window": window, "from": first, "to": last, "a": pair["a"], "b": pair["b"],
+                "hands": pair["hands"], "bets": pair["bets"], "staked": pair["staked"], "actual": pair["actual"],
+                "expected": pair["expected"], "sd": pair["sd"], "z": pair["z"], "p_value": pair["p_value"],
+                "tables": source["tables"], "shifts": source["shifts"], "hand_ids": pair["evidence"],
+                "hand_total": source["hand_total"]}
+        (tested if pair["p_value"] is not None else untested)[key] = line
+    return tested, untested
+
+
+def shift_card_tests(day: date) -> list[dict]:
+    """The card tests (chi-square, ``reports.audit``) of the shift reports stored at the
+    close of the shifts closed on gaming day ``day``, as tests of the run: one per test
+    with a p-value and enough cards (not ``small``). Each carries what
+    ``detection.exception_findings`` would have raised: the report and its exception."""
+    start, end = gaming_day_bounds(day)
+    tests = []
+    for report in (Report.objects.filter(kind=ReportKind.SHIFT, at_close=True, shift__closed_at__gte=start,
+                                         shift__closed_at__lt=end).order_by("id")
+                   .only("id", "key", "table_id", "shift_id", "result")):
+        for test in report.result.get("cards", []) or []:
+            if not isinstance(test, dict) or test.get("p_value") is None or test.get("small"):
+                continue
+            code = STATISTICAL_EXCEPTIONS[0]
+            item = {"code": code, "deck": test["deck"], "chi_square": test.get("chi_square"),
+                    "df": test.get("df"), "p_value": test["p_value"]}
+            tests.append({"kind": AlertKind.EXCEPTION, "code": code, "identity": {"grouped": code},
+                          "subject": report.key, "table_id": report.table_id, "shift_id": report.shift_id,
+                          "report_id": report.pk, "p_value": float(test["p_value"]), "item": item})
+    return tests
+
+
+def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_LIMIT) -> dict:
+    """The pooled review of the windows ending with gaming day ``day``, read only.
+
+    Args:
+        day: the last gaming day of every window.
+        theory: a ``detection.Theory`` (default: a new one, computing a missing edge).
+        alpha: the level of the one correction over every test.
+        card_hands: the day's latest hands at most whose cards are tested.
+    Returns:
+        dict: ``day`` (ISO), ``alpha``, ``hands`` (settled hands of the month window),
+        ``tests`` (every test with a p-value, each with ``combined_q`` and
+        ``combined_alert``, by q; pooled groups have ``window``, ``from``, ``to``, ``a``,
+        ``b``, the figures in euros, ``tables``, ``shifts``, ``hand_ids`` cut to
+        ``EVIDENCE_LIMIT`` and ``hand_total``), ``accumulating`` (the groups still under
+        ``MIN_HANDS`` hands to date: ``code``, ``a``, ``b``, ``hands``), ``findings``
+        (``Finding``s of the alerts).
+    """
+    theory = theory or Theory()
+    tests, untested, seen = [], {}, {}
+    month_hands = 0
+    for window, days in WINDOWS:
+        first, start, end = window_bounds(day, days)
+        sums = PooledSums(Hand.objects.filter(opened_at__gte=start, opened_at__lt=end), theory)
+        if window == WINDOWS[-1][0]:
+            month_hands = sums.counts()[0]
+        tested, rest = _group_tests(sums, window=window, first=first.isoformat(), last=day.isoformat(), alpha=alpha)
+        for key, line in tested.items():
+            untested.pop(key, None)
+            if seen.get(key) != line["hands"]:  # the same hands as a shorter window's: the same test
+                tests.append(line)
+                seen[key] = line["hands"]
+        untested.update(rest)
+    accumulating = []
+    if untested:
+        end = gaming_day_bounds(day)[1]
+        sums = PooledSums(Hand.objects.filter(opened_at__lt=end), theory)
+        earliest = Hand.objects.filter(opened_at__lt=end).order_by("opened_at").values_list("opened_at", flat=True)
+        since = gaming_day(earliest.first()).isoformat() if earliest.exists() else day.isoformat()
+        tested, rest = _group_tests(sums, window=TO_DATE, first=since, last=day.isoformat(), alpha=alpha)
+        for key in untested:
+            if key in tested:
+                tests.append(tested[key])
+            else:
+                line = rest.get(key, untested[key])
+                accumulating.append({"code": line["code"], "a": line["a"], "b": line["b"], "hands": line["hands"]})
+    start, end = gaming_day_bounds(day)
+    observations = hand_card_observations(Hand.objects.filter(opened_at__gte=start, opened_at__lt=end),
+                                          limit=card_hands)
+    for deck, found in sorted(observations.items()):
+        for test in statistics.card_tests(found, deck=deck, alpha=alpha):
+            tests.append({"kind": AlertKind.CARDS, "code": f"{test['test']}:{test['who']}",
+                          "identity": ["pooled", day.isoformat(), deck, test["test"], test["who"]], "deck": deck,
+                          "test": test["test"], "who": test["who"], "cards": test["cards"],
+                          "categories": test["categories"], "statistic": test["statistic"], "df": test["df"],
+                          "p_value": test["p_value"], "method": test["method"], "rank": test["evidence"]["rank"],
+                          "hand_ids": test["evidence"]["hands"][:EVIDENCE_LIMIT],
+                          "rank_total": test["evidence"]["total"], "window": "day", "from": day.isoformat(),
+                          "to": day.isoformat()})
+    tests.extend(shift_card_tests(day))
+    combined = statistics.combined_alerts(tests, alpha=alpha)
+    findings = [_finding(test, day) for test in combined if test["combined_alert"]]
+    accumulating.sort(key=lambda line: (line["code"], str(line["a"]), str(line["b"])))
+    for test in combined:
+        test["kind"] = str(test["kind"])
+    return {"day": day.isoformat(), "alpha": alpha, "hands": month_hands, "tests": combined,
+            "accumulating": accumulating, "findings": findings}
+
+
+def _finding(test, day):
+    """A test that alerts as a ``Finding``: a pooled group's (subject ``pooled:<code>``),
+    a card test of the day's hands (``pooled:<day>``), or a shift report's card test (as
+    ``detection.exception_findings`` would raise it: its report's subject)."""
+    if test["kind"] == AlertKind.EXCEPTION:
+        item = {**test["item"], "q_value": test["combined_q"]}
+        return Finding(kind=AlertKind.EXCEPTION, code=test["code"], subject=test["subject"],
+                       identity=test["identity"], table_id=test["table_id"], shift_id=test["shift_id"],
+                       report_id=test["report_id"],
+                       evidence={"code": test["code"], "count": 1, "items": [item], "item_total": 1,
+                                 "combined_q": test["combined_q"]})
+    evidence = {key: value for key, value in test.items() if key not in ("kind", "code", "identity")}
+    if test["kind"] == AlertKind.CARDS:
+        return Finding(kind=AlertKind.CARDS, code=test["code"], subject=f"pooled:{day.isoformat()}",
+                       identity=test["identity"], evidence=evidence)
+    subject = f"pooled:{test['code']}:{test['a']}" + ("" if test["b"] is None else f":{test['b']}")
+    return Finding(kind=AlertKind.POOLED, code=test["code"], subject=subject[:120], identity=test["identity"],
+                   evidence=evidence)
+
+
+# ---------------------------------------------------------------------------------------
+# Stored runs
+
+
+def pooled_review_request(*, day: date, requested_by=None) -> PooledReview:
+    """Ask for the pooled review of the windows ending with gaming day ``day``: a pending
+    ``PooledReview``, sent to the queue (``reports.pooled_review``) once this commits.
+
+    Args:
+        day: the gaming day (not after today's).
+        requested_by: the auditor asking, None for the nightly run.
+    Returns:
+        the PooledReview (pending).
+    Raises:
+        ValueError: ``day`` after today's gaming day.
+    """
+    if day > gaming_day(timezone.now()):
+        raise ValueError("the pooled review's day is after today's gaming day")
+    with db.atomic():
+        run = PooledReview.objects.create(day=day, requested_by=requested_by)
+        run_id = run.pk
+
+        def send():
+            from reports.tasks import pooled_review as task
+
+            task.delay(run_id)
+
+        db.on_commit(send, robust=True)
+    return run
+
+
+def pooled_review_run(*, run_id: int, theory=None) -> PooledReview:
+    """Compute ``PooledReview`` ``run_id`` and raise its alerts, in one transaction
+    (idempotent: a run already done is returned as it is; a finding already raised is
+    not raised again). A run left running (its worker killed: the task is given again,
+    acknowledged late) or failed (retried) is computed again.
+
+    Returns:
+        the PooledReview, done (``result`` as ``pooled_review``'s without its findings,
+        ``opened`` the alerts opened now) or failed (``error``).
+    """
+    with db.atomic():
+        run = PooledReview.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.status == PooledReview.Status.DONE:
+            return run
+        run.status = PooledReview.Status.RUNNING
+        run.started_at = timezone.now()
+        run.save(update_fields=["status", "started_at"])
+    try:
+        with db.atomic():
+            result = pooled_review(run.day, theory=theory)
+            opened = alerts_raise(findings=result.pop("findings"))
+            run.result = result
+            run.opened = len(opened)
+            run.alerts = sum(1 for test in result["tests"] if test["combined_alert"])
+            run.status = PooledReview.Status.DONE
+            run.finished_at = timezone.now()
+            run.save(update_fields=["result", "opened", "alerts", "status", "finished_at"])
+    except Exception as error:
+        PooledReview.objects.filter(pk=run_id).update(status=PooledReview.Status.FAILED, error=str(error)[:2000],
+                                                      finished_at=timezone.now())
+        raise
+    return run
+
+
+def latest_pooled_review():
+    """The latest pooled review done (None before the first), and the one asked for and
+    not yet done after it (None when none is)."""
+    done = PooledReview.objects.filter(status=PooledReview.Status.DONE).order_by("-finished_at", "-id").first()
+    waiting = PooledReview.objects.filter(status__in=[PooledReview.Status.PENDING, PooledReview.Status.RUNNING])
+    if done is not None:
+        waiting = waiting.filter(created_at__gte=done.created_at)
+    return done, waiting.order_by("-created_at", "-id").first()

@@ -1,0 +1,175 @@
+"""The pooled review (``reports.pooling``): a dealer who feeds one player a few hands at
+each of three tables is found when the tables are added up, and never by any single
+shift's review; an honest month of several tables stays quiet; a pair seen too few times
+is accumulated, never dropped; the nightly run stores its result and raises its alerts
+once; the shift reports' card tests are raised under the same correction."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from casino.periods import gaming_day, gaming_day_bounds
+from reports.detection import Theory, edge_store, exception_findings, review
+from reports.models import Alert, PooledReview
+from reports.pooling import pooled_review, pooled_review_request, pooled_review_run
+from reports.tasks import pooled_review_nightly
+from tables.models import Hand
+from tests.factories import UserFactory
+from tests.reports.sessions import RULES, SEATS, cast, play_shift, rigged_records, simulated_table
+
+#: The theory of these sessions: ``bank_edge(RULES, seats=4, hands=20_000, seed=2017)``.
+EDGE = {"mean_per_unit": 0.058660782677291384, "sd_per_unit_hand": 0.85, "sd_per_unit_bet": 1.1058346214294499,
+        "within_hand_correlation": 0.2874538862076731, "bank_wins_bet": 0.52}
+PLAYERS = ("ana", "luis", "marta", "pepe", "rosa", "juan")
+
+
+@pytest.fixture
+def edge(db):
+    edge_store(rules=RULES, seats=SEATS, hands=20_000, seed=2017, result=EDGE)
+
+
+def moments(day, count):
+    """``count`` moments a minute apart from 20:00 on gaming day ``day``."""
+    start = gaming_day_bounds(day)[0].replace(hour=20, minute=0)
+    return [start + timedelta(minutes=i) for i in range(count)]
+
+
+def shift_of(table, dealer, staff, records, seated, day):
+    return play_shift(table, dealer, staff["supervisor"],
+                      [cast(record, seated, started_at=at) for record, at in zip(records, moments(day, len(records)),
+                                                                                 strict=True)])
+
+
+def test_a_dealer_feeding_one_player_at_three_tables_is_found_pooled_and_by_no_single_review(staff, edge):
+    today = gaming_day(timezone.now())
+    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
+    tables = [simulated_table(f"Mesa {n}", staff, players=PLAYERS) for n in range(1, 4)]
+    for n, table in enumerate(tables):
+        honest, _ = rigged_records(100 + n, 24)
+        shift_of(table, staff["dealer"], staff, honest, ("ana", "luis", "marta", "pepe"), today - timedelta(days=2))
+        fed, rigged = rigged_records(200 + n, 24, share=0.7)
+        assert rigged >= 10
+        shift_of(table, dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=n))
+    theory = Theory(compute=False)
+    for shift_hands in (Hand.objects.filter(shift=s) for s in {h.shift for h in Hand.objects.select_related("shift")}):
+        single = review(shift_hands, subject="shift", theory=theory, card_observations={})
+        assert not [t for t in single["tests"] if t["kind"] == "pair" and t["a"] == "dealer2" and t["b"] == "ana"]
+        assert not single["findings"]
+    result = pooled_review(today, theory=theory, card_hands=0)
+    found = [t for t in result["tests"] if t["combined_alert"] and t["code"] == "dealer×player"]
+    assert {(t["a"], t["b"]) for t in found} == {("dealer2", "ana")}
+    week = next(t for t in found if t["window"] == "week")
+    assert week["hands"] == 72 and week["tables"] == 3 and week["shifts"] == 3 and week["actual"] < week["expected"]
+    assert week["hand_total"] == 72 and len(week["hand_ids"]) == 72
+    # The day alone holds one table's 24 hands of the pair: accumulated in the week, not dropped.
+    assert not [t for t in result["tests"] if t["code"] == "dealer×player" and t["window"] == "day"
+                and t["b"] == "ana"]
+
+
+def test_an_honest_month_at_two_tables_stays_quiet_and_a_rare_pair_accumulates(staff, edge):
+    today = gaming_day(timezone.now())
+    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
+    tables = [simulated_table(f"Mesa {n}", staff, players=PLAYERS) for n in range(1, 3)]
+    for n, table in enumerate(tables):
+        for week in range(4):
+            records, _ = rigged_records(300 + 10 * n + week, 20)
+            seated = ("ana", "luis", "marta", "pepe") if week % 2 else ("rosa", "juan", "luis", "ana")
+            shift_of(table, (staff["dealer"], dealer2)[(n + week) % 2], staff, records, seated,
+                     today - timedelta(days=7 * week + n))
+    dealer4 = UserFactory(username="dealer4", roles=["dealer"])
+    old, _ = rigged_records(400, 24)
+    shift_of(tables[0], dealer4, staff, old, ("ana", "luis", "marta", "pepe"), today - timedelta(days=40))
+    recent, _ = rigged_records(401, 8)
+    shift_of(tables[1], dealer4, staff, recent, ("ana", "luis", "marta", "rosa"), today - timedelta(days=3))
+    result = pooled_review(today, theory=Theory(compute=False), card_hands=200)
+    assert result["tests"] and not [t for t in result["tests"] if t["combined_alert"]], \
+        [t for t in result["tests"] if t["combined_alert"]]
+    windows = {t["window"] for t in result["tests"] if t["kind"] == "pooled"}
+    assert {"week", "month"} <= windows  # the day holds 20 hands of each group: too few alone
+    # dealer4 dealt 8 hands in the month: too few; with his 24 of 40 days ago, tested to date.
+    (to_date,) = [t for t in result["tests"] if t["code"] == "dealer" and t["a"] == "dealer4"]
+    assert to_date["window"] == "to_date" and to_date["hands"] == 32 and to_date["tables"] == 2
+    assert {"code": "dealer×player", "a": "dealer4", "b": "rosa", "hands": 8} in result["accumulating"]
+    assert any(t["kind"] == "cards" for t in result["tests"])
+
+
+def test_the_nightly_run_stores_its_result_and_raises_each_alert_once(staff, edge, django_capture_on_commit_callbacks):
+    today = gaming_day(timezone.now())
+    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
+    for n in range(3):
+        table = simulated_table(f"Mesa {n + 1}", staff, players=PLAYERS)
+        fed, _ = rigged_records(500 + n, 24, share=0.8)
+        shift_of(table, dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=1 + n))
+    with django_capture_on_commit_callbacks() as callbacks:
+        run_id = pooled_review_nightly()
+    assert len(callbacks) == 1
+    run = PooledReview.objects.get(pk=run_id)
+    assert run.day == today - timedelta(days=1) and run.status == "pending"
+    run = pooled_review_run(run_id=run_id)
+    assert run.status == "done" and run.alerts >= 1 and run.opened == run.alerts
+    pooled = Alert.objects.filter(kind="pooled", code="dealer×player")
+    assert ("dealer2", "ana") in {(a.evidence["a"], a.evidence["b"]) for a in pooled}
+    assert pooled_review_run(run_id=run_id).opened == run.opened  # done: left as it is
+    again = pooled_review_request(day=run.day)
+    assert pooled_review_run(run_id=again.pk).opened == 0  # the same findings: no new alert
+    assert Alert.objects.filter(kind="pooled").count() == run.opened
+
+
+def test_a_shift_reports_card_test_is_raised_by_the_pooled_run_not_alone(staff, edge):
+    from reports.services import report_request, report_run
+    from tests.reports.sessions import records
+    from tests.reports.test_detection import stack_a_seven_for_the_bank
+
+    table = simulated_table("Mesa S", staff)
+    shift = play_shift(table, staff["dealer"], staff["supervisor"],
+                       records(11, 200, rig=stack_a_seven_for_the_bank(1.0)))
+    report = report_run(request_id=report_request(kind="shift", table=table, shift=shift,
+                                                  requested_by=None).pk).report
+    assert [item["code"] for item in report.result["exceptions"]].count("cards_not_uniform") == 1
+    assert not [f for f in exception_findings(report) if f.code == "cards_not_uniform"]
+    result = pooled_review(gaming_day(shift.closed_at), theory=Theory(compute=False), card_hands=0)
+    (skew,) = [t for t in result["tests"] if t["code"] == "cards_not_uniform"]
+    assert skew["combined_alert"] and skew["report_id"] == report.pk
+    (finding,) = [f for f in result["findings"] if f.code == "cards_not_uniform"]
+    assert finding.kind == "exception" and finding.subject == report.key and finding.shift_id == shift.pk
+
+
+def test_the_review_page_and_the_api_show_the_latest_pooled_review_and_an_auditor_asks_for_one(
+        staff, edge, client, django_capture_on_commit_callbacks):
+    from tests.api.conftest import Api
+
+    today = gaming_day(timezone.now())
+    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
+    tables = []
+    for n in range(3):
+        tables.append(simulated_table(f"Mesa {n + 1}", staff, players=PLAYERS))
+        fed, _ = rigged_records(500 + n, 24, share=0.8)
+        shift_of(tables[-1], dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=1 + n))
+    client.force_login(staff["auditor"])
+    page = client.get("/reports/review/").content.decode()
+    assert 'id="pooled-none"' in page
+    bad = client.post("/reports/review/pooled/", {"day": (today + timedelta(days=2)).isoformat()})
+    assert bad.status_code == 400 and "no puede ser posterior al de hoy" in bad.content.decode()
+    assert not PooledReview.objects.exists()
+    with django_capture_on_commit_callbacks() as callbacks:
+        asked = client.post("/reports/review/pooled/", {"day": (today - timedelta(days=1)).isoformat()})
+    assert asked.status_code == 302 and len(callbacks) == 1
+    run = PooledReview.objects.get()
+    assert run.requested_by == staff["auditor"] and run.status == "pending"
+    assert 'id="pooled-waiting"' in client.get("/reports/review/").content.decode()
+    pooled_review_run(run_id=run.pk)
+    page = client.get("/reports/review/").content.decode()
+    section = page.split('id="pooled"')[1]
+    assert "Agregado de todas las mesas" in section and "dealer2 × ana" in section
+    assert 'class="alert"' in section and 'id="pooled-waiting"' not in page
+    body = Api(staff["auditor"]).get("/api/review/", table=tables[0].pk, date_to=today.isoformat(),
+                                     date_from=(today - timedelta(days=3)).isoformat()).json()
+    pooled = body["pooled"]["run"]
+    assert pooled["id"] == run.pk and pooled["alerts"] >= 1
+    line = next(t for t in pooled["lines"] if t["code"] == "dealer×player" and t["b"] == "ana")
+    assert line["combined_alert"] and line["a"] == "dealer2" and line["tables"] == 3
+    alert = Alert.objects.filter(kind="pooled", code="dealer×player", subject="pooled:dealer×player:dealer2:ana") \
+        .first()
+    shown = client.get(f"/reports/alerts/{alert.pk}/").content.decode()
+    assert "Crupier × jugador dealer2 × ana en" in shown
