@@ -85,16 +85,17 @@ class PooledSums(Sums):
         hand_table = Hand._meta.db_table
         figures = """count(*), sum(bets), sum(staked), sum(actual), sum(mean * staked::float8),
                      sum(sd * sd * ((1 - %s) * squares::float8 + %s * (staked * staked)::float8)),
-                     (array_agg(id ORDER BY id))[1:%s], count(DISTINCT table_id), count(DISTINCT shift)"""
+                     (array_agg(id ORDER BY id))[1:%s], count(DISTINCT table_id), count(DISTINCT shift),
+                     sum(u * staked::float8)"""
         rows = self._fetch(common + f""",
             per_player AS MATERIALIZED (
-                SELECT p.*, hand.dealer, hand.bank, hand.mean, hand.sd, hand.shift, t.table_id
+                SELECT p.*, hand.dealer, hand.bank, hand.mean, hand.sd, hand.u, hand.shift, t.table_id
                   FROM (SELECT hand_id AS id, player, count(*) AS bets, sum(stake) AS staked, sum(result) AS actual,
                                sum(stake * stake) AS squares
                           FROM bet GROUP BY hand_id, player) p
                   JOIN hand ON hand.id = p.id JOIN {hand_table} t ON t.id = p.id),
             per_hand AS (
-                SELECT id, min(dealer) AS dealer, min(bank) AS bank, min(mean) AS mean, min(sd) AS sd,
+                SELECT id, min(dealer) AS dealer, min(bank) AS bank, min(mean) AS mean, min(sd) AS sd, min(u) AS u,
                        min(shift) AS shift, min(table_id) AS table_id, sum(bets) AS bets, sum(staked) AS staked,
                        sum(actual) AS actual, sum(squares) AS squares
                   FROM per_player GROUP BY id)
@@ -111,12 +112,13 @@ class PooledSums(Sums):
             SELECT 6, dealer, NULL, {figures} FROM per_hand WHERE dealer IS NOT NULL GROUP BY dealer""",
                            params + [rho, rho, self.evidence] * 6)
         out = []
-        for kind, a, b, hands, bets, staked, actual, expected, variance, ids, tables, shifts in rows:
+        for kind, a, b, hands, bets, staked, actual, expected, variance, ids, tables, shifts, theory_sd in rows:
             code, first, second = POOLED_KINDS[kind - 1]
+            # The theory's uncertainty (the strategy fitted to the hands: ``Sums``) added as the pairs' is.
             out.append({"kind": code, "a": self._name(first, a), "b": None if second is None else self._name(second, b),
                         "hands": hands, "bets": int(bets), "staked": float(staked), "actual": float(actual),
-                        "expected": expected, "variance": variance, "evidence": list(ids), "hand_total": hands,
-                        "tables": tables, "shifts": shifts})
+                        "expected": expected, "variance": variance + theory_sd * theory_sd, "evidence": list(ids),
+                        "hand_total": hands, "tables": tables, "shifts": shifts, "theory_sd": theory_sd})
         return out
 
 
