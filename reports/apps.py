@@ -40,7 +40,7 @@ def checkpoint_section(table) -> dict:
     from reports.checkpoints import checkpoint_faults, latest_checkpoints
 
     points = latest_checkpoints(7)
-    broken, _latest = checkpoint_faults()
+    broken, _latest = checkpoint_faults()  # the latest's seal and link: what the next run rests on
     return {"points": points, "latest": points[0] if points else None, "broken": broken, "table": table}
 
 

@@ -18,7 +18,8 @@ it reached:
   hands replayed that are new or have an entry after ``since`` (a void, a hand finished
   since); and, whole, its stored reports' seals against the chain and the witness.
 
-``check_run`` verifies the checkpoints' own seals (``checkpoint_faults``), runs the
+``check_run`` verifies the checkpoints' own seals (``checkpoint_faults``: the latest's, or
+every one's in a full run), runs the
 chunks (in Celery workers, one task a chunk, when a worker and a result backend are there
 and the run is not itself inside a task; else one after the other in this process),
 gathers them, and stores a new ``CheckPoint`` sealed and chained to the one before. What
@@ -145,20 +146,31 @@ def checkpoint_seal(*, key_id: str, previous: str, full: bool, started_at: datet
     return hmac_hex(key, f"checkpoint\n{key_id}\n{previous}\n{body}")
 
 
-def checkpoint_faults() -> tuple[list[str], CheckPoint | None]:
-    """Every checkpoint's seal and link checked, oldest first.
+def checkpoint_faults(*, whole: bool = False) -> tuple[list[str], CheckPoint | None]:
+    """The checkpoints' seals and links checked: the latest's seal and its link to the one
+    before it (what an incremental run rests on: its state), or (``whole``: the full
+    check) every checkpoint's, oldest first.
 
     Returns:
-        ``(faults in English, the latest checkpoint if every seal and link holds, else
-        None)``: a checkpoint whose seal is not its fields' (forged or altered: its state
-        could skip what was changed), one signed with a key this server does not hold, or
-        one that does not follow the one before (one removed or inserted between) is
-        named, and the next run is then a full check.
+        ``(faults in English, the latest checkpoint if its seal and link hold and, with
+        ``whole``, every other's too; else None)``: a checkpoint whose seal is not its
+        fields' (forged or altered: its state could skip what was changed), one sealed
+        with a key this server does not hold, or one that does not follow the one before
+        (one removed or inserted between) is named, and the next run is then a full check.
     """
     faults, previous, latest = [], GENESIS, None
-    rows = CheckPoint.objects.order_by("pk").only("full", "started_at", "state", "fault_count", "faults", "previous",
-                                                  "seal", "key_id")
-    for point in rows.iterator(chunk_size=50):
+    points = CheckPoint.objects.order_by("pk").only("full", "started_at", "state", "fault_count", "faults",
+                                                    "previous", "seal", "key_id")
+    if not whole:
+        last = points.last()
+        if last is None:
+            return [], None
+        previous = (CheckPoint.objects.filter(pk__lt=last.pk).order_by("-pk").values_list("seal", flat=True).first()
+                    or GENESIS)
+        points = [last]
+    else:
+        points = points.iterator(chunk_size=20)
+    for point in points:
         if point.previous != previous:
             faults.append(f"audit checkpoint #{point.pk} does not follow the checkpoint before it: checkpoints "
                           "were removed or added outside the check")
@@ -229,7 +241,7 @@ def check_run(*, full: bool = False, fan_out: bool | None = None) -> CheckPoint:
         ImproperlyConfigured: no ``CHAIN_KEY`` is set.
     """
     started_at, started = timezone.now(), time.perf_counter()
-    faults, latest = checkpoint_faults()
+    faults, latest = checkpoint_faults(whole=full)
     full = full or latest is None
     results, workers = run_chunks(chunk_specs(None if full else latest.state), fan_out=fan_out)
     state = {"ledger": results[0]["state"],
@@ -254,4 +266,4 @@ def check_run(*, full: bool = False, fan_out: bool | None = None) -> CheckPoint:
 
 def latest_checkpoints(count: int = 10) -> list[CheckPoint]:
     """The latest ``count`` checkpoints, newest first (the integrity page)."""
-    return list(CheckPoint.objects.order_by("-pk")[:count])
+    return list(CheckPoint.objects.order_by("-pk").defer("state")[:count])

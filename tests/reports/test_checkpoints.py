@@ -60,6 +60,7 @@ def test_honest_books_stay_quiet_in_both_modes_and_the_incremental_check_reads_o
     assert (code, err) == (0, "") and "OK (full" in out
     assert CheckPoint.objects.order_by("-pk").first().hands == 5
     assert checkpoint_faults() == ([], CheckPoint.objects.order_by("-pk").first())
+    assert checkpoint_faults(whole=True) == ([], CheckPoint.objects.order_by("-pk").first())
 
 
 def test_a_fault_after_the_checkpoint_is_found_by_the_incremental_check(played):
@@ -121,11 +122,15 @@ def test_a_forged_checkpoint_is_named_and_the_next_run_is_full(played):
 
 
 def test_a_checkpoint_removed_from_the_middle_breaks_the_chain_of_seals(played):
-    first, second, _third = check_run(), check_run(), check_run()
+    first, second, third, _fourth = check_run(), check_run(), check_run(), check_run()
     as_the_owner("DELETE FROM reports_checkpoint WHERE id = %s", [second.pk])
-    faults, latest = checkpoint_faults()
-    assert latest is None and len(faults) == 1 and "does not follow the checkpoint before it" in faults[0]
-    assert first.seal  # the one before still holds
+    assert checkpoint_faults()[0] == []  # the latest holds: an incremental run may start there
+    faults, latest = checkpoint_faults(whole=True)
+    assert latest is None and faults == [f"audit checkpoint #{third.pk} does not follow the checkpoint before it: "
+                                         "checkpoints were removed or added outside the check"]
+    assert first.seal
+    point = check_run(full=True)
+    assert point.full and faults[0] in point.faults
 
 
 def test_postgresql_refuses_a_checkpoint_changed_or_deleted(played):
