@@ -128,6 +128,7 @@ def main():
     parser.add_argument("--hands", type=int, default=20000, help="the history's hands (M)")
     parser.add_argument("--day", type=int, default=1000, help="the day's new hands (N)")
     parser.add_argument("--seed-hands", type=int, default=200)
+    parser.add_argument("--keep", action="store_true", help="keep the scratch database (its name is printed)")
     args = parser.parse_args()
 
     name = f"audit_incremental_{os.getpid()}"
@@ -194,7 +195,10 @@ def main():
         from django.db import connections
 
         connections.close_all()
-        run("dropdb", *PG, "--if-exists", "--force", name)
+        if args.keep:
+            print(f"kept: DATABASE_URL={database_url(name)}")
+        else:
+            run("dropdb", *PG, "--if-exists", "--force", name)
 
 
 if __name__ == "__main__":

@@ -70,7 +70,8 @@ def chunk_specs(state: dict | None) -> list[dict]:
 
 
 def check_chunk(spec: dict) -> dict:
-    """Check one chunk (the module's docstring), in one REPEATABLE READ snapshot.
+    """Check one chunk (the module's docstring), in one REPEATABLE READ snapshot, without
+    PostgreSQL's JIT.
 
     Args:
         spec: one of ``chunk_specs``'s (JSON: what a Celery task carries).
@@ -79,6 +80,12 @@ def check_chunk(spec: dict) -> dict:
         "hands", "entries", "transactions": how many were checked}``.
     """
     with translation.override(None), snapshot():
+        if connection.in_atomic_block:
+            with connection.cursor() as cursor:
+                # No JIT: the orphans' one query (reports.justification) has a plan big enough for
+                # PostgreSQL to compile it, seconds of compiling for a query of 0.1 s
+                # (benchmarks/RESULTS.md, "audit incremental"); the others gain nothing from it.
+                cursor.execute("SET LOCAL jit = off")
         if spec["part"] == "ledger":
             return _ledger_chunk(spec.get("since"))
         return _table_chunk(Table.objects.get(pk=spec["table"]), spec.get("since"))
