@@ -189,6 +189,21 @@ def main():
               f"{full2_s / sql2_s:.1f}× the query  {full2_out}", flush=True)
         print(f"the day's incremental check of {day:,} hands on top of {history:,}: {incremental_s:.2f} s = "
               f"{incremental_s / full2_s:.3f} of the full check ({full2_s / incremental_s:.1f}× faster)", flush=True)
+        # The machine's load swings within a run: the day's chunks again, from the history's
+        # checkpoint, then the full check's, in one process (start-up out, nothing stored).
+        again = [sys.executable, "-c", "import django, time; django.setup()\n"
+                 "from reports.checkpoints import chunk_specs, run_chunks\nfrom reports.models import CheckPoint\n"
+                 "state = CheckPoint.objects.order_by('pk').first().state\n"
+                 "for label, since in (('incremental', state), ('full', None)):\n"
+                 "    started = time.perf_counter(); results, _how = run_chunks(chunk_specs(since), fan_out=False)\n"
+                 "    print(label, round(time.perf_counter() - started, 2), sum(r['hands'] for r in results),\n"
+                 "          sum(len(r['faults']) for r in results))"]
+        done = subprocess.run(again, cwd=ROOT, env=env, capture_output=True, text=True)
+        figures = dict((line.split()[0], line.split()[1:]) for line in done.stdout.splitlines() if line.strip())
+        if "incremental" in figures and "full" in figures:
+            inc, full = float(figures["incremental"][0]), float(figures["full"][0])
+            print(f"again in one process, the chunks only: incremental {inc:.2f} s ({figures['incremental'][1]} hands), "
+                  f"full {full:.2f} s ({figures['full'][1]} hands): {inc / full:.3f} of the full check", flush=True)
         if full_status or incremental_status or full2_status:
             sys.exit("a check found faults in the loaded data")
     finally:
