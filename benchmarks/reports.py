@@ -198,23 +198,53 @@ def _console_hand_with_an_undo(table, record, dealer):
                                               expected_version=hand.version)
 
 
-def multiply(table, shift, target, entries_hands=20_000):
+#: The tables ``multiply`` copies rows of (by id).
+COPIED = ("tables_hand", "tables_handbet", "tables_banktenure", "tables_syndicateshare", "ledger_account",
+          "ledger_transaction", "ledger_entry")
+
+
+def id_bounds() -> dict:
+    """``{table name: max(id) + 1}`` of each of ``COPIED``: the bounds of what exists now
+    (``multiply``'s ``source``, taken right after the seed)."""
+    from django.db import connection
+
+    bounds = {}
+    with connection.cursor() as cursor:
+        for name in COPIED:
+            cursor.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {name}")
+            bounds[name] = cursor.fetchone()[0]
+    return bounds
+
+
+def multiply(table, shift, target, entries_hands=20_000, source=None):
     """Copy the seed's hands, bets, tenures and ledger postings until ``target`` hands, and
-    the entries of the latest ``entries_hands`` hands (0: all)."""
+    the entries of the latest ``entries_hands`` hands (0: all).
+
+    ``source``: ``id_bounds()`` taken right after the seed: then only the seed's rows are
+    copied, ``target`` more hands (rounded up to whole seeds) numbered after the table's
+    last (a day's hands on top of the history); without it every hand of the table is
+    copied until there are ``target``."""
     from django.db import connection, transaction
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*), max(number), min(opened_at), max(opened_at) FROM tables_hand "
                        "WHERE table_id = %s", [table.pk])
         seed_hands, last_number, first_at, last_at = cursor.fetchone()
-        copies = -(-target // seed_hands)  # the seed is copy 0
-        maxima = {}
-        for name in ("tables_hand", "tables_handbet", "tables_banktenure", "tables_syndicateshare", "ledger_account",
-                     "ledger_transaction", "ledger_entry"):
-            cursor.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {name}")
-            maxima[name] = cursor.fetchone()[0]
-        p = {"table": table.pk, "copies": copies - 1, "n": last_number, "span": (last_at - first_at).total_seconds() + 60,
-             **{f"m_{name.split('_', 1)[1]}": value for name, value in maxima.items()}}
+        maxima = id_bounds()
+        base = 0
+        if source is None:
+            copies = -(-target // seed_hands)  # the seed is copy 0
+            source = maxima
+        else:
+            cursor.execute("SELECT count(*), max(number), min(opened_at), max(opened_at) FROM tables_hand "
+                           "WHERE table_id = %s AND id < %s", [table.pk, source["tables_hand"]])
+            seed_hands, seed_last, first_at, seed_at = cursor.fetchone()
+            copies = -(-target // seed_hands) + 1  # copies 1.. of the seed, after the table's last hand
+            base, last_number = last_number - seed_last, seed_last
+        p = {"table": table.pk, "copies": copies - 1, "n": last_number, "base": base,
+             "span": (last_at - first_at).total_seconds() + 60,
+             **{f"m_{name.split('_', 1)[1]}": value for name, value in maxima.items()},
+             **{f"s_{name.split('_', 1)[1]}": value for name, value in source.items()}}
         cursor.execute("SET session_replication_role = replica")  # the load only: triggers off
         steps = [
             ("tenures", """
@@ -224,19 +254,20 @@ def multiply(table, shift, target, entries_hands=20_000):
                        t.opened_at + k * %(span)s * interval '1 second', t.closed_at + k * %(span)s * interval '1 second',
                        t.began, t.ended, t.capital, t.price, t.seller_id, t.previous_id + k * %(m_banktenure)s,
                        t.deposit_required, t.account_id + k * %(m_account)s
-                  FROM tables_banktenure t, generate_series(1, %(copies)s) k WHERE t.table_id = %(table)s"""),
+                  FROM tables_banktenure t, generate_series(1, %(copies)s) k
+                 WHERE t.table_id = %(table)s AND t.id < %(s_banktenure)s"""),
             ("shares", """
                 INSERT INTO tables_syndicateshare (id, tenure_id, player_id, percent)
                 SELECT s.id + k * %(m_syndicateshare)s, s.tenure_id + k * %(m_banktenure)s, s.player_id, s.percent
                   FROM tables_syndicateshare s JOIN tables_banktenure t ON t.id = s.tenure_id,
                        generate_series(1, %(copies)s) k
-                 WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
+                 WHERE t.table_id = %(table)s AND t.id < %(s_banktenure)s"""),
             ("tenure accounts", """
                 INSERT INTO ledger_account (id, kind, player_id, balance, is_open, created_at)
                 SELECT a.id + k * %(m_account)s, a.kind, NULL, a.balance, a.is_open, a.created_at
                   FROM ledger_account a JOIN tables_banktenure t ON t.account_id = a.id,
                        generate_series(1, %(copies)s) k
-                 WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s"""),
+                 WHERE t.table_id = %(table)s AND t.id < %(s_banktenure)s"""),
             ("transactions", """
                 INSERT INTO ledger_transaction (id, kind, reference, idempotency_key, posted_by_id, source, posted_at,
                                                 reverses_id, memo, detail, cause)
@@ -255,18 +286,18 @@ def multiply(table, shift, target, entries_hands=20_000):
                        -- voided hand's and the reversed transaction's of a reversal, its tenure
                        LATERAL (SELECT CASE x.cause ->> 'kind'
                            WHEN 'hand' THEN jsonb_set(x.cause, '{number}',
-                                                      to_jsonb((x.cause ->> 'number')::int + k * %(n)s))
+                                                      to_jsonb((x.cause ->> 'number')::int + %(base)s + k * %(n)s))
                            WHEN 'reversal' THEN x.cause || jsonb_strip_nulls(jsonb_build_object(
                                'of', (x.cause ->> 'of')::bigint + k * %(m_transaction)s,
                                'void', CASE WHEN x.cause -> 'void' ? 'number' THEN jsonb_set(x.cause -> 'void',
-                                   '{number}', to_jsonb((x.cause -> 'void' ->> 'number')::int + k * %(n)s)) END,
+                                   '{number}', to_jsonb((x.cause -> 'void' ->> 'number')::int + %(base)s + k * %(n)s)) END,
                                'original', CASE WHEN x.cause -> 'original' ->> 'kind' = 'hand'
                                    THEN jsonb_set(x.cause -> 'original', '{number}',
-                                       to_jsonb((x.cause -> 'original' ->> 'number')::int + k * %(n)s)) END))
+                                       to_jsonb((x.cause -> 'original' ->> 'number')::int + %(base)s + k * %(n)s)) END))
                            ELSE x.cause END AS cause) c
                  WHERE x.id IN (SELECT e.transaction_id FROM ledger_entry e
                                   JOIN tables_banktenure t ON t.account_id = e.account_id
-                                 WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s)"""),
+                                 WHERE t.table_id = %(table)s AND t.id < %(s_banktenure)s)"""),
             ("entries", """
                 INSERT INTO ledger_entry (id, transaction_id, account_id, side, amount)
                 SELECT e.id + k * %(m_entry)s, e.transaction_id + k * %(m_transaction)s,
@@ -276,14 +307,14 @@ def multiply(table, shift, target, entries_hands=20_000):
                        generate_series(1, %(copies)s) k
                  WHERE e.transaction_id IN (SELECT e2.transaction_id FROM ledger_entry e2
                                               JOIN tables_banktenure t ON t.account_id = e2.account_id
-                                             WHERE t.table_id = %(table)s AND t.id < %(m_banktenure)s)
-                   AND e.transaction_id < %(m_transaction)s"""),
+                                             WHERE t.table_id = %(table)s AND t.id < %(s_banktenure)s)
+                   AND e.transaction_id < %(s_transaction)s"""),
             ("hands", """
                 INSERT INTO tables_hand (id, table_id, number, shift_id, dealer_id, tenure_id, bank_id, seats, rules,
                                          min_bet, max_bet, status, version, opened_by_id, opened_at, settled_at,
                                          settlement, next_bank, transaction_id, voided_at, voided_by_id, void_reason,
                                          imported, splits, exchanges, fusilados, muertos, cards)
-                SELECT h.id + k * %(m_hand)s, h.table_id, h.number + k * %(n)s, h.shift_id, h.dealer_id,
+                SELECT h.id + k * %(m_hand)s, h.table_id, h.number + %(base)s + k * %(n)s, h.shift_id, h.dealer_id,
                        h.tenure_id + k * %(m_banktenure)s, h.bank_id, h.seats, h.rules, h.min_bet, h.max_bet,
                        h.status, h.version, h.opened_by_id, h.opened_at + k * %(span)s * interval '1 second',
                        h.settled_at + k * %(span)s * interval '1 second', h.settlement, h.next_bank,
@@ -291,14 +322,14 @@ def multiply(table, shift, target, entries_hands=20_000):
                        h.voided_by_id, h.void_reason, h.imported, h.splits, h.exchanges, h.fusilados, h.muertos,
                        h.cards
                   FROM tables_hand h, generate_series(1, %(copies)s) k
-                 WHERE h.table_id = %(table)s AND h.id < %(m_hand)s"""),
+                 WHERE h.table_id = %(table)s AND h.id < %(s_hand)s"""),
             ("bets", """
                 INSERT INTO tables_handbet (id, hand_id, player_id, seat, seat_hand, stake, points, result,
                                             multiplier, net)
                 SELECT b.id + k * %(m_handbet)s, b.hand_id + k * %(m_hand)s, b.player_id, b.seat, b.seat_hand,
                        b.stake, b.points, b.result, b.multiplier, b.net
                   FROM tables_handbet b JOIN tables_hand h ON h.id = b.hand_id, generate_series(1, %(copies)s) k
-                 WHERE h.table_id = %(table)s AND h.id < %(m_hand)s"""),
+                 WHERE h.table_id = %(table)s AND h.id < %(s_hand)s"""),
         ]
         # One database transaction. The copied postings and hands are not signed (ledger.signing,
         # tables.chain.sign_opening): ledger_check would name them; the reports timed here do not
@@ -348,7 +379,7 @@ def copy_entries(cursor, p, seed_hands, hands):
     wanted = last if not hands else min(last, -(-hands // seed_hands))
     cursor.execute("""SELECT e.hand_id, h.number, e.sequence, e.kind, e.event::text, e.entered_by_id, e.entered_at
                         FROM tables_handevent e JOIN tables_hand h ON h.id = e.hand_id
-                       WHERE e.table_id = %(table)s AND e.hand_id < %(m_hand)s ORDER BY e.id""", p)
+                       WHERE e.table_id = %(table)s AND e.hand_id < %(s_hand)s ORDER BY e.id""", p)
     seed = [(*row[:4], row[4], json.loads(row[4]), *row[5:]) for row in cursor.fetchall()]
     cursor.execute("SELECT last_event_hash FROM tables_table WHERE id = %(table)s", p)
     previous = cursor.fetchone()[0] or GENESIS
@@ -361,7 +392,7 @@ def copy_entries(cursor, p, seed_hands, hands):
             for hand_id, number, sequence, kind, text, event, by, at in seed:
                 at = at + later
                 digest = entry_hash(previous=previous, key_id=key_id, table_id=p["table"],
-                                    hand_number=number + k * p["n"], sequence=sequence, kind=kind, event=event,
+                                    hand_number=number + p["base"] + k * p["n"], sequence=sequence, kind=kind, event=event,
                                     entered_by_id=by, entered_at=at)
                 copy.write_row((hand_id + k * p["m_hand"], p["table"], sequence, kind, text, at, previous, digest, by,
                                 key_id))

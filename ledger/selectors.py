@@ -13,7 +13,7 @@ from django.utils import translation
 
 from ledger.models import Account, Entry, Transaction
 from ledger.money import cents, euros
-from ledger.signing import signature_faults
+from ledger.signing import GENESIS, signature_scan
 
 ZERO = Decimal("0.00")
 PER_PAGE = 50
@@ -130,14 +130,14 @@ def all_balances() -> list[Account]:
     return list(Account.objects.select_related("player", "tenure__table").order_by("id"))
 
 
-def _reversal_faults():
+def _reversal_faults(after_id: int = 0):
     """Every reversal's entries are its original's with debit and credit swapped; a
     reversal posted through a closed tenure's distribution (``posting.reverse(…,
     closed_legs=...)``) has, in place of the tenure account's mirrored entries,
     the syndicate's legs its ``cause`` records, and these add up to what the mirror would
     have put on the tenure."""
     pairs, moved = {}, {}
-    for tx_id, original_id, cause in Transaction.objects.filter(reverses__isnull=False).values_list(
+    for tx_id, original_id, cause in Transaction.objects.filter(reverses__isnull=False, pk__gt=after_id).values_list(
             "id", "reverses_id", "cause"):
         pairs[tx_id] = original_id
         if (cause or {}).get("through_distribution"):
@@ -198,12 +198,41 @@ def ledger_faults(*, chips: bool = True) -> list[str]:
     Returns:
         list of messages (English, for operators), one per fault.
     """
-    faults = []
-    sums = dict(Entry.objects.values("account_id").annotate(total=Sum(SIGNED))
-                .values_list("account_id", "total"))
+    return ledger_scan(chips=chips)[0]
+
+
+def ledger_scan(*, since: dict | None = None, chips: bool = True) -> tuple[list[str], dict]:
+    """``ledger_faults`` from the genesis, or (``since``) over what was posted after the
+    point a check verified: the one code path of the full and the incremental check
+    (``reports.checkpoints``).
+
+    Args:
+        since: ``{"transaction": id, "signature": its signature, "balances": {account id
+            (str): cents}}`` as a previous scan returned it, or None (from the genesis).
+    Returns:
+        ``(faults, state)``: faults as ``ledger_faults``; the state to start the next
+        scan from (the last signed transaction, its signature, and every account's sum of
+        entries up to the scan, in cents, the zeros left out).
+
+    With ``since``, each account's balance is compared with its sum at that point plus
+    its entries posted after it; only the transactions after it are checked for their
+    signature, chain, balance and reversals (an entry of an earlier transaction rewritten,
+    its account's balance left alone, is seen by the full check only: docs/security.md,
+    "Incremental checks"). The players' chips, the registered checks and the accounts are
+    read whole (a few rows an account, a slip, a tenure).
+    """
+    since = since or {}
+    after_id = int(since.get("transaction") or 0)
+    faults, last_id, head = [], after_id, since.get("signature") or GENESIS
+    with translation.override(None):  # the operators' English
+        signed, last_id, head = signature_scan(after_id=after_id, head=head)
+    sums = defaultdict(int, {int(pk): int(total) for pk, total in (since.get("balances") or {}).items()})
+    for account_id, total in (Entry.objects.filter(transaction_id__gt=after_id).values("account_id")
+                              .annotate(total=Sum(SIGNED)).values_list("account_id", "total")):
+        sums[account_id] += cents(total)
     total = ZERO
     for account in all_balances():
-        expected = sums.get(account.id) or ZERO
+        expected = euros(sums.get(account.id, 0))
         total += account.balance
         if account.balance != expected:
             faults.append(f"account #{account.id} ({account.label}): balance column {account.balance} "
@@ -213,7 +242,7 @@ def ledger_faults(*, chips: bool = True) -> list[str]:
                           "a closed tenure distributed its whole balance")
     if total != ZERO:
         faults.append(f"the accounts' balances sum to {total}, not 0")
-    unbalanced = (Transaction.objects
+    unbalanced = (Transaction.objects.filter(pk__gt=after_id)
                   .annotate(n=Count("entries"),
                             debits=Coalesce(Sum("entries__amount", filter=Q(entries__side=Entry.Side.DEBIT)), ZERO),
                             credits=Coalesce(Sum("entries__amount", filter=Q(entries__side=Entry.Side.CREDIT)), ZERO))
@@ -224,14 +253,15 @@ def ledger_faults(*, chips: bool = True) -> list[str]:
             faults.append(f"transaction #{tx_id} has {count} entries: a transaction needs at least two")
         else:
             faults.append(f"transaction #{tx_id} does not balance: debits {debits}, credits {credits}")
-    faults += _reversal_faults()
+    faults += _reversal_faults(after_id)
     if chips:
         faults += _negative_chips_faults()
-    with translation.override(None):  # the operators' English
-        faults += signature_faults()
+    faults += signed
     for finder in _fault_finders:
         faults += finder()
-    return faults
+    state = {"transaction": last_id, "signature": head,
+             "balances": {str(pk): total for pk, total in sorted(sums.items()) if total}}
+    return faults, state
 
 
 _fault_finders = []

@@ -88,6 +88,7 @@ SELECT t.id, t.kind, t.reference, t.idempotency_key, t.cause::text, t.posted_by_
        LEFT JOIN LATERAL (SELECT array_agg(x.account_id) AS accounts, array_agg(x.side) AS sides,
                                  array_agg(x.amount) AS amounts
                             FROM ledger_entry x WHERE x.transaction_id = t.id) e ON true
+ WHERE t.id > %s
  ORDER BY t.id"""
 
 
@@ -98,7 +99,21 @@ def _named(tx_id, kind, reference):
 def signature_faults() -> list[str]:
     """Every transaction whose signature does not hold, in the reader's words (English
     under ``manage.py ledger_check``), each naming it; empty when every transaction is
-    signed, whole and chained.
+    signed, whole and chained (``signature_scan`` from the genesis).
+    """
+    return signature_scan()[0]
+
+
+def signature_scan(*, after_id: int = 0, head: str = GENESIS) -> tuple[list[str], int, str]:
+    """``signature_faults`` over the transactions after ``after_id`` only, the chain
+    continuing from ``head`` (an incremental check, ``reports.checkpoints``: the last
+    transaction a check verified and its signature); from the genesis with 0. The
+    transaction ``after_id`` is read again: gone, or its signature no longer ``head``, is a
+    fault; one before it is not read.
+
+    Returns:
+        ``(faults, the last signed transaction's id, its signature)`` (``after_id`` and
+        ``head`` when none follows).
 
     Faults: a transaction unsigned, signed with a key this server does not hold, or whose
     signature is not its content's and legs' (inserted by SQL, altered); one with more or
@@ -107,9 +122,16 @@ def signature_faults() -> list[str]:
     chain's head not at the last transaction (the last ones removed). Reads every
     transaction once, with its entries, through a server-side cursor.
     """
-    faults, previous, keys = [], GENESIS, {}
+    faults, previous, keys, last_id = [], head, {}, after_id
+    if after_id:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT signature FROM ledger_transaction WHERE id = %s", [after_id])
+            row = cursor.fetchone()
+        if row is None or row[0] != head:
+            faults.append(_("transaction #%(id)s, where the last check ended, was changed or removed since")
+                          % {"id": after_id})
     with connection.chunked_cursor() as cursor:
-        cursor.execute(_READ_SQL)
+        cursor.execute(_READ_SQL, [after_id])
         while rows := cursor.fetchmany(2000):
             for (tx_id, kind, reference, key, cause, by, source, at, memo, reverses, stored, stored_previous,
                  key_id, count, accounts, sides, amounts) in rows:
@@ -142,11 +164,11 @@ def signature_faults() -> list[str]:
                         faults.append(_("transaction #%(id)s (%(kind)s, %(reference)s) does not match its "
                                         "signature: it or its entries were changed, or it was not posted by "
                                         "the ledger") % named)
-                previous = stored
+                previous, last_id = stored, tx_id
     with connection.cursor() as cursor:
         cursor.execute("SELECT signature FROM ledger_chainhead WHERE id = 1")
         row = cursor.fetchone()
     if (row[0] if row else GENESIS) != previous:
         faults.append(_("the ledger's last transaction is not the head of its chain: transactions were removed "
                         "or added outside the ledger"))
-    return faults
+    return faults, last_id, previous

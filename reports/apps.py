@@ -33,6 +33,17 @@ def stored_exceptions(*, table, report_id):
     return report.result.get("exceptions", []) if isinstance(report.result, dict) else []
 
 
+def checkpoint_section(table) -> dict:
+    """The tables' integrity page's section of the audit's runs (``reports.checkpoints``):
+    the latest runs, the latest run's faults at all tables and in the ledger, and whether
+    the checkpoints' seals hold."""
+    from reports.checkpoints import checkpoint_faults, latest_checkpoints
+
+    points = latest_checkpoints(7)
+    broken, _latest = checkpoint_faults()  # the latest's seal and link: what the next run rests on
+    return {"points": points, "latest": points[0] if points else None, "broken": broken, "table": table}
+
+
 class ReportsConfig(AppConfig):
     name = "reports"
     verbose_name = _("Reports")
@@ -42,12 +53,13 @@ class ReportsConfig(AppConfig):
         from casino.roles import AUDITOR
         from reports.integrity import table_audit_faults
         from tables import report_exceptions
-        from tables.integrity import register_table_check
+        from tables.integrity import register_integrity_section, register_table_check
         from tables.services import shift_closed
 
         shift_closed.connect(queue_shift_report, dispatch_uid="reports.queue_shift_report")
         report_exceptions.register(stored_exceptions)
         register_table_check(table_audit_faults)
+        register_integrity_section("reports/_checkpoints.html", checkpoint_section)
         register("reports:index", _("Reports"), AUDITOR)
         register("reports:alerts", _("Alerts"), AUDITOR)
         register("reports:review", _("Review"), AUDITOR)

@@ -17,15 +17,11 @@ and its seal rewritten together, by the owner with the key, are found); and ever
 monthly statement's signature (``reports.statements``).
 """
 
-from ledger.selectors import ledger_faults
 from reports.audit import seal_faults
-from reports.justification import orphan_transactions
-from reports.statements import statement_faults
 from reports.texts import exception_text
-from reports.witness import witness_faults, witness_file_faults
-from tables.integrity import chain_faults, number_gaps, opening_faults
+from reports.witness import witness_faults
 from tables.models import Hand, Table
-from tables.replay import all_hand_faults, hand_faults
+from tables.replay import hand_faults
 
 
 def seal_fault_words(table: Table) -> list[str]:
@@ -45,20 +41,16 @@ def table_audit_faults(table: Table) -> list[str]:
 
 def all_faults() -> list[str]:
     """Every fault every check finds (the module's docstring), in words; empty when the
-    books and the tables' records are whole. A table's faults are prefixed by its name.
+    books and the tables' records are whole: the full check's chunks
+    (``reports.checkpoints.check_chunk``, the one code path of ``ledger_check``), run in
+    this process, no checkpoint stored. A table's faults are prefixed by its name.
 
     Returns:
-        list of str, the ledger's first, then the orphan transactions, the hands', then the
-        witness file's own, then
-        each table's (by name).
+        list of str, the ledger's first (with the orphan transactions and postings, the
+        witness file's and the statements'), then each table's (by id): its hands
+        replayed, then its chain, openings, numbers and seals.
     """
-    faults = list(ledger_faults()) + [exception_text(fault) for fault in orphan_transactions()]
-    faults += list(all_hand_faults())
-    faults += [exception_text(fault) for fault in witness_file_faults() + statement_faults()]
-    for table in Table.objects.order_by("name"):
-        mine = chain_faults(table) + opening_faults(table) + seal_fault_words(table)
-        gaps = number_gaps(table)
-        if gaps:
-            mine.append("missing hand numbers: " + ", ".join(map(str, gaps[:100])))
-        faults += [f"{table.name}: {fault}" for fault in mine]
-    return faults
+    from reports.checkpoints import chunk_specs, run_chunks
+
+    results, _workers = run_chunks(chunk_specs(None), fan_out=False)
+    return [fault for result in results for fault in result["faults"]]

@@ -86,7 +86,7 @@ JUSTIFIED = {
                     OR EXISTS (SELECT 1 FROM cage_slipvoid v WHERE v.reversal_id = t.id))""",
 }
 
-ORPHANS_SQL = ("SELECT t.id, t.kind, t.reference FROM ledger_transaction t WHERE NOT coalesce(CASE t.kind "
+ORPHANS_SQL = ("SELECT t.id, t.kind, t.reference FROM ledger_transaction t WHERE t.id > %s AND NOT coalesce(CASE t.kind "
                + " ".join(f"WHEN '{kind}' THEN {condition}" for kind, condition in JUSTIFIED.items())
                + " ELSE false END, false) ORDER BY t.id")
 
@@ -103,8 +103,10 @@ ORDER BY 1, 2
 """
 
 
-def orphan_transactions() -> list[dict]:
-    """The ledger transactions no business record justifies (the module's table).
+def orphan_transactions(*, after_id: int = 0) -> list[dict]:
+    """The ledger transactions no business record justifies (the module's table); of an
+    id above ``after_id`` only (an incremental check's new ones). The drawers without their
+    postings (``RECORDS_SQL``) are read whole: one row a drawer.
 
     Returns:
         ``[{"code": "transaction_orphan", "transaction": id, "kind": kind, "reference":
@@ -112,7 +114,7 @@ def orphan_transactions() -> list[dict]:
         "drawer": id, "kind": kind}]`` (``RECORDS_SQL``); empty when every one is justified.
     """
     with connection.cursor() as cursor:
-        cursor.execute(ORPHANS_SQL)
+        cursor.execute(ORPHANS_SQL, [after_id])
         faults = [{"code": "transaction_orphan", "transaction": pk, "kind": kind, "reference": reference}
                   for pk, kind, reference in cursor.fetchall()]
         cursor.execute(RECORDS_SQL)

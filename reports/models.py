@@ -367,3 +367,47 @@ class PooledReview(models.Model):
 
     def __str__(self):
         return f"pooled {self.day:%Y-%m-%d} · {self.status}"
+
+
+class CheckPoint(models.Model):
+    """One run of the audit's checks (``manage.py ledger_check``, the nightly beat task),
+    what it verified up to and what it found (``reports.checkpoints``).
+
+    ``state`` is where the run stopped: ``{"ledger": {"transaction", "signature",
+    "balances"}, "tables": {table id: {"entry", "head", "hand", "number"}}}`` (the last
+    transaction verified and its signature, each account's sum in cents; per table the
+    last entry verified and its hash, the last hand's id and number). The next
+    incremental run starts there. ``faults`` are what it found, in English (the first
+    ``FAULT_LIMIT``; ``fault_count`` all of them). ``seal`` is HMAC-SHA256 under the
+    audit trail's key (``casino.keys``, its id in ``key_id``) of the run's fields and the
+    seal of the checkpoint before it (``previous``): a checkpoint forged, altered or
+    removed from the middle breaks the seals, and the next run checks everything again.
+    Never updated nor deleted (``reports/sql/0009_checkpoints.sql``).
+    """
+
+    #: How many faults a checkpoint keeps in words.
+    FAULT_LIMIT = 1000
+
+    full = models.BooleanField(_("full check"), default=False)
+    started_at = models.DateTimeField(_("started at"))
+    finished_at = models.DateTimeField(_("finished at"))
+    seconds = models.DecimalField(_("seconds"), max_digits=10, decimal_places=3)
+    chunks = models.PositiveIntegerField(_("chunks"), default=0)
+    workers = models.CharField(_("run by"), max_length=16, default="process")
+    hands = models.PositiveIntegerField(_("hands replayed"), default=0)
+    entries = models.PositiveBigIntegerField(_("entries verified"), default=0)
+    transactions = models.PositiveBigIntegerField(_("transactions verified"), default=0)
+    state = models.JSONField(_("verified up to"))
+    fault_count = models.PositiveIntegerField(_("faults"), default=0)
+    faults = models.JSONField(_("faults found"), default=list)
+    previous = models.CharField(_("previous seal"), max_length=64)
+    seal = models.CharField(_("seal"), max_length=64)
+    key_id = models.CharField(_("key id"), max_length=32)
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name = _("audit checkpoint")
+        verbose_name_plural = _("audit checkpoints")
+
+    def __str__(self):
+        return f"#{self.pk} {'full' if self.full else 'incremental'} · {self.fault_count} fault(s)"

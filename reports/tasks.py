@@ -141,3 +141,34 @@ def pooled_review_nightly(day: str | None = None) -> int:
 
     night = date.fromisoformat(day) if day else gaming_day(timezone.now()) - timedelta(days=1)
     return pooled_review_request(day=night).pk
+
+
+# Not acknowledged late: a chunk runs longer than the broker's visibility timeout, and would
+# be given to a second worker while the first still works on it.
+@shared_task(name="reports.check_chunk", ignore_result=False, acks_late=False)
+def check_chunk_task(spec: dict) -> dict:
+    """One chunk of the audit's checks (``reports.checkpoints.check_chunk``, the same code
+    as in-process): the ledger's part or one table's, from the point in ``spec``. Reads
+    only; safe to run twice.
+
+    Returns:
+        the chunk's faults and the point it reached (JSON).
+    """
+    from reports.checkpoints import check_chunk
+
+    return check_chunk(spec)
+
+
+@shared_task(name="reports.integrity_check", acks_late=True, reject_on_worker_lost=True,
+             autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300, max_retries=6)
+def integrity_check(full: bool = False) -> int:
+    """Beat: the audit's checks (``reports.checkpoints.check_run``), nightly incremental,
+    weekly ``full``, in this worker (a task does not wait on others), stored as a sealed
+    checkpoint whose result the tables' integrity pages show.
+
+    Returns:
+        how many faults it found.
+    """
+    from reports.checkpoints import check_run
+
+    return check_run(full=full, fan_out=False).fault_count

@@ -28,10 +28,33 @@ def chain_faults(table: Table) -> list[str]:
     chain from there, and so does one rehashed without the key. The entries are read as
     tuples through a server-side cursor, their events as text (``EntryChecker``).
     """
+    return chain_scan(table)[0]
+
+
+def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS) -> tuple[list[str], int, str]:
+    """``chain_faults`` over the table's entries after entry ``after_id`` only, the chain
+    continuing from ``head`` (an incremental check, ``reports.checkpoints``: the last
+    entry a check verified and its hash). With ``after_id`` 0, every entry from the
+    genesis.
+
+    The entry ``after_id`` is read again: gone, or its hash no longer ``head`` (rewritten,
+    even by the key's holder who recomputed the chain after it), is a fault; an entry
+    before it is not read (``ledger_check --full`` reads them).
+
+    Returns:
+        ``(faults in words, the last entry's id, its hash)`` (``after_id``, ``head`` when
+        there is no entry after it).
+    """
     faults = []
-    previous = GENESIS
+    previous = head
+    if after_id:
+        now = HandEvent.objects.filter(table=table, pk=after_id).values_list("hash", flat=True).first()
+        if now != head:
+            faults.append(_("entry #%(entry)s, where the last check ended, was changed or removed since")
+                          % {"entry": after_id})
     checker = EntryChecker()
-    rows = (HandEvent.objects.filter(table=table).order_by("id")
+    last_id = after_id
+    rows = (HandEvent.objects.filter(table=table, pk__gt=after_id).order_by("id")
             .values_list("hand__number", "sequence", "kind", Cast("event", TextField()), "entered_by_id",
                          IsoUtc("entered_at"), "previous_hash", "hash", "id", "key_id"))
     for number, sequence, kind, text, by, at, stored_previous, stored, pk, key_id in rows.iterator(chunk_size=5000):
@@ -43,11 +66,11 @@ def chain_faults(table: Table) -> list[str]:
                               entered_by_id=by, entered_at=at)
         if fault:
             faults.append(str(FAULT_WORDS[fault]) % {"seq": sequence, "hand": number})
-        previous = stored
+        previous, last_id = stored, pk
     table.refresh_from_db(fields=["last_event_hash"])
     if (table.last_event_hash or GENESIS) != previous:
         faults.append(_("the table's last entry is missing from the chain"))
-    return faults
+    return faults, last_id, previous
 
 
 #: What each of ``tables.chain.opening_fault``'s answers says of a hand.
@@ -59,13 +82,14 @@ OPENING_WORDS = {
 }
 
 
-def opening_faults(table: Table) -> list[str]:
+def opening_faults(table: Table, *, after_id: int = 0) -> list[str]:
     """Every hand of the table whose own fields (table, number, shift, bank tenure and
     holder, seats, rules with the commission, limits) are not those signed at its
     opening (``tables.chain.sign_opening``), in words; empty if all hold. A hand's rules
-    or seats changed by SQL would otherwise replay to agree with the forgery."""
+    or seats changed by SQL would otherwise replay to agree with the forgery.
+    ``after_id``: only the hands of a greater id (an incremental check's new hands)."""
     faults = []
-    rows = (Hand.objects.filter(table=table).order_by("number")
+    rows = (Hand.objects.filter(table=table, pk__gt=after_id).order_by("number")
             .values_list("number", "shift_id", "tenure_id", "bank_id", "seats", "rules", "min_bet", "max_bet",
                          "imported", "signature", "key_id"))
     for number, shift, tenure, bank, seats, rules, low, high, imported, stored, key_id in rows.iterator(
@@ -99,7 +123,30 @@ def table_faults(table: Table) -> list[str]:
     return faults
 
 
-def number_gaps(table: Table) -> list[int]:
-    """Hand numbers missing between 1 and the table's last hand."""
-    numbers = set(table.hands.values_list("number", flat=True))
-    return [n for n in range(1, table.last_hand_number + 1) if n not in numbers]
+_sections = []
+
+
+def register_integrity_section(template: str, context) -> None:
+    """Add a section to the tables' integrity pages: ``template`` rendered with
+    ``section`` = ``context(table)`` (a dict); an app above the tables registers its own in
+    its ``AppConfig.ready`` (the reports app: the latest runs of ``ledger_check``)."""
+    if (template, context) not in _sections:
+        _sections.append((template, context))
+
+
+def integrity_sections(table: Table) -> list[dict]:
+    """The registered sections of ``table``'s integrity page: ``[{"template", "context"}]``."""
+    return [{"template": template, "context": context(table)} for template, context in _sections]
+
+
+def number_gaps(table: Table, *, after: int = 0) -> list[int]:
+    """Hand numbers missing between ``after`` + 1 (default 1) and the table's last hand,
+    ascending. Reads only the numbers above ``after``, as a count first: no list is made
+    when none is missing."""
+    table.refresh_from_db(fields=["last_hand_number"])
+    last = table.last_hand_number
+    hands = table.hands.filter(number__gt=after, number__lte=last)
+    if last <= after or hands.count() == last - after:
+        return []
+    numbers = set(hands.values_list("number", flat=True))
+    return [n for n in range(after + 1, last + 1) if n not in numbers]

@@ -29,6 +29,7 @@ RUNS = {
     "reports": ("reports.py", ["--hands", "60", "--seed-hands", "20", "--repeat", "1", "--no-warm-up",
                                "--theory-hands", "200"], True),
     "audit_memory": ("audit_memory.py", ["--hands", "60", "--seed-hands", "20"], True),
+    "audit_incremental": ("audit_incremental.py", ["--hands", "60", "--day", "20", "--seed-hands", "20"], True),
     "review": ("review.py", ["--shifts", "1", "--hands", "20", "--repeat", "1"], True),
     "detection": ("detection.py", ["--seeds", "1", "--honest-seeds", "1", "--days", "3", "--hands", "6",
                                    "--stand-at", "8", "--pair-shares", "0.5", "--holder-sigmas", "2",

@@ -202,6 +202,12 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # twice: the second waits on the first's lock and stores nothing (reports/services.py).
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=300)}
 CELERY_TIMEZONE = TIME_ZONE
+# Where a task's result is kept for its caller: only ``ledger_check --full``'s chunks are
+# gathered (reports.checkpoints; without a backend it runs them in its own process). Every
+# other task's result is dropped. E.g. redis://127.0.0.1:6379/1 (docs/deployment.md).
+CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=None)
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_EXPIRES = 3600
 
 # The stored simulation of the bank's edge the auditors' alerts compare with (reports.detection):
 # hands simulated per rule set and seat count when first needed, and its seed.

@@ -63,3 +63,16 @@ def seat_label(value):
     from reports.texts import place_words
 
     return place_words(value)
+
+
+@register.filter
+def whole(value):
+    """A count in the reader's format (``1.234.567``; ``casino.formatting.count``)."""
+    return formatting.count(value)
+
+
+@register.filter
+def decimal(value, places=1):
+    """A number with ``places`` decimals in the reader's format (``12,3``;
+    ``casino.formatting.number``)."""
+    return formatting.number(value, places)

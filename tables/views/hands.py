@@ -34,7 +34,7 @@ from patrons.models import Player
 from tables import report_exceptions
 from tables.chain import entry_fault
 from tables.errors import engine_message
-from tables.integrity import number_gaps, table_faults
+from tables.integrity import integrity_sections, number_gaps, table_faults
 from tables.models import Hand, HandBet, HandEvent, Shift, SyndicateShare, Table
 from tables.rules_words import rules_words
 from tables.selectors import hand_record
@@ -366,11 +366,14 @@ def integrity(request, table_id):
     openings and its hand numbers checked, and what the apps above register
     (``tables.integrity.table_faults``: its hands replayed, its stored reports' seals): the
     faults ``manage.py ledger_check`` finds at this table; and the ledger's postings'
-    signatures (``ledger.signing.signature_faults``: a forged posting names no table)."""
+    signatures (``ledger.signing.signature_faults``: a forged posting names no table); and
+    the sections the apps above register (``tables.integrity.register_integrity_section``:
+    the latest runs of ``ledger_check``, nightly and weekly)."""
     table = get_object_or_404(Table, pk=table_id)
     return render(request, "tables/hands/integrity.html", {
         "table": table, "faults": table_faults(table), "gaps": number_gaps(table),
-        "entries": HandEvent.objects.filter(table=table).count(), "postings": signature_faults()})
+        "entries": HandEvent.objects.filter(table=table).count(), "postings": signature_faults(),
+        "sections": integrity_sections(table)})
 
 
 # ---------------------------------------------------------------------------------------

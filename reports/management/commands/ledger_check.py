@@ -1,50 +1,67 @@
-"""``manage.py ledger_check``: audit the ledger from its entries; exit 1 naming each fault.
+"""``manage.py ledger_check [--full]``: audit the ledger and the tables; exit 1 naming each fault.
 
-Recomputes every account's balance from its entries, checks that a closed tenure's
-account holds nothing, that every transaction has two entries or more and balances, that all balances sum to zero, that every reversal
-mirrors its original, that cashier slips have no gaps and each is exactly its
-transaction's two legs of the slip's amount, that no player's chips are below zero,
-that syndicate shares sum to 100, and that every transaction's signature holds, with as
-many entries as it was posted with, chained to the one before (``ledger.selectors.ledger_faults``,
-``ledger.signing``: one inserted by SQL, altered, or with an entry added or removed is named); then every hand is worked out again from
-its entries and compared with its stored bets, settlement and posting, and every hand
-posting must have its hand (``tables.replay``); then each table's keyed chain of entries
-is recomputed, each hand's own fields checked against its signed opening, its hand numbers
-checked for gaps, and every stored shift report's seal compared with the chain now, and
-every stored report with the seals' witness outside the database
-(``reports.integrity.all_faults``: a table's integrity page shows the same faults of that
-table). Last, it lists the privilege changes PostgreSQL recorded (``reports.privileges``:
-users made superuser or staff, roles and permissions given or taken, lock-out records
-deleted), for the auditor to read: they are not faults.
+Without ``--full``, the incremental check: what was added since the latest audit
+checkpoint (``reports.checkpoints``: the last transaction, and each table's last entry and
+hand, a check verified, sealed), the chains continuing from the hashes it verified; the
+first run, or one after a checkpoint's seal broke, checks everything. ``--full`` checks
+everything from the genesis, in chunks (the ledger, each table) sent to Celery workers
+when there are (one task a chunk, ``reports.check_chunk``; a result backend needed), else
+one after the other here. Either way the run is stored as a new sealed checkpoint, its
+faults with it (shown on the tables' integrity pages). What an incremental run cannot see:
+docs/security.md, "Incremental checks".
+
+The checks: every account's balance against its entries, a closed tenure's account
+holding nothing, every transaction with two entries or more and balanced, all balances
+summing to zero, every reversal mirroring its original, cashier slips without gaps and
+each exactly its transaction's two legs, no player's chips below zero, syndicate shares
+summing to 100, every transaction's signature with as many entries as it was posted with,
+chained to the one before (``ledger.selectors.ledger_scan``, ``ledger.signing``); every
+transaction justified by its business record (``reports.justification``); every hand
+worked out again from its entries and compared with its stored bets, settlement and
+posting, and every hand posting's hand (``tables.replay``); each table's keyed chain of
+entries, each hand's own fields against its signed opening, its hand numbers without
+gaps, every stored shift report's seal against the chain now and every stored report
+against the seals' witness outside the database (``reports.witness``); every signed
+monthly statement. Last, it lists the privilege changes PostgreSQL recorded
+(``reports.privileges``: users made superuser or staff, roles and permissions given or
+taken, lock-out records deleted), for the auditor to read: they are not faults.
 """
 
 import sys
 
 from django.core.management.base import BaseCommand
 
-from ledger.models import Account, Transaction
-from reports.integrity import all_faults
-from reports.models import Report
+from reports.checkpoints import check_run
 from reports.privileges import line, privilege_changes
-from tables.models import Hand, HandEvent
 
 
 class Command(BaseCommand):
-    help = "Audit the ledger: recompute balances from entries; exit 1 and name each fault found."
+    help = ("Audit the ledger and the tables from the latest checkpoint (--full: everything); exit 1 and name "
+            "each fault found.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--full", action="store_true",
+                            help="check everything from the genesis, not only what was added since the last check")
+        parser.add_argument("--here", action="store_true",
+                            help="run every chunk in this process, even when Celery workers are there")
 
     def handle(self, *args, **options):
-        faults = all_faults()
+        point = check_run(full=options["full"], fan_out=False if options["here"] else None)
         self.list_privilege_changes()
-        if faults:
+        faults = point.faults
+        if point.fault_count:
             for fault in faults:
                 self.stderr.write(f"FAULT: {fault}")
-            self.stderr.write(f"ledger_check: {len(faults)} fault(s)")
+            if point.fault_count > len(faults):
+                self.stderr.write(f"… and {point.fault_count - len(faults)} more (checkpoint #{point.pk})")
+            self.stderr.write(f"ledger_check: {point.fault_count} fault(s)")
             sys.exit(1)
-        self.stdout.write(f"ledger_check: OK ({Account.objects.count()} accounts, "
-                          f"{Transaction.objects.count()} transactions, {Hand.objects.count()} hands, "
-                          f"{HandEvent.objects.count()} entries, {Report.objects.count()} stored reports; balances "
-                          "match their entries and sum to zero, every posting is signed and chained, every hand "
-                          "replays to what was posted and holds to its signed opening, every table's chain of "
+        mode = "full" if point.full else "incremental"
+        self.stdout.write(f"ledger_check: OK ({mode}, checkpoint #{point.pk}, {point.chunks} chunks in "
+                          f"{point.workers}, {point.seconds} s: {point.transactions} transactions, "
+                          f"{point.hands} hands replayed, {point.entries} entries of the tables' chains verified; "
+                          "balances match their entries and sum to zero, every posting is signed and chained, every "
+                          "hand replays to what was posted and holds to its signed opening, every table's chain of "
                           "entries is whole and every stored report's seal is the chain's and the witness's)")
 
     def list_privilege_changes(self):

@@ -1,0 +1,220 @@
+"""A day's incremental audit check against the full check, in the same run. A script that
+prints figures, never a timed test.
+
+    .venv/bin/python benchmarks/audit_incremental.py [--hands 20000] [--day 1000] [--seed-hands 200]
+
+In a scratch database ``audit_incremental_<pid>`` on the PostgreSQL server of ``PGHOST`` /
+``PGPORT`` / ``PGUSER`` (default 127.0.0.1:5432, postgres), dropped at the end: one table's
+shift of ``--seed-hands`` random legal hands played through the services, then copied in
+SQL up to ``--hands`` hands (``reports.py``'s ``seed`` and ``multiply``), every copied
+entry, hand opening and ledger transaction signed again in Python and chained, so that
+every check passes on them (``sign_copies``). Then, each in a process of its own:
+
+- ``SQL``: one query reading every hand and every entry (the anchor);
+- ``full``: ``manage.py ledger_check --full --here`` (every chunk in one process; it
+  stores the checkpoint the next run starts from);
+
+then ``--day`` more hands are copied (the seed's again, numbered after the last) and
+signed, and:
+
+- ``incremental``: ``manage.py ledger_check`` (from the checkpoint: only the day's hands);
+- ``full again``: ``manage.py ledger_check --full --here`` over history and day.
+
+Printed: each one's wall time and exit status, the full check against the query, and the
+incremental check against the full check over the same database (the goal: 10,000 new hands
+on top of 1,000,000 within 30 s; RESULTS.md). Both checks must exit 0: the data holds.
+"""
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from postgres import PG, create_scratch, database_url, run  # noqa: E402  (beside this script)
+
+#: The anchor: one statement over every hand and every entry of the table.
+ANCHOR = ("SELECT count(*), sum(length(e.event::text)), count(DISTINCT h.id), sum(h.number) "
+          "FROM tables_handevent e JOIN tables_hand h ON h.id = e.hand_id")
+
+
+def sign_copies(cursor):
+    """Sign what ``multiply`` copied unsigned, as the services would have: each unsigned
+    hand's opening (``tables.chain``) and each unsigned ledger transaction with its number
+    of legs, chained from the last signed one (``ledger.signing``); the chain's head moved
+    to the last. Triggers off (the load only), rows written back through ``COPY`` into a
+    temporary table. Returns ``(hands, transactions)`` signed."""
+    from casino.keys import current_key_id, secret
+    from ledger.money import cents
+    from ledger.signing import GENESIS, posting_body, signature
+    from tables.chain import opening_body, opening_signature
+
+    key_id = current_key_id()
+    key = secret(key_id)
+    cursor.execute("SET session_replication_role = replica")
+    # A bank's capital deposited at the cage is justified by its slip, which is not copied:
+    # the copy is the capital a tenure takes from its holder's chips (tables.bank.tenures).
+    cursor.execute("""
+        UPDATE ledger_transaction t
+           SET cause = jsonb_build_object('kind', 'bank_capital', 'tenure', bt.id, 'table', tt.name)
+          FROM ledger_entry e JOIN tables_banktenure bt ON bt.account_id = e.account_id
+               JOIN tables_table tt ON tt.id = bt.table_id
+         WHERE e.transaction_id = t.id AND t.signature = '' AND t.kind = 'capital_in'
+           AND NOT EXISTS (SELECT 1 FROM cage_cashierslip r WHERE r.transaction_id = t.id)""")
+    cursor.execute("CREATE TEMPORARY TABLE signed_hand (id bigint, signature text) ON COMMIT DROP")
+    cursor.execute("SELECT id, table_id, number, shift_id, tenure_id, bank_id, seats::text, rules::text, min_bet, "
+                   "max_bet, imported FROM tables_hand WHERE signature = '' ORDER BY id")
+    hands = 0
+    rows = cursor.fetchall()
+    with cursor.cursor.copy("COPY signed_hand (id, signature) FROM STDIN") as copy:
+        for pk, table, number, shift, tenure, bank, seats, rules, low, high, imported in rows:
+            body = opening_body(table_id=table, number=number, shift_id=shift, tenure_id=tenure, bank_id=bank,
+                                seats=json.loads(seats), rules=json.loads(rules), min_bet=low, max_bet=high,
+                                imported=imported)
+            copy.write_row((pk, opening_signature(key_id, key, body)))
+            hands += 1
+    cursor.execute("UPDATE tables_hand h SET signature = s.signature, key_id = %s FROM signed_hand s "
+                   "WHERE h.id = s.id", [key_id])
+    cursor.execute("SELECT coalesce(min(id), 0) FROM ledger_transaction WHERE signature = ''")
+    first = cursor.fetchone()[0]
+    cursor.execute("SELECT signature FROM ledger_transaction WHERE id < %s AND signature <> '' ORDER BY id DESC "
+                   "LIMIT 1", [first])
+    row = cursor.fetchone()
+    previous = row[0] if row else GENESIS
+    cursor.execute("""
+        SELECT t.id, t.kind, t.reference, t.idempotency_key, t.cause::text, t.posted_by_id, t.source, t.posted_at,
+               t.memo, t.reverses_id, array_agg(e.account_id), array_agg(e.side), array_agg(e.amount)
+          FROM ledger_transaction t JOIN ledger_entry e ON e.transaction_id = t.id
+         WHERE t.id >= %s AND %s > 0 GROUP BY t.id ORDER BY t.id""", [first, first])
+    rows = cursor.fetchall()
+    cursor.execute("CREATE TEMPORARY TABLE signed_tx (id bigint, signature text, previous text, legs int) "
+                   "ON COMMIT DROP")
+    with cursor.cursor.copy("COPY signed_tx (id, signature, previous, legs) FROM STDIN") as copy:
+        for pk, kind, reference, idempotency, cause, by, source, at, memo, reverses, accounts, sides, amounts in rows:
+            legs = list(zip(accounts, sides, [cents(a) for a in amounts], strict=True))
+            body = posting_body(kind=kind, reference=reference, idempotency_key=idempotency, cause=json.loads(cause),
+                                posted_by_id=by, source=source, posted_at=at, memo=memo, reverses_id=reverses,
+                                legs=legs)
+            signed = signature(key_id=key_id, key=key, previous=previous, body=body)
+            copy.write_row((pk, signed, previous, len(legs)))
+            previous = signed
+    cursor.execute("UPDATE ledger_transaction t SET signature = s.signature, previous_signature = s.previous, "
+                   "legs = s.legs, key_id = %s FROM signed_tx s WHERE t.id = s.id", [key_id])
+    if rows:
+        cursor.execute("UPDATE ledger_chainhead SET signature = %s, last_id = %s WHERE id = 1", [previous, rows[-1][0]])
+    cursor.execute("SET session_replication_role = origin")
+    return hands, len(rows)
+
+
+def timed(command, env):
+    """``(seconds, exit status, last line of output)`` of ``command`` in its own process."""
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    faults = [line for line in lines if line.startswith("FAULT")]
+    said = [line[:160] for line in lines if line.startswith("ledger_check:")]
+    return seconds, done.returncode, (faults[:3] if faults else said or lines[-1:])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=20000, help="the history's hands (M)")
+    parser.add_argument("--day", type=int, default=1000, help="the day's new hands (N)")
+    parser.add_argument("--seed-hands", type=int, default=200)
+    parser.add_argument("--keep", action="store_true", help="keep the scratch database (its name is printed)")
+    args = parser.parse_args()
+
+    name = f"audit_incremental_{os.getpid()}"
+    needs_migrate = create_scratch(name)
+    os.environ.update(DATABASE_URL=database_url(name), DJANGO_DEBUG="false", CELERY_TASK_ALWAYS_EAGER="true")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.test")
+    env = dict(os.environ)
+    try:
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+        from django.db import connection, transaction
+
+        from benchmarks.reports import id_bounds, multiply, seed
+
+        if needs_migrate:
+            call_command("migrate", verbosity=0)
+        started = time.perf_counter()
+        table, shift = seed(args.seed_hands, random.Random(5))
+        source = id_bounds()
+        print(f"seed: {args.seed_hands} hands through the services in {time.perf_counter() - started:.0f} s", flush=True)
+
+        def load(label, **options):
+            started = time.perf_counter()
+            loaded = multiply(table, shift, entries_hands=0, **options)
+            with transaction.atomic(), connection.cursor() as cursor:
+                hands, transactions = sign_copies(cursor)
+            with connection.cursor() as cursor:
+                cursor.execute("ANALYZE")
+            print(f"load {label}: {loaded:,} hands in all, {hands:,} openings and {transactions:,} transactions "
+                  f"signed, in {time.perf_counter() - started:.0f} s", flush=True)
+            return loaded
+
+        history = load("history", target=args.hands)
+        connection.close()
+        check = [sys.executable, "manage.py", "ledger_check"]
+        anchor = [sys.executable, "-c", "import django; django.setup()\nfrom django.db import connection\n"
+                  f"cursor = connection.cursor(); cursor.execute({ANCHOR!r}); print(cursor.fetchone())"]
+        startup_s, _status, _out = timed([sys.executable, "-c", "import django; django.setup()\n"
+                                          "from django.db import connection; connection.ensure_connection()"], env)
+        print(f"start-up (Django, a connection, no check): {startup_s:.2f} s, in each figure below", flush=True)
+        sql_s, _status, _out = timed(anchor, env)
+        full_s, full_status, full_out = timed([*check, "--full", "--here"], env)
+        print(f"{history:>10,} hands  SQL (one query)    {sql_s:8.2f} s", flush=True)
+        print(f"{history:>10,} hands  full check         {full_s:8.2f} s  (exit {full_status}) = {full_s / sql_s:.1f}× "
+              f"the query  {full_out}", flush=True)
+        total = load("the day", target=args.day, source=source)
+        connection.close()
+        day = total - history
+        sql2_s, _status, _out = timed(anchor, env)
+        incremental_s, incremental_status, incremental_out = timed(check, env)
+        full2_s, full2_status, full2_out = timed([*check, "--full", "--here"], env)
+        print(f"{total:>10,} hands  SQL (one query)    {sql2_s:8.2f} s", flush=True)
+        print(f"{day:>10,} new    incremental check  {incremental_s:8.2f} s  (exit {incremental_status})  "
+              f"{incremental_out}", flush=True)
+        print(f"{total:>10,} hands  full check         {full2_s:8.2f} s  (exit {full2_status}) = "
+              f"{full2_s / sql2_s:.1f}× the query  {full2_out}", flush=True)
+        print(f"the day's incremental check of {day:,} hands on top of {history:,}: {incremental_s:.2f} s = "
+              f"{incremental_s / full2_s:.3f} of the full check ({full2_s / incremental_s:.1f}× faster)", flush=True)
+        # The machine's load swings within a run: the day's chunks again, from the history's
+        # checkpoint, then the full check's, in one process (start-up out, nothing stored).
+        again = [sys.executable, "-c", "import django, time; django.setup()\n"
+                 "from reports.checkpoints import chunk_specs, run_chunks\nfrom reports.models import CheckPoint\n"
+                 "state = CheckPoint.objects.order_by('pk').first().state\n"
+                 "for label, since in (('incremental', state), ('full', None)):\n"
+                 "    started = time.perf_counter(); results, _how = run_chunks(chunk_specs(since), fan_out=False)\n"
+                 "    print(label, round(time.perf_counter() - started, 2), sum(r['hands'] for r in results),\n"
+                 "          sum(len(r['faults']) for r in results))"]
+        done = subprocess.run(again, cwd=ROOT, env=env, capture_output=True, text=True)
+        figures = dict((line.split()[0], line.split()[1:]) for line in done.stdout.splitlines() if line.strip())
+        if "incremental" in figures and "full" in figures:
+            inc, full = float(figures["incremental"][0]), float(figures["full"][0])
+            print(f"again in one process, the chunks only: incremental {inc:.2f} s ({figures['incremental'][1]} hands), "
+                  f"full {full:.2f} s ({figures['full'][1]} hands): {inc / full:.3f} of the full check", flush=True)
+        if full_status or incremental_status or full2_status:
+            sys.exit("a check found faults in the loaded data")
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        if args.keep:
+            print(f"kept: DATABASE_URL={database_url(name)}")
+        else:
+            run("dropdb", *PG, "--if-exists", "--force", name)
+
+
+if __name__ == "__main__":
+    main()

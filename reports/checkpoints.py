@@ -1,0 +1,276 @@
+"""The audit's checks run from a sealed checkpoint: the full check (``ledger_check --full``)
+over everything, in chunks that may run in parallel, and the incremental check
+(``ledger_check``, nightly by beat) over what was added since the last checkpoint.
+
+A *chunk* is the ledger's part or one table's (``chunk_specs``). ``check_chunk`` is the
+one code path of a chunk, full or incremental: a chunk's spec carries the point it starts
+from (``since``; None: from the genesis), and the chunk returns its faults and the point
+it reached:
+
+- the ledger's part: every transaction after ``since``'s signed and chained from its
+  signature, balanced, its reversal mirrored, justified by its business record, a hand
+  posting's hand there; every account's balance against its sum at ``since`` plus its
+  new entries (``ledger.selectors.ledger_scan``); and, whole (a few rows each), the
+  players' chips, the slips' numbers, the syndicates' shares, the seals' witness file and
+  the signed monthly statements;
+- a table's part: its keyed chain of entries after ``since``'s entry, continuing from its
+  hash (``tables.integrity.chain_scan``); the new hands' signed openings and numbers; the
+  hands replayed that are new or have an entry after ``since`` (a void, a hand finished
+  since); and, whole, its stored reports' seals against the chain and the witness.
+
+``check_run`` verifies the checkpoints' own seals (``checkpoint_faults``: the latest's, or
+every one's in a full run), runs the
+chunks (in Celery workers, one task a chunk, when a worker and a result backend are there
+and the run is not itself inside a task; else one after the other in this process),
+gathers them, and stores a new ``CheckPoint`` sealed and chained to the one before. What
+an incremental check can and cannot see: docs/security.md, "Incremental checks".
+"""
+
+import hmac
+import json
+import time
+from datetime import datetime
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Q
+from django.utils import timezone, translation
+
+from casino.keys import current_key_id, hmac_hex, secret
+from ledger.models import Transaction
+from ledger.selectors import ledger_scan
+from reports.justification import orphan_transactions
+from reports.models import CheckPoint
+from reports.services import snapshot
+from reports.statements import statement_faults
+from reports.texts import exception_text
+from reports.witness import witness_faults, witness_file_faults
+from tables.chain import GENESIS
+from tables.integrity import chain_scan, number_gaps, opening_faults
+from tables.models import Hand, HandEvent, Table
+from tables.replay import fault_text, hand_faults, postings_without_hand
+
+#: Seconds to wait for a Celery worker to answer before running the chunks here.
+PING_SECONDS = 1.0
+#: Seconds to wait for the chunks' results from the workers.
+RESULT_SECONDS = 6 * 3600
+
+
+def chunk_specs(state: dict | None) -> list[dict]:
+    """The chunks of a run starting from ``state`` (a checkpoint's ``state``; None: the
+    full check): ``[{"part": "ledger", "since": …}, {"part": "table", "table": id,
+    "since": …}, …]``, one per table by id; a table the state does not know starts from
+    the genesis."""
+    state = state or {}
+    tables = state.get("tables") or {}
+    specs = [{"part": "ledger", "since": state.get("ledger")}]
+    specs += [{"part": "table", "table": pk, "since": tables.get(str(pk))}
+              for pk in Table.objects.order_by("pk").values_list("pk", flat=True)]
+    return specs
+
+
+def check_chunk(spec: dict) -> dict:
+    """Check one chunk (the module's docstring), in one REPEATABLE READ snapshot, without
+    PostgreSQL's JIT.
+
+    Args:
+        spec: one of ``chunk_specs``'s (JSON: what a Celery task carries).
+    Returns:
+        ``{"part", "table", "faults": [English text], "state": the point reached,
+        "hands", "entries", "transactions": how many were checked}``.
+    """
+    with translation.override(None), snapshot():
+        if connection.in_atomic_block:
+            with connection.cursor() as cursor:
+                # No JIT: the orphans' one query (reports.justification) has a plan big enough for
+                # PostgreSQL to compile it, seconds of compiling for a query of 0.1 s
+                # (benchmarks/RESULTS.md, "audit incremental"); the others gain nothing from it.
+                cursor.execute("SET LOCAL jit = off")
+        if spec["part"] == "ledger":
+            return _ledger_chunk(spec.get("since"))
+        return _table_chunk(Table.objects.get(pk=spec["table"]), spec.get("since"))
+
+
+def _ledger_chunk(since):
+    after_id = int((since or {}).get("transaction") or 0)
+    faults, state = ledger_scan(since=since)
+    faults += [exception_text(fault) for fault in orphan_transactions(after_id=after_id)]
+    faults += [fault_text(fault) for fault in postings_without_hand(Transaction.objects.filter(pk__gt=after_id))]
+    faults += [exception_text(fault) for fault in witness_file_faults() + statement_faults()]
+    checked = Transaction.objects.filter(pk__gt=after_id, pk__lte=state["transaction"]).count()
+    return {"part": "ledger", "table": None, "faults": faults, "state": state, "hands": 0, "entries": 0,
+            "transactions": checked}
+
+
+def _table_chunk(table, since):
+    since = since or {}
+    after_entry, after_hand = int(since.get("entry") or 0), int(since.get("hand") or 0)
+    last_hand = (Hand.objects.filter(table=table).order_by("-pk").values_list("pk", flat=True).first()
+                 or after_hand)
+    mine, last_entry, head = chain_scan(table, after_id=after_entry, head=since.get("head") or GENESIS)
+    mine += opening_faults(table, after_id=after_hand)
+    gaps = number_gaps(table, after=int(since.get("number") or 0))
+    if gaps:
+        mine.append("missing hand numbers: " + ", ".join(map(str, gaps[:100])))
+    mine += [exception_text(fault) for fault in _seal_faults(table)]
+    touched = Q(pk__gt=after_hand)
+    if after_entry:
+        touched |= Q(pk__in=HandEvent.objects.filter(table=table, pk__gt=after_entry).values("hand_id"))
+    hands = Hand.objects.filter(table=table, pk__lte=last_hand).filter(touched)
+    replayed = [fault_text(fault) for fault in hand_faults(hands)]
+    state = {"entry": last_entry, "head": head, "hand": last_hand, "number": table.last_hand_number}
+    return {"part": "table", "table": table.pk, "faults": replayed + [f"{table.name}: {fault}" for fault in mine],
+            "state": state, "hands": hands.exclude(status=Hand.Status.OPEN).count(),
+            "entries": HandEvent.objects.filter(table=table, pk__gt=after_entry, pk__lte=last_entry).count(),
+            "transactions": 0}
+
+
+def _seal_faults(table):
+    from reports.audit import seal_faults
+
+    return seal_faults(table) + witness_faults(table)
+
+
+# ---------------------------------------------------------------------------------------
+# The checkpoints' seals
+
+
+def _body(*, full, started_at, state, fault_count, faults) -> str:
+    return json.dumps({"full": bool(full), "started_at": started_at.isoformat(), "state": state,
+                       "fault_count": int(fault_count), "faults": faults},
+                      sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def checkpoint_seal(*, key_id: str, previous: str, full: bool, started_at: datetime, state: dict,
+                    fault_count: int, faults: list) -> str | None:
+    """The seal of a checkpoint's fields (HMAC-SHA256 hex under the key ``key_id``, over
+    ``"checkpoint"``, the key id, the previous checkpoint's seal and the fields as
+    canonical JSON); None when this server does not hold that key."""
+    key = secret(key_id)
+    if key is None:
+        return None
+    body = _body(full=full, started_at=started_at, state=state, fault_count=fault_count, faults=faults)
+    return hmac_hex(key, f"checkpoint\n{key_id}\n{previous}\n{body}")
+
+
+def checkpoint_faults(*, whole: bool = False) -> tuple[list[str], CheckPoint | None]:
+    """The checkpoints' seals and links checked: the latest's seal and its link to the one
+    before it (what an incremental run rests on: its state), or (``whole``: the full
+    check) every checkpoint's, oldest first.
+
+    Returns:
+        ``(faults in English, the latest checkpoint if its seal and link hold and, with
+        ``whole``, every other's too; else None)``: a checkpoint whose seal is not its
+        fields' (forged or altered: its state could skip what was changed), one sealed
+        with a key this server does not hold, or one that does not follow the one before
+        (one removed or inserted between) is named, and the next run is then a full check.
+    """
+    faults, previous, latest = [], GENESIS, None
+    points = CheckPoint.objects.order_by("pk").only("full", "started_at", "state", "fault_count", "faults",
+                                                    "previous", "seal", "key_id")
+    if not whole:
+        last = points.last()
+        if last is None:
+            return [], None
+        previous = (CheckPoint.objects.filter(pk__lt=last.pk).order_by("-pk").values_list("seal", flat=True).first()
+                    or GENESIS)
+        points = [last]
+    else:
+        points = points.iterator(chunk_size=20)
+    for point in points:
+        if point.previous != previous:
+            faults.append(f"audit checkpoint #{point.pk} does not follow the checkpoint before it: checkpoints "
+                          "were removed or added outside the check")
+        expected = checkpoint_seal(key_id=point.key_id, previous=point.previous, full=point.full,
+                                   started_at=point.started_at, state=point.state, fault_count=point.fault_count,
+                                   faults=point.faults)
+        if expected is None:
+            faults.append(f"audit checkpoint #{point.pk} is sealed with a key this server does not hold")
+        elif not hmac.compare_digest(expected, point.seal):
+            faults.append(f"audit checkpoint #{point.pk} does not match its seal: it was forged or altered")
+        previous, latest = point.seal, point
+    return faults, (None if faults else latest)
+
+
+# ---------------------------------------------------------------------------------------
+# A run
+
+
+def _fan_out() -> bool:
+    """Whether the chunks go to Celery workers: not eager, a result backend to gather
+    them, not inside a task (a task waiting for others could hold the last worker), and
+    a worker answers."""
+    from celery import current_task
+
+    from casino.celery import app
+
+    if settings.CELERY_TASK_ALWAYS_EAGER or not app.conf.result_backend or current_task:
+        return False
+    try:
+        return bool(app.control.ping(timeout=PING_SECONDS))
+    except Exception:  # noqa: BLE001 - the broker down: this process does the work
+        return False
+
+
+def run_chunks(specs: list[dict], *, fan_out: bool | None = None) -> tuple[list[dict], str]:
+    """Each chunk's ``check_chunk``, in the specs' order.
+
+    Args:
+        fan_out: send each chunk to a Celery worker (task ``reports.check_chunk``) and
+            gather the results; None: when ``_fan_out`` says workers are there.
+    Returns:
+        ``(results, "celery" or "process")``.
+    """
+    if fan_out is None:
+        fan_out = _fan_out()
+    if not fan_out:
+        return [check_chunk(spec) for spec in specs], "process"
+    from celery import group
+
+    from reports.tasks import check_chunk_task
+
+    results = group(check_chunk_task.s(spec) for spec in specs).apply_async()
+    return results.get(timeout=RESULT_SECONDS, propagate=True), "celery"
+
+
+def check_run(*, full: bool = False, fan_out: bool | None = None) -> CheckPoint:
+    """Run the audit's checks and store their checkpoint.
+
+    Args:
+        full: everything from the genesis (``ledger_check --full``); else from the latest
+            checkpoint when the checkpoints' seals hold (the first run, or one after a
+            broken seal, is full).
+        fan_out: as ``run_chunks``.
+    Returns:
+        the stored ``CheckPoint`` (its ``faults`` in English: the checkpoints' own first,
+        then the ledger's, then each table's).
+    Raises:
+        ImproperlyConfigured: no ``CHAIN_KEY`` is set.
+    """
+    started_at, started = timezone.now(), time.perf_counter()
+    faults, latest = checkpoint_faults(whole=full)
+    full = full or latest is None
+    results, workers = run_chunks(chunk_specs(None if full else latest.state), fan_out=fan_out)
+    state = {"ledger": results[0]["state"],
+             "tables": {str(result["table"]): result["state"] for result in results[1:]}}
+    for result in results:
+        faults += result["faults"]
+    kept = faults[:CheckPoint.FAULT_LIMIT]
+    key_id = current_key_id()
+    with transaction.atomic():
+        with connection.cursor() as cursor:  # one checkpoint written at a time: each follows the one before
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext('reports_checkpoint'))")
+        previous = CheckPoint.objects.order_by("-pk").values_list("seal", flat=True).first() or GENESIS
+        return CheckPoint.objects.create(
+            full=full, started_at=started_at, finished_at=timezone.now(),
+            seconds=round(time.perf_counter() - started, 3), chunks=len(results), workers=workers,
+            hands=sum(r["hands"] for r in results), entries=sum(r["entries"] for r in results),
+            transactions=sum(r["transactions"] for r in results), state=state, fault_count=len(faults),
+            faults=kept, previous=previous, key_id=key_id,
+            seal=checkpoint_seal(key_id=key_id, previous=previous, full=full, started_at=started_at, state=state,
+                                 fault_count=len(faults), faults=kept))
+
+
+def latest_checkpoints(count: int = 10) -> list[CheckPoint]:
+    """The latest ``count`` checkpoints, newest first (the integrity page)."""
+    return list(CheckPoint.objects.order_by("-pk").defer("state")[:count])
