@@ -130,6 +130,12 @@ def rotation_plan(shifts, now=None, plans=None) -> dict:
 def pit_rotations(shifts, now=None) -> list[PitRotation]:
     """Each pit's plan in force with its tables' dealings (``rotation_plan`` of the open
     ``shifts``), by pit name."""
+    return rotation_overview(shifts, now)[0]
+
+
+def rotation_overview(shifts, now=None) -> tuple[list[PitRotation], dict]:
+    """``(pit_rotations, rotation_plan)`` of the open ``shifts`` from one reading: each
+    free dealer is suggested once, at a pit's table or another."""
     plans = list(current_plans().values())
     for plan in plans:
         plan.prefetched_tables = sorted(plan.tables.all(), key=lambda t: t.name)
@@ -140,4 +146,4 @@ def pit_rotations(shifts, now=None) -> list[PitRotation]:
         rows = sorted((dealings[t.pk] for t in tables if t.pk in dealings), key=lambda d: (d.due_at, d.shift.table_id))
         rotations.append(PitRotation(plan, list(plan.slots.all()), rows,
                                      [t for t in tables if t.pk not in dealings]))
-    return rotations
+    return rotations, dealings

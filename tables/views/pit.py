@@ -44,7 +44,13 @@ from tables.forms.pit import (
     ShiftOpenForm,
 )
 from tables.models import BankTenure, Hand, Pit, RotationPlan, Shift, Table
-from tables.rotation import free_dealers, pit_rotations, rotation_minutes, rotation_plan
+from tables.rotation import (
+    free_dealers,
+    pit_rotations,
+    rotation_minutes,
+    rotation_overview,
+    rotation_plan,
+)
 from tables.rules_words import rules_words
 
 PER_PAGE = 25
@@ -96,10 +102,7 @@ def pit(request):
     balances = dict(BankTenure.objects.filter(pk__in=[t.pk for t in tenures.values()])
                     .values_list("id", "account__balance"))
     open_hands = {h.table_id: h for h in Hand.objects.filter(status=Hand.Status.OPEN)}
-    pits = pit_rotations(shifts.values())
-    plan = {dealing.shift.table_id: dealing for pit in pits for dealing in pit.dealings}
-    plan.update({table_id: dealing for table_id, dealing in rotation_plan(
-        [shift for shift in shifts.values() if shift.table_id not in plan]).items()})
+    pits, plan = rotation_overview(shifts.values())
     rows = []
     for table in tables:
         tenure = tenures.get(table.pk)

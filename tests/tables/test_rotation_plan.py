@@ -154,3 +154,20 @@ def test_a_bank_holder_on_the_register_refuses_the_sessions_opening(mesa):
     refusal = AdmissionRefusal.objects.get()
     assert (refusal.where, refusal.reason, refusal.player, refusal.place, refusal.attempted_by) == (
         "session_open", "excluded", ana, "Mesa 1", mesa.supervisor)
+
+
+def test_a_free_dealer_is_suggested_once_across_pits_and_other_tables(pit):
+    """dealer2 is the only free dealer: the pit's table due first takes him, the table in no
+    pit (due later) is left without one."""
+    from tables.rotation import rotation_overview
+
+    services.rotation_plan_set(pit=pit.plan.pit, minutes=20, tables=[pit.table], dealers=[pit.dealer2],
+                               set_by=pit.supervisor)
+    pit.dealer4.is_active = False
+    pit.dealer4.save()
+    shifts = _open_shifts()
+    now = max(s.opened_at for s in shifts) + timedelta(minutes=45)
+    rotations, dealings = rotation_overview(shifts, now=now)
+    assert dealings[pit.table.pk].suggested == pit.dealer2 and dealings[pit.mesa2.pk].plan is None
+    assert dealings[pit.mesa2.pk].due and dealings[pit.mesa2.pk].suggested is None
+    assert rotations[0].idle == [] and [d.shift.table for d in rotations[0].dealings] == [pit.table]
