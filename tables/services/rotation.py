@@ -8,6 +8,7 @@ from django.db import transaction as db
 from django.utils.translation import gettext as _
 
 from casino.roles import DEALER, has_role
+from casino.sql import xact_lock
 from tables.errors import PlanRefused
 from tables.models import Pit, RotationPlan, RotationSlot, Table
 
@@ -62,8 +63,9 @@ def rotation_plan_set(*, pit: Pit | None, name: str = "", minutes: int, tables: 
                               params={"user": dealer.get_username()}, field="dealers")
         seen.add(dealer.pk)
     with db.atomic():
-        # Every pit locked, in order: two plans set at once cannot both take a table.
-        list(Pit.objects.select_for_update().order_by("pk").values_list("pk", flat=True))
+        # One plan set at a time (two at once cannot both take a table); an advisory lock:
+        # the app's role may not lock the append-only pits' rows.
+        xact_lock("tables_rotationplan")
         if pit is None:
             if not name:
                 raise PlanRefused(_("name the pit"), field="name")

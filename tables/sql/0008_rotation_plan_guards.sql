@@ -18,7 +18,8 @@ AS $$
 DECLARE
     last integer;
 BEGIN
-    PERFORM 1 FROM tables_pit WHERE id = NEW.pit_id FOR UPDATE;
+    -- (an advisory lock: the app's role may not lock the append-only pit's row)
+    PERFORM pg_advisory_xact_lock(hashtext('tables_rotationplan_version'), NEW.pit_id::integer);
     SELECT coalesce(max(version), 0) INTO last FROM tables_rotationplan WHERE pit_id = NEW.pit_id;
     IF NEW.version <> last + 1 THEN
         RAISE EXCEPTION 'pit %''s next plan is version %, not %', NEW.pit_id, last + 1, NEW.version
