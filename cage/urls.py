@@ -33,4 +33,5 @@ urlpatterns = [
     path("aml/alerts/<int:pk>/review/", drawer.alert_review, name="alert_review"),
     path("exclusions/", exclusions.exclusions, name="exclusions"),
     path("exclusions/refusals/", exclusions.admission_refusals, name="admission_refusals"),
+    path("exclusions/refusals.csv", exclusions.admission_refusals_csv, name="admission_refusals_csv"),
 ]

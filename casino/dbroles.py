@@ -24,6 +24,7 @@ APPEND_ONLY = frozenset({
     "ledger_transaction", "ledger_entry", "cage_cashierslip", "tables_syndicateshare",
     "tables_handbet", "tables_handevent", "tables_bankrebuild", "tables_bankwithdrawal", "tables_incident",
     "tables_dealerrelief", "ledger_chiptransfer",
+    "tables_pit", "tables_rotationplan", "tables_rotationplan_tables", "tables_rotationslot",
     "reports_witnessidentity",
     "patrons_exclusionload", "patrons_exclusionentry", "patrons_admissionrefusal", "patrons_dayadmission",
 })

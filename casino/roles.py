@@ -1,8 +1,9 @@
 """Staff roles, as Django groups: who may do what in the back-office.
 
 - ``dealer``: enters hands, only at the table of his open shift.
-- ``pit_supervisor``: opens and closes shifts, changes the bank, voids hands; opens and
-  decides patrons' disputes of hands, records incidents at the tables.
+- ``pit_supervisor``: opens and closes shifts, relieves dealers and sets each pit's
+  rotation plan, changes the bank, voids hands; opens and decides patrons' disputes of
+  hands, records incidents at the tables.
 - ``cashier``: buy-ins, cash-outs, statements, bank capital.
 - ``cage_supervisor``: the cage's supervisor: voids a cashier's slip and co-signs a
   cashier's drawer at its close (never his own).

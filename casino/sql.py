@@ -40,3 +40,15 @@ def run_sql_file(app_label: str, name: str, replaces: str | None = None) -> migr
     file it ``replaces`` (a guard's earlier version), or removes what it created."""
     text = read(app_label, name)
     return migrations.RunSQL(text, read(app_label, replaces) if replaces else undo(text))
+
+
+def xact_lock(name: str, key: int = 0) -> None:
+    """Take PostgreSQL's transaction-level advisory lock ``(hashtext(name), key)`` on the
+    default connection, held until the transaction ends: for a service that must not run
+    twice at once over rows the app's role may only read and insert (an append-only table,
+    ``casino.dbroles.APPEND_ONLY``, whose rows ``SELECT ... FOR UPDATE`` may not lock).
+    Call inside ``transaction.atomic()``."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s), %s::integer)", [name, key])

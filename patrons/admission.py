@@ -39,6 +39,7 @@ from django.utils.translation import gettext as _
 
 from casino import formatting
 from casino.periods import gaming_day
+from casino.sql import xact_lock
 from patrons.errors import AdmissionRefused, ExclusionLoadError
 from patrons.models import (
     AdmissionRefusal,
@@ -403,7 +404,9 @@ def exclusion_load(*, content: bytes, file_name: str, source: str, loaded_by) ->
     now = timezone.now()
     rows = parse_register(content, today=timezone.localdate(now))
     with db.atomic():
-        latest = ExclusionLoad.objects.select_for_update().filter(source=source).order_by("-id").first()
+        # (the app's role may not lock the append-only loads' rows: an advisory lock per source)
+        xact_lock("patrons_exclusionload", ExclusionSource.values.index(source))
+        latest = ExclusionLoad.objects.filter(source=source).order_by("-id").first()
         if latest is not None and latest.sha256 == digest:
             raise ExclusionLoadError(_("this file is already the register in force of %(source)s (load #%(load)s "
                                        "of %(at)s): nothing was loaded"),

@@ -244,6 +244,7 @@ class AdmissionRefusal(models.Model):
         BANK_DEPOSIT = "bank_deposit", _("bank deposit at the cage")
         TABLE_BUY_IN = "table_buy_in", _("buy-in at a table")
         FIRST_BET = "first_bet", _("first bet of the gaming day")
+        SESSION_OPEN = "session_open", _("bank holder at a session's opening")
 
     class Reason(models.TextChoices):
         EXCLUDED = "excluded", _("on the exclusion register")

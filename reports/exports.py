@@ -162,6 +162,18 @@ def sections(report, grouping=True):
            (_("Summary"), None, _summary_rows(report, amount, whole))]
     exceptions = [(exception_text(item),) for item in result["exceptions"]]
     out.append((_("Exceptions"), (_("exception"),), exceptions or [(_("no exception"),)]))
+    if result["kind"] == "shift" and result.get("dealers"):
+        still = _("dealing now")
+        out.append((_("Dealers"),
+                    (_("dealer"), _("at the table"), _("minutes"), _("hands"), _("settled / voided / left open"),
+                     _("handle €"), _("bank's win (before commission) €")),
+                    [(row["dealer"] or "—",
+                      "; ".join(f"{instant(spell['from'])} – {instant(spell['to']) if spell.get('to') else still}"
+                                for spell in row.get("spells") or []) or "—",
+                      whole(row["minutes"]), whole(row["hands"]),
+                      f"{whole(row['settled'])} / {whole(row['voided'])} / {whole(row['open'])}",
+                      amount(row["handle"]), amount(row["win"]))
+                     for row in result["dealers"]]))
     if result["kind"] == "shift" and result.get("house"):
         house = result["house"]
         out += [

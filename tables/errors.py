@@ -195,3 +195,10 @@ class ChipsNotCovered(TableError):
             params={"player": player, "holding": formatting.money(holding), "at_risk": formatting.money(at_risk), "needed": formatting.money(needed)},
             field=field)
         self.player, self.holding, self.at_risk, self.needed = player, holding, at_risk, needed
+
+
+class PlanRefused(TableError):
+    """A pit's rotation plan refused: its minutes, a table in another pit's plan, a relief
+    dealer unknown or without the dealer role, a pit's name taken."""
+
+    code = "plan_refused"

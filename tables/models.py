@@ -160,6 +160,78 @@ class DealerRelief(models.Model):
         return f"{self.shift_id} · {self.relieved_id} → {self.relieving_id}"
 
 
+class Pit(models.Model):
+    """A pit: a group of tables a pit supervisor runs, with its dealers' rotation plan
+    (``RotationPlan``, the latest version in force). Its name never changes; nothing of it
+    is deleted (PostgreSQL: ``tables/sql/0009_rotation_plan_guards.sql``)."""
+
+    name = models.CharField(_("name"), max_length=64, unique=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                                   verbose_name=_("created by"))
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("pit")
+        verbose_name_plural = _("pits")
+
+    def __str__(self):
+        return self.name
+
+
+class RotationPlan(models.Model):
+    """One version of a pit's rotation plan, set by a pit supervisor: its ``tables``, the
+    ``minutes`` a dealer deals before he is due for relief (20 to 40) and the relief order
+    (``RotationSlot``: who relieves in turn). A change is a new version (``version`` + 1)
+    with who set it and when; the latest is in force. Never changed or deleted (PostgreSQL:
+    ``tables/sql/0009_rotation_plan_guards.sql``)."""
+
+    pit = models.ForeignKey(Pit, models.PROTECT, related_name="plans", verbose_name=_("pit"))
+    version = models.PositiveIntegerField(_("version"))
+    minutes = models.PositiveSmallIntegerField(_("minutes at a table"))
+    tables = models.ManyToManyField(Table, related_name="rotation_plans", verbose_name=_("tables"))
+    note = models.CharField(_("note"), max_length=200, blank=True)
+    set_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                               verbose_name=_("set by"))
+    set_at = models.DateTimeField(_("set at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["pit", "-version"]
+        verbose_name = _("rotation plan")
+        verbose_name_plural = _("rotation plans")
+        constraints = [
+            models.UniqueConstraint(fields=["pit", "version"], name="tables_rotation_plan_version_once"),
+            models.CheckConstraint(condition=Q(minutes__gte=20, minutes__lte=40),
+                                   name="tables_rotation_plan_minutes_20_40"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="tables_rotation_plan_version_from_1"),
+        ]
+
+    def __str__(self):
+        return f"{self.pit} v{self.version}"
+
+
+class RotationSlot(models.Model):
+    """A relief dealer's place in a rotation plan's order (``position`` 1, 2, 3…): the
+    first free one in this order relieves the table due first."""
+
+    plan = models.ForeignKey(RotationPlan, models.PROTECT, related_name="slots", verbose_name=_("rotation plan"))
+    position = models.PositiveSmallIntegerField(_("position"))
+    dealer = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+",
+                               verbose_name=_("dealer"))
+
+    class Meta:
+        ordering = ["plan", "position"]
+        verbose_name = _("relief dealer")
+        verbose_name_plural = _("relief dealers")
+        constraints = [
+            models.UniqueConstraint(fields=["plan", "position"], name="tables_rotation_slot_position_once"),
+            models.UniqueConstraint(fields=["plan", "dealer"], name="tables_rotation_slot_dealer_once"),
+        ]
+
+    def __str__(self):
+        return f"{self.plan} #{self.position} {self.dealer_id}"
+
+
 class Hand(models.Model):
     """One hand at a table: numbered 1, 2, 3… per table with no gaps.
 

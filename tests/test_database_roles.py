@@ -220,3 +220,29 @@ def test_migrate_runs_as_the_owner_and_grants_the_apps_role(tmp_path):
         with psycopg.connect(**owner, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             admin.execute(f'DROP ROLE IF EXISTS "{role}"')
+
+
+def test_the_register_and_the_rotation_plans_are_written_as_the_apps_role(mesa, app_role):
+    """A regulator's file loaded and a pit's rotation plan set twice as the app's role,
+    which may only read and insert their append-only rows (no ``SELECT ... FOR UPDATE``
+    of them: an advisory lock). Found walking the shipped stack: the load answered 500."""
+    from patrons.admission import exclusion_load
+    from tables.models import RotationPlan
+    from tests.factories import UserFactory
+
+    compliance = UserFactory(username="cumple", roles=["compliance_officer"])
+    relief = UserFactory(username="dealer2", roles=["dealer"])
+    with connection.cursor() as cursor:
+        cursor.execute(f'SET ROLE "{app_role}"')
+    try:
+        load = exclusion_load(content=b"documento\n12345678Z\n", file_name="r.csv", source="rgiaj",
+                              loaded_by=compliance)
+        assert load.rows == 1
+        plan = services.rotation_plan_set(pit=None, name="Pit A", minutes=30, tables=[mesa.table], dealers=[relief],
+                                          set_by=mesa.supervisor)
+        services.rotation_plan_set(pit=plan.pit, minutes=25, tables=[mesa.table], dealers=[relief],
+                                   set_by=mesa.supervisor)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET ROLE")
+    assert list(RotationPlan.objects.values_list("version", "minutes")) == [(2, 25), (1, 30)]

@@ -12,8 +12,15 @@ walk (``_floor_walk``), at 1024×768 and at 390×844, each page screenshotted an
 sideways scroll: the pit refused a rebuild of a healthy bank (and not offered one), a bank
 given up and auctioned with the words of where its capital comes from, a cashier's buy-in
 voided by a cage supervisor through the drawer's pages, the drawer's close with a line per
-kind of slip, a CSV downloaded in the reader's convention, the auditors' review.
-Everything is then stopped (each process must end on SIGTERM) and the scratch database
+kind of slip, a CSV downloaded in the reader's convention, the auditors' review. Last,
+one gaming day walked end to end (``_day_walk``): compliance loads an exclusion file, a
+patron registered with his identity buys in and is admitted at his first bet, an excluded
+one is refused at the cage, a shift opened, hands played at the console, the dealer relieved
+mid-session, a dispute opened and decided, the shift closed and its boxes counted, the
+day's results and journal (balanced, each account's net the ledger's movement by SQL),
+and the month's statement computed by the worker and signed by the auditor (web and
+worker restarted a day later, Django's clock moved on by a ``sitecustomize`` of the
+test's: a month's statement counts the gaming days that are over). Everything is then stopped (each process must end on SIGTERM) and the scratch database
 dropped.
 
 Environment: the PostgreSQL server of ``DATABASE_URL`` (a database ``shipped_<pid>`` is
@@ -42,6 +49,20 @@ from tests.image import copy_image_files
 pytestmark = pytest.mark.shipped
 
 CHROMIUM = Path("/usr/bin/chromium")
+#: The ``sitecustomize`` of the walk's next day: Django's clock a day on.
+NEXT_DAY = """import datetime
+
+from django.utils import timezone
+
+_now = timezone.now
+
+
+def now():
+    return _now() + datetime.timedelta(days=1)
+
+
+timezone.now = now
+"""
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 TIMEOUT = 30_000  # ms: a shared 2-core machine
 #: Cards the walk deals, in order: no 4 (exchanged), no figure (7½ passes the bank).
@@ -88,8 +109,24 @@ class Processes:
         self.running.append((name, process, log))
         return process
 
+    def restart(self, name, command, env, cwd):
+        """Stop ``name`` (SIGTERM; it must exit 0) and start ``command`` in its place, logging
+        to ``<name>-<n>.log`` (the earlier logs kept)."""
+        index = next(i for i, (each, _process, _log) in enumerate(self.running) if each == name)
+        _name, process, log = self.running.pop(index)
+        os.killpg(process.pid, signal.SIGTERM)
+        assert process.wait(timeout=60) == 0, f"{name} did not stop cleanly:\n{self.log(name)[-3000:]}"
+        log.close()
+        restarts = sum(1 for path in self.logs.glob(f"{name}-*.log")) + 2
+        log = open(self.logs / f"{name}-{restarts}.log", "w")
+        process = subprocess.Popen(command, env=env, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        self.running.append((name, process, log))
+        self.renamed = {**getattr(self, "renamed", {}), name: f"{name}-{restarts}"}
+        return process
+
     def log(self, name):
-        return (self.logs / f"{name}.log").read_text()
+        return (self.logs / f"{getattr(self, 'renamed', {}).get(name, name)}.log").read_text()
 
     def check_alive(self):
         for name, process, _log in self.running:
@@ -206,6 +243,26 @@ def test_the_image_installs_checks_clean_and_runs_as_shipped(shipped, tmp_path):
                   processes, seconds=100)
         _wait_for(lambda: re.search(r"Task reports\.dispatch_pending\[[^]]+\] succeeded", processes.log("worker")),
                   processes, seconds=60)
+        web = ["gunicorn", "casino.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", "2",
+               "--access-logfile", "-"]
+        worker = ["celery", "-A", "casino", "worker", "--loglevel", "info", "--concurrency", "2"]
+
+        def next_day():
+            """Web and worker restarted a day later: the walked day is over. Their clock is
+            Django's (``django.utils.timezone.now``) a day on, set by a ``sitecustomize``
+            of the test's on their ``PYTHONPATH`` (libfaketime hangs a thread's timed wait)."""
+            later = tmp_path / "next-day"
+            later.mkdir(exist_ok=True)
+            (later / "sitecustomize.py").write_text(NEXT_DAY, encoding="utf-8")
+            faked = {**env, "PYTHONPATH": f"{later}:{env['PYTHONPATH']}"}
+            processes.restart("web", web, faked, app)
+            processes.restart("worker", worker, faked, app)
+            _wait_for(lambda: _answers(port), processes, seconds=60)
+            _wait_for(lambda: "ready." in processes.log("worker"), processes, seconds=60)
+
+        _day_walk(f"http://127.0.0.1:{port}", url, shots, next_day)
+        assert re.search(r"Task reports\.monthly_statement\[[^]]+\] succeeded", processes.log("worker")), \
+            processes.log("worker")[-3000:]
     finally:
         statuses = processes.stop()
     assert statuses == {"web": 0, "worker": 0, "beat": 0}, statuses
@@ -301,10 +358,12 @@ def _log_in(page, username, password, next_url):
     page.wait_for_url(f"**{next_url}")
 
 
-def _play_a_hand(page, min_bet):
-    """Open the next hand with the seats the console offers, then enter it as the console
-    asks: a card for each (a card typed whole is entered at once), the minimum bet, stand;
-    the bank draws while it must."""
+def _play_a_hand(page, min_bet, seats=None):
+    """Open the next hand with the seats the console offers (or ``seats``, player ids
+    separated by spaces), then enter it as the console asks: a card for each (a card typed
+    whole is entered at once), the minimum bet, stand; the bank draws while it must."""
+    if seats:
+        page.fill("#form-open input[name=seats]", seats)
     page.click("#form-open button[type=submit]")
     page.wait_for_selector("#form-deal")
     cards, staked = iter(CARDS), False
@@ -466,3 +525,207 @@ def _review_walk(browser, base_url, *, size, shots):
     assert re.match(r"\d+ manos?, \d+ de ellas liquidadas? con apuestas", summary), summary
     assert "Ninguna mano liquidada" not in text and auditor.locator("#expected tbody tr").count() >= 1, text
     auditor.context.close()
+
+
+SIZES = ((1024, 768), (390, 844))
+
+
+def _seen_at_both(page, shots, name):
+    """``_seen`` at 1024×768 then at 390×844 (the viewport resized, the page as it is):
+    the main text at the phone's size."""
+    text = ""
+    for size in SIZES:
+        page.set_viewport_size({"width": size[0], "height": size[1]})
+        text = _seen(page, shots, size, name)
+    page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
+    return text
+
+
+def _dni(number):
+    return f"{number:08d}{'TRWAGMYFPDXBNJZSQVHLCKE'[number % 23]}"
+
+
+def _day_walk(base_url, url, shots, next_day):
+    """One gaming day end to end at Mesa 1, each page seen at both sizes (``day-*``):
+    compliance loads the regulator's file, which names quique; the cashier registers dora
+    with her identity and sells her chips, and is refused quique's buy-in; the pit closes
+    the demo's session and opens one for dealer; dealer deals a hand dora plays (her first
+    bet admits her for the day); the pit relieves dealer with dealer2, who deals the next;
+    the pit opens a dispute on the first hand and rejects it; the session closed, its boxes
+    counted by two; the auditor reads the day's results and its journal (balanced, every
+    account's net equal to the ledger's movement summed by SQL); ``next_day()``, then the
+    auditor has the worker compute the month's statement and signs it."""
+    from playwright.sync_api import sync_playwright
+
+    with psycopg.connect(url) as connection:
+        mesa, min_bet = connection.execute("SELECT id, min_bet FROM tables_table WHERE name = 'Mesa 1'").fetchone()
+        (quique,) = connection.execute("SELECT document_number FROM patrons_player WHERE code = 'quique'").fetchone()
+        (demo_shift,) = connection.execute("SELECT id FROM tables_shift WHERE table_id = %s AND closed_at IS NULL",
+                                           [mesa]).fetchone()
+    register = (f"documento;nombre;apellidos;fecha_nacimiento;fecha_alta\n{quique};Quique;Soto;;2024-01-01\n"
+                f"{_dni(4444444)};Pedro;Gómez Ruiz;1970-03-02;2020-01-01\n").encode()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            size = SIZES[0]
+            compliance = _person(browser, base_url, size, "compliance", "demo-compliance", "/cage/exclusions/")
+            compliance.select_option("#load-form select[name=source]", "rgiaj")
+            compliance.set_input_files("#load-form input[name=file]", files=[
+                {"name": "rgiaj-dia.csv", "mimeType": "text/csv", "buffer": register}])
+            compliance.click("#load-form button[type=submit]")
+            compliance.wait_for_selector("#loads td")
+            text = _seen_at_both(compliance, shots, "day-register")
+            assert "rgiaj-dia.csv se ha cargado: 2 entradas" in text, text
+
+            cashier = _person(browser, base_url, size, "cashier", "demo-cashier", "/cage/register/")
+            cashier.fill("input[name=code]", "dora")
+            cashier.fill("input[name=name]", "Dora Vidal Sanz")
+            cashier.select_option("select[name=document_type]", "dni")
+            cashier.fill("input[name=document_number]", _dni(55667788))
+            if cashier.locator("select[name=nationality]").count():
+                cashier.select_option("select[name=nationality]", "ES")
+            else:
+                cashier.fill("input[name=nationality]", "ES")
+            cashier.fill("input[name=date_of_birth]", "1984-05-04")
+            cashier.click("main form button[type=submit]")
+            cashier.wait_for_url("**/cage/players/dora/record/")
+            _seen_at_both(cashier, shots, "day-registered")
+            for player, amount in (("dora", "100"), ("quique", "100")):
+                cashier.goto("/cage/buy-in/")
+                cashier.fill("input[name=player]", player)
+                cashier.fill("input[name=amount]", amount)
+                cashier.click("main form button[type=submit]")
+                if player == "dora":
+                    cashier.wait_for_url(re.compile(r"/cage/slips/\d+/$"))
+            cashier.wait_for_selector("ul.errorlist")
+            text = _seen_at_both(cashier, shots, "day-refused")
+            assert "rechazado: quique figura en el registro de exclusiones (RGIAJ (España)" in text, text
+            compliance.goto("/cage/exclusions/refusals/")
+            row = " ".join(compliance.inner_text("#admission-refusals tbody tr").split())
+            assert "quique" in row and "compra de fichas en caja" in row and "cashier" in row, row
+
+            pit = _person(browser, base_url, size, "pit", "demo-pit", f"/tables/pit/shifts/{demo_shift}/close/")
+            pit.click("main form button.danger")
+            pit.wait_for_url(f"**/tables/pit/tables/{mesa}/")
+            pit.goto(f"/tables/pit/shifts/open/?table={mesa}")
+            pit.select_option("select[name=dealer]", label="dealer")
+            pit.click("main form button[type=submit]")
+            pit.wait_for_url(f"**/tables/pit/tables/{mesa}/")
+            _seen_at_both(pit, shots, "day-shift-open")
+            with psycopg.connect(url) as connection:
+                (shift,) = connection.execute("SELECT id FROM tables_shift WHERE table_id = %s AND closed_at IS NULL",
+                                              [mesa]).fetchone()
+
+            dealer = _person(browser, base_url, size, "dealer", "demo-dealer", f"/tables/console/{mesa}/")
+            _play_a_hand(dealer, min_bet, seats="luis marta dora")
+            with psycopg.connect(url) as connection:
+                first = connection.execute("SELECT max(number) FROM tables_hand WHERE table_id = %s", [mesa]).fetchone()[0]
+                assert connection.execute("SELECT count(*) FROM patrons_dayadmission a JOIN patrons_player p "
+                                          "ON p.id = a.player_id WHERE p.code = 'dora'").fetchone() == (1,)
+
+            pit.select_option("form.relieve select[name=dealer]", label="dealer2")
+            pit.click("form.relieve button[type=submit]")
+            pit.wait_for_selector("p.confirm-relief")
+            pit.click("main form button[type=submit]")
+            pit.wait_for_url(f"**/tables/pit/tables/{mesa}/")
+            text = _seen_at_both(pit, shots, "day-relieved")
+            assert "dealer2 relevó a dealer en Mesa 1." in text, text
+            dealer.goto(f"/tables/console/{mesa}/")
+            assert "dealer2" in dealer.inner_text("main")  # the console moved: the relieved dealer is told by whom
+            relief = _person(browser, base_url, size, "dealer2", "demo-dealer", f"/tables/console/{mesa}/")
+            _play_a_hand(relief, min_bet, seats="luis marta")
+            pit.goto("/tables/pit/")
+            _seen_at_both(pit, shots, "day-pit")
+
+            pit.goto(f"/tables/hands/{mesa}/{first}/")
+            pit.click("#open-dispute")
+            pit.fill("input[name=player]", "luis")
+            pit.fill("textarea[name=claim]", "Luis dice que su segunda carta era un 7.")
+            pit.click("form.dispute-open button[type=submit]")
+            pit.wait_for_selector("#step-at")
+            pit.check("input[name=outcome][value=rejected]")
+            pit.fill("textarea[name=decision]", "La reproducción muestra el 2 que se anotó.")
+            pit.click("form.decide button[type=submit]")
+            pit.wait_for_selector(".decided")
+            text = _seen_at_both(pit, shots, "day-dispute")
+            assert "rechazada" in text.lower(), text
+
+            pit.goto(f"/tables/pit/shifts/{shift}/close/")
+            pit.click("main form button.danger")
+            pit.wait_for_url(f"**/tables/pit/tables/{mesa}/")
+            pit.goto(f"/boxes/sessions/{shift}/")
+            boxes = pit.eval_on_selector_all("select[name=box] option", "os => os.map(o => o.value).filter(Boolean)")
+            assert boxes, "no box to count"
+            for box in boxes:
+                pit.select_option("select[name=box]", box)
+                pit.select_option("select[name=first_counter]", label="pit")
+                pit.select_option("select[name=second_counter]", label="cage")
+                pit.click("button[name=count]")
+                pit.wait_for_selector(f"#count-{box}")
+            _seen_at_both(pit, shots, "day-boxes")
+            with psycopg.connect(url) as connection:
+                (day,) = connection.execute("SELECT (opened_at AT TIME ZONE 'Europe/Madrid' - interval '6 hours')::date "
+                                            "FROM tables_shift WHERE id = %s", [shift]).fetchone()
+                assert connection.execute("SELECT count(*) FROM boxes_boxcount WHERE shift_id = %s",
+                                          [shift]).fetchone() == (len(boxes),)
+
+            auditor = _person(browser, base_url, size, "auditor", "demo-auditor", f"/reports/results/?day={day}")
+            text = _seen_at_both(auditor, shots, "day-results")
+            assert "Jornada de juego" in text and "Mesa 1" in text, text
+            auditor.goto(f"/reports/journal/?day={day}")
+            assert auditor.is_visible("#reconciled")
+            _seen_at_both(auditor, shots, "day-journal")
+            journal = auditor.request.get(f"/reports/journal/?day={day}&format=json").json()
+            _journal_is_the_ledgers(journal, url)
+            for page in (compliance, cashier, pit, dealer, relief, auditor):
+                page.context.close()
+
+            next_day()
+            auditor = _person(browser, base_url, size, "auditor", "demo-auditor", "/reports/statements/")
+            auditor.fill("#id_month", f"{day:%Y-%m}")
+            auditor.click("text=Calcular la declaración")
+            auditor.wait_for_selector("#statement", timeout=300_000)  # the worker computed it
+            text = _seen_at_both(auditor, shots, "day-statement")
+            assert "Mesa 1" in text and "sin firmar" in text, text
+            auditor.once("dialog", lambda dialog: dialog.accept())
+            auditor.click("#sign")
+            auditor.wait_for_selector("text=Declaración firmada.")
+            assert "firmada por auditor" in auditor.inner_text("#signature")
+            _seen_at_both(auditor, shots, "day-signed")
+            auditor.context.close()
+        finally:
+            browser.close()
+    with psycopg.connect(url) as connection:
+        assert connection.execute("SELECT d.status, d.outcome FROM tables_dispute d JOIN tables_hand h ON h.id = d.hand_id "
+                                  "WHERE h.table_id = %s AND h.number = %s", [mesa, first]).fetchall() == [
+            ("decided", "rejected")]
+        signed = connection.execute("SELECT signed_by_id IS NOT NULL, length(signature) FROM reports_monthlystatement "
+                                    "WHERE month = %s", [day.replace(day=1)]).fetchall()
+        assert signed == [(True, 64)], signed
+
+
+def _journal_is_the_ledgers(journal, url):
+    """The day's journal (its JSON) balances: each entry's debits its credits, the totals
+    equal; and each chart account's net is the movement of the ledger's accounts of its
+    kind over the day's window, summed here by SQL (the default chart: a code per kind)."""
+    from datetime import datetime
+    from decimal import Decimal
+
+    assert not journal["faults"], journal["faults"]
+    for entry in journal["entries"]:
+        debit = sum(Decimal(line["debit"]) for line in entry["lines"])
+        assert debit == sum(Decimal(line["credit"]) for line in entry["lines"]), entry
+    assert journal["debit"] == journal["credit"] and Decimal(journal["debit"]) > 0, journal
+    with psycopg.connect(url) as connection:
+        moved = connection.execute(
+            "SELECT a.kind, sum(CASE WHEN e.side = 'C' THEN e.amount ELSE -e.amount END), "
+            "sum(CASE WHEN e.side = 'D' THEN e.amount ELSE 0 END) "
+            "FROM ledger_entry e JOIN ledger_transaction t ON t.id = e.transaction_id "
+            "JOIN ledger_account a ON a.id = e.account_id "
+            "WHERE t.posted_at >= %s AND t.posted_at < %s GROUP BY a.kind",
+            [datetime.fromisoformat(journal["start"]), datetime.fromisoformat(journal["end"])]).fetchall()
+    assert Decimal(journal["debit"]) == sum(debits for _kind, _net, debits in moved)
+    nets = {row["account"]: Decimal(row["net"]) for row in journal["accounts"]}
+    by_ledger = sorted(net for _kind, net, _debits in moved if net)
+    assert sorted(net for net in nets.values() if net) == by_ledger, (nets, moved)
+    assert all(Decimal(row["net"]) == Decimal(row["ledger_movement"]) for row in journal["accounts"]), journal

@@ -4,19 +4,25 @@ administrator); the admissions refused, read by the compliance officer and the a
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db.models import Q
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 from django.views.decorators.cache import never_cache
 
 from cage.forms import ExclusionUploadForm, SelfExclusionForm
+from casino import formatting
 from casino.forms import add_refusal
 from casino.periods import gaming_day
 from casino.roles import ADMIN, AUDITOR, COMPLIANCE, has_role, role_required
 from patrons.admission import (
     allows_play_without_identity,
+    document_key,
     exclusion_load,
     in_force,
+    name_key,
     self_exclusion_add,
 )
 from patrons.models import AdmissionRefusal, ExclusionEntry, ExclusionLoad, ExclusionSource
@@ -25,6 +31,26 @@ from patrons.models import AdmissionRefusal, ExclusionEntry, ExclusionLoad, Excl
 KEEPERS = (COMPLIANCE, ADMIN)
 #: The most refusals and self-exclusions a page lists (the latest).
 LISTED = 200
+#: The CSV's media type.
+CSV_TYPE = "text/csv; charset=utf-8"
+
+
+def register_search(query: str, day):
+    """The register's entries (every load's and every self-exclusion, in force or not on
+    ``day``) whose name holds ``query`` (compared as ``name_key``: case, accents and signs
+    aside) or whose document holds it (as ``document_key``): ``(entries, ids in force)``,
+    the latest first, at most ``LISTED``. A query of fewer than 2 characters finds nothing."""
+    query = (query or "").strip()
+    by_name, by_document = name_key(query), document_key(query)
+    if len(query) < 2 or not (by_name or by_document):
+        return [], set()
+    condition = Q(name_key__contains=by_name) if len(by_name) >= 2 else Q(pk__in=[])
+    if len(by_document) >= 2:
+        condition |= Q(document_key__contains=by_document)
+    entries = list(ExclusionEntry.objects.filter(condition).select_related("load", "entered_by")
+                   .order_by("-id")[:LISTED])
+    current = set(in_force(day).filter(pk__in=[e.pk for e in entries]).values_list("pk", flat=True))
+    return entries, current
 
 
 @never_cache
@@ -63,7 +89,10 @@ def exclusions(request):
     loads = ExclusionLoad.objects.select_related("loaded_by").order_by("-id")
     selfs = (ExclusionEntry.objects.filter(source=ExclusionSource.SELF, load__isnull=True)
              .select_related("entered_by").order_by("-id")[:LISTED])
+    query = request.GET.get("q", "").strip()[:100]
+    found, found_in_force = register_search(query, day)
     return render(request, "cage/exclusions.html", {
+        "query": query, "found": found, "found_in_force": found_in_force,
         "upload": upload, "entry": entry, "loads": loads, "current": current, "selfs": selfs, "day": day,
         "in_force": in_force(day).count(), "can_change": has_role(request.user, *KEEPERS),
         "without_identity": allows_play_without_identity()})
@@ -77,3 +106,49 @@ def admission_refusals(request):
     refusals = (AdmissionRefusal.objects.select_related("attempted_by", "player", "entry", "entry__load")
                 .order_by("-at", "-id")[:LISTED])
     return render(request, "cage/admission_refusals.html", {"refusals": refusals, "listed": LISTED})
+
+
+#: The refusals' CSV columns (marked for the catalogue; translated when written).
+REFUSAL_COLUMNS = [
+    pgettext_lazy("refusals CSV", "refusal"),
+    pgettext_lazy("refusals CSV", "refused at"),
+    pgettext_lazy("refusals CSV", "gaming day"),
+    pgettext_lazy("refusals CSV", "where"),
+    pgettext_lazy("refusals CSV", "place"),
+    pgettext_lazy("refusals CSV", "player id"),
+    pgettext_lazy("refusals CSV", "name"),
+    pgettext_lazy("refusals CSV", "document"),
+    pgettext_lazy("refusals CSV", "date of birth"),
+    pgettext_lazy("refusals CSV", "reason"),
+    pgettext_lazy("refusals CSV", "missing"),
+    pgettext_lazy("refusals CSV", "register entry"),
+    pgettext_lazy("refusals CSV", "whose register"),
+    pgettext_lazy("refusals CSV", "load"),
+    pgettext_lazy("refusals CSV", "line of the file"),
+    pgettext_lazy("refusals CSV", "attempted by"),
+]
+
+
+def refusal_rows(refusals):
+    """The refusals' CSV block, in the reader's language: a header, then a row each."""
+    header = [str(column) for column in REFUSAL_COLUMNS]
+    return [header] + [
+        [x.pk, formatting.csv_instant(x.at), formatting.day(x.gaming_day, "SHORT_DATE_FORMAT"),
+         x.get_where_display(), x.place, x.player_code, x.name, x.document_number,
+         formatting.day(x.date_of_birth, "SHORT_DATE_FORMAT") if x.date_of_birth else "",
+         x.get_reason_display(), ", ".join(x.missing or []), x.entry_id or "",
+         x.entry.get_source_display() if x.entry else "", x.entry.load_id or "" if x.entry else "",
+         x.entry.line or "" if x.entry else "", x.attempted_by.get_username()]
+        for x in refusals]
+
+
+@never_cache
+@role_required(COMPLIANCE, AUDITOR)
+def admission_refusals_csv(request):
+    """Every admission refused (``AdmissionRefusal``), the latest first, as CSV in the
+    reader's convention (``casino.formatting.csv_text``)."""
+    refusals = (AdmissionRefusal.objects.select_related("attempted_by", "entry")
+                .order_by("-at", "-id"))
+    response = HttpResponse(formatting.csv_text([refusal_rows(refusals)]), content_type=CSV_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{formatting.csv_name("admission-refusals")}"'
+    return response

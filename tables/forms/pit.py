@@ -208,3 +208,60 @@ class ChipTransferForm(forms.Form):
     @property
     def idempotency_key(self):
         return f"form:{self.cleaned_data['token']}"
+
+
+class ReliefOrderField(forms.CharField):
+    """A pit's relief order: dealers' usernames in turn, separated by commas, spaces or
+    lines (``dealer2, dealer3``); cleaned to the users, in order. Each must be an active
+    dealer, named once."""
+
+    def clean(self, value):
+        value = super().clean(value)
+        names = [name for name in re.split(r"[\s,;]+", value or "") if name]
+        if not names:
+            raise forms.ValidationError(_("Name at least one relief dealer (usernames in turn)."), code="required")
+        found = {user.get_username().lower(): user for user in dealers()}
+        users, seen = [], set()
+        for name in names:
+            user = found.get(name.lower())
+            if user is None:
+                raise forms.ValidationError(_("%(name)s is not an active dealer: check the username."),
+                                            params={"name": name}, code="unknown")
+            if user.pk in seen:
+                raise forms.ValidationError(_("%(name)s is named twice: each relief dealer once."),
+                                            params={"name": name}, code="twice")
+            seen.add(user.pk)
+            users.append(user)
+        return users
+
+
+class RotationPlanForm(forms.Form):
+    """A pit's rotation plan (a new version of it): its name (a new pit only), a dealer's
+    minutes at a table before relief (20 to 40), its tables, the relief order, a note."""
+
+    name = forms.CharField(label=_("Pit"), max_length=64, required=False)
+    minutes = forms.IntegerField(
+        label=_("Minutes at a table before relief"), min_value=20, max_value=40,
+        error_messages={"required": _("Say how many minutes a dealer deals before relief (20 to 40)."),
+                        "invalid": _("Minutes: a whole number, 20 to 40."),
+                        "min_value": _("Minutes: at least 20."), "max_value": _("Minutes: at most 40.")})
+    tables = forms.ModelMultipleChoiceField(
+        label=_("Tables of the pit"), queryset=Table.objects.none(), widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": _("Choose at least one table of the pit."),
+                        "invalid_choice": _("That table does not exist.")})
+    dealers = ReliefOrderField(
+        label=_("Relief order"), max_length=500, widget=forms.TextInput(attrs={"autocomplete": "off"}),
+        help_text=_("usernames of the relief dealers in turn, separated by commas: the first free one relieves "
+                    "the table due first"),
+        error_messages={"required": _("Name at least one relief dealer (usernames in turn).")})
+    note = forms.CharField(label=_("Note"), max_length=200, required=False)
+
+    def __init__(self, *args, new_pit=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.new_pit = new_pit
+        self.fields["tables"].queryset = Table.objects.order_by("name")
+        if new_pit:
+            self.fields["name"].required = True
+            self.fields["name"].error_messages["required"] = _("Name the pit.")
+        else:
+            del self.fields["name"]

@@ -9,6 +9,7 @@
   ``_withdraw``, ``_rebuild``, ``_give_up``; ``pending_bank_holder``);
 - ``disputes``: the dispute desk (``dispute_open``, ``dispute_decide``,
   ``incident_record``);
+- ``rotation``: the pits' rotation plans (``rotation_plan_set``, ``current_plans``);
 - ``recording``: what an opening, an entry and a settlement are, decided apart from their
   writing, shared with the import (``tables.importing``).
 
@@ -35,6 +36,7 @@ from tables.services.hands import (
     hand_void,
 )
 from tables.services.recording import hand_state, new_hand_state, stakes, state_maker
+from tables.services.rotation import current_plans, rotation_plan_set
 from tables.services.shifts import (
     dealer_relieve,
     dealer_shift,
@@ -45,7 +47,7 @@ from tables.services.shifts import (
 )
 
 __all__ = [
-    "AtTable", "DisputeDecided", "console_open_hand", "console_record_event", "dealer_relieve", "dealer_shift",
+    "AtTable", "DisputeDecided", "console_open_hand", "current_plans", "rotation_plan_set", "console_record_event", "dealer_relieve", "dealer_shift",
     "dispute_decide", "dispute_open", "incident_record", "hand_open", "hand_record_event",
     "hand_state", "hand_undo", "hand_void", "new_hand_state", "pending_bank_holder", "relieved_from", "shift_close",
     "shift_closed", "shift_open", "stakes", "state_maker", "table_bank_draw", "table_bank_give_up",

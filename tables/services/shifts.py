@@ -8,6 +8,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from casino.roles import DEALER, has_role
+from ledger import posting
+from patrons.admission import admission_check
+from patrons.models import AdmissionRefusal
 from tables.bank.life import auction_sessions_played
 from tables.bank.tenures import tenure_close
 from tables.errors import HandNotOpen, NoShift
@@ -18,11 +21,18 @@ from tables.models import BankTenure, DealerRelief, Hand, Shift, Table
 shift_closed = Signal()
 
 
+@posting.refusals_recorded
 def shift_open(*, table: Table, dealer, opened_by) -> Shift:
-    """Open a dealer's shift at a table (pit supervisor).
+    """Open a dealer's shift at a table (pit supervisor). The bank's holder seated at the
+    table (its open tenure's, and each member of its syndicate) is admitted again as the
+    session opens (``patrons.admission.admission_check``, ``session_open``): one on the
+    exclusion register since, or without identity, refuses the opening, the refusal
+    recorded (``AdmissionRefusal``) for the compliance officer.
 
     Raises:
-        NoShift: the table already has an open shift.
+        NoShift: the table already has an open shift. AdmissionRefused (field ``player``):
+        the bank's holder or a member may not be admitted; nothing is written but the
+        refusal.
     """
     with db.atomic():
         table = lock_table(table.pk)
@@ -30,6 +40,13 @@ def shift_open(*, table: Table, dealer, opened_by) -> Shift:
         if current is not None:
             raise NoShift(_("%(table)s already has an open shift (dealer %(dealer)s): close it first"),
                           params={"table": table.name, "dealer": current.dealer.get_username()})
+        tenure = open_tenure(table)
+        if tenure is not None:
+            members = [tenure.holder, *(share.player for share in tenure.shares.select_related("player")
+                                        if share.player_id != tenure.holder_id)]
+            for player in members:
+                admission_check(player=player, where=AdmissionRefusal.Where.SESSION_OPEN, by=opened_by,
+                                place=table.name)
         return Shift.objects.create(table=table, dealer=dealer, opened_by=opened_by)
 
 def shift_close(*, shift: Shift, closed_by) -> Shift:

@@ -40,10 +40,17 @@ from tables.forms.pit import (
     ChipTransferForm,
     DealerReliefForm,
     HandVoidForm,
+    RotationPlanForm,
     ShiftOpenForm,
 )
-from tables.models import BankTenure, Hand, Shift, Table
-from tables.rotation import free_dealers, rotation_minutes, rotation_plan
+from tables.models import BankTenure, Hand, Pit, RotationPlan, Shift, Table
+from tables.rotation import (
+    free_dealers,
+    pit_rotations,
+    rotation_minutes,
+    rotation_overview,
+    rotation_plan,
+)
 from tables.rules_words import rules_words
 
 PER_PAGE = 25
@@ -95,7 +102,7 @@ def pit(request):
     balances = dict(BankTenure.objects.filter(pk__in=[t.pk for t in tenures.values()])
                     .values_list("id", "account__balance"))
     open_hands = {h.table_id: h for h in Hand.objects.filter(status=Hand.Status.OPEN)}
-    plan = rotation_plan(shifts.values())
+    pits, plan = rotation_overview(shifts.values())
     rows = []
     for table in tables:
         tenure = tenures.get(table.pk)
@@ -103,7 +110,7 @@ def pit(request):
                              open_hands.get(table.pk),
                              services.pending_bank_holder(table) if tenure else None, plan.get(table.pk)))
     return render(request, "tables/pit/index.html", {"rows": rows, "can_change": can_change(request),
-                                                     "rotation": rotation_minutes()})
+                                                     "rotation": rotation_minutes(), "pits": pits})
 
 
 @pit_page
@@ -195,6 +202,53 @@ def dealer_relieve(request, shift_id):
     return render(request, "tables/pit/dealer_relieve.html", {
         "shift": shift, "form": form, "error": error, "open_hand": _open_hand(shift.table),
         "suggested": (free_dealers() or [None])[0], "can_change": can_change(request)})
+
+
+# ---------------------------------------------------------------------------------------
+# The pits' rotation plans
+
+
+@pit_page
+def rotation(request):
+    """The pits' rotation plans in force, who is due and who relieves him, and every
+    version each pit's plan has had (who set it, when)."""
+    shifts = Shift.objects.filter(closed_at__isnull=True).select_related("current_dealer")
+    history = (RotationPlan.objects.select_related("pit", "set_by").prefetch_related("tables", "slots__dealer")
+               .order_by("pit__name", "-version"))
+    return render(request, "tables/pit/rotation.html", {
+        "pits": pit_rotations(shifts), "history": history, "default_minutes": rotation_minutes(),
+        "can_change": can_change(request)})
+
+
+@pit_page
+def rotation_set(request, pit_id=None):
+    """Set a pit's rotation plan (a new version; ``pit_id`` None: a new pit and its first
+    plan). GET: the form, filled with the plan in force; POST (pit supervisor): written by
+    ``services.rotation_plan_set``, or the form again with the refusal on its field."""
+    pit = get_object_or_404(Pit, pk=pit_id) if pit_id is not None else None
+    current = pit.plans.order_by("-version").prefetch_related("tables", "slots__dealer").first() if pit else None
+    if request.method == "POST":
+        form = RotationPlanForm(request.POST, new_pit=pit is None)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                plan = services.rotation_plan_set(
+                    pit=pit, name=data.get("name", ""), minutes=data["minutes"], tables=list(data["tables"]),
+                    dealers=data["dealers"], set_by=request.user, note=data["note"])
+            except ValidationError as refusal:
+                add_refusal(form, refusal)
+            else:
+                messages.success(request, _("The rotation plan of %(pit)s is now version %(version)s.")
+                                 % {"pit": plan.pit.name, "version": plan.version})
+                return redirect("tables:rotation")
+    else:
+        initial = {"minutes": rotation_minutes()}
+        if current is not None:
+            initial = {"minutes": current.minutes, "tables": list(current.tables.all()),
+                       "dealers": ", ".join(slot.dealer.get_username() for slot in current.slots.all())}
+        form = RotationPlanForm(initial=initial, new_pit=pit is None)
+    return render(request, "tables/pit/rotation_form.html", {"pit": pit, "current": current, "form": form,
+                                                             "can_change": can_change(request)})
 
 
 # ---------------------------------------------------------------------------------------
@@ -431,6 +485,9 @@ urlpatterns = [
     path("pit/shifts/open/", shift_open, name="shift_open"),
     path("pit/shifts/<int:shift_id>/close/", shift_close, name="shift_close"),
     path("pit/shifts/<int:shift_id>/relieve/", dealer_relieve, name="dealer_relieve"),
+    path("pit/rotation/", rotation, name="rotation"),
+    path("pit/rotation/new/", rotation_set, name="rotation_new"),
+    path("pit/rotation/<int:pit_id>/", rotation_set, name="rotation_set"),
     path("pit/tables/<int:table_id>/bank/draw/", bank_draw, name="bank_draw"),
     path("pit/tables/<int:table_id>/bank/sell/", bank_sell, name="bank_sell"),
     path("pit/tables/<int:table_id>/bank/transfer/", bank_transfer, name="bank_transfer"),

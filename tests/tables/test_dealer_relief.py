@@ -211,3 +211,47 @@ def test_the_reviews_dealer_figures_follow_the_hands_dealer(relief):
     for row in rows:
         by_hand.setdefault(Hand.objects.get(pk=row["hand"]).number, set()).add(row["dealer"])
     assert by_hand == {1: {"dealer1"}, 2: {"dealer2"}}
+
+
+def test_the_shift_reports_pdf_and_csv_have_the_dealers_section(relief):
+    """The stored report's PDF (and CSV) carry the HTML's per-dealer section: a row per
+    dealer, his spells at the table, minutes, hands and figures."""
+    from reports.exports import report_csv, report_pdf, sections
+    from reports.models import Report
+    from reports.services import report_request, report_run
+
+    relief.play(relief.open("luis", "marta"), *P01)
+    services.dealer_relieve(shift=relief.shift, dealer=relief.relief_dealer, relieved_by=relief.supervisor)
+    services.hand_open(table=relief.table, seats=["luis", "marta"], opened_by=relief.relief_dealer)
+    relief.play(Hand.objects.get(table=relief.table, status="open"), *P01)
+    shift = services.shift_close(shift=relief.shift, closed_by=relief.supervisor)
+    request = report_request(kind="shift", table=relief.table, shift=shift, requested_by=None)
+    report = Report.objects.get(pk=report_run(request_id=request.pk).report.pk)
+    (dealers,) = [(header, rows) for title, header, rows in sections(report) if title == "Dealers"]
+    header, rows = dealers
+    assert header[:4] == ("dealer", "at the table", "minutes", "hands")
+    assert [(row[0], row[3], row[4], row[5], row[6]) for row in rows] == [
+        ("dealer1", "1", "1 / 0 / 0", "30.00", "10.00"), ("dealer2", "1", "1 / 0 / 0", "30.00", "10.00")]
+    assert all(" – " in row[1] for row in rows)
+    pdf = report_pdf(report)
+    text = _pdf_text(pdf)
+    assert pdf.startswith(b"%PDF") and "(Dealers)" in text and "(at the table)" in text, text[:2000]
+    assert text.count("(dealer2)") >= 1 and "(1 / 0 / 0)" in text
+    assert "at the table" in report_csv(report)
+
+
+def _pdf_text(pdf: bytes) -> str:
+    """The text drawing operators of a reportlab PDF's page streams (ASCII85 then Flate
+    encoded), decoded: a drawn string shows as ``(words) Tj``."""
+    import base64
+    import re
+    import zlib
+
+    out = []
+    for stream in re.findall(rb"stream\r?\n(.*?)endstream", pdf, re.S):
+        try:
+            data = stream.strip().removesuffix(b"~>")
+            out.append(zlib.decompress(base64.a85decode(data)).decode("latin-1"))
+        except (ValueError, zlib.error):
+            continue
+    return "\n".join(out)
