@@ -453,14 +453,19 @@ def measure(repeat, theory_hands=5000):
     from types import SimpleNamespace
 
     from game.edge import bank_edge
-    from reports.detection import edge_store, report_findings
+    from reports.detection import edge_store, fit_hands, report_findings, rules_key
 
     started = time.perf_counter()
+    # The review compares with the strategy fitted to the shift's hands and its neighbours:
+    # each stored here (the timed run reads in a read-only snapshot, where nothing is stored).
+    fits = fit_hands(Hand.objects.filter(shift=shift))
     for rules, seats in {(json.dumps(r, sort_keys=True), len(s))
                          for r, s in Hand.objects.filter(shift=shift).values_list("rules", "seats").distinct()}:
         rules = json.loads(rules)
-        edge_store(rules=rules, seats=seats, hands=theory_hands, seed=17,
-                   result=bank_edge(rules, seats=seats, hands=theory_hands, seed=17).as_dict())
+        fit = fits.get(rules_key(rules))
+        for strategy in [None, *([fit["strategy"], *fit["neighbours"]] if fit else [])]:
+            edge_store(rules=rules, seats=seats, hands=theory_hands, seed=17, strategy=strategy,
+                       result=bank_edge(rules, seats=seats, hands=theory_hands, seed=17, strategy=strategy).as_dict())
     print(f"theory             : stored in {time.perf_counter() - started:.0f} s ({theory_hands:,} simulated hands per "
           "seat count)", flush=True)
     table.large_bet = Decimal("50.00")
