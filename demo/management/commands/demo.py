@@ -6,8 +6,8 @@ the cage, three tables with a bank drawn at each, a dozen finished hands at each
 are not empty; at Mesa 1 ``dealer3`` relieves ``dealer2`` halfway through), an open
 shift for the dealer at Mesa 1, a pit with its rotation plan, a dispute left open and
 one decided, an incident, a chip transfer, a bank withdrawal, the exclusion register (a
-regulator's file loaded, a self-exclusion) with a refused registration, and the month's
-statement computed. All through the service functions. A second run changes nothing
+regulator's file loaded, a self-exclusion) with a refused registration, and the month
+before's statement computed. All through the service functions. A second run changes nothing
 (and never resets a password someone changed).
 """
 
@@ -189,12 +189,13 @@ class Command(BaseCommand):
                 pass  # refused, as he must be: the attempt is recorded
 
     def _statement(self, auditor):
-        """The month's statement (the month to date; the month before on its 1st),
-        asked for by the auditor and computed now, once."""
+        """The month before's statement, asked for by the auditor and computed now, once
+        (its figures are the ledger's of then: none on a fresh database). Never the
+        running month's: its versions are the auditor's to ask for, sign and compare."""
         if MonthlyStatement.objects.exists():
             return
         today = gaming_day(timezone.now())
-        month = today if today.day > 1 else today.replace(day=1) - timedelta(days=1)
+        month = today.replace(day=1) - timedelta(days=1)
         statement = statement_request(month=month, requested_by=auditor, today=today)
         statement_compute(statement_id=statement.pk)
 
