@@ -10,19 +10,44 @@ from django.http import HttpRequest
 
 from cage.models import CashierSlip
 from casino.roles import roles_of
-from demo.management.commands.demo import DEMO_PLAYERS, DEMO_STAFF, DEMO_TABLES, HANDS_PER_TABLE
-from ledger.models import Transaction
+from demo.management.commands.demo import (
+    DEMO_PIT,
+    DEMO_PLAYERS,
+    DEMO_RELIEF_ORDER,
+    DEMO_STAFF,
+    DEMO_TABLES,
+    DEMO_TRANSFER,
+    DEMO_WITHDRAWAL,
+    HANDS_PER_TABLE,
+)
+from ledger.models import ChipTransfer, Transaction
 from ledger.selectors import ledger_faults, player_balance
-from patrons.models import Player
+from patrons.models import AdmissionRefusal, ExclusionEntry, ExclusionLoad, Player
+from reports.models import MonthlyStatement
 from tables.integrity import chain_faults, number_gaps
-from tables.models import BankTenure, Hand, HandEvent, Shift, Table
+from tables.models import (
+    BankTenure,
+    BankWithdrawal,
+    DealerRelief,
+    Dispute,
+    Hand,
+    HandEvent,
+    Incident,
+    Pit,
+    RotationPlan,
+    Shift,
+    Table,
+)
+from tables.services import current_plans
 
 pytestmark = pytest.mark.django_db
 
 
 def counts():
     return {model.__name__: model.objects.count()
-            for model in (get_user_model(), Player, Table, Shift, Hand, HandEvent, BankTenure, Transaction, CashierSlip)}
+            for model in (get_user_model(), Player, Table, Shift, Hand, HandEvent, BankTenure, Transaction, CashierSlip,
+                          Pit, RotationPlan, DealerRelief, Dispute, Incident, ChipTransfer, BankWithdrawal,
+                          ExclusionLoad, ExclusionEntry, AdmissionRefusal, MonthlyStatement)}
 
 
 def test_demo_creates_staff_players_banks_hands_and_a_shift_and_is_idempotent(client):
@@ -52,3 +77,46 @@ def test_demo_creates_staff_players_banks_hands_and_a_shift_and_is_idempotent(cl
     (shift,) = Shift.objects.filter(closed_at__isnull=True)
     assert (shift.table.name, shift.dealer.username) == ("Mesa 1", "dealer")
     assert player_balance(player=Player.objects.get(code="luis")) != Decimal("2000.00")  # he played
+
+
+def test_demo_shows_the_newer_pages_rotation_register_transfer_withdrawal_disputes_statement():
+    call_command("demo", stdout=open(os.devnull, "w"))
+
+    # the pit's rotation plan in force: every demo table, the relief order as set
+    (plan,) = current_plans().values()
+    assert plan.pit.name == DEMO_PIT and plan.version == 1
+    assert {table.name for table in plan.tables.all()} == {row[0] for row in DEMO_TABLES}
+    assert [slot.dealer.username for slot in plan.slots.all()] == DEMO_RELIEF_ORDER
+
+    # a relief mid-session: Mesa 1's past shift, dealer2 then dealer3, hands on both sides
+    (relief,) = DealerRelief.objects.all()
+    assert (relief.shift.table.name, relief.relieved.username, relief.relieving.username) == (
+        "Mesa 1", "dealer2", "dealer3")
+    assert relief.shift.closed_at is not None
+    assert set(relief.shift.hands.values_list("dealer__username", flat=True)) == {"dealer2", "dealer3"}
+
+    # the dispute desk: one open at Mesa 1 with its incident, one rejected at Mesa 2
+    assert sorted(Dispute.objects.values_list("hand__table__name", "outcome")) == [
+        ("Mesa 1", ""), ("Mesa 2", "rejected")]
+    assert Incident.objects.filter(table__name="Mesa 1").count() == 1
+
+    # chips handed between two players, a part of Mesa 3's bank withdrawn
+    giver, receiver, amount, _reason = DEMO_TRANSFER
+    (transfer,) = ChipTransfer.objects.all()
+    assert (transfer.giver.code, transfer.receiver.code, transfer.amount) == (giver, receiver, Decimal(amount))
+    (withdrawal,) = BankWithdrawal.objects.all()
+    assert (withdrawal.tenure.table.name, withdrawal.amount) == (DEMO_WITHDRAWAL[0], Decimal(DEMO_WITHDRAWAL[1]))
+
+    # the exclusion register: the RGIAJ file loaded, a self-exclusion, a registration refused
+    (load,) = ExclusionLoad.objects.all()
+    assert (load.source, load.rows) == ("rgiaj", 3)
+    assert ExclusionEntry.objects.filter(source="self").count() == 1
+    (refusal,) = AdmissionRefusal.objects.all()
+    assert (refusal.reason, refusal.where, refusal.entry.load) == ("excluded", "registration", load)
+    assert not Player.objects.filter(code="victor").exists()
+
+    # the month's statement, computed
+    (statement,) = MonthlyStatement.objects.all()
+    assert statement.status == "done" and statement.figures
+
+    assert ledger_faults() == []
