@@ -13,13 +13,7 @@ from django.utils import timezone
 from casino.periods import gaming_day, gaming_day_bounds
 from reports.detection import Theory, edge_store, exception_findings, review
 from reports.models import Alert, PooledReview
-from reports.pooling import (
-    POOLED_KINDS,
-    SIDES,
-    pooled_review,
-    pooled_review_request,
-    pooled_review_run,
-)
+from reports.pooling import POOLED_KINDS, SIDES, pooled_review, pooled_review_request, pooled_review_run
 from reports.tasks import pooled_review_nightly
 from tables.models import Hand
 from tests.factories import UserFactory
