@@ -11,17 +11,7 @@ by it. This review adds the hands up across tables and shifts and tests:
 - a bank holder over all his tenures (``bank``), a player over all tables (``player``)
   and a dealer over all tables (``dealer``);
 
-each over the windows of ``WINDOWS``. The groups a cheat hides in are tested one-sided, in
-the direction the cheat benefits (``SIDES``): a dealer feeding a player, or a holder whose
-bank loses to one player (his accomplice), leaves the bank's result below its expectation
-over their hands together; a dealer feeding the bank's holder, or a holder cheating for
-his bank, leaves it above. A bank below its expectation with a holder, or above it with a
-player, profits nobody at the table, and is not evidence of these cheats: testing that
-side too would double each test's p-value and bury the cheat's figure among the tests of
-the correction (benchmarks/RESULTS.md "detection"). A player and a dealer alone stay
-two-sided (a dealer may feed the players or the bank; a player may win by cheating or
-lose to pass value, which the large losses per player × holder of each shift's review
-look at). Each (the day, the 7 and the 30 gaming days ending with
+each over the windows of ``WINDOWS`` (the day, the 7 and the 30 gaming days ending with
 it); a longer window holding no more of a group's hands than a shorter one is the same
 test, made once. A group seen fewer than ``MIN_HANDS`` times over the longest window is not dropped:
 it is accumulated over all its hands to the day's end (window ``to_date``) and tested as
@@ -69,9 +59,6 @@ TO_DATE = "to_date"
 POOLED_KINDS = (("dealer×player", "dealer", "player"), ("dealer×bank", "dealer", "player"),
                 ("bank×player", "player", "player"), ("bank", "player", None), ("player", "player", None),
                 ("dealer", "dealer", None))
-#: The one-sided tests (``statistics.SIDES``): the side of the bank's result, against its
-#: expectation, that a cheat in the group would leave; groups not listed are two-sided.
-SIDES = {"dealer×player": "below", "bank×player": "below", "dealer×bank": "above", "bank": "above"}
 
 
 class PooledSums(Sums):
@@ -88,8 +75,7 @@ class PooledSums(Sums):
             list of dicts: ``kind`` (a ``POOLED_KINDS`` code), ``a``, ``b`` (None for one
             person), ``hands``, ``bets``, ``staked``, ``actual``, ``expected``,
             ``variance``, ``evidence`` (hand ids, the first ``self.evidence``),
-            ``hand_total``, ``tables``, ``shifts`` (distinct counts), ``side`` (the
-            one-sided test's direction, ``SIDES``; None, two-sided). A hand without a
+            ``hand_total``, ``tables``, ``shifts`` (distinct counts). A hand without a
             dealer (imported outside a shift) is left out of the dealer's groups.
         """
         if self.empty:
@@ -132,8 +118,7 @@ class PooledSums(Sums):
             out.append({"kind": code, "a": self._name(first, a), "b": None if second is None else self._name(second, b),
                         "hands": hands, "bets": int(bets), "staked": float(staked), "actual": float(actual),
                         "expected": expected, "variance": variance + theory_sd * theory_sd, "evidence": list(ids),
-                        "hand_total": hands, "tables": tables, "shifts": shifts, "theory_sd": theory_sd,
-                        "side": SIDES.get(code)})
+                        "hand_total": hands, "tables": tables, "shifts": shifts, "theory_sd": theory_sd})
         return out
 
 
@@ -160,8 +145,8 @@ def _group_tests(sums, *, window, first, last, alpha):
                 "window": window, "from": first, "to": last, "a": pair["a"], "b": pair["b"],
                 "hands": pair["hands"], "bets": pair["bets"], "staked": pair["staked"], "actual": pair["actual"],
                 "expected": pair["expected"], "sd": pair["sd"], "z": pair["z"], "p_value": pair["p_value"],
-                "side": pair["side"], "tables": source["tables"], "shifts": source["shifts"],
-                "hand_ids": pair["evidence"], "hand_total": source["hand_total"]}
+                "tables": source["tables"], "shifts": source["shifts"], "hand_ids": pair["evidence"],
+                "hand_total": source["hand_total"]}
         (tested if pair["p_value"] is not None else untested)[key] = line
     return tested, untested
 
@@ -200,8 +185,7 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
         dict: ``day`` (ISO), ``alpha``, ``hands`` (settled hands of the month window),
         ``tests`` (every test with a p-value, each with ``combined_q`` and
         ``combined_alert``, by q; pooled groups have ``window``, ``from``, ``to``, ``a``,
-        ``b``, the figures in euros, ``side`` (``SIDES``: the one-sided test's direction,
-        None when two-sided), ``tables``, ``shifts``, ``hand_ids`` cut to
+        ``b``, the figures in euros, ``tables``, ``shifts``, ``hand_ids`` cut to
         ``EVIDENCE_LIMIT`` and ``hand_total``), ``accumulating`` (the groups still under
         ``MIN_HANDS`` hands to date: ``code``, ``a``, ``b``, ``hands``), ``findings``
         (``Finding``s of the alerts).

@@ -51,21 +51,6 @@ def _two_sided(z):
     return float(2 * _stats().norm.sf(abs(z)))
 
 
-#: The one-sided alternatives of ``pair_figures``' ``side``: the bank's result below
-#: its expectation (``"below"``: z negative is evidence) or above it (``"above"``).
-SIDES = ("below", "above")
-
-
-def _p_value(z, side=None):
-    """The normal p-value of ``z``: two-sided when ``side`` is None, else one-sided in
-    the direction ``side`` (``SIDES``)."""
-    if side is None:
-        return _two_sided(z)
-    if side not in SIDES:
-        raise ValueError(f"side must be one of {SIDES} or None, not {side!r}")
-    return float(_stats().norm.cdf(z) if side == "below" else _stats().norm.sf(z))
-
-
 def _per_row(value, n, name):
     """A scalar for every row, or a sequence of one value per row, as a list of floats."""
     if isinstance(value, (int, float)) or hasattr(value, "as_tuple"):
@@ -296,9 +281,7 @@ def pair_figures(sums, *, alpha=ALPHA, min_hands=30):
         sums: one per pair, dicts with ``kind``, ``a``, ``b``, ``hands``, ``bets``,
             ``staked``, ``actual``, ``expected`` (U), ``variance`` (U²: over its hands
             ``(1 − ρ)·Σ(σ_i s_i)² + ρ·(Σ σ_i s_i)²``), ``evidence`` (hand ids, sorted;
-            may be cut short) and optionally ``hand_total`` (the evidence's full count)
-            and ``side`` (``SIDES``: a one-sided test, the bank's result ``"below"`` or
-            ``"above"`` its expectation; absent or None, two-sided).
+            may be cut short) and optionally ``hand_total`` (the evidence's full count).
         alpha, min_hands: as ``pair_analysis``.
     Returns:
         dict: as ``pair_analysis``.
@@ -311,8 +294,8 @@ def pair_figures(sums, *, alpha=ALPHA, min_hands=30):
         tested = item["hands"] >= min_hands and z is not None
         pair = {"kind": item["kind"], "a": item["a"], "b": item["b"], "hands": int(item["hands"]),
                 "bets": int(item["bets"]), "staked": float(item["staked"]), "actual": actual, "expected": expected,
-                "sd": spread, "z": z, "p_value": _p_value(z, item.get("side")) if tested else None,
-                "q_value": None, "alert": False, "evidence": list(item["evidence"]), "side": item.get("side")}
+                "sd": spread, "z": z, "p_value": _two_sided(z) if tested else None, "q_value": None,
+                "alert": False, "evidence": list(item["evidence"])}
         if "hand_total" in item:
             pair["hand_total"] = item["hand_total"]
         pairs.append(pair)

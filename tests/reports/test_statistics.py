@@ -417,20 +417,3 @@ def test_honest_p_values_are_calibrated(honest_reviews):
     below_1 = sum(x < 0.01 for x in p) / len(p)
     below_5 = sum(x < 0.05 for x in p) / len(p)
     assert below_1 < 0.025 and 0.02 < below_5 < 0.09
-
-
-def test_pair_figures_test_one_sided_where_a_side_is_given():
-    """``side``: the bank's result below (or above) its expectation is the evidence, p = Φ(z)
-    (or 1 − Φ(z)); without it, two-sided; a side not in ``SIDES`` is refused."""
-    base = {"hands": 100, "bets": 100, "staked": 100.0, "expected": 5.0, "variance": 100.0, "evidence": [1]}
-    rows = [{**base, "kind": "k", "a": side or "none", "b": None, "actual": -20.0, "side": side}
-            for side in ("below", "above", None)]
-    pairs = {p["a"]: p for p in S.pair_figures(rows)["pairs"]}
-    z = -2.5
-    assert all(p["z"] == pytest.approx(z) for p in pairs.values())
-    assert pairs["below"]["p_value"] == pytest.approx(stats.norm.cdf(z))
-    assert pairs["above"]["p_value"] == pytest.approx(stats.norm.sf(z))
-    assert pairs["none"]["p_value"] == pytest.approx(2 * stats.norm.cdf(z))
-    assert pairs["below"]["side"] == "below" and pairs["none"]["side"] is None
-    with pytest.raises(ValueError, match="side"):
-        S.pair_figures([{**rows[0], "side": "left"}])
