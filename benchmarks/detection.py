@@ -129,15 +129,17 @@ def plan(rng, args, kind):
     return shifts
 
 
-def trial(args, kind, seed, *, edge, stand_at=None):
-    """One trial (rolled back): ``{"hands", "pooled", "single", "detected", "single_named"}``."""
+def trial(args, kind, seed, *, edge, theory, stand_at=None):
+    """One trial (rolled back): ``{"hands", "pooled", "single", "detected", "single_named"}``.
+    ``theory``: the run's one ``Theory`` (computing a missing edge: the strategy fitted to
+    the hands; its edges kept in memory across the trials, whose rows are rolled back)."""
     from django.contrib.auth import get_user_model
     from django.db import transaction
     from django.utils import timezone
 
     from casino.periods import gaming_day
     from patrons.models import Player
-    from reports.detection import Theory, review
+    from reports.detection import review
     from reports.pooling import pooled_review
     from tables import services
     from tables.models import Hand
@@ -171,7 +173,7 @@ def trial(args, kind, seed, *, edge, stand_at=None):
                 if kind != "honest" and not planted:
                     continue  # a planted trial's other shifts: only its planted shifts' reviews are read
                 result = review(Hand.objects.filter(shift=shift), subject=f"shift:{shift.pk}",
-                                theory=Theory(compute=False), card_observations=None if args.shift_cards else {})
+                                theory=theory, card_observations=None if args.shift_cards else {})
                 for kind_, code, identity, _evidence in result["findings"]:
                     single.add((kind_, code, str(identity), shift.pk))
                     if planted and kind_ in ("pair", "expected"):
@@ -179,7 +181,7 @@ def trial(args, kind, seed, *, edge, stand_at=None):
             pooled, detected = set(), False
             for night in range(args.days) if kind == "honest" else [args.days - 1]:
                 day = yesterday - timedelta(days=args.days - 1 - night)
-                result = pooled_review(day, theory=Theory(compute=False))
+                result = pooled_review(day, theory=theory)
                 for finding in result["findings"]:
                     pooled.add(finding.fingerprint)
                     e = finding.evidence
@@ -242,6 +244,7 @@ def main():
     migrate = create_scratch(name)
     os.environ["DATABASE_URL"] = database_url(name)
     os.environ["DJANGO_DEBUG"] = "false"
+    os.environ["EDGE_HANDS"] = str(args.theory_hands)  # the edges of the fitted strategies, computed as needed
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.test")
     try:
         import django
@@ -253,6 +256,9 @@ def main():
             call_command("migrate", verbosity=0)
         started = time.perf_counter()
         edge = setup(args.theory_hands)
+        from reports.detection import Theory
+
+        theory = Theory()
         print(f"theory: {args.theory_hands} hands, mean {edge['mean_per_unit']:+.4f} per unit "
               f"({time.perf_counter() - started:.0f} s)", flush=True)
         print(f"{args.tables} tables × {args.days} days × 1 shift of {args.hands} hands; {args.dealers} dealers, "
@@ -263,7 +269,7 @@ def main():
         for stand_at in [int(x) for x in args.stand_at.split(",") if x]:
             hands = pooled = single = 0
             for seed in range(args.honest_seeds):
-                result = trial(args, "honest", seed, edge=edge, stand_at=stand_at)
+                result = trial(args, "honest", seed, edge=edge, theory=theory, stand_at=stand_at)
                 hands, pooled, single = hands + result["hands"], pooled + result["pooled"], single + result["single"]
             per = (pooled + single) / hands * 10_000 if hands else 0.0
             print(f"| honest, seats stand at {stand_at / 2:g} | — | {args.honest_seeds} ({hands} hands) | — | — | "
@@ -274,7 +280,7 @@ def main():
                 args.share, args.sigmas = strength, strength
                 detected = named = hands = 0
                 for seed in range(args.seeds):
-                    result = trial(args, kind, seed, edge=edge)
+                    result = trial(args, kind, seed, edge=edge, theory=theory)
                     detected += result["detected"]
                     named += result["single_named"]
                     hands += result["hands"]
