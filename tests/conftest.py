@@ -117,6 +117,20 @@ def pytest_runtest_setup(item):
 
 
 @pytest.fixture(autouse=True)
+def language_reset():
+    """Each test starts in the site's language (``LANGUAGE_CODE``): a page requested with the
+    language chosen in the top bar leaves that language active in the process's thread
+    (``casino.middleware.TableLanguageMiddleware`` activates it per request), which the next
+    test on the same worker would otherwise inherit."""
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
+
+
+@pytest.fixture(autouse=True)
 def seal_witness(request, tmp_path_factory):
     """A test with the database writes the seals' witness (``reports.witness``) to a
     directory of its own, so that one test's reports are never another's faults."""
