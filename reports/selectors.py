@@ -4,9 +4,10 @@ from django.core.paginator import Paginator
 from django.db.models import OuterRef, Subquery
 from django.urls import reverse
 
+from casino.periods import period_bounds
 from reports.models import Report, ReportRequest
 from reports.texts import stage_label
-from tables.models import Shift
+from tables.models import Hand, Shift
 
 PER_PAGE = 25
 
@@ -55,3 +56,19 @@ def request_state(request: ReportRequest) -> dict:
         "queued": request.dispatched_at is not None,
         "report_url": reverse("reports:report", args=[request.report_id]) if request.report_id else None,
     }
+
+
+def review_hands(*, table_id: int, date_from, date_to, shift: int | None = None, tenure: int | None = None,
+                 dealer_id: int | None = None):
+    """The hands a review reads (the review page's, the API's and the task that stores their
+    theory): the table's hands opened in the gaming days ``date_from`` to ``date_to``
+    (dates), of one shift, bank tenure or dealer (ids) when given. A Hand queryset."""
+    start, end = period_bounds(date_from, date_to)
+    hands = Hand.objects.filter(table_id=table_id, opened_at__gte=start, opened_at__lt=end)
+    if shift:
+        hands = hands.filter(shift_id=shift)
+    if tenure:
+        hands = hands.filter(tenure_id=tenure)
+    if dealer_id:
+        hands = hands.filter(dealer_id=dealer_id)
+    return hands

@@ -172,3 +172,23 @@ def integrity_check(full: bool = False) -> int:
     from reports.checkpoints import check_run
 
     return check_run(full=full, fan_out=False).fault_count
+
+
+@shared_task(name="reports.review_theory", acks_late=True, reject_on_worker_lost=True,
+             autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300, max_retries=6)
+def review_theory(spec: dict) -> bool:
+    """Simulate and store every edge the review of ``spec`` needs (the strategy fitted to
+    its hands and its neighbours, per rule set and seat count: ``detection.Sums`` with a
+    computing ``Theory``), asked by the review page or ``GET /api/review/`` when one was
+    missing. ``spec``: ``reports.selectors.review_hands``'s arguments (dates as ISO text).
+    Idempotent: a stored edge is read, not simulated again.
+
+    Returns:
+        True when the hands have settled bets (their edges are stored now), else False.
+    """
+    from reports.detection import Sums, Theory
+    from reports.selectors import review_hands
+
+    hands = review_hands(**{**spec, "date_from": date.fromisoformat(spec["date_from"]),
+                            "date_to": date.fromisoformat(spec["date_to"])})
+    return not Sums(hands, Theory()).empty

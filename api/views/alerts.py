@@ -27,7 +27,13 @@ from reports.journal import journal_day, journal_json
 from reports.models import Alert
 from reports.statistics import ALPHA
 from reports.texts import alert_text
-from reports.views.review import ReviewForm, missing_theory_text, pooled_figures, review_figures
+from reports.views.review import (
+    ReviewForm,
+    missing_theory_text,
+    pooled_figures,
+    review_figures,
+    theory_requested,
+)
 
 ALERT_READERS = IsAuditor | IsAdmin
 
@@ -178,6 +184,7 @@ class ReviewView(ApiViewMixin, APIView):
         try:
             computed = review_figures(data)
         except MissingTheory as missing:
+            theory_requested(data)
             raise Refusal(missing_theory_text(missing), rule="theory_missing", field="table",
                           status_code=status.HTTP_409_CONFLICT) from None
         tests = [{**test, "kind": str(test["kind"])} for test in computed["tests"]]

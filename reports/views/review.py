@@ -4,6 +4,7 @@ and the card tests, each with its p-value and its hands as evidence. Computed on
 (``reports.detection.review``), read only. ["Pairs",
 "Card tests with power"]"""
 
+import hashlib
 import json
 from datetime import date, timedelta
 
@@ -18,7 +19,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_POST
 
-from casino.periods import gaming_day, period_bounds
+from casino.periods import gaming_day
 from casino.roles import AUDITOR, role_required
 from game.edge import Strategy, describe_strategy
 from game.profiles import Profile
@@ -28,6 +29,7 @@ from reports.detection import MIN_HANDS, MissingTheory, Sums, Theory, review
 from reports.evidence import review_line_url
 from reports.forms import check_period
 from reports.pooling import latest_pooled_review, pooled_review_request
+from reports.selectors import review_hands
 from reports.texts import (
     CARD_TESTS,
     GROUPS,
@@ -45,6 +47,8 @@ MAX_DAYS = 92
 PAGE_CARD_HANDS = 3000
 #: Hands listed as evidence per line (the rest counted).
 EVIDENCE_SHOWN = 60
+#: A review's missing theory is asked of the worker at most once in this many seconds.
+THEORY_REQUEST_SECONDS = 15 * 60
 #: Lines of the latest pooled review shown (its alerts first, then by q).
 POOLED_SHOWN = 20
 
@@ -69,16 +73,32 @@ class ReviewForm(forms.Form):
         return check_period(self, super().clean(), MAX_DAYS)
 
 
+def _spec(data):
+    """The review ``data`` chooses (``ReviewForm.cleaned_data``) as ``review_hands``'s
+    arguments, plain data (a task's too)."""
+    return {"table_id": data["table"].pk, "date_from": data["date_from"].isoformat(),
+            "date_to": data["date_to"].isoformat(), "shift": data.get("shift"), "tenure": data.get("tenure"),
+            "dealer_id": data["dealer"].pk if data.get("dealer") else None}
+
+
 def _hands(data):
-    start, end = period_bounds(data["date_from"], data["date_to"])
-    hands = Hand.objects.filter(table=data["table"], opened_at__gte=start, opened_at__lt=end)
-    if data.get("shift"):
-        hands = hands.filter(shift_id=data["shift"])
-    if data.get("tenure"):
-        hands = hands.filter(tenure_id=data["tenure"])
-    if data.get("dealer"):
-        hands = hands.filter(dealer=data["dealer"])
-    return hands
+    return review_hands(**{**_spec(data), "date_from": data["date_from"], "date_to": data["date_to"]})
+
+
+def theory_requested(data) -> None:
+    """A review refused for a missing theory (``MissingTheory``): queue the task that
+    simulates and stores every edge its hands need (``reports.review_theory``), once a
+    quarter of an hour per review, after the request's transaction commits. The page
+    never simulates; the worker does, and the same review then answers."""
+    from django.core.cache import cache
+    from django.db import transaction
+
+    from reports.tasks import review_theory
+
+    spec = _spec(data)
+    key = "review-theory:" + hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+    if cache.add(key, 1, timeout=THEORY_REQUEST_SECONDS):
+        transaction.on_commit(lambda: review_theory.delay(spec))
 
 
 def _links(ids_lists):
@@ -157,12 +177,12 @@ def missing_theory_text(missing):
     if getattr(missing, "strategy", None):
         return gettext("The theory of %(rules)s with %(seats)s seats, for the play observed in these hands, is not "
                        "stored yet: run manage.py edge --rules '%(json)s' --seats %(seats)s --strategy "
-                       "'%(strategy)s' --store (or wait for the next report's alerts, which compute it).") % {
+                       "'%(strategy)s' --store (it is being computed now: ask again in a minute or two).") % {
             "rules": rules_label(missing.rules), "seats": missing.seats, "json": json.dumps(missing.rules),
             "strategy": json.dumps(missing.strategy, sort_keys=True)}
     return gettext("The theory of %(rules)s with %(seats)s seats is not stored yet: run manage.py edge "
-                   "--rules '%(json)s' --seats %(seats)s --store (or wait for the next report's alerts, "
-                   "which compute it).") % {"rules": rules_label(missing.rules), "seats": missing.seats,
+                   "--rules '%(json)s' --seats %(seats)s --store (it is being computed now: ask again in a "
+                   "minute or two).") % {"rules": rules_label(missing.rules), "seats": missing.seats,
                                             "json": json.dumps(missing.rules)}
 
 
@@ -273,6 +293,7 @@ def review_page(request):
     try:
         computed = review_figures(data)
     except MissingTheory as missing:
+        theory_requested(data)
         form.add_error(None, missing_theory_text(missing))
         return render(request, "reports/review.html", {"form": form, **_pooled_context()}, status=409)
     tests = computed["tests"]

@@ -88,6 +88,32 @@ def test_without_a_stored_theory_the_page_says_how_to_store_it_and_never_simulat
     assert "--store" in text and not EdgeFigure.objects.exists()
 
 
+def test_a_missing_theory_is_asked_of_the_worker_once_and_the_review_then_answers(
+        client, staff, session, django_capture_on_commit_callbacks):
+    """The page never simulates: it queues ``reports.review_theory`` (once, however often
+    the auditor asks again), whose run stores the edges of the strategy fitted to the
+    hands, after which the same review answers."""
+    from django.core.cache import cache
+
+    from reports.models import EdgeFigure
+
+    table, _first, _second = session
+    EdgeFigure.objects.all().delete()
+    cache.clear()
+    client.force_login(staff["auditor"])
+    today = timezone.localdate().isoformat()
+    query = {"table": table.pk, "date_from": today, "date_to": today, "funnel": "tenure"}
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        first = client.get(reverse("reports:review"), query)
+        again = client.get(reverse("reports:review"), query)
+    assert (first.status_code, again.status_code) == (409, 409) and len(queued) == 1
+    assert "se está calculando ahora" in first.content.decode() and not EdgeFigure.objects.exists()
+    queued[0]()  # the worker's run (eager in the tests)
+    assert EdgeFigure.objects.exists()
+    answered = client.get(reverse("reports:review"), query)
+    assert answered.status_code == 200 and 'id="summary"' in answered.content.decode()
+
+
 def test_the_theorys_strategy_is_in_the_readers_language(client, staff):
     """The edge stores its strategy in English; the Spanish page describes it in Spanish
     (points as 4, 3½), the stored words untouched."""
