@@ -97,11 +97,10 @@ def _post_close(drawer, supervisor):
     """At the close, the float back to the cage floats account (the cage credited), and
     the variance (counted − expected) to the count variances account: the cage debited
     what was found over, credited what was found short (``ledger.models.Account``'s one
-    sign convention). Only the float the drawer's opening posted goes back. Returns the
+    sign convention). Only the float the drawer's opening posted (its ``float_transaction``) goes back. Returns the
     Transaction or None (nothing to post)."""
     cage, floats = posting.singleton_account(Account.Kind.CAGE), posting.singleton_account(Account.Kind.FLOATS)
-    lent = cents(drawer.float_amount) if Transaction.objects.filter(
-        idempotency_key=f"drawer:{drawer.pk}:float").exists() else 0
+    lent = cents(drawer.float_amount) if drawer.float_transaction_id else 0
     variance = cents(drawer.variance)
     # Credits positive. The cage's leg is its net: the float going back (credited), the
     # cash found over (debited: cash in) or short (credited).
