@@ -41,3 +41,35 @@ def test_a_small_selection_shows_the_same_hands_everywhere(chromium, live_server
     shots.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shots / f"review-{size[0]}.png"), full_page=True)
     context.close()
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (390, 844)], ids=["laptop", "phone"])
+def test_a_review_whose_theory_is_missing_says_it_is_computed_and_then_answers(chromium, live_server, staff, size):
+    """No edge stored for the play fitted to the hands: the page says the theory is being
+    computed (the task queued; eager here, a worker as shipped), fits the screen, and the
+    same review asked again answers with its figures."""
+    from django.core.cache import cache
+
+    from reports.models import EdgeFigure
+
+    table = simulated_table("Mesa T", staff)
+    play_shift(table, staff["dealer"], staff["supervisor"], records(9, 21))
+    EdgeFigure.objects.all().delete()  # the shift's alerts stored the theory its hands need
+    cache.clear()
+    today = timezone.localdate().isoformat()
+    context = chromium.new_context(viewport={"width": size[0], "height": size[1]}, locale="es-ES",
+                                   base_url=live_server.url)
+    page = context.new_page()
+    log_in(page, "audit1", "/reports/review/")
+    url = f"/reports/review/?table={table.pk}&date_from={today}&date_to={today}&funnel=tenure"
+    page.goto(url)
+    waiting = " ".join(page.inner_text("form.review .errorlist").split())
+    assert "aún no está guardada" in waiting and "se está calculando ahora" in waiting, waiting
+    width, viewport = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width <= viewport
+    shots = Path(os.environ.get("SCREENSHOTS", "/tmp/floorb-shots"))
+    shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shots / f"review-theory-missing-{size[0]}.png"), full_page=True)
+    page.goto(url)
+    assert page.inner_text("#summary").startswith("21 manos, 21 de ellas liquidadas con apuestas")
+    context.close()
