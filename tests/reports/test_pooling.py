@@ -173,3 +173,23 @@ def test_the_review_page_and_the_api_show_the_latest_pooled_review_and_an_audito
         .first()
     shown = client.get(f"/reports/alerts/{alert.pk}/").content.decode()
     assert "Crupier × jugador dealer2 × ana en" in shown
+
+
+def test_postgresql_keeps_a_pooled_runs_request_and_its_result_once_done(db):
+    """The guard (reports/sql/0010_pooled_review_guard.sql): a failed or interrupted run may
+    be computed again, but what was asked for never changes, a run done never changes, and
+    no run is deleted — whatever writes, not only the services."""
+    from django.db import IntegrityError, transaction
+
+    run = PooledReview.objects.create(day=gaming_day(timezone.now()))
+    rows = PooledReview.objects.filter(pk=run.pk)
+    rows.update(status=PooledReview.Status.FAILED, error="worker lost")
+    rows.update(status=PooledReview.Status.RUNNING, started_at=timezone.now())  # retried: allowed
+    rows.update(status=PooledReview.Status.DONE, result={"tests": []}, alerts=0, finished_at=timezone.now())
+    for change in ({"result": {"tests": [{"forged": True}]}}, {"alerts": 3}, {"status": PooledReview.Status.FAILED},
+                   {"day": run.day - timedelta(days=1)}):
+        with pytest.raises(IntegrityError, match="pooled review"), transaction.atomic():
+            rows.update(**change)
+    with pytest.raises(IntegrityError, match="never deleted"), transaction.atomic():
+        rows.delete()
+    assert rows.get().result == {"tests": []}
