@@ -164,10 +164,13 @@ SELECT transaction_id, json_agg(json_build_array(account_id, side, (amount * 100
   FROM ledger_entry WHERE transaction_id = ANY(%s) GROUP BY transaction_id"""
 
 
-def _grouped(cursor, sql, ids) -> dict:
-    """``{id: [tuple, …]}`` of one of the chunk's queries (an id without rows: absent)."""
+def _grouped(cursor, sql, ids, *, hashable=False) -> dict:
+    """``{id: [row, …]}`` of one of the chunk's queries, each row a list (a tuple with
+    ``hashable``: the bets, counted); an id without rows is absent."""
     cursor.execute(sql, [ids])
-    return {pk: [tuple(item) for item in loads(text)] for pk, text in cursor.fetchall()}
+    if hashable:
+        return {pk: [tuple(item) for item in loads(text)] for pk, text in cursor.fetchall()}
+    return {pk: loads(text) for pk, text in cursor.fetchall()}
 
 
 def _chunk_faults(hands: list[_Hand]) -> list[dict]:
@@ -175,7 +178,7 @@ def _chunk_faults(hands: list[_Hand]) -> list[dict]:
     tx_ids = [hand.transaction_id for hand in hands if hand.transaction_id]
     with connection.cursor() as cursor:
         entries = _grouped(cursor, _ENTRIES_SQL, ids)
-        bets = _grouped(cursor, _BETS_SQL, ids)
+        bets = _grouped(cursor, _BETS_SQL, ids, hashable=True)
         posted = _grouped(cursor, _LEGS_SQL, tx_ids) if tx_ids else {}
     holders = _holders({account_id for legs in posted.values() for account_id, _side, _amount in legs})
     faults = []
