@@ -27,8 +27,8 @@ from datetime import datetime
 from django.db import connection
 from django.utils.translation import gettext as _
 
+from casino.jsontext import loads
 from casino.keys import current_key_id, hmac_hex, secret
-from ledger.money import cents
 
 #: The "previous signature" of the ledger's first transaction.
 GENESIS = "0" * 64
@@ -80,13 +80,15 @@ def sign(txn, legs, previous: str) -> str:
 # ---------------------------------------------------------------------------------------
 # The check
 
+#: Every transaction after an id with its legs; the amounts in cents (the column is numeric
+#: with two places: ``* 100`` is exact), the cause as its text (``casino.jsontext``).
 _READ_SQL = """
 SELECT t.id, t.kind, t.reference, t.idempotency_key, t.cause::text, t.posted_by_id, t.source, t.posted_at,
        t.memo, t.reverses_id, t.signature, t.previous_signature, t.key_id, t.legs,
        e.accounts, e.sides, e.amounts
   FROM ledger_transaction t
        LEFT JOIN LATERAL (SELECT array_agg(x.account_id) AS accounts, array_agg(x.side) AS sides,
-                                 array_agg(x.amount) AS amounts
+                                 array_agg((x.amount * 100)::bigint) AS amounts
                             FROM ledger_entry x WHERE x.transaction_id = t.id) e ON true
  WHERE t.id > %s
  ORDER BY t.id"""
@@ -142,7 +144,7 @@ def signature_scan(*, after_id: int = 0, head: str = GENESIS) -> tuple[list[str]
                     faults.append(_("transaction #%(id)s (%(kind)s, %(reference)s) is not signed with the "
                                     "ledger's key: it was not posted by the ledger") % named)
                     continue
-                legs = list(zip(accounts or [], sides or [], [cents(a) for a in amounts or []], strict=True))
+                legs = list(zip(accounts or [], sides or [], amounts or [], strict=True))
                 if len(legs) != count:
                     faults.append(_("transaction #%(id)s (%(kind)s, %(reference)s) has %(found)s entries but was "
                                     "posted with %(legs)s: entries were added or removed after it was posted")
@@ -157,7 +159,7 @@ def signature_scan(*, after_id: int = 0, head: str = GENESIS) -> tuple[list[str]
                                     "server does not hold") % named)
                 else:
                     body = posting_body(kind=kind, reference=reference, idempotency_key=key,
-                                        cause=json.loads(cause), posted_by_id=by, source=source, posted_at=at,
+                                        cause=loads(cause), posted_by_id=by, source=source, posted_at=at,
                                         memo=memo, reverses_id=reverses, legs=legs)
                     expected = signature(key_id=key_id, key=keys[key_id], previous=stored_previous, body=body)
                     if not hmac.compare_digest(expected, stored):

@@ -115,7 +115,14 @@ def _table_chunk(table, since):
     mine += [exception_text(fault) for fault in _seal_faults(table)]
     touched = Q(pk__gt=after_hand)
     if after_entry:
-        touched |= Q(pk__in=HandEvent.objects.filter(table=table, pk__gt=after_entry).values("hand_id"))
+        # The earlier hands with an entry since (a void, a hand finished since: a few), as a
+        # list: "id > n OR id IN (subquery)" made PostgreSQL read every hand and hash every
+        # ledger transaction of the history for the replay's join; "id > n OR id IN (list)"
+        # reads the new hands and those by their index.
+        earlier = set(HandEvent.objects.filter(table=table, pk__gt=after_entry, hand_id__lte=after_hand)
+                      .values_list("hand_id", flat=True))
+        if earlier:
+            touched |= Q(pk__in=sorted(earlier))
     hands = Hand.objects.filter(table=table, pk__lte=last_hand).filter(touched)
     replayed = [fault_text(fault) for fault in hand_faults(hands)]
     state = {"entry": last_entry, "head": head, "hand": last_hand, "number": table.last_hand_number}

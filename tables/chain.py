@@ -28,6 +28,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db.models import Func, TextField
 
+from casino.jsontext import loads
 from casino.keys import current_key_id, secret
 
 #: The "previous hash" of a table's first entry.
@@ -62,9 +63,18 @@ def _body(*, table_id: int, hand_number: int, sequence: int, kind_json: str, eve
     """``entry_body`` from its parts, the kind and the event already as canonical JSON, the
     keys in sorted order (``at, by, event, hand, kind, sequence, table``): the one writer
     of the signed text, for ``entry_body`` and ``EntryChecker.body``."""
-    return (f'{{"at":{json.dumps(at)},"by":{"null" if entered_by_id is None else int(entered_by_id)},'
+    return (f'{{"at":{_json_string(at)},"by":{"null" if entered_by_id is None else int(entered_by_id)},'
             f'"event":{event_json},"hand":{int(hand_number)},'
             f'"kind":{kind_json},"sequence":{int(sequence)},"table":{int(table_id)}}}')
+
+
+def _json_string(text: str) -> str:
+    """``json.dumps(text)``: written around the text when no character of it needs an escape
+    (printable ASCII without a quote or a backslash: every timestamp; the chain check writes
+    one an entry), else by ``json.dumps``."""
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    return json.dumps(text)
 
 
 def _digest(*, key_id: str, key: bytes | None, previous: str, body: str) -> str:
@@ -132,9 +142,10 @@ class EntryChecker:
 
     The same answers as ``entry_fault`` byte for byte: the body is ``entry_body``'s
     canonical JSON, written around the event's canonical JSON, which is made once per
-    distinct event text (``json.loads`` then ``json.dumps`` with sorted keys: exact for
-    integers of any size, which orjson would turn into floats past 64 bits and so report
-    a sound entry as changed) and kept in a bounded cache; each key's secret is looked up
+    distinct event text (``json.loads``'s value, through ``casino.jsontext``, which sends the
+    texts orjson would misread to ``json``: exact for integers of any size, which orjson
+    alone would turn into floats past 64 bits and so report a sound entry as changed; then
+    ``json.dumps`` with sorted keys) and kept in a bounded cache; each key's secret is looked up
     once. Holds no connection; one checker per check (the keys are read when it is made
     and as first met).
     """
@@ -163,7 +174,7 @@ class EntryChecker:
         if canonical is None:
             if len(events) >= self.CACHE:
                 events.clear()
-            canonical = events[text] = _CANONICAL.encode(json.loads(text))
+            canonical = events[text] = _CANONICAL.encode(loads(text))
         return canonical
 
     def body(self, *, table_id: int, hand_number: int, sequence: int, kind: str, event_text: str,
@@ -184,13 +195,24 @@ class EntryChecker:
               entered_at: datetime | str) -> str | None:
         """As ``entry_fault`` (``"changed"``, ``"unkeyed"``, ``"unknown_key"`` or None), the
         event given as its stored JSON text."""
-        if key_id == UNKEYED and entry_id > self._unkeyed_until:
-            return "unkeyed"
-        body = self.body(table_id=table_id, hand_number=hand_number, sequence=sequence, kind=kind,
-                         event_text=event_text, entered_by_id=entered_by_id, entered_at=entered_at)
-        secret = None if key_id == UNKEYED else self._secret(key_id)
-        if key_id != UNKEYED and secret is None:
-            return "unknown_key"
+        if key_id == UNKEYED:
+            if entry_id > self._unkeyed_until:
+                return "unkeyed"
+            secret = None
+        else:
+            secret = self._keys[key_id] if key_id in self._keys else self._secret(key_id)
+            if secret is None:
+                return "unknown_key"
+        # ``body``'s steps, inline: the chain check calls this once an entry.
+        kind_json = self._words.get(kind)
+        if kind_json is None:
+            kind_json = self._words[kind] = _CANONICAL.encode(kind)
+        event_json = self._events.get(event_text)
+        if event_json is None:
+            event_json = self.canonical_event(event_text)
+        body = _body(table_id=table_id, hand_number=hand_number, sequence=sequence, kind_json=kind_json,
+                     event_json=event_json, entered_by_id=entered_by_id,
+                     at=entered_at if isinstance(entered_at, str) else entered_at.isoformat())
         digest = _digest(key_id=key_id, key=secret, previous=previous, body=body)
         return None if hmac.compare_digest(digest, stored) else "changed"
 

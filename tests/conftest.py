@@ -47,6 +47,7 @@ FAST = (
     "test_compose.py",
     "test_image_files.py",
     "test_jinja_env.py",
+    "test_jsontext.py",
     "test_layers.py",
 )
 _FAST_PATHS = tuple(TESTS / entry for entry in FAST)
