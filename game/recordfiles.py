@@ -138,8 +138,36 @@ def decode_record(text):
             value = json.loads(text)
         except ValueError as error:  # JSONDecodeError, or a number too long to convert
             return malformed_json(error)
+    if _plain_record(value, text):
+        return value
     deep = deep_field(value, MAX_DEPTH)
     return value if deep is None else _too_deep(deep)
+
+
+def _plain_record(value, text):
+    """Is ``value``, decoded from JSON ``text``, an object nested at most 3 levels (itself,
+    its fields, their items), as a hand record is? Its arrays and objects down to that
+    level are counted, and their types read in C (``map(type, ...)``), and compared with
+    the brackets opened in ``text`` (``[`` and ``{``, those in strings too): as many, and
+    there is none deeper. False otherwise (``deep_field`` then decides)."""
+    if type(value) is not dict:
+        return False
+    scalars = _SCALARS
+    known = 1
+    for field in _values(value):
+        kind = type(field)
+        if kind is list:
+            known += 1
+            kinds = set(map(type, field))
+            if kinds == _DICT_ONLY:
+                known += len(field)
+            elif not kinds <= scalars:
+                return False
+        elif kind is dict:
+            known += 1
+            if not scalars.issuperset(map(type, _values(field))):
+                return False
+    return known == text.count("{") + text.count("[")
 
 
 def _too_deep(field):
@@ -177,6 +205,7 @@ def deep_field(value, limit):
 #: The types of a JSON value that holds no array nor object.
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 _values = dict.values
+_DICT_ONLY = {dict}
 
 
 def _record_shaped(value):
