@@ -137,6 +137,8 @@ def _write_points(half_points):
 
 # Every hand's points fit here: at most 7 (14) plus a 7 before it stops.
 _POINTS_TEXT = tuple(_write_points(h) for h in range(64))
+#: ``format_points`` of 0 to 63 half-points, by index (every hand's points are there).
+POINTS_TEXT = _POINTS_TEXT
 
 
 def format_points(half_points):

@@ -87,6 +87,10 @@ def valid_player_id(value):
 
 
 _cents_text = {}
+#: ``format_cents``'s texts so far, ``{cents: text}``: ``CENTS_TEXT.get(cents) or
+#: format_cents(cents)`` is ``format_cents(cents)`` without its call where it was written
+#: before (the settlement of a hand writes a dozen amounts).
+CENTS_TEXT = _cents_text
 
 
 def format_cents(cents):
@@ -437,6 +441,39 @@ class HandState:
             self._pair_over = None  # the next event was not its split: the pair stays bust
         self.n = n
 
+    def play(self, events):
+        """Apply ``events`` in order, exactly as ``apply`` one by one (the loop of a hand
+        record): the common case in this loop, anything else through ``apply`` itself, so
+        that every refusal is ``apply``'s.
+
+        Args:
+            events: an iterable of event dicts (``hand-record.md``).
+        Raises:
+            IllegalEvent: as ``apply``, for the first illegal event; the events before it
+                stay applied.
+        """
+        dispatch = self._events
+        for ev in events:
+            try:
+                do = ev["do"]
+                allowed, handler = dispatch[do]
+            except (KeyError, TypeError):
+                allowed = None
+            if (allowed is None or type(ev) is not dict or not allowed.issuperset(ev)
+                    or (self.phase is not PLAY and (self.phase is not DEAL or do != "deal"))):
+                self.apply(ev)
+                continue
+            who = ev.get("seat")
+            if type(who) is not str:
+                self.apply(ev)
+                continue
+            n = self.n + 1
+            pair_over = self._pair_over
+            handler(self, ev, n, who)
+            if pair_over is not None and self._pair_over is pair_over:
+                self._pair_over = None
+            self.n = n
+
     def _deal(self, ev, n, who):
         if self.phase is not DEAL:
             raise IllegalEvent(n, "deal", gettext_noop("the initial deal is over; {who} cannot get another initial card"), who=who)
@@ -460,6 +497,95 @@ class HandState:
         if not self._undealt:
             self.phase = PLAY
             self._advance()
+
+    # A hand record's deal, a seat's bet and a seat's card (every card named, no console):
+    # the common case inline, anything else (and every refusal) through _deal, _bet and
+    # _card_event, which make the same checks in the same order. [_RECORD_HANDLERS]
+
+    def _record_deal(self, ev, n, who):
+        """``_deal`` of a hand record: a named card of the deck still in the stock to one
+        still waiting for it, inline."""
+        value = ev.get("card")
+        undealt = self._undealt
+        code = self._spellings.get(value) if type(value) is str else None
+        if (self.phase is not DEAL or who not in undealt or code is None or code not in self.deck
+                or code in self.live):
+            return self._deal(ev, n, who)
+        seat = self._seat.get(who)
+        hand = seat.hands[0] if seat is not None else self.bank if who == BANK_ID else self.loca
+        cards = hand.cards
+        if not self.profile.face_up or who == BANK_ID:
+            hand.down = len(cards)
+        cards.append(code)
+        self.live_count += 1
+        self.live[code] = n
+        hand.points += CARD_POINTS[code]
+        undealt.discard(who)
+        if not undealt:
+            self.phase = PLAY
+            self._advance()
+
+    def _record_bet(self, ev, n, who):
+        """``_bet`` of a hand record: a seat's own bet, in turn, of an amount read before
+        (``_amount_cache``) within its limits, inline."""
+        amount = ev.get("amount")
+        cents = _amount_cache.get(amount) if type(amount) is str else None
+        seat = self._seat.get(who)
+        if (not cents or seat is None or ev.get("player") is not None or self.order[self.turn] != who
+                or self._mandatory_exchange):
+            return self._bet(ev, n, who)
+        hand = seat.hands[seat.current]
+        stake = hand.stake
+        if stake == 0:  # (as _bet_range)
+            if self.profile.fixed_stake:
+                low = high = self.min_bet
+            else:
+                low, high = max(self.min_bet, 1), self.max_bet
+        elif self.profile.fixed_stake or stake >= self.max_bet:
+            return self._bet(ev, n, who)
+        else:
+            low, high = 1, self.max_bet - stake
+        if not low <= cents <= high:
+            return self._bet(ev, n, who)
+        if stake:
+            hand.raise_pending = True
+        hand.stake = stake + cents
+        hand.split_ready = False
+        seat.acted = True
+
+    def _record_card(self, ev, n, who):
+        """``_card_event`` of a hand record: a seat's card, in turn, named, of the deck
+        and in the stock, inline."""
+        down = ev.get("down", False)
+        value = ev.get("card")
+        seat = self._seat.get(who)
+        if (seat is None or (down is not False and down is not True) or self.order[self.turn] != who
+                or type(value) is not str or self._mandatory_exchange):
+            return self._card_event(ev, n, who)
+        hand = seat.hands[seat.current]
+        code = self._spellings.get(value)
+        live = self.live
+        if (hand.stake == 0 or self.live_count >= self._deck_size or code is None or code not in self.deck
+                or code in live or down and (self.profile.face_up or hand.down >= 0)):
+            return self._card_event(ev, n, who)
+        cards = hand.cards
+        if down:
+            hand.down = len(cards)
+        cards.append(code)
+        self.live_count += 1
+        live[code] = n
+        points = hand.points + CARD_POINTS[code]
+        hand.points = points
+        hand.raise_pending = False
+        hand.acted = True
+        seat.acted = True
+        split = hand.split_ready = (len(cards) == 2 and hand.kind == NORMAL
+                                    and CARD_POINTS[cards[0]] == CARD_POINTS[code]
+                                    and (CARD_POINTS[code] == 1 or self.profile.split_pairs))
+        if points >= NATURAL:
+            if split:
+                self._pair_over = (seat, hand, self.turn, seat.current)
+            self._settle_points(hand)
 
     def _bet(self, ev, n, who):
         amount = ev.get("amount")
@@ -1272,5 +1398,7 @@ _HANDLERS = {
 
 #: ``do`` -> (the keys its event may carry, its handler): for hand records, and for the
 #: console (unknown cards named later).
-_RECORD_DISPATCH = {do: (keys, _HANDLERS[do]) for do, keys in EVENT_KEYS.items()}
+_RECORD_HANDLERS = dict(_HANDLERS, deal=HandState._record_deal, bet=HandState._record_bet,
+                        card=HandState._record_card)
+_RECORD_DISPATCH = {do: (keys, _RECORD_HANDLERS[do]) for do, keys in EVENT_KEYS.items()}
 _CONSOLE_DISPATCH = {do: (keys, _HANDLERS[do]) for do, keys in _UNKNOWN_EVENT_KEYS.items()}

@@ -8,9 +8,9 @@ integer half-points (7½ = 15). [rules.md "Settlement of one bet", "The bank pas
 from decimal import ROUND_FLOOR, Decimal
 from typing import NamedTuple
 
-from game.cards import NATURAL, format_points
+from game.cards import NATURAL, POINTS_TEXT, format_points
 from game.errors import IllegalEvent, gettext_noop
-from game.hand import FUSILADO, LOCA_ID, format_cents
+from game.hand import CENTS_TEXT, FUSILADO, LOCA_ID, format_cents
 
 WIN, NATURAL_RESULT, LOSE, BUST = "win", "natural", "lose", "bust"
 
@@ -63,13 +63,16 @@ class Settlement(NamedTuple):
 
     def as_dict(self):
         """The settlement as ``manage.py settle`` prints it. [hand-record.md "Settling"]"""
-        cents, points = format_cents, format_points
+        # format_cents and format_points without a call where the text is at hand (a
+        # dozen amounts a hand): CENTS_TEXT, the texts written so far; POINTS_TEXT, 0-63.
+        cents, written, points = format_cents, CENTS_TEXT.get, POINTS_TEXT
         return {
             # each bet as Bet.as_dict writes it, unpacked here (six bets a hand on average)
-            "bets": [{"player": player, "seat": seat, "hand": hand, "stake": cents(stake), "points": points(half),
-                      "result": result, "multiplier": k, "net": cents(net)}
+            "bets": [{"player": player, "seat": seat, "hand": hand, "stake": written(stake) or cents(stake),
+                      "points": points[half] if 0 <= half < 64 else format_points(half),
+                      "result": result, "multiplier": k, "net": written(net) or cents(net)}
                      for player, seat, hand, stake, half, result, k, net in self.bets],
-            "players": {player: cents(net) for player, net in self.players.items()},
+            "players": {player: written(net) or cents(net) for player, net in self.players.items()},
             "bank": {"player": self.bank_player, "points": format_points(self.bank_points),
                      "net": format_cents(self.bank_net)},
             "commission": format_cents(self.commission),

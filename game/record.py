@@ -158,9 +158,7 @@ def play_record(record):
         for a record that ends before the hand is over).
     """
     state = read_header(record)
-    apply = state.apply
-    for event in record["events"]:
-        apply(event)
+    state.play(record["events"])
     check_complete(state)
     return state
 

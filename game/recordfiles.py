@@ -9,6 +9,7 @@ import errno
 import json
 import os
 import sys
+from itertools import chain
 
 import orjson
 
@@ -137,8 +138,36 @@ def decode_record(text):
             value = json.loads(text)
         except ValueError as error:  # JSONDecodeError, or a number too long to convert
             return malformed_json(error)
+    if _plain_record(value, text):
+        return value
     deep = deep_field(value, MAX_DEPTH)
     return value if deep is None else _too_deep(deep)
+
+
+def _plain_record(value, text):
+    """Is ``value``, decoded from JSON ``text``, an object nested at most 3 levels (itself,
+    its fields, their items), as a hand record is? Its arrays and objects down to that
+    level are counted, and their types read in C (``map(type, ...)``), and compared with
+    the brackets opened in ``text`` (``[`` and ``{``, those in strings too): as many, and
+    there is none deeper. False otherwise (``deep_field`` then decides)."""
+    if type(value) is not dict:
+        return False
+    scalars = _SCALARS
+    known = 1
+    for field in _values(value):
+        kind = type(field)
+        if kind is list:
+            known += 1
+            kinds = set(map(type, field))
+            if kinds == _DICT_ONLY:
+                known += len(field)
+            elif not kinds <= scalars:
+                return False
+        elif kind is dict:
+            known += 1
+            if not scalars.issuperset(map(type, _values(field))):
+                return False
+    return known == text.count("{") + text.count("[")
 
 
 def _too_deep(field):
@@ -154,7 +183,7 @@ def deep_field(value, limit):
     A recursion at most ``limit`` deep first (a record passes in microseconds), then,
     for a record too deep, an iterative walk naming the field."""
     kind = type(value)
-    if (kind is not dict and kind is not list) or _within(value, limit - 1):
+    if kind is not dict and kind is not list or limit >= 3 and _record_shaped(value) or _within(value, limit - 1):
         return None
     stack = [(value, 1, "")]
     while stack:
@@ -171,6 +200,36 @@ def deep_field(value, limit):
         else:
             stack.extend((child, depth + 1, field) for child in current.values())
     return None  # pragma: no cover - _within and the walk agree
+
+
+#: The types of a JSON value that holds no array nor object.
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+_values = dict.values
+_DICT_ONLY = {dict}
+
+
+def _record_shaped(value):
+    """Does ``value`` (a dict or list) nest at most 3 levels, as a hand record does (the
+    record, its events, an event; its rules, its seats)? The types are read a level at a
+    time in C (``map(type, ...)``), not value by value; False for anything else
+    (``_within`` then decides)."""
+    children = _values(value) if type(value) is dict else value
+    scalars = _SCALARS
+    for child in children:
+        kind = type(child)
+        if kind in scalars:
+            continue
+        if kind is dict:
+            if not scalars.issuperset(map(type, _values(child))):
+                return False
+        elif kind is list:
+            if not scalars.issuperset(map(type, child)) and not (
+                    {dict}.issuperset(map(type, child))
+                    and scalars.issuperset(map(type, chain.from_iterable(map(_values, child))))):
+                return False
+        else:  # pragma: no cover - JSON has no other type
+            return False
+    return True
 
 
 def _within(value, budget):
