@@ -128,3 +128,63 @@ def test_bets_on_la_loca_follow_its_turn(record):
     assert all(total[p] <= 2 * first[p] for p in total)
     if state.loca is not None:
         assert state.loca_bets == {p: [first[p], total[p]] for p in first}
+
+
+def _outcome(state, play):
+    """What ``play`` (one way of playing a record's events on ``state``) leaves: the
+    refusal's every part, or none, then the state as described and its settlement."""
+    try:
+        play(state)
+        refusal = None
+    except IllegalEvent as error:
+        refusal = (error.event, error.rule, error.template, error.message, error.params)
+    settled = settle(state).as_dict() if refusal is None and state.complete else None
+    return refusal, state.describe(), settled
+
+
+@st.composite
+def near_misses(draw):
+    """A valid record with one deal, bet or card changed to a near miss: an amount just
+    outside the table's limits or many times the stake, a card already out or not of
+    the deck, a card face down, a seat out of turn."""
+    record = copy.deepcopy(draw(records))
+    events = [ev for ev in record["events"] if ev.get("do") in ("deal", "bet", "card")]
+    if not events:
+        return record
+    ev = draw(st.sampled_from(events))
+    cards = [e["card"] for e in record["events"] if "card" in e]
+    if ev["do"] == "bet":
+        low, high = parse_amount(record["min_bet"]), parse_amount(record["max_bet"])
+        cents = draw(st.sampled_from([low - 1, high + 1, high, low, 1, parse_amount(ev["amount"]) * 10, 0]))
+        ev["amount"] = f"{cents // 100}.{cents % 100:02d}" if cents >= 0 else "-1.00"
+    elif ev["do"] == "card":
+        change = draw(st.sampled_from(["card", "down", "seat"]))
+        if change == "card":
+            ev["card"] = draw(st.sampled_from([*cards, "8O", "9E", "1O"]))
+        elif change == "down":
+            ev["down"] = not ev.get("down", False)
+        else:
+            ev["seat"] = draw(st.sampled_from([*record["seats"], "bank", "loca"]))
+    else:
+        ev["card" if draw(st.booleans()) else "seat"] = draw(st.sampled_from([*cards, *record["seats"], "bank"]))
+    return record
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(records, mutated(), near_misses()))
+def test_a_records_events_played_in_one_loop_are_applied_one_by_one(record):
+    """``HandState.play`` (the record's loop, with the common deal, bet and card inline)
+    leaves exactly what ``apply`` event by event leaves, on legal records and on
+    mutated ones: the same refusal at the same event, the same state, the same
+    settlement."""
+    try:
+        read_header(record)
+    except IllegalEvent:
+        return
+
+    def one_by_one(state):
+        for event in record["events"]:
+            state.apply(event)
+
+    assert _outcome(read_header(record), lambda state: state.play(record["events"])) == _outcome(
+        read_header(record), one_by_one)
