@@ -148,7 +148,8 @@ def near_misses(draw):
     outside the table's limits or many times the stake, a card already out or not of
     the deck, a card face down, a seat out of turn."""
     record = copy.deepcopy(draw(records))
-    events = [ev for ev in record["events"] if ev.get("do") in ("deal", "bet", "card")]
+    kind = draw(st.sampled_from(["bet", "card", "deal"]))
+    events = [ev for ev in record["events"] if ev.get("do") == kind]
     if not events:
         return record
     ev = draw(st.sampled_from(events))
@@ -170,7 +171,7 @@ def near_misses(draw):
     return record
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(records, mutated(), near_misses()))
 def test_a_records_events_played_in_one_loop_are_applied_one_by_one(record):
     """``HandState.play`` (the record's loop, with the common deal, bet and card inline)
