@@ -22,6 +22,7 @@ from hypothesis import settings as hypothesis_settings
 from cage.services.slips import cashier_buy_in
 from casino import localdb
 from tables import services
+from tests import emptying
 from tests.factories import PlayerFactory, TableFactory, UserFactory, deposit_bank, open_drawer
 
 # Hypothesis's per-example deadline (200 ms) measures the machine's load as much as the code:
@@ -73,6 +74,7 @@ def pytest_configure(config):
         raise pytest.UsageError(f"tests/conftest.py: FAST names what is not there: {missing}")
     if _controller(config):
         os.environ[RUN] = uuid.uuid4().hex
+    emptying.install()
 
 
 def pytest_unconfigure(config):
