@@ -8,20 +8,26 @@ tier that asks for the database (the ``db`` fixture or one built on it, the ``dj
 marker, a Django ``TransactionTestCase``) fails before it starts, in every run; any other
 access raises already (pytest-django blocks it in a test that did not ask for it).
 """
+import contextlib
+import fcntl
 import json
 import os
+import tempfile
+import time
 import uuid
 from decimal import Decimal
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from django.db.utils import OperationalError
 from django.test import TransactionTestCase
 from hypothesis import settings as hypothesis_settings
 
 from cage.services.slips import cashier_buy_in
 from casino import localdb
 from tables import services
+from tests import emptying
 from tests.factories import PlayerFactory, TableFactory, UserFactory, deposit_bank, open_drawer
 
 # Hypothesis's per-example deadline (200 ms) measures the machine's load as much as the code:
@@ -74,12 +80,14 @@ def pytest_configure(config):
         raise pytest.UsageError(f"tests/conftest.py: FAST names what is not there: {missing}")
     if _controller(config):
         os.environ[RUN] = uuid.uuid4().hex
+    emptying.install()
 
 
 def pytest_unconfigure(config):
     """The run's end: the process that ran pytest stops the embedded server if a process
     of this run started it (after xdist's workers have ended and dropped their databases)."""
     if _controller(config) and os.environ.get(RUN):
+        _drop_template()
         try:
             started_by = EMBEDDED_STARTED.read_text()
         except FileNotFoundError:
@@ -158,6 +166,97 @@ def embedded_postgresql():
         EMBEDDED_STARTED.write_text(os.environ.get(RUN, ""))
     database["HOST"] = localdb.ensure_running()  # its socket's directory (var/postgres)
     return True
+
+
+def template_database() -> str:
+    """The run's migrated database (``RUN``): each process's test database is a copy of it
+    (``CREATE DATABASE … TEMPLATE``), and so are the benchmarks' scratch databases
+    (tests/test_benchmarks.py), so that the run migrates once, not once per process."""
+    return f"test_template_{os.environ[RUN][:16]}"
+
+
+#: Exists once a process of the run has made ``template_database()`` (the process that ran
+#: pytest drops it at the run's end: ``pytest_unconfigure``).
+def _template_made() -> Path:
+    return Path(tempfile.gettempdir()) / f"casino-tests-{os.environ[RUN]}.template"
+
+
+@contextlib.contextmanager
+def _template_lock():
+    """One process of the run at a time makes the template or looks for it."""
+    with open(_template_made().with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _copy_database(cursor, source: str, target: str) -> None:
+    """``target`` made anew as a copy of ``source``; PostgreSQL refuses while a session is on
+    ``source`` (its maker's just closed, autovacuum's): tried again for a while."""
+    cursor.execute(f'DROP DATABASE IF EXISTS "{target}" WITH (FORCE)')
+    for attempt in range(60):
+        try:
+            cursor.execute(f'CREATE DATABASE "{target}" WITH TEMPLATE "{source}"')
+            return
+        except OperationalError:
+            if attempt == 59:
+                raise
+            time.sleep(0.5)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(request, django_test_environment, django_db_blocker, django_db_modify_db_settings):
+    """pytest-django's, but this process's test database (``test_<name>``, ``test_<name>_gw<n>``
+    on xdist's workers) is copied from the run's migrated template (``template_database``),
+    which the first process to need it makes (Django's ``create_test_db``: created and migrated)."""
+    from django.conf import settings
+    from django.db import connections
+
+    connection = connections["default"]
+    creation = connection.creation
+    original, test_name, template = connection.settings_dict["NAME"], creation._get_test_db_name(), template_database()
+    with django_db_blocker.unblock():
+        with _template_lock():
+            if not _template_made().exists():
+                saved = connection.settings_dict["TEST"].get("NAME")
+                connection.settings_dict["TEST"]["NAME"] = template
+                creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+                connection.close()
+                connection.settings_dict["TEST"]["NAME"] = saved
+                connection.settings_dict["NAME"] = settings.DATABASES["default"]["NAME"] = original
+                _template_made().touch()
+        with creation._nodb_cursor() as cursor:
+            _copy_database(cursor, template, test_name)
+        connection.close()
+        connection.settings_dict["NAME"] = settings.DATABASES["default"]["NAME"] = test_name
+        connection.ensure_connection()
+    yield
+    with django_db_blocker.unblock():
+        try:
+            creation.destroy_test_db(original, verbosity=0)
+        except Exception as exc:  # noqa: BLE001 (pytest-django's: a warning, not an error)
+            request.node.warn(pytest.PytestWarning(f"Error when trying to teardown test databases: {exc!r}"))
+
+
+def _drop_template() -> None:
+    """The run's template dropped, if a process of the run made it."""
+    if not os.environ.get(RUN) or not _template_made().exists():
+        return
+    import psycopg
+    from django.db import connections
+
+    # psycopg's own connection: pytest-django blocks Django's in the process that ran pytest.
+    params = connections["default"].get_connection_params()
+    server = {key: params[key] for key in ("host", "port", "user", "password", "sslmode") if params.get(key)}
+    try:
+        with psycopg.connect(**server, dbname="postgres", autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{template_database()}" WITH (FORCE)')
+    except Exception as exc:  # noqa: BLE001 (the run's outcome is the tests', not this)
+        print(f"tests/conftest.py: the template {template_database()} was not dropped: {exc!r}")
+    _template_made().unlink(missing_ok=True)
+    _template_made().with_suffix(".lock").unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="session")

@@ -3,20 +3,20 @@ of its own, as its docstring's command runs it, and must exit 0. No figure is ch
 (speed is the scripts' business, benchmarks/RESULTS.md); only that they run to the end.
 
 The scripts that need PostgreSQL make their scratch databases on the server the suite
-runs on (``PGHOST``/``PGPORT``/``PGUSER`` from the test settings), each a copy of one
-migrated template (``BENCH_TEMPLATE_DATABASE``), made once per test process: a script's
-own ``migrate`` would cost more than its tiny run.
+runs on (``PGHOST``/``PGPORT``/``PGUSER`` from the test settings), each a copy of the
+run's migrated template (``BENCH_TEMPLATE_DATABASE``: ``tests.conftest.template_database``,
+which the test databases are copies of too): a script's own ``migrate`` would cost more
+than its tiny run.
 """
 
 import os
 import shutil
 import subprocess
 import sys
-import uuid
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, template_database
 
 BENCHMARKS = ROOT / "benchmarks"
 
@@ -55,24 +55,16 @@ def _server():
 
 
 @pytest.fixture(scope="session")
-def bench_env():
-    """The environment of a benchmark's process: the suite's server, and a migrated
-    template its scratch databases are copied from (made now, dropped at the end)."""
+def bench_env(django_db_setup):
+    """The environment of a benchmark's process: the suite's server, and the run's migrated
+    template its scratch databases are copied from (made by ``django_db_setup`` if no
+    process of the run has made it yet; dropped at the run's end)."""
     host, port, user = _server()
     if host.startswith("/"):
         pytest.skip("the benchmarks reach PostgreSQL over TCP (DATABASE_URL); the embedded server is on a socket")
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "DATABASE_URL"))}
     env.update(PGHOST=host, PGPORT=port, PGUSER=user)
-    pg = ["-h", host, "-p", port, "-U", user]
-    template = f"bench_template_{uuid.uuid4().hex[:12]}"
-    subprocess.run(["createdb", *pg, template], check=True, capture_output=True)
-    try:
-        subprocess.run([sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=ROOT, check=True,
-                       env=dict(env, DJANGO_SETTINGS_MODULE="casino.settings.test",
-                                DATABASE_URL=f"postgres://{user}@{host}:{port}/{template}"), timeout=600)
-        yield dict(env, BENCH_TEMPLATE_DATABASE=template)
-    finally:
-        subprocess.run(["dropdb", *pg, "--if-exists", "--force", template], capture_output=True)
+    return dict(env, BENCH_TEMPLATE_DATABASE=template_database())
 
 
 def run_benchmark(script, args, env):

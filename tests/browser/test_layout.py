@@ -28,9 +28,14 @@ def demo(db):
     call_command("demo", verbosity=0)
 
 
-@pytest.mark.parametrize("size", [(390, 844), (1024, 768)], ids=["phone", "tablet"])
-@pytest.mark.parametrize("username", sorted(ROLES))
-def test_no_page_scrolls_sideways(chromium, live_server, demo, username, size):
+#: The screens each role's pages are walked on: a phone and a tablet.
+SIZES = {"phone": (390, 844), "tablet": (1024, 768)}
+
+
+def walk(chromium, live_server, username, size):
+    """The pages ``username`` reaches from the menu and one step further on a screen of
+    ``size``: the addresses seen, and those wider than the screen (address, width, the
+    innermost elements past its edge)."""
     context = chromium.new_context(viewport={"width": size[0], "height": size[1]}, locale="es-ES",
                                    base_url=live_server.url)
     page = context.new_page()
@@ -59,8 +64,18 @@ def test_no_page_scrolls_sideways(chromium, live_server, demo, username, size):
                 if address.netloc == urlparse(live_server.url).netloc and not any(s in path for s in SKIP):
                     queue.append((path, depth + 1))
     context.close()
-    assert len(seen) > 3, seen
-    assert wide == [], f"{username}: pages wider than {size[0]} px: {wide}"
+    return seen, wide
+
+
+@pytest.mark.parametrize("username", sorted(ROLES))
+def test_no_page_scrolls_sideways(chromium, live_server, demo, username):
+    """Each role on a phone, then on a tablet, on one load of the demo (each in a fresh
+    browser context: logged in anew)."""
+    walks = {name: walk(chromium, live_server, username, size) for name, size in SIZES.items()}
+    for name, (seen, _wide) in walks.items():
+        assert len(seen) > 3, (name, seen)
+    wides = {name: wide for name, (_seen, wide) in walks.items()}
+    assert wides == {name: [] for name in SIZES}, f"{username}: pages wider than the screen {SIZES}: {wides}"
 
 
 def test_every_screen_of_a_hand_at_the_console_fits_a_phone(chromium, live_server, mesa):
