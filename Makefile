@@ -21,15 +21,15 @@ start: $(VENV)/.installed
 
 # The test suite, on PostgreSQL at DATABASE_URL, else the embedded server (started by the
 # run, stopped after), on $(WORKERS) processes (pytest-xdist), each on its own test database.
-# auto: one per core (2 on the 2-core machine, where 2 beat 3 and 4: each process migrates
-# its own database); worksteal: an idle process takes tests from a busy one's queue.
+# auto: one per core (each process's database is copied from one migrated template:
+# tests/conftest.py); worksteal: an idle process takes tests from a busy one's queue.
 WORKERS ?= auto
 XDIST := -n $(WORKERS) --dist worksteal
 test: $(VENV)/.installed
 	$(PY) -m pytest $(XDIST)
 
 # The fast tier: the engine's and the unit tests (FAST in tests/conftest.py), no database;
-# on one process (49-54 s here, against 57-69 s on two, each importing Django and SciPy).
+# on one process (two would each import Django and SciPy: slower here).
 test-fast: $(VENV)/.installed
 	$(PY) -m pytest -m fast
 
