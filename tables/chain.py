@@ -200,19 +200,11 @@ class EntryChecker:
                 return "unkeyed"
             secret = None
         else:
-            secret = self._keys[key_id] if key_id in self._keys else self._secret(key_id)
+            secret = self._secret(key_id)
             if secret is None:
                 return "unknown_key"
-        # ``body``'s steps, inline: the chain check calls this once an entry.
-        kind_json = self._words.get(kind)
-        if kind_json is None:
-            kind_json = self._words[kind] = _CANONICAL.encode(kind)
-        event_json = self._events.get(event_text)
-        if event_json is None:
-            event_json = self.canonical_event(event_text)
-        body = _body(table_id=table_id, hand_number=hand_number, sequence=sequence, kind_json=kind_json,
-                     event_json=event_json, entered_by_id=entered_by_id,
-                     at=entered_at if isinstance(entered_at, str) else entered_at.isoformat())
+        body = self.body(table_id=table_id, hand_number=hand_number, sequence=sequence, kind=kind,
+                         event_text=event_text, entered_by_id=entered_by_id, entered_at=entered_at)
         digest = _digest(key_id=key_id, key=secret, previous=previous, body=body)
         return None if hmac.compare_digest(digest, stored) else "changed"
 
