@@ -9,7 +9,6 @@ import errno
 import json
 import os
 import sys
-from itertools import chain
 
 import orjson
 
@@ -183,7 +182,7 @@ def deep_field(value, limit):
     A recursion at most ``limit`` deep first (a record passes in microseconds), then,
     for a record too deep, an iterative walk naming the field."""
     kind = type(value)
-    if kind is not dict and kind is not list or limit >= 3 and _record_shaped(value) or _within(value, limit - 1):
+    if (kind is not dict and kind is not list) or _within(value, limit - 1):
         return None
     stack = [(value, 1, "")]
     while stack:
@@ -206,30 +205,6 @@ def deep_field(value, limit):
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 _values = dict.values
 _DICT_ONLY = {dict}
-
-
-def _record_shaped(value):
-    """Does ``value`` (a dict or list) nest at most 3 levels, as a hand record does (the
-    record, its events, an event; its rules, its seats)? The types are read a level at a
-    time in C (``map(type, ...)``), not value by value; False for anything else
-    (``_within`` then decides)."""
-    children = _values(value) if type(value) is dict else value
-    scalars = _SCALARS
-    for child in children:
-        kind = type(child)
-        if kind in scalars:
-            continue
-        if kind is dict:
-            if not scalars.issuperset(map(type, _values(child))):
-                return False
-        elif kind is list:
-            if not scalars.issuperset(map(type, child)) and not (
-                    {dict}.issuperset(map(type, child))
-                    and scalars.issuperset(map(type, chain.from_iterable(map(_values, child))))):
-                return False
-        else:  # pragma: no cover - JSON has no other type
-            return False
-    return True
 
 
 def _within(value, budget):
