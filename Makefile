@@ -25,8 +25,9 @@ start: $(VENV)/.installed
 # tests/conftest.py); worksteal: an idle process takes tests from a busy one's queue.
 WORKERS ?= auto
 XDIST := -n $(WORKERS) --dist worksteal
+# The 30 slowest tests are listed at the end: CI's log says where its time goes.
 test: $(VENV)/.installed
-	$(PY) -m pytest $(XDIST)
+	$(PY) -m pytest $(XDIST) --durations=30
 
 # The fast tier: the engine's and the unit tests (FAST in tests/conftest.py), no database;
 # on one process (two would each import Django and SciPy: slower here).
