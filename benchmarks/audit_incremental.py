@@ -31,6 +31,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -113,14 +114,21 @@ def sign_copies(cursor):
 
 
 def timed(command, env):
-    """``(seconds, exit status, last line of output)`` of ``command`` in its own process."""
+    """``(seconds, exit status, last line of output, CPU seconds, peak MiB)`` of ``command``
+    in its own process: wall time, then the process's own user + system time and peak
+    resident memory (``os.wait4``'s resource usage of that child alone)."""
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - started
-    lines = (done.stdout + done.stderr).strip().splitlines()
+    with tempfile.TemporaryFile("w+") as output:
+        child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, text=True)
+        _pid, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        output.seek(0)
+        lines = output.read().strip().splitlines()
     faults = [line for line in lines if line.startswith("FAULT")]
     said = [line[:160] for line in lines if line.startswith("ledger_check:")]
-    return seconds, done.returncode, (faults[:3] if faults else said or lines[-1:])
+    return (seconds, child.returncode, (faults[:3] if faults else said or lines[-1:]),
+            usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
 def main():
@@ -129,6 +137,9 @@ def main():
     parser.add_argument("--day", type=int, default=1000, help="the day's new hands (N)")
     parser.add_argument("--seed-hands", type=int, default=200)
     parser.add_argument("--keep", action="store_true", help="keep the scratch database (its name is printed)")
+    parser.add_argument("--once", action="store_true",
+                        help="after the day's incremental check, stop: no full check over history and day, no "
+                             "second pass in one process (for a large history, where each full check is long)")
     args = parser.parse_args()
 
     name = f"audit_incremental_{os.getpid()}"
@@ -168,23 +179,28 @@ def main():
         check = [sys.executable, "manage.py", "ledger_check"]
         anchor = [sys.executable, "-c", "import django; django.setup()\nfrom django.db import connection\n"
                   f"cursor = connection.cursor(); cursor.execute({ANCHOR!r}); print(cursor.fetchone())"]
-        startup_s, _status, _out = timed([sys.executable, "-c", "import django; django.setup()\n"
+        startup_s, _status, _out, _cpu, _mib = timed([sys.executable, "-c", "import django; django.setup()\n"
                                           "from django.db import connection; connection.ensure_connection()"], env)
         print(f"start-up (Django, a connection, no check): {startup_s:.2f} s, in each figure below", flush=True)
-        sql_s, _status, _out = timed(anchor, env)
-        full_s, full_status, full_out = timed([*check, "--full", "--here"], env)
-        print(f"{history:>10,} hands  SQL (one query)    {sql_s:8.2f} s", flush=True)
+        sql_s, _status, _out, sql_cpu, sql_mib = timed(anchor, env)
+        full_s, full_status, full_out, full_cpu, full_mib = timed([*check, "--full", "--here"], env)
+        print(f"{history:>10,} hands  SQL (one query)    {sql_s:8.2f} s  (client CPU {sql_cpu:.2f} s, "
+              f"peak {sql_mib:.0f} MiB)", flush=True)
         print(f"{history:>10,} hands  full check         {full_s:8.2f} s  (exit {full_status}) = {full_s / sql_s:.1f}× "
-              f"the query  {full_out}", flush=True)
+              f"the query; CPU {full_cpu:.2f} s, peak {full_mib:.0f} MiB  {full_out}", flush=True)
         total = load("the day", target=args.day, source=source)
         connection.close()
         day = total - history
-        sql2_s, _status, _out = timed(anchor, env)
-        incremental_s, incremental_status, incremental_out = timed(check, env)
-        full2_s, full2_status, full2_out = timed([*check, "--full", "--here"], env)
+        sql2_s, _status, _out, _cpu, _mib = timed(anchor, env)
+        incremental_s, incremental_status, incremental_out, incremental_cpu, incremental_mib = timed(check, env)
         print(f"{total:>10,} hands  SQL (one query)    {sql2_s:8.2f} s", flush=True)
-        print(f"{day:>10,} new    incremental check  {incremental_s:8.2f} s  (exit {incremental_status})  "
-              f"{incremental_out}", flush=True)
+        print(f"{day:>10,} new    incremental check  {incremental_s:8.2f} s  (exit {incremental_status}); "
+              f"CPU {incremental_cpu:.2f} s, peak {incremental_mib:.0f} MiB  {incremental_out}", flush=True)
+        if args.once:
+            if full_status or incremental_status:
+                sys.exit("a check found faults in the loaded data")
+            return
+        full2_s, full2_status, full2_out, _cpu, _mib = timed([*check, "--full", "--here"], env)
         print(f"{total:>10,} hands  full check         {full2_s:8.2f} s  (exit {full2_status}) = "
               f"{full2_s / sql2_s:.1f}× the query  {full2_out}", flush=True)
         print(f"the day's incremental check of {day:,} hands on top of {history:,}: {incremental_s:.2f} s = "
