@@ -13,8 +13,11 @@ by it. This review adds the hands up across tables and shifts and tests:
 
 each over the windows of ``WINDOWS`` (the day, the 7 and the 30 gaming days ending with
 it); a longer window holding no more of a group's hands than a shorter one is the same
-test, made once. A group seen fewer than ``MIN_HANDS`` times over the longest window is not dropped:
-it is accumulated over all its hands to the day's end (window ``to_date``) and tested as
+test, made once. Groups of one window with the same bets (a player who played only under
+one dealer: the player and the dealer × player) are the same test too, made once under
+the first group's name (``POOLED_KINDS`` order) with the others listed (``same``). A
+group seen fewer than ``MIN_HANDS`` times over the longest window is not dropped: it is
+accumulated over all its hands to the day's end (window ``to_date``) and tested as
 soon as those reach ``MIN_HANDS``; until then it is listed as accumulating.
 
 One Benjamini–Hochberg correction (``statistics.combined_alerts``) takes every test of a
@@ -136,7 +139,9 @@ def _group_tests(sums, *, window, first, last, alpha):
     rows = sums.pooled(sums.first_edge["within_hand_correlation"])
     figures = statistics.pair_figures(rows, alpha=alpha, min_hands=MIN_HANDS)["pairs"]
     extra = {(row["kind"], row["a"], row["b"]): row for row in rows}
-    tested, untested = {}, {}
+    order = {code: i for i, (code, _first, _second) in enumerate(POOLED_KINDS)}
+    figures = sorted(figures, key=lambda pair: (order[pair["kind"]], str(pair["a"]), str(pair["b"])))
+    tested, untested, same = {}, {}, {}
     for pair in figures:
         key = (pair["kind"], pair["a"], pair["b"])
         source = extra[key]
@@ -146,8 +151,18 @@ def _group_tests(sums, *, window, first, last, alpha):
                 "hands": pair["hands"], "bets": pair["bets"], "staked": pair["staked"], "actual": pair["actual"],
                 "expected": pair["expected"], "sd": pair["sd"], "z": pair["z"], "p_value": pair["p_value"],
                 "tables": source["tables"], "shifts": source["shifts"], "hand_ids": pair["evidence"],
-                "hand_total": source["hand_total"]}
-        (tested if pair["p_value"] is not None else untested)[key] = line
+                "hand_total": source["hand_total"], "same": []}
+        if pair["p_value"] is None:
+            untested[key] = line
+            continue
+        bets = (pair["hands"], pair["bets"], pair["staked"], pair["actual"], round(pair["expected"], 6),
+                source["hand_total"], tuple(pair["evidence"]))
+        if bets in same:  # the same bets as a group before it: the same test, made once and named with both
+            first = same[bets]
+            first["same"].append({"code": pair["kind"], "a": pair["a"], "b": pair["b"]})
+            tested[key] = first
+        else:
+            same[bets] = tested[key] = line
     return tested, untested
 
 
@@ -186,7 +201,8 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
         ``tests`` (every test with a p-value, each with ``combined_q`` and
         ``combined_alert``, by q; pooled groups have ``window``, ``from``, ``to``, ``a``,
         ``b``, the figures in euros, ``tables``, ``shifts``, ``hand_ids`` cut to
-        ``EVIDENCE_LIMIT`` and ``hand_total``), ``accumulating`` (the groups still under
+        ``EVIDENCE_LIMIT``, ``hand_total`` and ``same``: the other groups of the
+        same bets, ``code``, ``a``, ``b``), ``accumulating`` (the groups still under
         ``MIN_HANDS`` hands to date: ``code``, ``a``, ``b``, ``hands``), ``findings``
         (``Finding``s of the alerts).
     """
@@ -199,10 +215,15 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
         if window == WINDOWS[-1][0]:
             month_hands = sums.counts()[0]
         tested, rest = _group_tests(sums, window=window, first=first.isoformat(), last=day.isoformat(), alpha=alpha)
+        lines = {}
         for key, line in tested.items():
             untested.pop(key, None)
-            if seen.get(key) != line["hands"]:  # the same hands as a shorter window's: the same test
+            lines.setdefault(id(line), (line, []))[1].append(key)
+        for line, keys in lines.values():
+            # The same hands as a shorter window's, for every group it names: the same test.
+            if any(seen.get(key) != line["hands"] for key in keys):
                 tests.append(line)
+            for key in keys:
                 seen[key] = line["hands"]
         untested.update(rest)
     accumulating = []
@@ -212,9 +233,12 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
         earliest = Hand.objects.filter(opened_at__lt=end).order_by("opened_at").values_list("opened_at", flat=True)
         since = gaming_day(earliest.first()).isoformat() if earliest.exists() else day.isoformat()
         tested, rest = _group_tests(sums, window=TO_DATE, first=since, last=day.isoformat(), alpha=alpha)
+        added = set()
         for key in untested:
             if key in tested:
-                tests.append(tested[key])
+                if id(tested[key]) not in added:
+                    added.add(id(tested[key]))
+                    tests.append(tested[key])
             else:
                 line = rest.get(key, untested[key])
                 accumulating.append({"code": line["code"], "a": line["a"], "b": line["b"], "hands": line["hands"]})

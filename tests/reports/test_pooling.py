@@ -41,6 +41,11 @@ def shift_of(table, dealer, staff, records, seated, day):
                                                                                  strict=True)])
 
 
+def named(test):
+    """The groups a pooled test names: its own and those of the same bets (``same``)."""
+    return [(test["code"], test.get("a"), test.get("b"))] + [(o["code"], o["a"], o["b"]) for o in test.get("same", [])]
+
+
 def test_a_dealer_feeding_one_player_at_three_tables_is_found_pooled_and_by_no_single_review(staff, edge):
     today = gaming_day(timezone.now())
     dealer2 = UserFactory(username="dealer2", roles=["dealer"])
@@ -88,8 +93,10 @@ def test_an_honest_month_at_two_tables_stays_quiet_and_a_rare_pair_accumulates(s
     windows = {t["window"] for t in result["tests"] if t["kind"] == "pooled"}
     assert {"week", "month"} <= windows  # the day holds 20 hands of each group: too few alone
     # dealer4 dealt 8 hands in the month: too few; with his 24 of 40 days ago, tested to date.
-    (to_date,) = [t for t in result["tests"] if t["code"] == "dealer" and t["a"] == "dealer4"]
+    (to_date,) = [t for t in result["tests"] if ("dealer", "dealer4", None) in named(t)]
     assert to_date["window"] == "to_date" and to_date["hands"] == 32 and to_date["tables"] == 2
+    # His hands were all under one holder: the dealer alone and the dealer × bank holder are the same bets, one test.
+    assert named(to_date) == [("dealer×bank", "dealer4", "banca"), ("dealer", "dealer4", None)]
     assert {"code": "dealer×player", "a": "dealer4", "b": "rosa", "hands": 8} in result["accumulating"]
     assert any(t["kind"] == "cards" for t in result["tests"])
 
