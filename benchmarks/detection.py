@@ -52,7 +52,6 @@ sys.path.insert(0, str(ROOT))
 
 from postgres import create_scratch, database_url, drop_scratch  # noqa: E402  (beside this script)
 
-
 #: The rule set of the run's tables (``--profile``): ``tests/reports/sessions.py``'s with that profile.
 RULES = None
 
