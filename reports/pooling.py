@@ -78,7 +78,9 @@ class PooledSums(Sums):
             list of dicts: ``kind`` (a ``POOLED_KINDS`` code), ``a``, ``b`` (None for one
             person), ``hands``, ``bets``, ``staked``, ``actual``, ``expected``,
             ``variance``, ``evidence`` (hand ids, the first ``self.evidence``),
-            ``hand_total``, ``tables``, ``shifts`` (distinct counts). A hand without a
+            ``hand_total``, ``tables``, ``shifts`` (distinct counts), ``hand_set`` (the
+            hands' count, lowest and highest id and sum of ids: the same hands, the
+            same set). A hand without a
             dealer (imported outside a shift) is left out of the dealer's groups.
         """
         if self.empty:
@@ -89,7 +91,7 @@ class PooledSums(Sums):
         figures = """count(*), sum(bets), sum(staked), sum(actual), sum(mean * staked::float8),
                      sum(sd * sd * ((1 - %s) * squares::float8 + %s * (staked * staked)::float8)),
                      (array_agg(id ORDER BY id))[1:%s], count(DISTINCT table_id), count(DISTINCT shift),
-                     sum(u * staked::float8)"""
+                     sum(u * staked::float8), min(id), max(id), sum(id)"""
         rows = self._fetch(common + f""",
             per_player AS MATERIALIZED (
                 SELECT p.*, hand.dealer, hand.bank, hand.mean, hand.sd, hand.u, hand.shift, t.table_id
@@ -115,13 +117,15 @@ class PooledSums(Sums):
             SELECT 6, dealer, NULL, {figures} FROM per_hand WHERE dealer IS NOT NULL GROUP BY dealer""",
                            params + [rho, rho, self.evidence] * 6)
         out = []
-        for kind, a, b, hands, bets, staked, actual, expected, variance, ids, tables, shifts, theory_sd in rows:
+        for (kind, a, b, hands, bets, staked, actual, expected, variance, ids, tables, shifts, theory_sd, low, high,
+             total) in rows:
             code, first, second = POOLED_KINDS[kind - 1]
             # The theory's uncertainty (the strategy fitted to the hands: ``Sums``) added as the pairs' is.
             out.append({"kind": code, "a": self._name(first, a), "b": None if second is None else self._name(second, b),
                         "hands": hands, "bets": int(bets), "staked": float(staked), "actual": float(actual),
                         "expected": expected, "variance": variance + theory_sd * theory_sd, "evidence": list(ids),
-                        "hand_total": hands, "tables": tables, "shifts": shifts, "theory_sd": theory_sd})
+                        "hand_total": hands, "tables": tables, "shifts": shifts, "theory_sd": theory_sd,
+                        "hand_set": [hands, low, high, int(total)]})
         return out
 
 
@@ -145,8 +149,9 @@ def _group_tests(sums, *, window, first, last, alpha):
     for pair in figures:
         key = (pair["kind"], pair["a"], pair["b"])
         source = extra[key]
-        line = {"kind": AlertKind.POOLED, "code": pair["kind"], "identity": [pair["a"], pair["b"], window, first,
-                                                                           last, pair["hands"]],
+        # Its identity is the group and its hands: found again over a longer window or a later night with the
+        # same hands, it is the same finding (alerted once); with more hands, a new one.
+        line = {"kind": AlertKind.POOLED, "code": pair["kind"], "identity": [pair["a"], pair["b"], *source["hand_set"]],
                 "window": window, "from": first, "to": last, "a": pair["a"], "b": pair["b"],
                 "hands": pair["hands"], "bets": pair["bets"], "staked": pair["staked"], "actual": pair["actual"],
                 "expected": pair["expected"], "sd": pair["sd"], "z": pair["z"], "p_value": pair["p_value"],
@@ -155,12 +160,11 @@ def _group_tests(sums, *, window, first, last, alpha):
         if pair["p_value"] is None:
             untested[key] = line
             continue
-        bets = (pair["hands"], pair["bets"], pair["staked"], pair["actual"], round(pair["expected"], 6),
-                source["hand_total"], tuple(pair["evidence"]))
+        bets = (pair["bets"], pair["staked"], pair["actual"], round(pair["expected"], 6), *source["hand_set"])
         if bets in same:  # the same bets as a group before it: the same test, made once and named with both
-            first = same[bets]
-            first["same"].append({"code": pair["kind"], "a": pair["a"], "b": pair["b"]})
-            tested[key] = first
+            earlier = same[bets]
+            earlier["same"].append({"code": pair["kind"], "a": pair["a"], "b": pair["b"]})
+            tested[key] = earlier
         else:
             same[bets] = tested[key] = line
     return tested, untested
