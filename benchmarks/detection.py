@@ -5,7 +5,8 @@ play. A script that prints a table, never a timed test.
 
 In a scratch database ``detection_bench_<pid>`` (``createdb``, migrated, dropped at the
 end). Each trial is seeded and rolled back at its end: ``--tables`` tables of one rule set
-(``tests/reports/sessions.py``'s reglamento, 4 seats, stakes of 1.00), ``--days`` gaming
+(``tests/reports/sessions.py``'s, 4 seats, stakes of 1.00, the profile ``--profile``:
+reglamento unless told), ``--days`` gaming
 days ending yesterday, one shift per table and day of ``--hands`` hands, its dealer drawn
 from ``--dealers``, its 4 seats from ``--players``, the bank handed (``table_bank_transfer``)
 to a holder drawn from ``--holders`` at each shift; the hands played by the edge's own
