@@ -5,7 +5,8 @@ play. A script that prints a table, never a timed test.
 
 In a scratch database ``detection_bench_<pid>`` (``createdb``, migrated, dropped at the
 end). Each trial is seeded and rolled back at its end: ``--tables`` tables of one rule set
-(``tests/reports/sessions.py``'s reglamento, 4 seats, stakes of 1.00), ``--days`` gaming
+(``tests/reports/sessions.py``'s, 4 seats, stakes of 1.00, the profile ``--profile``:
+reglamento unless told), ``--days`` gaming
 days ending yesterday, one shift per table and day of ``--hands`` hands, its dealer drawn
 from ``--dealers``, its 4 seats from ``--players``, the bank handed (``table_bank_transfer``)
 to a holder drawn from ``--holders`` at each shift; the hands played by the edge's own
@@ -52,6 +53,16 @@ sys.path.insert(0, str(ROOT))
 
 from postgres import create_scratch, database_url, drop_scratch  # noqa: E402  (beside this script)
 
+#: The rule set of the run's tables (``--profile``): ``tests/reports/sessions.py``'s with that profile.
+RULES = None
+
+
+def rules_of(profile):
+    """The sessions' rules (the bank stays with its holder) with ``profile``."""
+    from tests.reports.sessions import RULES as SESSION_RULES
+
+    return {**SESSION_RULES, "profile": profile}
+
 
 class Rollback(Exception):
     """Raised at a trial's end: its rows are rolled back."""
@@ -80,7 +91,7 @@ def shift_records(rng, hands, *, edge, stand_at=None, feed_seat=None, feed_share
     ``feed_seat`` (position from 1) winning his bet in ``feed_share`` of the hands, or the
     bank beating its expectation by ``bank_sigmas`` standard errors over the shift."""
     from game.edge import default_strategy, hand_variance, play_hands
-    from tests.reports.sessions import RULES, SEATS
+    from tests.reports.sessions import SEATS
 
     strategy = None if stand_at is None else default_strategy(RULES, stand_at=stand_at)
     plays = play_hands(RULES, seats=SEATS, hands=10 ** 9, rng=random.Random(rng.random()), strategy=strategy,
@@ -154,7 +165,8 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
             staff = {"cashier": get_user_model().objects.get(username="caja1"),
                      "supervisor": get_user_model().objects.get(username="pit1")}
             people = sorted({s[4] for s in shifts} | {p for s in shifts for p in s[3]} | {"h1"})
-            tables = [simulated_table(f"Mesa {n + 1}", staff, holders=(shifts[n][4],), players=people)
+            tables = [simulated_table(f"Mesa {n + 1}", staff, holders=(shifts[n][4],), players=people,
+                                      rules=RULES)
                       for n in range(args.tables)]
             dealers = {user.username: user for user in get_user_model().objects.filter(username__startswith="d")}
             hands = 0
@@ -174,7 +186,9 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
                     continue  # a planted trial's other shifts: only its planted shifts' reviews are read
                 result = review(Hand.objects.filter(shift=shift), subject=f"shift:{shift.pk}",
                                 theory=theory, card_observations=None if args.shift_cards else {})
-                for kind_, code, identity, _evidence in result["findings"]:
+                for kind_, code, identity, evidence in result["findings"]:
+                    if args.show_alerts and (kind_, code, str(identity), shift.pk) not in single:
+                        show_alert(f"shift {shift.pk} (day {day}, table {table_index + 1})", kind_, code, evidence)
                     single.add((kind_, code, str(identity), shift.pk))
                     if planted and kind_ in ("pair", "expected"):
                         single_named = True
@@ -183,11 +197,15 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
                 day = yesterday - timedelta(days=args.days - 1 - night)
                 result = pooled_review(day, theory=theory)
                 for finding in result["findings"]:
+                    if args.show_alerts and finding.fingerprint not in pooled:
+                        show_alert(f"pooled night {night}", finding.kind, finding.code, finding.evidence)
                     pooled.add(finding.fingerprint)
                     e = finding.evidence
-                    if kind == "pair" and finding.code == "dealer×player" and (e["a"], e["b"]) == ("d1", "p1"):
+                    named = [(finding.code, e.get("a"), e.get("b"))] + [(o.get("code"), o.get("a"), o.get("b"))
+                                                                        for o in e.get("same") or []]
+                    if kind == "pair" and ("dealer×player", "d1", "p1") in named:
                         detected = True
-                    if kind == "holder" and finding.code == "bank" and e["a"] == "h1":
+                    if kind == "holder" and ("bank", "h1", None) in named:
                         detected = True
             out = {"hands": hands, "pooled": len(pooled), "single": len(single), "detected": detected,
                    "single_named": single_named}
@@ -195,6 +213,28 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
     except Rollback:
         pass
     return out
+
+
+def show_alert(where, kind, code, evidence):
+    """Print one alert with its group, figure, expectation, band and fit (``--show-alerts``)."""
+    e = evidence
+    fit = e.get("fit") or {}
+    parts = [f"  ALERT {where}: {kind} {code}"]
+    for name in ("group", "a", "b", "window", "from", "to", "hands", "tables", "shifts", "staked", "actual",
+                 "expected", "sd", "theory_sd", "z", "p_value", "combined_q", "per_unit_actual", "per_unit_expected",
+                 "per_unit_band", "deck", "test", "who", "statistic", "items"):
+        if e.get(name) is not None:
+            value = e[name]
+            if name == "items":
+                value = [{k: v for k, v in item.items() if k in ("code", "deck", "p_value", "q_value")}
+                         for item in value]
+            parts.append(f"{name}={value:.4g}" if isinstance(value, float) else f"{name}={value}")
+    if e.get("same"):
+        parts.append(f"same={e['same']}")
+    if fit:
+        parts.append(f"fit stand_at={fit.get('stand_at')} bank={fit.get('bank_stand_at')} "
+                     f"plausible={fit.get('plausible')} agreement={fit.get('agreement')} hands={fit.get('hands')}")
+    print(" ".join(parts), flush=True)
 
 
 def services_capital():
@@ -208,7 +248,7 @@ def setup(theory_hands):
     from game.edge import bank_edge
     from reports.detection import edge_store
     from tests.factories import UserFactory, open_drawer
-    from tests.reports.sessions import RULES, SEATS
+    from tests.reports.sessions import SEATS
 
     cashier = UserFactory(username="caja1", roles=["cashier"])
     UserFactory(username="pit1", roles=["pit_supervisor"])
@@ -239,8 +279,13 @@ def main():
     parser.add_argument("--theory-hands", type=int, default=100_000)
     parser.add_argument("--shift-cards", action="store_true",
                         help="each shift's review with its card tests (Monte Carlo: slow at small shifts)")
+    parser.add_argument("--profile", default="reglamento",
+                        choices=("reglamento", "tradicional", "americana", "profesional"),
+                        help="the tables' rule profile (the bank stays with its holder)")
+    parser.add_argument("--database-prefix", default="detection_bench", help="the scratch database's name before _<pid>")
+    parser.add_argument("--show-alerts", action="store_true", help="print every alert with its figures")
     args = parser.parse_args()
-    name = f"detection_bench_{os.getpid()}"
+    name = f"{args.database_prefix}_{os.getpid()}"
     migrate = create_scratch(name)
     os.environ["DATABASE_URL"] = database_url(name)
     os.environ["DJANGO_DEBUG"] = "false"
@@ -250,6 +295,8 @@ def main():
         import django
 
         django.setup()
+        global RULES
+        RULES = rules_of(args.profile)
         from django.core.management import call_command
 
         if migrate:
@@ -261,7 +308,7 @@ def main():
         theory = Theory()
         print(f"theory: {args.theory_hands} hands, mean {edge['mean_per_unit']:+.4f} per unit "
               f"({time.perf_counter() - started:.0f} s)", flush=True)
-        print(f"{args.tables} tables × {args.days} days × 1 shift of {args.hands} hands; {args.dealers} dealers, "
+        print(f"{args.profile}: {args.tables} tables × {args.days} days × 1 shift of {args.hands} hands; {args.dealers} dealers, "
               f"{args.players} players, {args.holders} holders", flush=True)
         print("| trial | strength | seeds | detected (pooled) | named by a single shift's review | "
               "false alerts pooled / per shift | per 10,000 hands |")

@@ -647,7 +647,9 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
         cut to ``EVIDENCE_LIMIT`` hand ids; the expected-against-actual lines and the
         pairs with ``fit``, the strategy fitted to the hands as ``fit_summary``, and
         ``per_unit_expected`` ± ``per_unit_band``: the expectation per unit staked and its
-        band, the fit's and the simulation's uncertainty with the sampling's), ``untested`` (the expected-against-actual
+        band, the fit's and the simulation's uncertainty with the sampling's; tests of the
+        same bets made once, the others named in its ``same`` and listed after it with
+        its ``combined_q``, ``combined_alert`` False and ``same_as``: ``same_tests``), ``untested`` (the expected-against-actual
         lines without a p-value: fewer than ``MIN_HANDS`` hands, or no spread; their
         figures are still the hands' sums, shown as such) and ``findings`` (``(kind,
         code, identity, evidence)`` of each alert).
@@ -697,6 +699,12 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
                           "large_stake": losses["large_stake"], "large_bets": pair["large_bets"],
                           "lost": pair["lost"], "amount_lost": pair["amount_lost"], "p_value": pair["p_value"],
                           "hand_ids": pair["evidence"], "hand_total": pair["hand_total"]})
+    tests, copies = same_tests(tests)
+    copies_of = {}  # the correction copies each test: its copies found again by a mark
+    for mark, test in enumerate(tests):
+        if id(test) in copies:
+            test["same_mark"] = mark
+            copies_of[mark] = copies[id(test)]
     if card_observations is None:
         card_observations = hand_card_observations(hands)
     for deck, observations in sorted(card_observations.items()):
@@ -710,19 +718,71 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
     combined = statistics.combined_alerts(tests, alpha=alpha)
     untested = [{**test, "combined_q": None, "combined_alert": False} for test in tests
                 if test["kind"] == AlertKind.EXPECTED and test.get("p_value") is None]
+    for test in tests:
+        test.pop("same_mark", None)
+    findings = []
+    for test in combined:
+        mark = test.pop("same_mark", None)
+        test["_copies"] = copies_of.get(mark, [])
+    for test in combined:
+        if test["combined_alert"]:
+            evidence = {key: value for key, value in test.items() if key not in ("kind", "code", "identity", "_copies")}
+            findings.append((str(test["kind"]), test["code"], test["identity"], evidence))
+    shown = []
+    for test in combined:  # each copy shown after its test, with its q: alerting once, as its test
+        shown.append(test)
+        for copy in test.pop("_copies"):
+            shown.append({**copy, "combined_q": test["combined_q"], "combined_alert": False,
+                          "same_as": {"kind": str(test["kind"]), "code": test["code"],
+                                      "identity": test["identity"]}})
+    combined = shown
     for test in untested:
         if test.get("hand_ids") is not None:
             test.setdefault("hand_total", len(test["hand_ids"]))
             test["hand_ids"] = test["hand_ids"][:EVIDENCE_LIMIT]
-    findings = []
     for test in combined:
         if test.get("hand_ids") is not None:
             test.setdefault("hand_total", len(test["hand_ids"]))
             test["hand_ids"] = test["hand_ids"][:EVIDENCE_LIMIT]
-        if test["combined_alert"]:
-            evidence = {key: value for key, value in test.items() if key not in ("kind", "code", "identity")}
-            findings.append((str(test["kind"]), test["code"], test["identity"], evidence))
+    for _kind, _code, _identity, evidence in findings:
+        if evidence.get("hand_ids") is not None:
+            evidence.setdefault("hand_total", len(evidence["hand_ids"]))
+            evidence["hand_ids"] = evidence["hand_ids"][:EVIDENCE_LIMIT]
     return {"tests": combined, "untested": untested, "findings": findings}
+
+
+def same_tests(tests):
+    """``tests`` with the expected-against-actual lines and pairs of the same bets made
+    once: a shift with one dealer and one bank holder has its dealer × bank pair the same
+    hands as the whole shift, and each dealer × player pair the same bets as the bank
+    holder × player. The first (in ``tests``' order) is kept, the others named in its
+    ``same`` (``kind``, ``code``, ``a``, ``b`` or ``group``). The same bets: the same
+    hands, stakes, result and expectation to the cent (and hand ids where both list
+    them). Other tests are kept as they are.
+
+    Returns:
+        ``(kept, copies)``: the tests to correct together, and ``{id(kept test): [its
+        copies]}`` (shown beside it, never tested nor raised on their own).
+    """
+    kept, first, copies = [], {}, {}
+    for test in tests:
+        if test["kind"] not in (AlertKind.EXPECTED, AlertKind.PAIR) or test.get("p_value") is None:
+            kept.append(test)
+            continue
+        key = (test["hands"], round(test["staked"], 2), round(test["actual"], 2), round(test["expected"], 2),
+               round(test["sd"], 2))
+        ids = test.get("hand_ids")
+        earlier = first.get(key)
+        if earlier is not None and (ids is None or earlier.get("hand_ids") is None
+                                    or list(ids) == list(earlier["hand_ids"])):
+            earlier.setdefault("same", []).append(
+                {"kind": str(test["kind"]), "code": test["code"],
+                 **({"a": test["a"], "b": test["b"]} if test["kind"] == AlertKind.PAIR else {"group": test["group"]})})
+            copies.setdefault(id(earlier), []).append(test)
+            continue
+        first.setdefault(key, test)
+        kept.append(test)
+    return kept, copies
 
 
 def hand_card_observations(hands, limit=CARD_HANDS_LIMIT, chunk=2000):

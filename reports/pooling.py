@@ -13,8 +13,11 @@ by it. This review adds the hands up across tables and shifts and tests:
 
 each over the windows of ``WINDOWS`` (the day, the 7 and the 30 gaming days ending with
 it); a longer window holding no more of a group's hands than a shorter one is the same
-test, made once. A group seen fewer than ``MIN_HANDS`` times over the longest window is not dropped:
-it is accumulated over all its hands to the day's end (window ``to_date``) and tested as
+test, made once. Groups of one window with the same bets (a player who played only under
+one dealer: the player and the dealer × player) are the same test too, made once under
+the first group's name (``POOLED_KINDS`` order) with the others listed (``same``). A
+group seen fewer than ``MIN_HANDS`` times over the longest window is not dropped: it is
+accumulated over all its hands to the day's end (window ``to_date``) and tested as
 soon as those reach ``MIN_HANDS``; until then it is listed as accumulating.
 
 One Benjamini–Hochberg correction (``statistics.combined_alerts``) takes every test of a
@@ -75,7 +78,9 @@ class PooledSums(Sums):
             list of dicts: ``kind`` (a ``POOLED_KINDS`` code), ``a``, ``b`` (None for one
             person), ``hands``, ``bets``, ``staked``, ``actual``, ``expected``,
             ``variance``, ``evidence`` (hand ids, the first ``self.evidence``),
-            ``hand_total``, ``tables``, ``shifts`` (distinct counts). A hand without a
+            ``hand_total``, ``tables``, ``shifts`` (distinct counts), ``hand_set`` (the
+            hands' count, lowest and highest id and sum of ids: the same hands, the
+            same set). A hand without a
             dealer (imported outside a shift) is left out of the dealer's groups.
         """
         if self.empty:
@@ -86,7 +91,7 @@ class PooledSums(Sums):
         figures = """count(*), sum(bets), sum(staked), sum(actual), sum(mean * staked::float8),
                      sum(sd * sd * ((1 - %s) * squares::float8 + %s * (staked * staked)::float8)),
                      (array_agg(id ORDER BY id))[1:%s], count(DISTINCT table_id), count(DISTINCT shift),
-                     sum(u * staked::float8)"""
+                     sum(u * staked::float8), min(id), max(id), sum(id)"""
         rows = self._fetch(common + f""",
             per_player AS MATERIALIZED (
                 SELECT p.*, hand.dealer, hand.bank, hand.mean, hand.sd, hand.u, hand.shift, t.table_id
@@ -112,13 +117,15 @@ class PooledSums(Sums):
             SELECT 6, dealer, NULL, {figures} FROM per_hand WHERE dealer IS NOT NULL GROUP BY dealer""",
                            params + [rho, rho, self.evidence] * 6)
         out = []
-        for kind, a, b, hands, bets, staked, actual, expected, variance, ids, tables, shifts, theory_sd in rows:
+        for (kind, a, b, hands, bets, staked, actual, expected, variance, ids, tables, shifts, theory_sd, low, high,
+             total) in rows:
             code, first, second = POOLED_KINDS[kind - 1]
             # The theory's uncertainty (the strategy fitted to the hands: ``Sums``) added as the pairs' is.
             out.append({"kind": code, "a": self._name(first, a), "b": None if second is None else self._name(second, b),
                         "hands": hands, "bets": int(bets), "staked": float(staked), "actual": float(actual),
                         "expected": expected, "variance": variance + theory_sd * theory_sd, "evidence": list(ids),
-                        "hand_total": hands, "tables": tables, "shifts": shifts, "theory_sd": theory_sd})
+                        "hand_total": hands, "tables": tables, "shifts": shifts, "theory_sd": theory_sd,
+                        "hand_set": [hands, low, high, int(total)]})
         return out
 
 
@@ -136,18 +143,30 @@ def _group_tests(sums, *, window, first, last, alpha):
     rows = sums.pooled(sums.first_edge["within_hand_correlation"])
     figures = statistics.pair_figures(rows, alpha=alpha, min_hands=MIN_HANDS)["pairs"]
     extra = {(row["kind"], row["a"], row["b"]): row for row in rows}
-    tested, untested = {}, {}
+    order = {code: i for i, (code, _first, _second) in enumerate(POOLED_KINDS)}
+    figures = sorted(figures, key=lambda pair: (order[pair["kind"]], str(pair["a"]), str(pair["b"])))
+    tested, untested, same = {}, {}, {}
     for pair in figures:
         key = (pair["kind"], pair["a"], pair["b"])
         source = extra[key]
-        line = {"kind": AlertKind.POOLED, "code": pair["kind"], "identity": [pair["a"], pair["b"], window, first,
-                                                                           last, pair["hands"]],
+        # Its identity is the group and its hands: found again over a longer window or a later night with the
+        # same hands, it is the same finding (alerted once); with more hands, a new one.
+        line = {"kind": AlertKind.POOLED, "code": pair["kind"], "identity": [pair["a"], pair["b"], *source["hand_set"]],
                 "window": window, "from": first, "to": last, "a": pair["a"], "b": pair["b"],
                 "hands": pair["hands"], "bets": pair["bets"], "staked": pair["staked"], "actual": pair["actual"],
                 "expected": pair["expected"], "sd": pair["sd"], "z": pair["z"], "p_value": pair["p_value"],
                 "tables": source["tables"], "shifts": source["shifts"], "hand_ids": pair["evidence"],
-                "hand_total": source["hand_total"]}
-        (tested if pair["p_value"] is not None else untested)[key] = line
+                "hand_total": source["hand_total"], "same": []}
+        if pair["p_value"] is None:
+            untested[key] = line
+            continue
+        bets = (pair["bets"], pair["staked"], pair["actual"], round(pair["expected"], 6), *source["hand_set"])
+        if bets in same:  # the same bets as a group before it: the same test, made once and named with both
+            earlier = same[bets]
+            earlier["same"].append({"code": pair["kind"], "a": pair["a"], "b": pair["b"]})
+            tested[key] = earlier
+        else:
+            same[bets] = tested[key] = line
     return tested, untested
 
 
@@ -186,7 +205,8 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
         ``tests`` (every test with a p-value, each with ``combined_q`` and
         ``combined_alert``, by q; pooled groups have ``window``, ``from``, ``to``, ``a``,
         ``b``, the figures in euros, ``tables``, ``shifts``, ``hand_ids`` cut to
-        ``EVIDENCE_LIMIT`` and ``hand_total``), ``accumulating`` (the groups still under
+        ``EVIDENCE_LIMIT``, ``hand_total`` and ``same``: the other groups of the
+        same bets, ``code``, ``a``, ``b``), ``accumulating`` (the groups still under
         ``MIN_HANDS`` hands to date: ``code``, ``a``, ``b``, ``hands``), ``findings``
         (``Finding``s of the alerts).
     """
@@ -199,10 +219,15 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
         if window == WINDOWS[-1][0]:
             month_hands = sums.counts()[0]
         tested, rest = _group_tests(sums, window=window, first=first.isoformat(), last=day.isoformat(), alpha=alpha)
+        lines = {}
         for key, line in tested.items():
             untested.pop(key, None)
-            if seen.get(key) != line["hands"]:  # the same hands as a shorter window's: the same test
+            lines.setdefault(id(line), (line, []))[1].append(key)
+        for line, keys in lines.values():
+            # The same hands as a shorter window's, for every group it names: the same test.
+            if any(seen.get(key) != line["hands"] for key in keys):
                 tests.append(line)
+            for key in keys:
                 seen[key] = line["hands"]
         untested.update(rest)
     accumulating = []
@@ -212,9 +237,12 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
         earliest = Hand.objects.filter(opened_at__lt=end).order_by("opened_at").values_list("opened_at", flat=True)
         since = gaming_day(earliest.first()).isoformat() if earliest.exists() else day.isoformat()
         tested, rest = _group_tests(sums, window=TO_DATE, first=since, last=day.isoformat(), alpha=alpha)
+        added = set()
         for key in untested:
             if key in tested:
-                tests.append(tested[key])
+                if id(tested[key]) not in added:
+                    added.add(id(tested[key]))
+                    tests.append(tested[key])
             else:
                 line = rest.get(key, untested[key])
                 accumulating.append({"code": line["code"], "a": line["a"], "b": line["b"], "hands": line["hands"]})

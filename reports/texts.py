@@ -386,7 +386,7 @@ def alert_text(kind: str, code: str, evidence: dict) -> str:
             "high": _number(e["band"][1]), "z": _number(e["z"]), "p": formatting.significant(e["p_value"]),
             "q": formatting.significant(e.get("combined_q"))}
         expectation = expectation_text(e)
-        return f"{text}; {expectation}" if expectation else text
+        return with_same(f"{text}; {expectation}" if expectation else text, e)
     if kind == "pair":
         text = _("%(pair)s %(a)s × %(b)s: %(hands)s hands, the bank won %(actual)s € where %(expected)s € were "
                  "expected (z = %(z)s, p = %(p)s, q = %(q)s)") % {
@@ -394,7 +394,7 @@ def alert_text(kind: str, code: str, evidence: dict) -> str:
             "actual": _number(e["actual"]), "expected": _number(e["expected"]), "z": _number(e["z"]),
             "p": formatting.significant(e["p_value"]), "q": formatting.significant(e.get("combined_q"))}
         expectation = expectation_text(e)
-        return f"{text}; {expectation}" if expectation else text
+        return with_same(f"{text}; {expectation}" if expectation else text, e)
     if kind == "cards":
         return _("%(test)s of %(who)s (%(deck)s, %(cards)s cards): the %(rank)s comes too often "
                  "(chi-square %(statistic)s, %(df)s degrees of freedom, p = %(p)s, q = %(q)s)") % {
@@ -423,6 +423,27 @@ def alert_text(kind: str, code: str, evidence: dict) -> str:
     return f"{kind}/{code}: {details}"
 
 
+def same_words(e: dict) -> str:
+    """The other groups of a test's same bets (``same`` of ``detection.same_tests`` and
+    ``pooling``), in words: ``dealer × player d1 × ana, player over all tables ana``; ""
+    for none."""
+    names = []
+    for other in e.get("same") or []:
+        code = other.get("code")
+        if other.get("kind") == "expected":
+            group = str(GROUPS.get(code, code))
+            names.append(group if code == "all" else f"{group} {other.get('group')}")
+        else:
+            names.append(f"{POOLED_GROUPS.get(code, code)} {pooled_who(code, other)}")
+    return ", ".join(names)
+
+
+def with_same(text: str, e: dict) -> str:
+    """``text`` and, where the test's bets are also other groups', those groups named."""
+    others = same_words(e)
+    return text if not others else _("%(text)s; the same bets as %(others)s") % {"text": text, "others": others}
+
+
 def pooled_who(code: str, e: dict) -> str:
     """A pooled group's people: ``d1 × ana``, or one person's code."""
     return e["a"] if e.get("b") is None else f"{e['a']} × {e['b']}"
@@ -432,7 +453,7 @@ def pooled_text(code: str, e: dict) -> str:
     """A pooled review's finding (``reports.pooling``) in one sentence, in the reader's
     language: the group, the window, where its hands were played, the bank's result against
     the expected, z, p and q."""
-    return _("%(group)s %(who)s over %(window)s (%(from)s to %(to)s; %(hands)s hands at %(tables)s tables in "
+    text = _("%(group)s %(who)s over %(window)s (%(from)s to %(to)s; %(hands)s hands at %(tables)s tables in "
              "%(shifts)s shifts): the bank won %(actual)s € where %(expected)s € were expected (z = %(z)s, p = %(p)s, "
              "q = %(q)s)") % {
         "group": str(POOLED_GROUPS.get(code, code)).capitalize(), "who": pooled_who(code, e),
@@ -442,6 +463,7 @@ def pooled_text(code: str, e: dict) -> str:
         "tables": e.get("tables", "?"), "shifts": e.get("shifts", "?"), "actual": _number(e["actual"]),
         "expected": _number(e["expected"]), "z": _number(e["z"]), "p": formatting.significant(e["p_value"]),
         "q": formatting.significant(e.get("combined_q"))}
+    return with_same(text, e)
 
 
 def transfer_text(code: str, e: dict) -> str:

@@ -41,6 +41,11 @@ def shift_of(table, dealer, staff, records, seated, day):
                                                                                  strict=True)])
 
 
+def named(test):
+    """The groups a pooled test names: its own and those of the same bets (``same``)."""
+    return [(test["code"], test.get("a"), test.get("b"))] + [(o["code"], o["a"], o["b"]) for o in test.get("same", [])]
+
+
 def test_a_dealer_feeding_one_player_at_three_tables_is_found_pooled_and_by_no_single_review(staff, edge):
     today = gaming_day(timezone.now())
     dealer2 = UserFactory(username="dealer2", roles=["dealer"])
@@ -86,10 +91,13 @@ def test_an_honest_month_at_two_tables_stays_quiet_and_a_rare_pair_accumulates(s
     assert result["tests"] and not [t for t in result["tests"] if t["combined_alert"]], \
         [t for t in result["tests"] if t["combined_alert"]]
     windows = {t["window"] for t in result["tests"] if t["kind"] == "pooled"}
+    assert all(isinstance(t["from"], str) and isinstance(t["to"], str) for t in result["tests"])
     assert {"week", "month"} <= windows  # the day holds 20 hands of each group: too few alone
     # dealer4 dealt 8 hands in the month: too few; with his 24 of 40 days ago, tested to date.
-    (to_date,) = [t for t in result["tests"] if t["code"] == "dealer" and t["a"] == "dealer4"]
+    (to_date,) = [t for t in result["tests"] if ("dealer", "dealer4", None) in named(t)]
     assert to_date["window"] == "to_date" and to_date["hands"] == 32 and to_date["tables"] == 2
+    # His hands were all under one holder: the dealer alone and the dealer × bank holder are the same bets, one test.
+    assert named(to_date) == [("dealer×bank", "dealer4", "banca"), ("dealer", "dealer4", None)]
     assert {"code": "dealer×player", "a": "dealer4", "b": "rosa", "hands": 8} in result["accumulating"]
     assert any(t["kind"] == "cards" for t in result["tests"])
 
@@ -193,3 +201,26 @@ def test_postgresql_keeps_a_pooled_runs_request_and_its_result_once_done(db):
     with pytest.raises(IntegrityError, match="never deleted"), transaction.atomic():
         rows.delete()
     assert rows.get().result == {"tests": []}
+
+
+def test_the_same_hands_found_again_the_next_night_are_the_same_finding(staff, edge):
+    today = gaming_day(timezone.now())
+    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
+    for n in range(3):
+        table = simulated_table(f"Mesa {n + 1}", staff, players=PLAYERS)
+        fed, _ = rigged_records(500 + n, 24, share=0.8)
+        shift_of(table, dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=1 + n))
+    theory = Theory(compute=False)
+    yesterday = pooled_review(today - timedelta(days=1), theory=theory, card_hands=0)
+    tonight = pooled_review(today, theory=theory, card_hands=0)
+
+    def pair(result):
+        return {f.fingerprint: f for f in result["findings"] if ("dealer×player", "dealer2", "ana") in named(f.evidence | {"code": f.code})}
+
+    assert pair(yesterday) and set(pair(tonight)) <= set(pair(yesterday))  # the week's 72 hands both nights
+    # with a hand more of the pair, the group is a new finding
+    table = simulated_table("Mesa 4", staff, players=PLAYERS)
+    more, _ = rigged_records(600, 30, share=0.8)
+    shift_of(table, dealer2, staff, more, ("ana", "rosa", "juan", "luis"), today)
+    after = pooled_review(today, theory=theory, card_hands=0)
+    assert set(pair(after)) - set(pair(yesterday))

@@ -1,0 +1,49 @@
+"""Tests of the same bets made once (``reports.detection.same_tests``): a shift with one
+dealer and one bank holder has its dealer × bank pair the same hands as the whole shift,
+and each dealer × player pair the same bets as the bank holder × player; each such test
+is made, and alerts, once, naming the others. Different bets stay apart."""
+
+from django.utils import translation
+
+from reports.detection import same_tests
+from reports.models import AlertKind
+from reports.texts import same_words, with_same
+
+
+def line(kind, code, *, hands=50, staked=220.0, actual=-75.0, expected=12.99, sd=22.77, **names):
+    return {"kind": kind, "code": code, "hands": hands, "staked": staked, "actual": actual, "expected": expected,
+            "sd": sd, "p_value": 0.0001, **names}
+
+
+def test_the_same_bets_are_one_test_naming_the_others():
+    whole = line(AlertKind.EXPECTED, "all", group="shift:25", hand_ids=None)
+    pair = line(AlertKind.PAIR, "dealer×bank", a="d3", b="h3", hand_ids=list(range(50)))
+    player = line(AlertKind.PAIR, "bank×player", a="h3", b="p5", staked=58.0, actual=-29.0, expected=3.43, sd=8.81,
+                  hand_ids=list(range(50)))
+    same_player = line(AlertKind.PAIR, "dealer×player", a="d3", b="p5", staked=58.0, actual=-29.0, expected=3.43,
+                       sd=8.81, hand_ids=list(range(50)))
+    other = line(AlertKind.PAIR, "dealer×player", a="d3", b="p1", staked=58.0, actual=-29.0, expected=3.43, sd=8.81,
+                 hand_ids=list(range(1, 51)))  # the same figures, other hands: another test
+    cards = {"kind": AlertKind.CARDS, "code": "first:seats", "p_value": 0.5}
+    kept, copies = same_tests([whole, pair, player, same_player, other, cards])
+    assert kept == [whole, player, other, cards]
+    assert copies == {id(whole): [pair], id(player): [same_player]}
+    assert whole["same"] == [{"kind": "pair", "code": "dealer×bank", "a": "d3", "b": "h3"}]
+    assert player["same"] == [{"kind": "pair", "code": "dealer×player", "a": "d3", "b": "p5"}]
+    assert "same" not in other
+
+
+def test_untested_lines_are_never_merged():
+    a = {**line(AlertKind.EXPECTED, "dealer", group="d1", hand_ids=[1]), "p_value": None}
+    b = {**line(AlertKind.EXPECTED, "tenure", group=7, hand_ids=[1]), "p_value": None}
+    assert same_tests([a, b]) == ([a, b], {})
+
+
+def test_the_others_are_named_in_the_readers_language():
+    e = {"same": [{"kind": "pair", "code": "dealer×player", "a": "d3", "b": "p5"}, {"code": "player", "a": "p5",
+                                                                                      "b": None}]}
+    with translation.override("en"):
+        assert same_words(e) == "dealer × player d3 × p5, player over all tables p5"
+        assert with_same("x", {}) == "x"
+    with translation.override("es"):
+        assert with_same("x", e) == "x; las mismas apuestas que crupier × jugador d3 × p5, jugador en todas las mesas p5"
