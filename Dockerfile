@@ -17,7 +17,7 @@ WORKDIR /app
 # psycopg[binary] ships its own libpq: no compiler or system library is needed. An
 # editable install, so that web, worker and beat all import the code (and its templates
 # and Spanish catalogues, compiled: the .mo files are committed) from /app.
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
 COPY game ./game
 COPY casino ./casino
 COPY patrons ./patrons

@@ -11,7 +11,17 @@
 - ``settling``: ``manage.py settle``'s core, a decoded record to its printed settlement.
 - ``simulate``: random legal play, for tests, demo data and benchmarks.
 - ``edge``, ``edge_exact``: the bank's edge by simulation, and its exact check.
+- ``sources``: ``SIETE_PURE_PYTHON=1``, the pure modules imported where ``setup.py``
+  compiled some (``cards``, ``hand``, ``payouts``, ``record``) with mypyc.
 """
+
+import os
+
+if os.environ.get("SIETE_PURE_PYTHON"):
+    from game.sources import prefer_sources
+
+    prefer_sources()
+
 
 from game.cards import NATURAL, card_name, format_points, parse_card
 from game.errors import EngineError, IllegalEvent, InvalidRules

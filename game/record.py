@@ -17,7 +17,7 @@ OPTIONAL_KEYS = ("table", "number", "started_at")
 _KEYS = frozenset(REQUIRED_KEYS + OPTIONAL_KEYS)
 _REQUIRED = frozenset(REQUIRED_KEYS)
 
-_profile_cache = {}
+_profile_cache: dict[object, Profile] = {}
 
 
 def profile_for(rules):
