@@ -15,7 +15,7 @@ it later; a hand settles only when every card is identified.
 """
 
 import re
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 from game.cards import (
     CARD_NAME,
@@ -32,26 +32,37 @@ from game.errors import IllegalEvent, gettext_noop, show
 from game.legal import Legal  # (not compiled: its fields are its __slots__)
 
 # Hand status.
-PLAYING, STOOD, BUST = "playing", "stood", "bust"
+PLAYING: Final = "playing"
+STOOD: Final = "stood"
+BUST: Final = "bust"
 # Hand kinds: a seat's hand (split hands included), the fusilado 7, muerto's two bets,
 # la loca, the bank.
-NORMAL, FUSILADO, MUERTO_SEVEN, MUERTO_CARD, LOCA, BANK = (
-    "normal", "fusilado", "muerto-seven", "muerto-card", "loca", "bank")
+NORMAL: Final = "normal"
+FUSILADO: Final = "fusilado"
+MUERTO_SEVEN: Final = "muerto-seven"
+MUERTO_CARD: Final = "muerto-card"
+LOCA: Final = "loca"
+BANK: Final = "bank"
 # Phases.
-DEAL, PLAY, OVER = "deal", "play", "over"
+DEAL: Final = "deal"
+PLAY: Final = "play"
+OVER: Final = "over"
 
-BANK_ID, LOCA_ID = "bank", "loca"
-RESERVED_IDS = frozenset((BANK_ID, LOCA_ID))
-MAX_SEATS = 9
-MAX_EXCHANGES = 4
+BANK_ID: Final = "bank"
+LOCA_ID: Final = "loca"
+RESERVED_IDS: Final = frozenset((BANK_ID, LOCA_ID))
+MAX_SEATS: Final = 9
+MAX_EXCHANGES: Final = 4
 #: La loca's calls, made by its responsable. [rules.md "Calls of la loca"; 003]
-DOBLA_QUIEN_QUIERA, DOBLA, SE_PLANTA = "dobla_quien_quiera", "dobla", "se_planta"
-LOCA_CALLS = (DOBLA_QUIEN_QUIERA, DOBLA, SE_PLANTA)
+DOBLA_QUIEN_QUIERA: Final = "dobla_quien_quiera"
+DOBLA: Final = "dobla"
+SE_PLANTA: Final = "se_planta"
+LOCA_CALLS: Final = (DOBLA_QUIEN_QUIERA, DOBLA, SE_PLANTA)
 
-_PLAYER_ID = re.compile(r"[\w.\-]{1,64}\Z")
+_PLAYER_ID: Final = re.compile(r"[\w.\-]{1,64}\Z")
 
 #: Keys each event may carry. [hand-record.md "Events"]
-EVENT_KEYS = {
+EVENT_KEYS: Final = {
     "deal": frozenset(("do", "seat", "card")),
     "bet": frozenset(("do", "seat", "amount", "player")),
     "card": frozenset(("do", "seat", "card", "down")),
@@ -65,11 +76,11 @@ EVENT_KEYS = {
     "shuffle": frozenset(("do",)),
 }
 #: Console-only keys: a revealed card's identity, and ``identify`` of a face-down card.
-_UNKNOWN_EVENT_KEYS = dict(EVENT_KEYS, reveal=frozenset(("do", "seat", "card")),
+_UNKNOWN_EVENT_KEYS: Final = dict(EVENT_KEYS, reveal=frozenset(("do", "seat", "card")),
                            identify=frozenset(("do", "seat", "hand", "card", "natural")))
 
 
-_valid_ids: dict[object, bool] = {}
+_valid_ids: Final[dict[object, bool]] = {}
 
 
 def valid_player_id(value):
@@ -88,28 +99,37 @@ def valid_player_id(value):
     return valid
 
 
-_cents_text: dict[object, str] = {}
+_cents_text: Final[dict[object, str]] = {}
 #: ``format_cents``'s texts so far, ``{cents: text}``: ``CENTS_TEXT.get(cents) or
 #: format_cents(cents)`` is ``format_cents(cents)`` without its call where it was written
 #: before (the settlement of a hand writes a dozen amounts).
-CENTS_TEXT = _cents_text
+CENTS_TEXT: Final = _cents_text
 
 
 def format_cents(cents):
     """Integer cents as a record amount: 1050 -> "10.50", -2000 -> "-20.00"."""
     text = _cents_text.get(cents)
     if text is None:
-        whole, part = divmod(abs(cents), 100)
-        text = f"{'-' if cents < 0 else ''}{whole}.{part:02d}"
+        if type(cents) is int:
+            text = _write_cents(cents)
+        else:
+            whole, part = divmod(abs(cents), 100)
+            text = f"{'-' if cents < 0 else ''}{whole}.{part:02d}"
         if len(_cents_text) > 8192:
             _cents_text.clear()
         _cents_text[cents] = text
     return text
 
 
+def _write_cents(cents: int) -> str:
+    """``format_cents`` of an int, in steps that compiled (setup.py) need no formatting call."""
+    whole, part = divmod(abs(cents), 100)
+    return ("-" if cents < 0 else "") + str(whole) + ("." if part > 9 else ".0") + str(part)
+
+
 #: ASCII digits only: Python's ``\d`` (and ``int``) read a full-width "５" as 5.
-_AMOUNT = re.compile(r"([0-9]{1,12})(?:\.([0-9]{1,2}))?\Z")
-_amount_cache: dict[object, int] = {}
+_AMOUNT: Final = re.compile(r"([0-9]{1,12})(?:\.([0-9]{1,2}))?\Z")
+_amount_cache: Final[dict[object, int]] = {}
 
 
 def parse_amount(value):
@@ -1365,7 +1385,7 @@ class HandState:
         }
 
 
-_HANDLERS = {
+_HANDLERS: Final = {
     "deal": HandState._deal,
     "bet": HandState._bet,
     "card": HandState._card_event,
@@ -1382,7 +1402,7 @@ _HANDLERS = {
 
 #: ``do`` -> (the keys its event may carry, its handler): for hand records, and for the
 #: console (unknown cards named later).
-_RECORD_HANDLERS = dict(_HANDLERS, deal=HandState._record_deal, bet=HandState._record_bet,
+_RECORD_HANDLERS: Final = dict(_HANDLERS, deal=HandState._record_deal, bet=HandState._record_bet,
                         card=HandState._record_card)
-_RECORD_DISPATCH = {do: (keys, _RECORD_HANDLERS[do]) for do, keys in EVENT_KEYS.items()}
-_CONSOLE_DISPATCH = {do: (keys, _HANDLERS[do]) for do, keys in _UNKNOWN_EVENT_KEYS.items()}
+_RECORD_DISPATCH: Final = {do: (keys, _RECORD_HANDLERS[do]) for do, keys in EVENT_KEYS.items()}
+_CONSOLE_DISPATCH: Final = {do: (keys, _HANDLERS[do]) for do, keys in _UNKNOWN_EVENT_KEYS.items()}

@@ -6,13 +6,16 @@ integer half-points (7½ = 15). [rules.md "Settlement of one bet", "The bank pas
 """
 
 from decimal import ROUND_FLOOR, Decimal
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from game.cards import NATURAL, POINTS_TEXT, format_points
 from game.errors import IllegalEvent, gettext_noop
 from game.hand import CENTS_TEXT, FUSILADO, LOCA_ID, HandState, format_cents
 
-WIN, NATURAL_RESULT, LOSE, BUST = "win", "natural", "lose", "bust"
+WIN: Final = "win"
+NATURAL_RESULT: Final = "natural"
+LOSE: Final = "lose"
+BUST: Final = "bust"
 
 
 class Bet(NamedTuple):
@@ -122,7 +125,7 @@ def settle(state: HandState) -> "Settlement":
                     next_bank = player
                     passes = False
             net = sign * k * hand.stake
-            bets.append(Bet(player, player, hand.number, hand.stake, points, result, k, net))
+            bets.append(_bet((player, player, hand.number, hand.stake, points, result, k, net)))
             total += net
             if first is None:
                 first = (points, result, k, sign)
@@ -131,14 +134,14 @@ def settle(state: HandState) -> "Settlement":
             points, result, k, sign = first
             for bettor, stake in seat.side_bets.items():
                 net = sign * k * stake
-                bets.append(Bet(bettor, player, 1, stake, points, result, k, net))
+                bets.append(_bet((bettor, player, 1, stake, points, result, k, net)))
                 players[bettor] = players.get(bettor, 0) + net
     if state.loca is not None and state.loca_bets:
         points = state.loca.points
         result, k, sign = _outcome(profile, bank_points, points, False, True, False)
         for bettor, (_initial, stake) in state.loca_bets.items():
             net = sign * k * stake
-            bets.append(Bet(bettor, LOCA_ID, 1, stake, points, result, k, net))
+            bets.append(_bet((bettor, LOCA_ID, 1, stake, points, result, k, net)))
             players[bettor] = players.get(bettor, 0) + net
     bank_result = -sum(players.values())
     commission = 0
@@ -148,6 +151,13 @@ def settle(state: HandState) -> "Settlement":
     return Settlement(tuple(bets), players, state.bank_player, bank_points, bank_result,
                       commission, bank_result - commission, next_bank)
 
+
+
+
+def _bet(fields: tuple[str, str, int, int, int, str, Any, Any]) -> Bet:
+    """``Bet(*fields)`` without the Python ``__new__`` a ``NamedTuple`` is made with (the
+    same tuple; compiled, setup.py, a call of the class runs that Python code)."""
+    return tuple.__new__(Bet, fields)
 
 
 def _outcome(profile: Any, bank_points: int, points: int, fusilado: bool, loca: bool,
