@@ -463,7 +463,7 @@ class HandState:
                 allowed, handler = dispatch[do]
             except (KeyError, TypeError):
                 allowed = None
-            if (allowed is None or type(ev) is not dict or not allowed.issuperset(ev)
+            if (allowed is None or type(ev) is not dict or not _keys_within(ev, allowed)
                     or (self.phase is not PLAY and (self.phase is not DEAL or do != "deal"))):
                 self.apply(ev)
                 continue
@@ -516,7 +516,7 @@ class HandState:
                 or code in self.live):
             return self._deal(ev, n, who)
         seat = self._seat.get(who)
-        hand = seat.hands[0] if seat is not None else self.bank if who == BANK_ID else self.loca
+        hand: Hand = seat.hands[0] if seat is not None else self.bank if who == BANK_ID else self.loca
         cards = hand.cards
         if not self.profile.face_up or who == BANK_ID:
             hand.down = len(cards)
@@ -685,7 +685,7 @@ class HandState:
         if self.order[self.turn] != who:
             self._out_of_turn(who, n)
         seat = self._seat.get(who)  # (as _turn_hand, inline: a record's most frequent event)
-        hand = seat.hands[seat.current] if seat is not None else self.bank if who == BANK_ID else self.loca
+        hand: Hand = seat.hands[seat.current] if seat is not None else self.bank if who == BANK_ID else self.loca
         self._check_draw(hand, seat, n)
         if down:
             self._check_down(hand, n)
@@ -738,7 +738,7 @@ class HandState:
         if self.order[self.turn] != who:
             self._out_of_turn(who, n)
         seat = self._seat.get(who)  # (as _turn_hand, inline)
-        hand = seat.hands[seat.current] if seat is not None else self.bank if who == BANK_ID else self.loca
+        hand: Hand = seat.hands[seat.current] if seat is not None else self.bank if who == BANK_ID else self.loca
         self._check_stand(hand, seat, n)
         self._stands(hand, seat)
 
@@ -1383,6 +1383,14 @@ class HandState:
             "events": self.n,
             "stock": self._deck_size - self.live_count,
         }
+
+
+def _keys_within(ev: dict[Any, Any], allowed: frozenset[str]) -> bool:
+    """``allowed.issuperset(ev)``: compiled (setup.py), a loop without a method call."""
+    for key in ev:
+        if key not in allowed:
+            return False
+    return True
 
 
 _HANDLERS: Final = {
