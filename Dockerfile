@@ -17,6 +17,8 @@ WORKDIR /app
 # psycopg[binary] ships its own libpq: no compiler or system library is needed. An
 # editable install, so that web, worker and beat all import the code (and its templates
 # and Spanish catalogues, compiled: the .mo files are committed) from /app.
+# No C compiler here: setup.py installs the engine's pure Python modules (where one is,
+# it compiles game's hot modules with mypyc; benchmarks/RESULTS.md "settle").
 COPY pyproject.toml setup.py README.md ./
 COPY game ./game
 COPY casino ./casino

@@ -77,7 +77,7 @@ EVENT_KEYS: Final = {
 }
 #: Console-only keys: a revealed card's identity, and ``identify`` of a face-down card.
 _UNKNOWN_EVENT_KEYS: Final = dict(EVENT_KEYS, reveal=frozenset(("do", "seat", "card")),
-                           identify=frozenset(("do", "seat", "hand", "card", "natural")))
+                                  identify=frozenset(("do", "seat", "hand", "card", "natural")))
 
 
 _valid_ids: Final[dict[object, bool]] = {}
@@ -122,7 +122,7 @@ def format_cents(cents):
 
 
 def _write_cents(cents: int) -> str:
-    """``format_cents`` of an int, in steps that compiled (setup.py) need no formatting call."""
+    """``format_cents`` of an int, in steps that need no formatting call once compiled (setup.py)."""
     whole, part = divmod(abs(cents), 100)
     return ("-" if cents < 0 else "") + str(whole) + ("." if part > 9 else ".0") + str(part)
 
