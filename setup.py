@@ -12,6 +12,8 @@ some modules compiled and others not. The rest of the project's metadata is in
 ``pyproject.toml``; its ``[build-system]`` pins the mypy whose mypyc compiles.
 """
 
+import hashlib
+import json
 import os
 import shutil
 import sys
@@ -24,6 +26,13 @@ from setuptools.command.build_ext import build_ext
 COMPILED = ["game/cards.py", "game/hand.py", "game/payouts.py", "game/record.py"]
 #: The group's shared library, inside the package: game/compiled__mypyc.*.so.
 GROUP = "game.compiled"
+#: Beside the extensions: the SHA-256 of each compiled module's source (game/sources.py).
+SOURCES = "compiled_sources.json"
+
+
+def _digest(path):
+    with open(path, "rb") as source:
+        return hashlib.sha256(source.read()).hexdigest()
 
 
 def _note(message):
@@ -40,10 +49,30 @@ class OptionalBuildExt(build_ext):
         except Exception as error:  # a missing compiler, headers, a failed compilation
             _note(f"the engine is not compiled ({error}); pure Python modules installed")
             self._remove_built()
+            return
+        if self.extensions:
+            self._record_sources()
+
+    def _record_sources(self):
+        """Write ``SOURCES`` beside the built extensions: each compiled module's source
+        digest, so that ``game.sources.stale`` can tell an extension older than its ``.py``
+        (an edit not yet compiled again) and import the ``.py`` instead."""
+        here = os.path.dirname(os.path.abspath(__file__))
+        digests = {os.path.basename(path)[:-3]: _digest(os.path.join(here, path)) for path in COMPILED}
+        folder = os.path.dirname(self.get_ext_fullpath("game.hand"))
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, SOURCES), "w") as out:
+            json.dump(digests, out, indent=1, sort_keys=True)
 
     def _remove_built(self):
         here = os.path.dirname(os.path.abspath(__file__))
-        for ext in self.extensions:
+        for ext in [*self.extensions, None]:
+            if ext is None:  # the sources' digests of an earlier build
+                built = os.path.join(os.path.dirname(self.get_ext_fullpath("game.hand")), SOURCES)
+                for path in (built, os.path.join(here, "game", SOURCES)):
+                    if os.path.exists(path):
+                        os.remove(path)
+                continue
             built = self.get_ext_fullpath(ext.name)
             for path in (built, os.path.join(here, self.get_ext_filename(ext.name))):
                 if os.path.exists(path):
@@ -51,7 +80,10 @@ class OptionalBuildExt(build_ext):
         self.extensions = []
 
     def get_outputs(self):
-        return [path for path in super().get_outputs() if os.path.exists(path)]
+        built = [path for path in super().get_outputs() if os.path.exists(path)]
+        if self.extensions:
+            built.append(os.path.join(os.path.dirname(self.get_ext_fullpath("game.hand")), SOURCES))
+        return built
 
 
 def _ext_modules():

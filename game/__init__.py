@@ -12,15 +12,18 @@
 - ``simulate``: random legal play, for tests, demo data and benchmarks.
 - ``edge``, ``edge_exact``: the bank's edge by simulation, and its exact check.
 - ``sources``: ``SIETE_PURE_PYTHON=1``, the pure modules imported where ``setup.py``
-  compiled some (``cards``, ``hand``, ``payouts``, ``record``) with mypyc.
+  compiled some (``cards``, ``hand``, ``payouts``, ``record``) with mypyc; so are they
+  when a compiled module is older than its ``.py`` (an edit not compiled again).
 """
 
 import os
 
-if os.environ.get("SIETE_PURE_PYTHON"):
-    from game.sources import prefer_sources
+from game.sources import prefer_current_sources, prefer_sources
 
+if os.environ.get("SIETE_PURE_PYTHON"):
     prefer_sources()
+else:
+    prefer_current_sources()  # a compiled module older than its .py: the .py
 
 
 from game.cards import NATURAL, card_name, format_points, parse_card

@@ -7,9 +7,16 @@ first and every ``game`` module is imported from its ``.py`` file: the pure engi
 comparing both (``tests/engine/test_compiled.py``), measuring, or debugging.
 """
 
+import hashlib
+import importlib.machinery
 import importlib.util
+import json
 import os
 import sys
+import warnings
+
+#: Written by setup.py beside the extensions it built: each compiled module's source digest.
+SOURCES = "compiled_sources.json"
 
 
 class SourceFinder:
@@ -39,3 +46,42 @@ def compiled():
     from game import hand
 
     return not hand.__file__.endswith(".py")
+
+
+def stale(folder: str | None = None) -> list[str]:
+    """The compiled modules of ``game`` whose ``.py`` is not the source they were built
+    from (an edit not compiled again, or extensions without setup.py's record of their
+    sources): ``[]`` when every extension is current or none is built. ``folder``: the
+    package's (default: this one's). Reads the ``.py`` files and ``SOURCES``; imports
+    nothing of ``game``."""
+    folder = folder or os.path.dirname(os.path.abspath(__file__))
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+    if not any(os.path.exists(os.path.join(folder, "hand" + suffix)) for suffix in suffixes):
+        return []
+    try:
+        with open(os.path.join(folder, SOURCES)) as record:
+            built = json.load(record)
+    except (OSError, ValueError):
+        return ["hand"]
+    changed = []
+    for name, digest in sorted(built.items()):
+        try:
+            with open(os.path.join(folder, name + ".py"), "rb") as source:
+                current = hashlib.sha256(source.read()).hexdigest()
+        except OSError:
+            continue  # an install without the sources: the extension is all there is
+        if current != digest:
+            changed.append(name)
+    return changed
+
+
+def prefer_current_sources() -> None:
+    """``prefer_sources`` when a compiled module is older than its ``.py`` (``stale``),
+    with a ``RuntimeWarning`` naming them and how to build them again: an edited module
+    runs as edited, compiled or not."""
+    changed = stale()
+    if changed:
+        warnings.warn(f"game: the compiled {', '.join(changed)} differ from their .py files; the pure Python "
+                      "modules are imported (build them again: make .venv/.installed, or pip install -e .)",
+                      RuntimeWarning, stacklevel=2)
+        prefer_sources()

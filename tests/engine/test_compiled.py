@@ -166,3 +166,23 @@ def test_the_consoles_path_is_the_same_compiled_and_pure(records_file):
     # the first line says which engine ran; the rest is the same
     assert pure[1].split(b"\n", 1)[0] == b"false"
     assert compiled[1].split(b"\n", 1)[1] == pure[1].split(b"\n", 1)[1]
+
+
+def test_an_extension_older_than_its_source_is_stale(tmp_path):
+    """``game.sources.stale``: current extensions are not, an edited ``.py`` is, so is an
+    extension without setup.py's record of its sources; no extension, nothing stale."""
+    import hashlib
+    import importlib.machinery
+
+    from game.sources import SOURCES, stale
+
+    (tmp_path / "hand.py").write_text("X = 1\n")
+    (tmp_path / "cards.py").write_text("Y = 2\n")
+    assert stale(str(tmp_path)) == []  # nothing compiled
+    (tmp_path / ("hand" + importlib.machinery.EXTENSION_SUFFIXES[0])).write_bytes(b"")
+    assert stale(str(tmp_path)) == ["hand"]  # no record of what it was built from
+    digests = {name: hashlib.sha256((tmp_path / f"{name}.py").read_bytes()).hexdigest() for name in ("hand", "cards")}
+    (tmp_path / SOURCES).write_text(json.dumps(digests))
+    assert stale(str(tmp_path)) == []
+    (tmp_path / "cards.py").write_text("Y = 3\n")
+    assert stale(str(tmp_path)) == ["cards"]
