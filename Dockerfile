@@ -14,10 +14,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# psycopg[binary] ships its own libpq: no compiler or system library is needed. An
-# editable install, so that web, worker and beat all import the code (and its templates
-# and Spanish catalogues, compiled: the .mo files are committed) from /app.
-COPY pyproject.toml README.md ./
+# psycopg[binary] ships its own libpq: no system library is needed. An editable install,
+# so that web, worker and beat all import the code (and its templates and Spanish
+# catalogues, compiled: the .mo files are committed) from /app. A C compiler for the
+# install only: setup.py compiles game's hot modules with mypyc (without one it installs
+# their pure Python modules; benchmarks/RESULTS.md "settle"), then it is removed.
+COPY pyproject.toml setup.py README.md ./
 COPY game ./game
 COPY casino ./casino
 COPY patrons ./patrons
@@ -32,7 +34,9 @@ COPY templates ./templates
 COPY locale ./locale
 COPY manage.py ./
 # collectstatic needs the production settings' variables, not their values.
-RUN pip install -e . \
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && pip install -e . \
+    && apt-get purge -y --auto-remove gcc libc6-dev && rm -rf /var/lib/apt/lists/* /app/build \
     && DJANGO_SECRET_KEY=build DATABASE_URL=postgres://build/build CELERY_BROKER_URL=redis://build \
        CACHE_URL=locmemcache:// DJANGO_ALLOWED_HOSTS=build CHAIN_KEY=build-only-not-a-key-000000000000000 python manage.py collectstatic --noinput \
     && useradd --system --uid 1000 --home /app casino \

@@ -7,7 +7,8 @@ PORT ?= 8000
 
 .PHONY: start test test-fast shipped lint conformance
 
-$(VENV)/.installed: pyproject.toml
+# setup.py compiles game's hot modules in place (mypyc): they are built again when they change.
+$(VENV)/.installed: pyproject.toml setup.py game/cards.py game/hand.py game/payouts.py game/record.py
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e '.[dev]'

@@ -11,7 +11,20 @@
 - ``settling``: ``manage.py settle``'s core, a decoded record to its printed settlement.
 - ``simulate``: random legal play, for tests, demo data and benchmarks.
 - ``edge``, ``edge_exact``: the bank's edge by simulation, and its exact check.
+- ``sources``: ``SIETE_PURE_PYTHON=1``, the pure modules imported where ``setup.py``
+  compiled some (``cards``, ``hand``, ``payouts``, ``record``) with mypyc; so are they
+  when a compiled module is older than its ``.py`` (an edit not compiled again).
 """
+
+import os
+
+from game.sources import prefer_current_sources, prefer_sources
+
+if os.environ.get("SIETE_PURE_PYTHON"):
+    prefer_sources()
+else:
+    prefer_current_sources()  # a compiled module older than its .py: the .py
+
 
 from game.cards import NATURAL, card_name, format_points, parse_card
 from game.errors import EngineError, IllegalEvent, InvalidRules

@@ -18,39 +18,43 @@ A card is read in its table's deck (``parse_card(text, deck)``): ``"7C"`` is the
 copas at a Spanish table and of clubs at a French one.
 """
 
-RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-SUITS = ("O", "C", "E", "B")
-FRENCH_SUITS = ("S", "H", "D", "C")
-SOTA, CABALLO, REY = 10, 11, 12
-#: The first French card's code.
-FRENCH_BASE = len(SUITS) * len(RANKS)
-#: How a French rank is written.
-FRENCH_RANK_NAMES = {1: "A", 10: "J", 11: "Q", 12: "K"}
+from typing import Final
 
-NATURAL = 15  # 7½ in half-points
+RANKS: Final = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
+SUITS: Final = ("O", "C", "E", "B")
+FRENCH_SUITS: Final = ("S", "H", "D", "C")
+SOTA: Final = 10
+CABALLO: Final = 11
+REY: Final = 12
+#: The first French card's code.
+FRENCH_BASE: Final = len(SUITS) * len(RANKS)
+#: How a French rank is written.
+FRENCH_RANK_NAMES: Final = {1: "A", 10: "J", 11: "Q", 12: "K"}
+
+NATURAL: Final = 15  # 7½ in half-points
 
 _SPANISH = [(suit, rank, f"{rank}{suit}") for suit in SUITS for rank in RANKS]
 _FRENCH = [(suit, rank, f"{FRENCH_RANK_NAMES.get(rank, rank)}{suit}") for suit in FRENCH_SUITS for rank in RANKS]
 
 #: Card code -> rank, suit letter, half-points, written name ("7O", "12B", "QD").
-CARD_RANK = tuple(rank for _suit, rank, _name in _SPANISH + _FRENCH)
-CARD_SUIT = tuple(suit for suit, _rank, _name in _SPANISH + _FRENCH)
-CARD_POINTS = tuple(1 if rank >= SOTA else 2 * rank for _suit, rank, _name in _SPANISH + _FRENCH)
-CARD_NAME = tuple(name for _suit, _rank, name in _SPANISH + _FRENCH)
+CARD_RANK: Final = tuple(rank for _suit, rank, _name in _SPANISH + _FRENCH)
+CARD_SUIT: Final = tuple(suit for suit, _rank, _name in _SPANISH + _FRENCH)
+CARD_POINTS: Final = tuple(1 if rank >= SOTA else 2 * rank for _suit, rank, _name in _SPANISH + _FRENCH)
+CARD_NAME: Final = tuple(name for _suit, _rank, name in _SPANISH + _FRENCH)
 #: Every card code of every deck.
-ALL_CARDS = tuple(range(len(CARD_NAME)))
-SPANISH_CARDS = ALL_CARDS[:FRENCH_BASE]
-FRENCH_CARDS = ALL_CARDS[FRENCH_BASE:]
+ALL_CARDS: Final = tuple(range(len(CARD_NAME)))
+SPANISH_CARDS: Final = ALL_CARDS[:FRENCH_BASE]
+FRENCH_CARDS: Final = ALL_CARDS[FRENCH_BASE:]
 
 #: The cards of each deck option. [rules.md: deck "spanish-40", "spanish-36" without
 #: sotas, "french-40" without 8, 9 and 10]
-DECKS = {
+DECKS: Final = {
     "spanish-40": frozenset(SPANISH_CARDS),
     "spanish-36": frozenset(c for c in SPANISH_CARDS if CARD_RANK[c] != SOTA),
     "french-40": frozenset(FRENCH_CARDS),
 }
 #: Each deck option's suits, in the order the console shows them.
-DECK_SUITS = {"spanish-40": SUITS, "spanish-36": SUITS, "french-40": FRENCH_SUITS}
+DECK_SUITS: Final = {"spanish-40": SUITS, "spanish-36": SUITS, "french-40": FRENCH_SUITS}
 
 
 def _spanish_spellings():
@@ -85,11 +89,11 @@ def _french_spellings():
 
 
 #: Every accepted spelling of a Spanish (or Catalan) card -> its code.
-CARD_SPELLINGS = _spanish_spellings()
+CARD_SPELLINGS: Final = _spanish_spellings()
 #: Every accepted spelling of a French card -> its code.
-FRENCH_SPELLINGS = _french_spellings()
+FRENCH_SPELLINGS: Final = _french_spellings()
 #: Each deck option's spellings: a card is read in its table's deck.
-DECK_SPELLINGS = {"spanish-40": CARD_SPELLINGS, "spanish-36": CARD_SPELLINGS, "french-40": FRENCH_SPELLINGS}
+DECK_SPELLINGS: Final = {"spanish-40": CARD_SPELLINGS, "spanish-36": CARD_SPELLINGS, "french-40": FRENCH_SPELLINGS}
 
 
 def parse_card(text, deck="spanish-40"):
@@ -136,9 +140,9 @@ def _write_points(half_points):
 
 
 # Every hand's points fit here: at most 7 (14) plus a 7 before it stops.
-_POINTS_TEXT = tuple(_write_points(h) for h in range(64))
+_POINTS_TEXT: Final = tuple(_write_points(h) for h in range(64))
 #: ``format_points`` of 0 to 63 half-points, by index (every hand's points are there).
-POINTS_TEXT = _POINTS_TEXT
+POINTS_TEXT: Final = _POINTS_TEXT
 
 
 def format_points(half_points):

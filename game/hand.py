@@ -15,6 +15,7 @@ it later; a hand settles only when every card is identified.
 """
 
 import re
+from typing import Any, Final, NoReturn
 
 from game.cards import (
     CARD_NAME,
@@ -28,28 +29,40 @@ from game.cards import (
     other_deck_card,
 )
 from game.errors import IllegalEvent, gettext_noop, show
+from game.legal import Legal  # (not compiled: its fields are its __slots__)
 
 # Hand status.
-PLAYING, STOOD, BUST = "playing", "stood", "bust"
+PLAYING: Final = "playing"
+STOOD: Final = "stood"
+BUST: Final = "bust"
 # Hand kinds: a seat's hand (split hands included), the fusilado 7, muerto's two bets,
 # la loca, the bank.
-NORMAL, FUSILADO, MUERTO_SEVEN, MUERTO_CARD, LOCA, BANK = (
-    "normal", "fusilado", "muerto-seven", "muerto-card", "loca", "bank")
+NORMAL: Final = "normal"
+FUSILADO: Final = "fusilado"
+MUERTO_SEVEN: Final = "muerto-seven"
+MUERTO_CARD: Final = "muerto-card"
+LOCA: Final = "loca"
+BANK: Final = "bank"
 # Phases.
-DEAL, PLAY, OVER = "deal", "play", "over"
+DEAL: Final = "deal"
+PLAY: Final = "play"
+OVER: Final = "over"
 
-BANK_ID, LOCA_ID = "bank", "loca"
-RESERVED_IDS = frozenset((BANK_ID, LOCA_ID))
-MAX_SEATS = 9
-MAX_EXCHANGES = 4
+BANK_ID: Final = "bank"
+LOCA_ID: Final = "loca"
+RESERVED_IDS: Final = frozenset((BANK_ID, LOCA_ID))
+MAX_SEATS: Final = 9
+MAX_EXCHANGES: Final = 4
 #: La loca's calls, made by its responsable. [rules.md "Calls of la loca"; 003]
-DOBLA_QUIEN_QUIERA, DOBLA, SE_PLANTA = "dobla_quien_quiera", "dobla", "se_planta"
-LOCA_CALLS = (DOBLA_QUIEN_QUIERA, DOBLA, SE_PLANTA)
+DOBLA_QUIEN_QUIERA: Final = "dobla_quien_quiera"
+DOBLA: Final = "dobla"
+SE_PLANTA: Final = "se_planta"
+LOCA_CALLS: Final = (DOBLA_QUIEN_QUIERA, DOBLA, SE_PLANTA)
 
-_PLAYER_ID = re.compile(r"[\w.\-]{1,64}\Z")
+_PLAYER_ID: Final = re.compile(r"[\w.\-]{1,64}\Z")
 
 #: Keys each event may carry. [hand-record.md "Events"]
-EVENT_KEYS = {
+EVENT_KEYS: Final = {
     "deal": frozenset(("do", "seat", "card")),
     "bet": frozenset(("do", "seat", "amount", "player")),
     "card": frozenset(("do", "seat", "card", "down")),
@@ -63,11 +76,11 @@ EVENT_KEYS = {
     "shuffle": frozenset(("do",)),
 }
 #: Console-only keys: a revealed card's identity, and ``identify`` of a face-down card.
-_UNKNOWN_EVENT_KEYS = dict(EVENT_KEYS, reveal=frozenset(("do", "seat", "card")),
-                           identify=frozenset(("do", "seat", "hand", "card", "natural")))
+_UNKNOWN_EVENT_KEYS: Final = dict(EVENT_KEYS, reveal=frozenset(("do", "seat", "card")),
+                                  identify=frozenset(("do", "seat", "hand", "card", "natural")))
 
 
-_valid_ids = {}
+_valid_ids: Final[dict[object, bool]] = {}
 
 
 def valid_player_id(value):
@@ -86,28 +99,37 @@ def valid_player_id(value):
     return valid
 
 
-_cents_text = {}
+_cents_text: Final[dict[object, str]] = {}
 #: ``format_cents``'s texts so far, ``{cents: text}``: ``CENTS_TEXT.get(cents) or
 #: format_cents(cents)`` is ``format_cents(cents)`` without its call where it was written
 #: before (the settlement of a hand writes a dozen amounts).
-CENTS_TEXT = _cents_text
+CENTS_TEXT: Final = _cents_text
 
 
 def format_cents(cents):
     """Integer cents as a record amount: 1050 -> "10.50", -2000 -> "-20.00"."""
     text = _cents_text.get(cents)
     if text is None:
-        whole, part = divmod(abs(cents), 100)
-        text = f"{'-' if cents < 0 else ''}{whole}.{part:02d}"
+        if type(cents) is int:
+            text = _write_cents(cents)
+        else:
+            whole, part = divmod(abs(cents), 100)
+            text = f"{'-' if cents < 0 else ''}{whole}.{part:02d}"
         if len(_cents_text) > 8192:
             _cents_text.clear()
         _cents_text[cents] = text
     return text
 
 
+def _write_cents(cents: int) -> str:
+    """``format_cents`` of an int, in steps that need no formatting call once compiled (setup.py)."""
+    whole, part = divmod(abs(cents), 100)
+    return ("-" if cents < 0 else "") + str(whole) + ("." if part > 9 else ".0") + str(part)
+
+
 #: ASCII digits only: Python's ``\d`` (and ``int``) read a full-width "５" as 5.
-_AMOUNT = re.compile(r"([0-9]{1,12})(?:\.([0-9]{1,2}))?\Z")
-_amount_cache = {}
+_AMOUNT: Final = re.compile(r"([0-9]{1,12})(?:\.([0-9]{1,2}))?\Z")
+_amount_cache: Final[dict[object, int]] = {}
 
 
 def parse_amount(value):
@@ -153,12 +175,12 @@ class Hand:
     __slots__ = ("owner", "number", "kind", "cards", "slots", "down", "points", "unknown",
                  "stake", "status", "raise_pending", "split_ready", "returned", "acted")
 
-    def __init__(self, owner, number, kind):
+    def __init__(self, owner: str, number: int, kind: str) -> None:
         self.owner = owner
         self.number = number
         self.kind = kind
-        self.cards = []
-        self.slots = []  # instance index of each card, for identification and the shuffle
+        self.cards: list[Any] = []  # int codes, None for a card not yet identified
+        self.slots: list[int] = []  # instance index of each card, for identification and the shuffle
         self.down = -1
         self.points = 0
         self.unknown = 0
@@ -170,12 +192,12 @@ class Hand:
         self.acted = False
 
     @property
-    def natural(self):
+    def natural(self) -> bool:
         """Exactly 7½, every card identified."""
         return self.unknown == 0 and self.points == NATURAL
 
     @property
-    def bust(self):
+    def bust(self) -> bool:
         """Over 7½ (a fusilado or muerto hand too, though it stays on the table)."""
         return self.points > NATURAL
 
@@ -198,33 +220,14 @@ class Seat:
 
     __slots__ = ("player", "position", "hands", "current", "exchanges", "acted", "side_bets")
 
-    def __init__(self, player, position):
+    def __init__(self, player: str, position: int) -> None:
         self.player = player
         self.position = position
         self.hands = [Hand(player, 1, NORMAL)]
         self.current = 0
         self.exchanges = 0
         self.acted = False  # the seat bet or played: the window for exchanges is closed
-        self.side_bets = {}  # side bettor -> cents on this seat
-
-
-class Legal:
-    """What the console may offer now; amounts in cents. Built by ``HandState.legal()``,
-    whose docstring lists the fields."""
-
-    __slots__ = ("phase", "to_deal", "actor", "hand", "bet", "draw", "draw_down", "stand",
-                 "reveal", "split", "pair_split", "one_card_cap", "exchange", "exchange_required",
-                 "fusilar", "muerto", "shuffle", "side_bet_seats", "loca_bets_open", "loca_raises",
-                 "loca_calls", "loca_responsables", "loca_responsable", "announce",
-                 "bank_must_draw", "bank_must_stand", "complete", "identities_owed")
-
-    def __init__(self, **values):
-        for name in self.__slots__:
-            setattr(self, name, values.get(name))
-
-    def as_dict(self):
-        """The legal actions as plain data (tuples as lists), for templates and the API."""
-        return {name: getattr(self, name) for name in self.__slots__}
+        self.side_bets: dict[str, int] = {}  # side bettor -> cents on this seat
 
 
 class HandState:
@@ -245,7 +248,8 @@ class HandState:
             (a programming error: no table passes a deck).
     """
 
-    def __init__(self, profile, min_bet, max_bet, bank, seats, allow_unknown=False, *, deck=None):
+    def __init__(self, profile: Any, min_bet: Any, max_bet: Any, bank: Any, seats: Any,
+                 allow_unknown: Any = False, *, deck: Any = None) -> None:
         if not valid_player_id(bank):
             raise IllegalEvent(0, "player", gettext_noop("the bank holder {player} is not a valid player id"),
                                player=show(bank))
@@ -272,50 +276,50 @@ class HandState:
         self.seats = [Seat(player, i) for i, player in enumerate(seats)]
         self._seat = {seat.player: seat for seat in self.seats}
         self.bank = Hand(BANK_ID, 1, BANK)
-        self.loca = Hand(LOCA_ID, 1, LOCA) if profile.loca else None
-        self.loca_bets = {}  # bettor -> [first stake (bets before its turn), total stake]
+        self.loca: Hand | Any = Hand(LOCA_ID, 1, LOCA) if profile.loca else None
+        self.loca_bets: dict[str, list[int]] = {}  # bettor -> [first stake (bets before its turn), total stake]
         # La loca's calls (loca_calls): its responsable once named, the calls made, whether
         # "dobla quien quiera" is open (until its next card or stand), whether it "dobla".
-        self.loca_responsable = None
+        self.loca_responsable: str | Any = None
         self.loca_calls_made = 0
         self.loca_window = False
         self.loca_doubled = False
-        self.order = [*seats, *((LOCA_ID,) if profile.loca else ()), BANK_ID]
+        self.order: list[str] = [*seats, *((LOCA_ID,) if profile.loca else ()), BANK_ID]
         # Who plays at each turn: a Seat, or la loca's and the bank's Hand.
-        self._actors = [*self.seats, *((self.loca,) if self.loca else ()), self.bank]
+        self._actors: list[Seat | Hand] = [*self.seats, *((self.loca,) if self.loca else ()), self.bank]
         self.turn = 0
         self.phase = DEAL
         self._undealt = set(self.order)
         self.n = 0  # events applied
-        self.deck = DECKS[profile.deck]
-        self._spellings = DECK_SPELLINGS[profile.deck]
+        self.deck: frozenset[int] = DECKS[profile.deck]
+        self._spellings: dict[str, int] = DECK_SPELLINGS[profile.deck]
         if deck is not None:
             deck = frozenset(deck)
             if not deck or not deck <= self.deck:
                 raise ValueError("deck: a reduced deck holds some of the profile's cards and nothing else")
             self.deck = deck
         self._deck_size = len(self.deck)
-        self.live = {}  # identified card out of the stock -> event that dealt it
+        self.live: dict[int, int] = {}  # identified card out of the stock -> event that dealt it
         self.live_count = 0  # cards out of the stock, identified or not
         # Where cards may be identified late, each card out has an instance [code or None,
         # event dealt, event returned or None] for checking the identity against history.
-        self.instances = [] if allow_unknown else None
+        self.instances: list[list[Any]] | Any = [] if allow_unknown else None
         self.announced = False  # a seat made 7½ or fusiló (bank_chases_natural)
         self.bank_acted = False
-        self._events = _CONSOLE_DISPATCH if allow_unknown else _RECORD_DISPATCH
-        self._max_hands = profile.max_hands_for(len(seats))
-        self._mandatory_exchange = profile.exchange_fours == "mandatory"
+        self._events: dict[str, tuple[frozenset[str], Any]] = _CONSOLE_DISPATCH if allow_unknown else _RECORD_DISPATCH
+        self._max_hands: int | Any = profile.max_hands_for(len(seats))
+        self._mandatory_exchange: bool = profile.exchange_fours == "mandatory"
         cap = profile.one_card_stand_max
         #: The most a seat's hand may carry to stand on one card, cents, or None (no cap).
-        self.one_card_cap = None if cap is None else cap * min_bet
+        self.one_card_cap: int | Any = None if cap is None else cap * min_bet
         # A pair over 7½ just drawn (split_pairs): it is bust, and stays so unless the next
         # event is its split. (seat, hand, turn, the seat's current hand) or None.
-        self._pair_over = None
+        self._pair_over: tuple[Seat, Hand, int, int] | Any = None
 
     # ------------------------------------------------------------------ queries
 
     @property
-    def actor(self):
+    def actor(self) -> Any:
         """Whose turn: a seat's player id, ``"loca"``, ``"bank"``, or None (deal or over)."""
         if self.phase != PLAY:
             return None
@@ -342,12 +346,12 @@ class HandState:
         return [hand for seat in self.seats for hand in seat.hands]
 
     @property
-    def over(self):
+    def over(self) -> bool:
         """No further event is possible: every hand, the bank's included, is finished."""
         return self.phase == OVER
 
     @property
-    def complete(self):
+    def complete(self) -> bool:
         """The record may end here: every hand is finished, or only the bank is left to
         play and nothing with a stake is left standing, so it need not play.
         [rules.md "The bank's turn"; hand-record.md: a record ends when every hand is finished]
@@ -357,7 +361,7 @@ class HandState:
         return (self.phase == PLAY and self.order[self.turn] == BANK_ID
                 and not self.bank_acted and not self.anything_standing())
 
-    def anything_standing(self):
+    def anything_standing(self) -> bool:
         """Is any hand with a stake left standing (a seat's hand not bust, or la loca with
         bets and not bust)? Fusilado and muerto hands count as standing: their card is
         face down. [rules.md "The bank's turn"]"""
@@ -369,7 +373,7 @@ class HandState:
         return loca is not None and bool(self.loca_bets) and loca.status != BUST
 
     @property
-    def loca_turn_begun(self):
+    def loca_turn_begun(self) -> bool:
         """La loca's turn has begun: the last seat's turn is over and the bank said "va la
         loca". From then on nobody new bets on it and each bettor may only add to his
         stake, up to twice his first one. [rules.md "La loca and bets on other hands"; 003]
@@ -377,7 +381,7 @@ class HandState:
         return self.phase is not DEAL and self.turn >= len(self.seats)
 
     @property
-    def pair_split(self):
+    def pair_split(self) -> Any:
         """``(player, hand number)`` of the pair over 7½ just drawn that the next event
         may still split (``split_pairs``, within ``max_hands``), or None. The hand is bust
         meanwhile, the turn already past it. [rules.md "Split of equal cards"]"""
@@ -441,7 +445,7 @@ class HandState:
             self._pair_over = None  # the next event was not its split: the pair stays bust
         self.n = n
 
-    def play(self, events):
+    def play(self, events: Any) -> None:
         """Apply ``events`` in order, exactly as ``apply`` one by one (the loop of a hand
         record): the common case in this loop, anything else through ``apply`` itself, so
         that every refusal is ``apply``'s.
@@ -459,7 +463,7 @@ class HandState:
                 allowed, handler = dispatch[do]
             except (KeyError, TypeError):
                 allowed = None
-            if (allowed is None or type(ev) is not dict or not allowed.issuperset(ev)
+            if (allowed is None or type(ev) is not dict or not _keys_within(ev, allowed)
                     or (self.phase is not PLAY and (self.phase is not DEAL or do != "deal"))):
                 self.apply(ev)
                 continue
@@ -474,7 +478,7 @@ class HandState:
                 self._pair_over = None
             self.n = n
 
-    def _deal(self, ev, n, who):
+    def _deal(self, ev: dict[str, Any], n: int, who: str):
         if self.phase is not DEAL:
             raise IllegalEvent(n, "deal", gettext_noop("the initial deal is over; {who} cannot get another initial card"), who=who)
         if who == BANK_ID:
@@ -502,7 +506,7 @@ class HandState:
     # the common case inline, anything else (and every refusal) through _deal, _bet and
     # _card_event, which make the same checks in the same order. [_RECORD_HANDLERS]
 
-    def _record_deal(self, ev, n, who):
+    def _record_deal(self, ev: dict[str, Any], n: int, who: str):
         """``_deal`` of a hand record: a named card of the deck still in the stock to one
         still waiting for it, inline."""
         value = ev.get("card")
@@ -512,7 +516,7 @@ class HandState:
                 or code in self.live):
             return self._deal(ev, n, who)
         seat = self._seat.get(who)
-        hand = seat.hands[0] if seat is not None else self.bank if who == BANK_ID else self.loca
+        hand: Hand = seat.hands[0] if seat is not None else self.bank if who == BANK_ID else self.loca
         cards = hand.cards
         if not self.profile.face_up or who == BANK_ID:
             hand.down = len(cards)
@@ -525,7 +529,7 @@ class HandState:
             self.phase = PLAY
             self._advance()
 
-    def _record_bet(self, ev, n, who):
+    def _record_bet(self, ev: dict[str, Any], n: int, who: str):
         """``_bet`` of a hand record: a seat's own bet, in turn, of an amount read before
         (``_amount_cache``) within its limits, inline."""
         amount = ev.get("amount")
@@ -553,7 +557,7 @@ class HandState:
         hand.split_ready = False
         seat.acted = True
 
-    def _record_card(self, ev, n, who):
+    def _record_card(self, ev: dict[str, Any], n: int, who: str):
         """``_card_event`` of a hand record: a seat's card, in turn, named, of the deck
         and in the stock, inline."""
         down = ev.get("down", False)
@@ -587,7 +591,7 @@ class HandState:
                 self._pair_over = (seat, hand, self.turn, seat.current)
             self._settle_points(hand)
 
-    def _bet(self, ev, n, who):
+    def _bet(self, ev: dict[str, Any], n: int, who: str):
         amount = ev.get("amount")
         cents = _amount_cache.get(amount) if type(amount) is str else None
         if cents is None:
@@ -674,14 +678,14 @@ class HandState:
                                total=format_cents(stakes[1] + cents))
         stakes[1] += cents
 
-    def _card_event(self, ev, n, who):
+    def _card_event(self, ev: dict[str, Any], n: int, who: str):
         down = ev.get("down", False)
         if down is not False and type(down) is not bool:
             raise IllegalEvent(n, "card", gettext_noop("down must be true or false"))
         if self.order[self.turn] != who:
             self._out_of_turn(who, n)
         seat = self._seat.get(who)  # (as _turn_hand, inline: a record's most frequent event)
-        hand = seat.hands[seat.current] if seat is not None else self.bank if who == BANK_ID else self.loca
+        hand: Hand = seat.hands[seat.current] if seat is not None else self.bank if who == BANK_ID else self.loca
         self._check_draw(hand, seat, n)
         if down:
             self._check_down(hand, n)
@@ -703,7 +707,7 @@ class HandState:
             if hand.split_ready:
                 # A pair over 7½ is judged after the choice to split it: bust unless the
                 # next event is its split. [rules.md "Split of equal cards"]
-                self._pair_over = (seat, hand, self.turn, seat.current)
+                self._pair_over = (seat, hand, self.turn, seat.current)  # type: ignore[union-attr]
             self._settle_points(hand)
 
     def _reveal(self, ev, n, who):
@@ -730,15 +734,15 @@ class HandState:
             self.bank_acted = True
         self._settle_points(hand)
 
-    def _stand(self, ev, n, who):
+    def _stand(self, ev: dict[str, Any], n: int, who: str) -> None:
         if self.order[self.turn] != who:
             self._out_of_turn(who, n)
         seat = self._seat.get(who)  # (as _turn_hand, inline)
-        hand = seat.hands[seat.current] if seat is not None else self.bank if who == BANK_ID else self.loca
+        hand: Hand = seat.hands[seat.current] if seat is not None else self.bank if who == BANK_ID else self.loca
         self._check_stand(hand, seat, n)
         self._stands(hand, seat)
 
-    def _stands(self, hand, seat):
+    def _stands(self, hand: Hand, seat: Seat | None) -> None:
         hand.status = STOOD
         hand.acted = True
         if seat is not None:
@@ -786,7 +790,7 @@ class HandState:
         else:
             self._stands(hand, None)
 
-    def _refuse_after_dobla(self, n):
+    def _refuse_after_dobla(self, n: int) -> NoReturn:
         raise IllegalEvent(n, "loca_calls", gettext_noop("la loca dobla: its next action is a stand"))
 
     def _split(self, ev, n, who):
@@ -920,7 +924,7 @@ class HandState:
 
     # ------------------------------------------------------------------ checks
 
-    def _seat_turn(self, who, n, do):
+    def _seat_turn(self, who: str, n: int, do: str) -> tuple[Seat, Hand]:
         """The seat whose turn it is, named by the event, and its current hand."""
         if self.order[self.turn] != who:
             self._out_of_turn(who, n)
@@ -939,7 +943,7 @@ class HandState:
             return seat.hands[seat.current], seat
         return (self.bank if who == BANK_ID else self.loca), None
 
-    def _out_of_turn(self, who, n):
+    def _out_of_turn(self, who: Any, n: int) -> NoReturn:
         now = self.order[self.turn]
         if who not in self._seat and who not in (BANK_ID, LOCA_ID):
             raise IllegalEvent(n, "seat", gettext_noop("{who} is not seated at this table"), who=show(who))
@@ -966,18 +970,18 @@ class HandState:
         live = self.live
         return any(CARD_POINTS[code] == needed and code not in live for code in self.deck)
 
-    def _exchange_due(self, seat, hand):
+    def _exchange_due(self, seat: Seat, hand: Hand) -> bool:
         """``exchange_fours: mandatory`` and the seat still holds its initial 4."""
         return (self.profile.exchange_fours == "mandatory" and not seat.acted and hand.number == 1
                 and seat.exchanges < MAX_EXCHANGES and len(hand.cards) == 1
                 and hand.cards[0] is not None and CARD_RANK[hand.cards[0]] == 4)
 
-    def _refuse_if_exchange_due(self, seat, hand, n):
+    def _refuse_if_exchange_due(self, seat: Seat, hand: Hand, n: int) -> None:
         if self._exchange_due(seat, hand):
             raise IllegalEvent(n, "exchange_fours", gettext_noop("los cuatros se cambian: {who} must exchange the initial 4 first"),
                                who=seat.player)
 
-    def _bet_range(self, hand, n):
+    def _bet_range(self, hand: Hand, n: int) -> tuple[Any, Any]:
         """(lowest, highest) cents the seat may bet now on its current hand."""
         if self._mandatory_exchange:
             self._refuse_if_exchange_due(self._seat[hand.owner], hand, n)
@@ -993,7 +997,7 @@ class HandState:
                                amount=format_cents(self.max_bet))
         return 1, self.max_bet - hand.stake
 
-    def _check_draw(self, hand, seat, n):
+    def _check_draw(self, hand: Hand, seat: Seat | None, n: int) -> None:
         if seat is not None:
             if self._mandatory_exchange:
                 self._refuse_if_exchange_due(seat, hand, n)
@@ -1013,7 +1017,7 @@ class HandState:
         if self.live_count >= self._deck_size:
             raise IllegalEvent(n, "stock", gettext_noop("the stock is empty: shuffle the bust hands' cards back first"))
 
-    def _check_down(self, hand, n):
+    def _check_down(self, hand: Hand, n: int) -> None:
         if hand.kind == BANK:
             raise IllegalEvent(n, "face_down", gettext_noop("the bank's cards are face up"))
         if self.profile.face_up:
@@ -1021,7 +1025,7 @@ class HandState:
         if hand.down >= 0:
             raise IllegalEvent(n, "face_down", gettext_noop("a hand holds at most one face-down card; turn it up first"))
 
-    def _check_stand(self, hand, seat, n):
+    def _check_stand(self, hand: Hand, seat: Seat | None, n: int) -> None:
         if seat is not None:
             if self._mandatory_exchange:
                 self._refuse_if_exchange_due(seat, hand, n)
@@ -1101,7 +1105,7 @@ class HandState:
         if self.live_count >= self._deck_size:
             raise IllegalEvent(n, "stock", gettext_noop("the stock is empty: shuffle the bust hands' cards back first"))
 
-    def _card(self, value, n, may_be_unknown):
+    def _card(self, value: Any, n: int, may_be_unknown: Any) -> Any:
         """The code of the card an event names, checked against the deck and the cards
         already out; None for an unknown face-down card (console only)."""
         code = self._spellings.get(value) if type(value) is str else None
@@ -1121,7 +1125,7 @@ class HandState:
                                card=CARD_NAME[code], at=dealt)
         return code
 
-    def _refuse_card(self, value, n):
+    def _refuse_card(self, value: Any, n: int) -> NoReturn:
         """Raise the error for ``value``, no card of the table's deck: a card of the other
         deck is named as such (rule ``deck``), anything else is no card (rule ``card``).
         [rules.md "Cards and points": a card not of the table's deck is an error]"""
@@ -1177,7 +1181,7 @@ class HandState:
 
     # ------------------------------------------------------------------ mutations
 
-    def _add(self, hand, code, n, down):
+    def _add(self, hand: Hand, code: Any, n: int, down: Any) -> None:
         cards = hand.cards
         if down:
             hand.down = len(cards)
@@ -1214,7 +1218,7 @@ class HandState:
         if code is not None:
             del self.live[code]
 
-    def _settle_points(self, hand):
+    def _settle_points(self, hand: Hand) -> None:
         """Finish a hand that reached 7½ (it stands by itself) or went over (bust)."""
         if hand.unknown:
             if hand.points >= NATURAL:  # even the lowest card would make it bust
@@ -1230,14 +1234,14 @@ class HandState:
                 hand.status = BUST
             self._advance()
 
-    def _advance(self):
+    def _advance(self) -> None:
         """Move the turn past every finished hand: next hand of the seat, next seat, la
         loca, the bank; OVER when the bank is finished."""
         actors = self._actors
         turn = self.turn
         while turn < len(actors):
             actor = actors[turn]
-            if actor.__class__ is Seat:
+            if isinstance(actor, Seat):
                 hands = actor.hands
                 i = actor.current
                 while i < len(hands) and hands[i].status is not PLAYING:
@@ -1381,7 +1385,15 @@ class HandState:
         }
 
 
-_HANDLERS = {
+def _keys_within(ev: dict[Any, Any], allowed: frozenset[str]) -> bool:
+    """``allowed.issuperset(ev)``: compiled (setup.py), a loop without a method call."""
+    for key in ev:
+        if key not in allowed:
+            return False
+    return True
+
+
+_HANDLERS: Final = {
     "deal": HandState._deal,
     "bet": HandState._bet,
     "card": HandState._card_event,
@@ -1398,7 +1410,7 @@ _HANDLERS = {
 
 #: ``do`` -> (the keys its event may carry, its handler): for hand records, and for the
 #: console (unknown cards named later).
-_RECORD_HANDLERS = dict(_HANDLERS, deal=HandState._record_deal, bet=HandState._record_bet,
+_RECORD_HANDLERS: Final = dict(_HANDLERS, deal=HandState._record_deal, bet=HandState._record_bet,
                         card=HandState._record_card)
-_RECORD_DISPATCH = {do: (keys, _RECORD_HANDLERS[do]) for do, keys in EVENT_KEYS.items()}
-_CONSOLE_DISPATCH = {do: (keys, _HANDLERS[do]) for do, keys in _UNKNOWN_EVENT_KEYS.items()}
+_RECORD_DISPATCH: Final = {do: (keys, _RECORD_HANDLERS[do]) for do, keys in EVENT_KEYS.items()}
+_CONSOLE_DISPATCH: Final = {do: (keys, _HANDLERS[do]) for do, keys in _UNKNOWN_EVENT_KEYS.items()}

@@ -6,13 +6,16 @@ integer half-points (7½ = 15). [rules.md "Settlement of one bet", "The bank pas
 """
 
 from decimal import ROUND_FLOOR, Decimal
-from typing import NamedTuple
+from typing import Any, Final, NamedTuple
 
 from game.cards import NATURAL, POINTS_TEXT, format_points
 from game.errors import IllegalEvent, gettext_noop
-from game.hand import CENTS_TEXT, FUSILADO, LOCA_ID, format_cents
+from game.hand import CENTS_TEXT, FUSILADO, LOCA_ID, HandState, format_cents
 
-WIN, NATURAL_RESULT, LOSE, BUST = "win", "natural", "lose", "bust"
+WIN: Final = "win"
+NATURAL_RESULT: Final = "natural"
+LOSE: Final = "lose"
+BUST: Final = "bust"
 
 
 class Bet(NamedTuple):
@@ -52,8 +55,8 @@ class Settlement(NamedTuple):
     ``commission`` sum to zero. ``bank_result`` is the bank's take before commission.
     """
 
-    bets: tuple
-    players: dict
+    bets: tuple[Bet, ...]
+    players: dict[str, Any]
     bank_player: str
     bank_points: int
     bank_result: int
@@ -61,18 +64,20 @@ class Settlement(NamedTuple):
     bank_net: int
     next_bank: str
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         """The settlement as ``manage.py settle`` prints it. [hand-record.md "Settling"]"""
         # format_cents and format_points without a call where the text is at hand (a
         # dozen amounts a hand): CENTS_TEXT, the texts written so far; POINTS_TEXT, 0-63.
-        cents, written, points = format_cents, CENTS_TEXT.get, POINTS_TEXT
+        # (Called by name, not through local aliases: compiled, game/build.py, the calls are
+        # then direct.)
         return {
             # each bet as Bet.as_dict writes it, unpacked here (six bets a hand on average)
-            "bets": [{"player": player, "seat": seat, "hand": hand, "stake": written(stake) or cents(stake),
-                      "points": points[half] if 0 <= half < 64 else format_points(half),
-                      "result": result, "multiplier": k, "net": written(net) or cents(net)}
+            "bets": [{"player": player, "seat": seat, "hand": hand,
+                      "stake": CENTS_TEXT.get(stake) or format_cents(stake),
+                      "points": POINTS_TEXT[half] if 0 <= half < 64 else format_points(half),
+                      "result": result, "multiplier": k, "net": CENTS_TEXT.get(net) or format_cents(net)}
                      for player, seat, hand, stake, half, result, k, net in self.bets],
-            "players": {player: written(net) or cents(net) for player, net in self.players.items()},
+            "players": {player: CENTS_TEXT.get(net) or format_cents(net) for player, net in self.players.items()},
             "bank": {"player": self.bank_player, "points": format_points(self.bank_points),
                      "net": format_cents(self.bank_net)},
             "commission": format_cents(self.commission),
@@ -80,7 +85,7 @@ class Settlement(NamedTuple):
         }
 
 
-def settle(state):
+def settle(state: HandState) -> "Settlement":
     """Settle a finished hand.
 
     Args:
@@ -100,43 +105,19 @@ def settle(state):
     profile = state.profile
     bank_points = state.bank.points
     bank_natural = bank_points == NATURAL
-    bank_bust = bank_points > NATURAL
-    natural_pays = profile.natural_pays
-    first_only = profile.natural_pays_first_only
-    collects = profile.bank_natural_collects
-    vs_natural = profile.bank_natural_vs_natural
-    fusilar_pays = profile.fusilar_pays
-
-    def outcome(points, fusilado, loca, earlier_natural):
-        """(result, multiplier, sign) of a hand from the player's side."""
-        if points > NATURAL:
-            return BUST, 1, -1
-        if bank_natural:
-            return LOSE, (vs_natural if points == NATURAL else collects), -1
-        if bank_bust or bank_points < points:
-            if points == NATURAL:
-                if fusilado:
-                    return NATURAL_RESULT, fusilar_pays, 1
-                if loca or not (first_only and earlier_natural):
-                    return NATURAL_RESULT, natural_pays, 1
-                return NATURAL_RESULT, 1, 1
-            return WIN, 1, 1
-        return LOSE, 1, -1
-
-    bets = []
-    add = bets.append
-    players = {}
+    bets: list[Bet] = []
+    players: dict[str, Any] = {}
     seen_natural = False
     next_bank = state.bank_player
     passes = profile.bank_passes_on_natural and not bank_natural
     for seat in state.seats:
         player = seat.player
         total = players.get(player, 0)
-        first = None
+        first: Any = None
         for hand in seat.hands:
             points = hand.points
             fusilado = hand.kind == FUSILADO
-            result, k, sign = outcome(points, fusilado, False, seen_natural)
+            result, k, sign = _outcome(profile, bank_points, points, fusilado, False, seen_natural)
             if points == NATURAL:
                 if not fusilado:
                     seen_natural = True
@@ -144,7 +125,7 @@ def settle(state):
                     next_bank = player
                     passes = False
             net = sign * k * hand.stake
-            add(Bet(player, player, hand.number, hand.stake, points, result, k, net))
+            bets.append(_bet((player, player, hand.number, hand.stake, points, result, k, net)))
             total += net
             if first is None:
                 first = (points, result, k, sign)
@@ -153,14 +134,14 @@ def settle(state):
             points, result, k, sign = first
             for bettor, stake in seat.side_bets.items():
                 net = sign * k * stake
-                add(Bet(bettor, player, 1, stake, points, result, k, net))
+                bets.append(_bet((bettor, player, 1, stake, points, result, k, net)))
                 players[bettor] = players.get(bettor, 0) + net
     if state.loca is not None and state.loca_bets:
         points = state.loca.points
-        result, k, sign = outcome(points, False, True, False)
+        result, k, sign = _outcome(profile, bank_points, points, False, True, False)
         for bettor, (_initial, stake) in state.loca_bets.items():
             net = sign * k * stake
-            add(Bet(bettor, LOCA_ID, 1, stake, points, result, k, net))
+            bets.append(_bet((bettor, LOCA_ID, 1, stake, points, result, k, net)))
             players[bettor] = players.get(bettor, 0) + net
     bank_result = -sum(players.values())
     commission = 0
@@ -169,6 +150,34 @@ def settle(state):
         commission = int((Decimal(bank_result) * rate).to_integral_value(rounding=ROUND_FLOOR))
     return Settlement(tuple(bets), players, state.bank_player, bank_points, bank_result,
                       commission, bank_result - commission, next_bank)
+
+
+
+
+def _bet(fields: tuple[str, str, int, int, int, str, Any, Any]) -> Bet:
+    """``Bet(*fields)`` without the Python ``__new__`` a ``NamedTuple`` is made with (the
+    same tuple; compiled, setup.py, a call of the class runs that Python code)."""
+    return tuple.__new__(Bet, fields)
+
+
+def _outcome(profile: Any, bank_points: int, points: int, fusilado: bool, loca: bool,
+             earlier_natural: bool) -> tuple[str, Any, int]:
+    """(result, multiplier, sign) of a hand of ``points`` from the player's side, against
+    the bank's ``bank_points`` at a table of ``profile``; ``earlier_natural``: a seat's 7½
+    before this hand (``natural_pays_first_only``)."""
+    if points > NATURAL:
+        return BUST, 1, -1
+    if bank_points == NATURAL:
+        return LOSE, (profile.bank_natural_vs_natural if points == NATURAL else profile.bank_natural_collects), -1
+    if bank_points > NATURAL or bank_points < points:
+        if points == NATURAL:
+            if fusilado:
+                return NATURAL_RESULT, profile.fusilar_pays, 1
+            if loca or not (profile.natural_pays_first_only and earlier_natural):
+                return NATURAL_RESULT, profile.natural_pays, 1
+            return NATURAL_RESULT, 1, 1
+        return WIN, 1, 1
+    return LOSE, 1, -1
 
 
 def loss_multiplier(profile):

@@ -6,18 +6,19 @@ record that ends before the hand is over).
 """
 
 from datetime import UTC, datetime, timedelta
+from typing import Final
 
 from game.errors import IllegalEvent, InvalidRules, gettext_noop, show
 from game.hand import HandState, parse_amount, valid_player_id
 from game.profiles import EARLIER_VALUES, Profile, pin_earlier_values
 
-FORMAT = "siete-y-media/hand-1"
-REQUIRED_KEYS = ("format", "rules", "min_bet", "max_bet", "bank", "seats", "events")
-OPTIONAL_KEYS = ("table", "number", "started_at")
-_KEYS = frozenset(REQUIRED_KEYS + OPTIONAL_KEYS)
-_REQUIRED = frozenset(REQUIRED_KEYS)
+FORMAT: Final = "siete-y-media/hand-1"
+REQUIRED_KEYS: Final = ("format", "rules", "min_bet", "max_bet", "bank", "seats", "events")
+OPTIONAL_KEYS: Final = ("table", "number", "started_at")
+_KEYS: Final = frozenset(REQUIRED_KEYS + OPTIONAL_KEYS)
+_REQUIRED: Final = frozenset(REQUIRED_KEYS)
 
-_profile_cache = {}
+_profile_cache: Final[dict[object, Profile]] = {}
 
 
 def profile_for(rules):
