@@ -132,9 +132,8 @@ class SendQueue:
     Order is kept: every statement sent through Django while the queue holds writes
     (an execute wrapper: savepoints included), and every ``CopyIn.send``, drains it
     first; leaving the block drains it (before the caller's COMMIT). A ``COPY`` is
-    started when its turn comes (its ``CopyInResponse`` waited for: the server answers at
-    once, having nothing else of ours to do) and its rows put in libpq's buffer, flushed
-    as the socket takes them; a ``Statement``'s parameters are merged into its text by
+    started when its turn comes and its rows put in libpq's buffer when the server asks
+    for them, flushed as the socket takes them; a ``Statement``'s parameters are merged into its text by
     psycopg (``ClientCursor.mogrify``), since a query sent without waiting is sent whole.
 
     Raises (from ``send_later``, ``pump``, ``drain``, the caller's next statement, or
@@ -204,22 +203,16 @@ class SendQueue:
     def _start(self, write):
         if isinstance(write, CopyIn):
             sql = write.sql
-            self.pgconn.send_query(sql.encode())
-            self.current = (write, sql, time.monotonic())
-            while not self._progress(copy_in=True):
-                self._wait()
-            if self.current is not None:  # in COPY IN: the rows, then their end
-                self.pgconn.put_copy_data(write.data)
-                self.pgconn.put_copy_end()
         else:
             sql = ClientCursor(connection.connection).mogrify(write.sql, write.params)
-            self.pgconn.send_query(sql.encode())
-            self.current = (write, sql, time.monotonic())
+        self.pgconn.send_query(sql.encode())
+        self.current = (write, sql, time.monotonic())
         self._progress()
 
-    def _progress(self, copy_in=False) -> bool:
-        """Flush what libpq holds and read what the server sent, without blocking. True
-        when the current write has ended (or, with ``copy_in``, its rows are awaited)."""
+    def _progress(self) -> bool:
+        """Flush what libpq holds and read what the server sent, without blocking (a
+        ``COPY``'s rows and their end put in libpq's buffer as soon as the server asks for
+        them). True when the current write has ended."""
         pgconn = self.pgconn
         pgconn.flush()
         pgconn.consume_input()
@@ -228,9 +221,11 @@ class SendQueue:
             if result is None:
                 self._ended()
                 return True
-            if result.status == pq.ExecStatus.COPY_IN and copy_in:
-                return True
-            if result.status == pq.ExecStatus.FATAL_ERROR and self.error is None:
+            if result.status == pq.ExecStatus.COPY_IN:
+                pgconn.put_copy_data(self.current[0].data)
+                pgconn.put_copy_end()
+                pgconn.flush()
+            elif result.status == pq.ExecStatus.FATAL_ERROR and self.error is None:
                 self.error = error_from_result(result, encoding=connection.connection.info.encoding)
         return False
 
