@@ -105,7 +105,9 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     ``check_complete``).
 
     What a batch writes waits in memory (``_ImportBatch``) until ``SEND_EVERY`` records
-    are accepted; they are then written, and the rest at the batch's end: the hands, their
+    are accepted; they are then sent without waiting for the server (``casino.bulk
+    .SendQueue``, moved on between records, waited for before any other statement), and
+    the rest at the batch's end: the hands, their
     entries and bets, each kind inserted in one ``COPY``; the settlements posted in bulk
     (``tables.import_ledger.SettlementBatch``:
     the transactions, their entries, each balance moved once); each table's head (its last
