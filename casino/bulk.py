@@ -10,20 +10,26 @@ made a model instance per ledger entry (benchmarks/RESULTS.md).
 
 Rows are formatted where they are known (``rows_copy``, ``instances_copy``: a ``CopyIn``,
 PostgreSQL's COPY text made by psycopg's own formatter, no I/O) and sent when the batch
-writes them (``CopyIn.send``, ``send_all``); ``copy_rows`` does both at once.
+writes them (``CopyIn.send``, ``send_all``); ``copy_rows`` does both at once. Within a
+``SendQueue``, ``send_later`` sends them without waiting for the server to finish each, on
+the same thread and connection.
 """
 
 import io
 import json
+import select
 import time
+from collections import deque
 from typing import NamedTuple
 
 import orjson
 from django.db import connection, models
+from psycopg import ClientCursor, pq
 from psycopg.copy import Copy, FileWriter
+from psycopg.errors import error_from_result
 
-__all__ = ["CopyIn", "IdPool", "Statement", "copy_rows", "instances_copy", "json_text", "rows_copy", "send_all",
-           "take_ids", "take_ids_each", "take_one_id_each"]
+__all__ = ["CopyIn", "IdPool", "SendQueue", "Statement", "copy_rows", "instances_copy", "json_text", "rows_copy",
+           "send_all", "send_later", "take_ids", "take_ids_each", "take_one_id_each"]
 
 
 def json_text(value) -> str:
@@ -51,14 +57,21 @@ class CopyIn(NamedTuple):
     columns: list[str]
     data: bytes
 
+    @property
+    def sql(self) -> str:
+        """The ``COPY ... FROM STDIN`` statement."""
+        return f"COPY {self.table} ({', '.join(self.columns)}) FROM STDIN"
+
     def send(self) -> None:
-        """Insert the rows with one ``COPY`` on the current thread's connection.
+        """Insert the rows with one ``COPY`` on the current thread's connection (after the
+        writes a ``SendQueue`` holds, if one is open).
 
         The statement is logged with Django's queries when they are (``CaptureQueriesContext``:
         the benchmark's statement counts include it). Raises the database's error (a trigger's
         or a constraint's refusal) as ``django.db.Error`` subclasses, like any statement.
         """
-        sql = f"COPY {self.table} ({', '.join(self.columns)}) FROM STDIN"
+        _drain_queue()
+        sql = self.sql
         started = time.monotonic()
         with connection.cursor() as cursor, connection.wrap_database_errors:
             with cursor.cursor.copy(sql) as copy:
@@ -75,7 +88,8 @@ class Statement(NamedTuple):
     params: object
 
     def send(self) -> None:
-        """Execute it on the current thread's connection."""
+        """Execute it on the current thread's connection (after the writes a ``SendQueue``
+        holds, if one is open: Django's statements wait for them)."""
         with connection.cursor() as cursor:
             cursor.execute(self.sql, self.params)
 
@@ -85,6 +99,151 @@ def send_all(writes) -> None:
     for write in writes:
         if write is not None:
             write.send()
+
+
+def send_later(writes) -> None:
+    """``writes`` (``CopyIn``, ``Statement``, None for nothing) sent in order without waiting
+    for them: queued on the ``SendQueue`` open on the connection, after what it holds
+    (the first started at once). Without one, ``send_all``: sent now.
+
+    Raises the database's error of a write sent before (``SendQueue``)."""
+    queue = getattr(connection, "send_queue", None)
+    if queue is None:
+        send_all(writes)
+    else:
+        queue.add(write for write in writes if write is not None)
+
+
+def _drain_queue():
+    queue = getattr(connection, "send_queue", None)
+    if queue is not None:
+        queue.drain()
+
+
+class SendQueue:
+    """Writes (``CopyIn``, ``Statement``) sent on the current thread's connection, in order,
+    each after the one before has ended, while the caller goes on: ``with SendQueue() as
+    queue:`` inside the caller's transaction, ``send_later(writes)`` queues them (and
+    starts the first), ``pump()`` — called between the caller's units of work — starts the
+    next once the server has ended one, without ever blocking, and ``drain()`` waits for
+    all of them. One thread: libpq's asynchronous calls (``psycopg.pq``: a query sent,
+    its result read later), never a second thread in the transaction.
+
+    Order is kept: every statement sent through Django while the queue holds writes
+    (an execute wrapper: savepoints included), and every ``CopyIn.send``, drains it
+    first; leaving the block drains it (before the caller's COMMIT). A ``COPY`` is
+    started when its turn comes and its rows put in libpq's buffer when the server asks
+    for them, flushed as the socket takes them; a ``Statement``'s parameters are merged into its text by
+    psycopg (``ClientCursor.mogrify``), since a query sent without waiting is sent whole.
+
+    Raises (from ``send_later``, ``pump``, ``drain``, the caller's next statement, or
+    leaving the block): the database's error of a write (a trigger's or a constraint's
+    refusal) as ``django.db.Error`` subclasses, once, the connection ready for the
+    caller's ROLLBACK; the writes queued after it are dropped (the transaction is
+    aborted). Leaving the block on an exception finishes the write under way, drops the
+    others and raises nothing more.
+    """
+
+    def __init__(self):
+        self.waiting = deque()  # writes not started yet
+        self.current = None  # (write, its SQL, started at) while the server has it
+        self.error = None  # the database's error of the current write, raised once it has ended
+        self.pgconn = None
+
+    def __enter__(self):
+        if getattr(connection, "send_queue", None) is not None:
+            raise RuntimeError("a SendQueue is already open on this connection")
+        connection.ensure_connection()
+        self.pgconn = connection.connection.pgconn
+        connection.send_queue = self
+        self._wrapping = connection.execute_wrapper(self._before_statement)
+        self._wrapping.__enter__()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            if exc_type is None:
+                self.drain()
+            else:
+                self.waiting.clear()
+                try:
+                    self.drain()
+                except Exception:  # noqa: BLE001, S110 - the error in flight rolls the transaction back
+                    pass
+        finally:
+            self._wrapping.__exit__(exc_type, exc, tb)
+            connection.send_queue = None
+        return False
+
+    def _before_statement(self, execute, sql, params, many, context):
+        self.drain()
+        return execute(sql, params, many, context)
+
+    def add(self, writes) -> None:
+        """Queue ``writes`` after those held; start the first if the connection is free."""
+        self.waiting.extend(writes)
+        self.pump()
+
+    def pump(self) -> None:
+        """Move the queue on without blocking: read what the server has answered, start
+        the next write whenever one has ended. Raises a write's database error."""
+        while self.current is not None or self.waiting:
+            if self.current is None:
+                self._start(self.waiting.popleft())
+            elif not self._progress():
+                return
+
+    def drain(self) -> None:
+        """Wait until every write queued has ended. Raises a write's database error."""
+        while self.current is not None or self.waiting:
+            self.pump()
+            if self.current is not None:
+                self._wait()
+
+    def _start(self, write):
+        if isinstance(write, CopyIn):
+            sql = write.sql
+        else:
+            sql = ClientCursor(connection.connection).mogrify(write.sql, write.params)
+        self.pgconn.send_query(sql.encode())
+        self.current = (write, sql, time.monotonic())
+        self._progress()
+
+    def _progress(self) -> bool:
+        """Flush what libpq holds and read what the server sent, without blocking (a
+        ``COPY``'s rows and their end put in libpq's buffer as soon as the server asks for
+        them). True when the current write has ended."""
+        pgconn = self.pgconn
+        pgconn.flush()
+        pgconn.consume_input()
+        while not pgconn.is_busy():
+            result = pgconn.get_result()
+            if result is None:
+                self._ended()
+                return True
+            if result.status == pq.ExecStatus.COPY_IN:
+                pgconn.put_copy_data(self.current[0].data)
+                pgconn.put_copy_end()
+                pgconn.flush()
+            elif result.status == pq.ExecStatus.FATAL_ERROR and self.error is None:
+                self.error = error_from_result(result, encoding=connection.connection.info.encoding)
+        return False
+
+    def _ended(self):
+        _write, sql, started = self.current
+        self.current = None
+        if connection.queries_logged:
+            connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
+        if self.error is not None:
+            error, self.error = self.error, None
+            self.waiting.clear()
+            with connection.wrap_database_errors:
+                raise error
+
+    def _wait(self):
+        """Block until the socket can be read (or written, while libpq holds data to send)."""
+        fd = self.pgconn.socket
+        select.select([fd], [fd] if self.pgconn.flush() else [], [])
 
 
 def rows_copy(table: str, columns: list[str], rows) -> CopyIn:

@@ -18,7 +18,7 @@ from django.db import transaction as db
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from casino.bulk import IdPool, instances_copy, rows_copy, send_all
+from casino.bulk import IdPool, SendQueue, instances_copy, rows_copy, send_later
 from game import IllegalEvent, parse_amount
 from game.hand import valid_player_id
 from game.payouts import at_risk
@@ -105,7 +105,9 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     ``check_complete``).
 
     What a batch writes waits in memory (``_ImportBatch``) until ``SEND_EVERY`` records
-    are accepted; they are then written, and the rest at the batch's end: the hands, their
+    are accepted; they are then sent without waiting for the server (``casino.bulk
+    .SendQueue``, moved on between records, waited for before any other statement), and
+    the rest at the batch's end: the hands, their
     entries and bets, each kind inserted in one ``COPY``; the settlements posted in bulk
     (``tables.import_ledger.SettlementBatch``:
     the transactions, their entries, each balance moved once); each table's head (its last
@@ -145,7 +147,7 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
     """
     refused = None
     batch = _ImportBatch(imported_by=imported_by, create_tables=create_tables, opening_chips=opening_chips)
-    with db.atomic():
+    with db.atomic(), SendQueue() as queue:
         batch.expect(records)
         for index, record in enumerate(records):
             writes = batch.before(record)
@@ -164,6 +166,7 @@ def hand_import_records(*, records: Sequence[dict], imported_by=None, create_tab
                 break
             if len(batch.hands) - batch.sent >= SEND_EVERY:
                 batch.send()
+            queue.pump()
         batch.write()
     if refused is not None:
         refused.imported = batch.hands
@@ -470,13 +473,15 @@ class _ImportBatch:
     def send(self):
         """Write the rows of the records accepted since the last ``send`` (their postings,
         hands, entries and bets: ``_detach``), so that a long import holds at most
-        ``SEND_EVERY`` records' rows in memory."""
-        send_all(self._detach())
+        ``SEND_EVERY`` records' rows in memory: sent without waiting for the server
+        (``casino.bulk.send_later`` on the import's ``SendQueue``, moved on between
+        records), so that the next records are entered while it writes them."""
+        send_later(self._detach())
 
     def write(self):
         """At the batch's end: write what was not sent yet (after what was), and each
         table's head."""
-        send_all(self._detach())
+        send_later(self._detach())
         for table, (number, digest) in self.heads.items():
             Table.objects.filter(pk=table.pk).update(last_hand_number=number, last_event_hash=digest)
 
