@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -116,19 +117,26 @@ def sign_copies(cursor):
 def timed(command, env):
     """``(seconds, exit status, last line of output, CPU seconds, peak MiB)`` of ``command``
     in its own process: wall time, then the process's own user + system time and peak
-    resident memory (``os.wait4``'s resource usage of that child alone)."""
+    resident memory as GNU time reports them (``/usr/bin/time``, a small process between:
+    a child forked from this one, which holds the loaded rows, would count them as its
+    own peak); without GNU time, CPU and memory are None."""
+    gnu_time = shutil.which("time", path="/usr/bin")
     started = time.perf_counter()
-    with tempfile.TemporaryFile("w+") as output:
-        child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, text=True)
-        _pid, status, usage = os.wait4(child.pid, 0)
+    with tempfile.NamedTemporaryFile("w+") as usage:
+        prefix = [gnu_time, "-o", usage.name, "-f", "%U %S %M"] if gnu_time else []
+        done = subprocess.run([*prefix, *command], cwd=ROOT, env=env, capture_output=True, text=True)
         seconds = time.perf_counter() - started
-        child.returncode = os.waitstatus_to_exitcode(status)
-        output.seek(0)
-        lines = output.read().strip().splitlines()
+        figures = usage.read().split()[-3:] if gnu_time else []
+    lines = (done.stdout + done.stderr).strip().splitlines()
     faults = [line for line in lines if line.startswith("FAULT")]
     said = [line[:160] for line in lines if line.startswith("ledger_check:")]
-    return (seconds, child.returncode, (faults[:3] if faults else said or lines[-1:]),
-            usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    cpu, mib = (float(figures[0]) + float(figures[1]), int(figures[2]) / 1024) if len(figures) == 3 else (None, None)
+    return seconds, done.returncode, (faults[:3] if faults else said or lines[-1:]), cpu, mib
+
+
+def usage(cpu, mib) -> str:
+    """``timed``'s CPU and peak memory in words (GNU time's, or that there were none)."""
+    return "CPU, peak memory: no /usr/bin/time" if cpu is None else f"CPU {cpu:.2f} s, peak {mib:.0f} MiB"
 
 
 def main():
@@ -184,10 +192,9 @@ def main():
         print(f"start-up (Django, a connection, no check): {startup_s:.2f} s, in each figure below", flush=True)
         sql_s, _status, _out, sql_cpu, sql_mib = timed(anchor, env)
         full_s, full_status, full_out, full_cpu, full_mib = timed([*check, "--full", "--here"], env)
-        print(f"{history:>10,} hands  SQL (one query)    {sql_s:8.2f} s  (client CPU {sql_cpu:.2f} s, "
-              f"peak {sql_mib:.0f} MiB)", flush=True)
+        print(f"{history:>10,} hands  SQL (one query)    {sql_s:8.2f} s  (client {usage(sql_cpu, sql_mib)})", flush=True)
         print(f"{history:>10,} hands  full check         {full_s:8.2f} s  (exit {full_status}) = {full_s / sql_s:.1f}× "
-              f"the query; CPU {full_cpu:.2f} s, peak {full_mib:.0f} MiB  {full_out}", flush=True)
+              f"the query; {usage(full_cpu, full_mib)}  {full_out}", flush=True)
         total = load("the day", target=args.day, source=source)
         connection.close()
         day = total - history
@@ -195,7 +202,7 @@ def main():
         incremental_s, incremental_status, incremental_out, incremental_cpu, incremental_mib = timed(check, env)
         print(f"{total:>10,} hands  SQL (one query)    {sql2_s:8.2f} s", flush=True)
         print(f"{day:>10,} new    incremental check  {incremental_s:8.2f} s  (exit {incremental_status}); "
-              f"CPU {incremental_cpu:.2f} s, peak {incremental_mib:.0f} MiB  {incremental_out}", flush=True)
+              f"{usage(incremental_cpu, incremental_mib)}  {incremental_out}", flush=True)
         if args.once:
             if full_status or incremental_status:
                 sys.exit("a check found faults in the loaded data")
