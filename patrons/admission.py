@@ -79,21 +79,29 @@ def name_key(name) -> str:
     return " ".join(text.split())
 
 
-def in_force(day: date):
-    """The register's entries in force on ``day``: valid that day, each file's of its
-    source's latest load, and every self-exclusion entered by hand."""
+def in_force(day: date, *, started_by: date | None = None):
+    """The register's entries in force on gaming day ``day``: valid that day, each file's
+    of its source's latest load, and every self-exclusion entered by hand.
+    ``started_by``: the calendar date now (``timezone.localdate``), for a check at an
+    instant: an entry valid from it already binds, though the gaming day (which began at
+    ``AML_GAMING_DAY_START`` the day before, before that hour) is still the day before —
+    a patron excluded at half past midnight is refused at once (default: ``day``)."""
     latest = ExclusionLoad.objects.filter(source=OuterRef("source")).order_by("-id").values("pk")[:1]
-    return (ExclusionEntry.objects.filter(Q(load__isnull=True) | Q(load_id=Subquery(latest)), valid_from__lte=day)
+    return (ExclusionEntry.objects.filter(Q(load__isnull=True) | Q(load_id=Subquery(latest)),
+                                          valid_from__lte=max(day, started_by or day))
             .filter(Q(valid_until__isnull=True) | Q(valid_until__gte=day)))
 
 
 def match(*, document_number: str = "", name: str = "", date_of_birth: date | None = None,
-          day: date | None = None) -> ExclusionEntry | None:
-    """The register's entry in force on ``day`` (default: today's gaming day) that this
+          day: date | None = None, started_by: date | None = None) -> ExclusionEntry | None:
+    """The register's entry in force on ``day`` (default: now: today's gaming day, and the
+    entries valid from today's calendar date, ``in_force``'s ``started_by``) that this
     identity matches: by document (``document_key``), else by name and date of birth
     (``name_key``); the oldest such entry, or None. Two indexed reads at most."""
-    day = day or gaming_day(timezone.now())
-    entries = in_force(day).order_by("id")
+    if day is None:
+        now = timezone.now()
+        day, started_by = gaming_day(now), timezone.localdate(now)
+    entries = in_force(day, started_by=started_by).order_by("id")
     key = document_key(document_number)
     if key:
         found = entries.filter(document_key=key).first()
@@ -172,7 +180,7 @@ def admission_check(*, player: Player, where: str, by, place: str = "", at: date
     day = gaming_day(at)
     player = Player.objects.get(pk=player.pk)
     entry = match(document_number=player.document_number, name=player.name, date_of_birth=player.date_of_birth,
-                  day=day)
+                  day=day, started_by=timezone.localdate(at))
     if entry is not None:
         raise _excluded(player.code, entry, matched_by(entry, document_number=player.document_number),
                         _attempt(player=player, where=where, place=place, by=by, at=at, day=day,
@@ -208,7 +216,8 @@ def registration_check(*, code: str, name: str, document_number: str, date_of_bi
     """
     at = timezone.now()
     day = gaming_day(at)
-    entry = match(document_number=document_number, name=name, date_of_birth=date_of_birth, day=day)
+    entry = match(document_number=document_number, name=name, date_of_birth=date_of_birth, day=day,
+                  started_by=timezone.localdate(at))
     if entry is None:
         return
     how = matched_by(entry, document_number=document_number)

@@ -35,11 +35,12 @@ LISTED = 200
 CSV_TYPE = "text/csv; charset=utf-8"
 
 
-def register_search(query: str, day):
+def register_search(query: str, day, started_by=None):
     """The register's entries (every load's and every self-exclusion, in force or not on
     ``day``) whose name holds ``query`` (compared as ``name_key``: case, accents and signs
     aside) or whose document holds it (as ``document_key``): ``(entries, ids in force)``,
-    the latest first, at most ``LISTED``. A query of fewer than 2 characters finds nothing."""
+    the latest first, at most ``LISTED``; ``started_by``: as ``patrons.admission.in_force``.
+    A query of fewer than 2 characters finds nothing."""
     query = (query or "").strip()
     by_name, by_document = name_key(query), document_key(query)
     if len(query) < 2 or not (by_name or by_document):
@@ -49,7 +50,8 @@ def register_search(query: str, day):
         condition |= Q(document_key__contains=by_document)
     entries = list(ExclusionEntry.objects.filter(condition).select_related("load", "entered_by")
                    .order_by("-id")[:LISTED])
-    current = set(in_force(day).filter(pk__in=[e.pk for e in entries]).values_list("pk", flat=True))
+    current = set(in_force(day, started_by=started_by).filter(pk__in=[e.pk for e in entries])
+                  .values_list("pk", flat=True))
     return entries, current
 
 
@@ -84,17 +86,19 @@ def exclusions(request):
             else:
                 messages.success(request, _("Self-exclusion #%(entry)s entered.") % {"entry": added.pk})
                 return redirect("cage:exclusions")
-    day = gaming_day(timezone.now())
-    current = set(in_force(day).filter(load__isnull=False).values_list("load_id", flat=True).distinct())
+    now = timezone.now()
+    day, today = gaming_day(now), timezone.localdate(now)  # in force now: as the admission check reads it
+    current = set(in_force(day, started_by=today).filter(load__isnull=False).values_list("load_id", flat=True)
+                  .distinct())
     loads = ExclusionLoad.objects.select_related("loaded_by").order_by("-id")
     selfs = (ExclusionEntry.objects.filter(source=ExclusionSource.SELF, load__isnull=True)
              .select_related("entered_by").order_by("-id")[:LISTED])
     query = request.GET.get("q", "").strip()[:100]
-    found, found_in_force = register_search(query, day)
+    found, found_in_force = register_search(query, day, today)
     return render(request, "cage/exclusions.html", {
         "query": query, "found": found, "found_in_force": found_in_force,
         "upload": upload, "entry": entry, "loads": loads, "current": current, "selfs": selfs, "day": day,
-        "in_force": in_force(day).count(), "can_change": has_role(request.user, *KEEPERS),
+        "in_force": in_force(day, started_by=today).count(), "can_change": has_role(request.user, *KEEPERS),
         "without_identity": allows_play_without_identity()})
 
 

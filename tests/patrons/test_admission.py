@@ -112,6 +112,24 @@ def test_an_expired_entry_no_longer_matches(compliance):
     assert match(document_number="X1234567L", day=datetime.date(2019, 12, 31)) is None
 
 
+def test_an_exclusion_from_today_binds_before_the_gaming_day_turns(compliance, cashier):
+    """Between midnight and AML_GAMING_DAY_START the gaming day is still yesterday's; a
+    patron who excluded himself today (valid from today's date, the default) is refused
+    at once, not once the next gaming day begins (the API's admission tests failed at
+    00:36 for it)."""
+    zone = timezone.get_default_timezone()
+    half_past_midnight = timezone.make_aware(datetime.datetime(2026, 11, 29, 0, 30), zone)
+    player = PlayerFactory(document_number="55555555K")
+    self_exclusion_add(entered_by=compliance, document_number="55555555K", valid_from=datetime.date(2026, 11, 29))
+    with pytest.raises(AdmissionRefused, match="exclu"):
+        admission_check(player=player, where="cage_buy_in", by=cashier, at=half_past_midnight)
+    # The day before it is valid from, it does not bind.
+    admission_check(player=player, where="cage_buy_in", by=cashier, at=half_past_midnight - datetime.timedelta(days=1))
+    assert match(document_number="55555555K", day=datetime.date(2026, 11, 28)) is None  # gaming day 28 alone
+    assert match(document_number="55555555K", day=datetime.date(2026, 11, 28),
+                 started_by=datetime.date(2026, 11, 29)) is not None
+
+
 def test_a_new_load_supersedes_the_last_and_keeps_it(register, compliance):
     second = exclusion_load(content=b"documento\nY7654321G\n", file_name="rgiaj-2.csv", source="rgiaj",
                             loaded_by=compliance)
