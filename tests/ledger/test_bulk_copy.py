@@ -88,7 +88,11 @@ def test_a_queue_left_on_an_error_finishes_its_write_and_raises_that_error():
 
     with pytest.raises(ZeroDivisionError), transaction.atomic():
         with SendQueue():
-            send_later([rows_copy("ledger_entry", ["transaction_id", "account_id", "side", "amount"],
+            # The write under way is refused only after a while, so that the caller fails
+            # first (a refusal answered at once would be raised by send_later itself).
+            send_later([Statement("SELECT pg_sleep(0.3); INSERT INTO ledger_entry (transaction_id, account_id, "
+                                  "side, amount) VALUES (NULL, NULL, 'D', 1)", {}),
+                        rows_copy("ledger_entry", ["transaction_id", "account_id", "side", "amount"],
                                   [(None, None, "D", 1)]),
                         Statement("SELECT 1", {})])
             raise ZeroDivisionError
