@@ -31,9 +31,10 @@ test: $(VENV)/.installed
 	$(PY) -m pytest $(XDIST) --durations=30
 
 # The fast tier: the engine's and the unit tests (FAST in tests/conftest.py), no database;
-# on one process (two would each import Django and SciPy: slower here).
+# on one process per core as `make test` (the Hypothesis properties and the edge's checks
+# share out; benchmarks/RESULTS.md "CI time").
 test-fast: $(VENV)/.installed
-	$(PY) -m pytest -m fast
+	$(PY) -m pytest -m fast $(XDIST)
 
 # The image's files installed in a fresh virtual env and run as shipped (gunicorn, a Celery
 # worker and beat on Redis, Chromium walking it): tests/test_shipped.py.
