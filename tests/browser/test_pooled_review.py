@@ -13,9 +13,7 @@ from casino.periods import gaming_day
 from reports.models import PooledReview
 from reports.pooling import pooled_review_request, pooled_review_run
 from tests.browser.test_console import log_in
-from tests.factories import UserFactory
-from tests.reports.sessions import simulated_table
-from tests.reports.test_pooling import EDGE, PLAYERS, shift_of  # noqa: F401  (EDGE: the theory stored below)
+from tests.reports.test_pooling import EDGE, fed_at_three_tables  # noqa: F401  (EDGE: the theory stored below)
 
 pytestmark = pytest.mark.browser
 
@@ -23,15 +21,11 @@ pytestmark = pytest.mark.browser
 @pytest.mark.parametrize("size", [(1024, 768), (390, 844)], ids=["laptop", "phone"])
 def test_the_pooled_section_shows_the_alert_within_the_screen(chromium, live_server, staff, size):
     from reports.detection import edge_store
-    from tests.reports.sessions import RULES, SEATS, rigged_records
+    from tests.reports.sessions import RULES, SEATS
 
     edge_store(rules=RULES, seats=SEATS, hands=20_000, seed=2017, result=EDGE)
     today = gaming_day(timezone.now())
-    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
-    for n in range(3):
-        table = simulated_table(f"Mesa {n + 1}", staff, players=PLAYERS)
-        fed, _ = rigged_records(500 + n, 24, share=0.8)
-        shift_of(table, dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=1 + n))
+    fed_at_three_tables(staff, today)
     pooled_review_run(run_id=pooled_review_request(day=today - timedelta(days=1)).pk)
     context = chromium.new_context(viewport={"width": size[0], "height": size[1]}, locale="es-ES",
                                    base_url=live_server.url)

@@ -41,6 +41,19 @@ def shift_of(table, dealer, staff, records, seated, day):
                                                                                  strict=True)])
 
 
+def fed_at_three_tables(staff, today):
+    """dealer2 dealing to ana (rosa, juan and luis beside her) at Mesa 1, 2 and 3, one
+    shift each on the three gaming days before ``today``, 80 % of her 24 hands a shift
+    rigged her way: ``(dealer2, [the three tables])``."""
+    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
+    tables = []
+    for n in range(3):
+        tables.append(simulated_table(f"Mesa {n + 1}", staff, players=PLAYERS))
+        fed, _ = rigged_records(500 + n, 24, share=0.8)
+        shift_of(tables[-1], dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=1 + n))
+    return dealer2, tables
+
+
 def named(test):
     """The groups a pooled test names: its own and those of the same bets (``same``)."""
     return [(test["code"], test.get("a"), test.get("b"))] + [(o["code"], o["a"], o["b"]) for o in test.get("same", [])]
@@ -104,11 +117,7 @@ def test_an_honest_month_at_two_tables_stays_quiet_and_a_rare_pair_accumulates(s
 
 def test_the_nightly_run_stores_its_result_and_raises_each_alert_once(staff, edge, django_capture_on_commit_callbacks):
     today = gaming_day(timezone.now())
-    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
-    for n in range(3):
-        table = simulated_table(f"Mesa {n + 1}", staff, players=PLAYERS)
-        fed, _ = rigged_records(500 + n, 24, share=0.8)
-        shift_of(table, dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=1 + n))
+    fed_at_three_tables(staff, today)
     with django_capture_on_commit_callbacks() as callbacks:
         run_id = pooled_review_nightly()
     assert len(callbacks) == 1
@@ -148,12 +157,7 @@ def test_the_review_page_and_the_api_show_the_latest_pooled_review_and_an_audito
     from tests.api.conftest import Api
 
     today = gaming_day(timezone.now())
-    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
-    tables = []
-    for n in range(3):
-        tables.append(simulated_table(f"Mesa {n + 1}", staff, players=PLAYERS))
-        fed, _ = rigged_records(500 + n, 24, share=0.8)
-        shift_of(tables[-1], dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=1 + n))
+    _dealer2, tables = fed_at_three_tables(staff, today)
     client.force_login(staff["auditor"])
     page = client.get("/reports/review/").content.decode()
     assert 'id="pooled-none"' in page
@@ -205,11 +209,7 @@ def test_postgresql_keeps_a_pooled_runs_request_and_its_result_once_done(db):
 
 def test_the_same_hands_found_again_the_next_night_are_the_same_finding(staff, edge):
     today = gaming_day(timezone.now())
-    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
-    for n in range(3):
-        table = simulated_table(f"Mesa {n + 1}", staff, players=PLAYERS)
-        fed, _ = rigged_records(500 + n, 24, share=0.8)
-        shift_of(table, dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=1 + n))
+    dealer2, (*_, table) = fed_at_three_tables(staff, today)
     theory = Theory(compute=False)
     yesterday = pooled_review(today - timedelta(days=1), theory=theory, card_hands=0)
     tonight = pooled_review(today, theory=theory, card_hands=0)
