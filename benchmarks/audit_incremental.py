@@ -23,6 +23,10 @@ signed, and:
 Printed: each one's wall time and exit status, the full check against the query, and the
 incremental check against the full check over the same database (the goal: 10,000 new hands
 on top of 1,000,000 within 30 s; RESULTS.md). Both checks must exit 0: the data holds.
+
+A large history is loaded once (``--hands 1000000 --load-only``: about 50 minutes) and
+checked later, by other code if need be, with ``--database <the name printed>``: no seed
+and no load, the day's hands added to it (each such run's day on top of the last).
 """
 
 import argparse
@@ -139,6 +143,35 @@ def usage(cpu, mib) -> str:
     return "CPU, peak memory: no /usr/bin/time" if cpu is None else f"CPU {cpu:.2f} s, peak {mib:.0f} MiB"
 
 
+#: Where ``--load-only`` leaves the seed's id bounds (``multiply``'s ``source``) for ``--database``.
+SOURCE_TABLE = "benchmark_seed_source"
+
+
+def remember(source):
+    """Keep the seed's id bounds in the scratch database itself (``SOURCE_TABLE``)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE TABLE {SOURCE_TABLE} (bounds jsonb NOT NULL)")
+        cursor.execute(f"INSERT INTO {SOURCE_TABLE} VALUES (%s)", [json.dumps(source)])
+
+
+def reloaded():
+    """``(table, shift, source)`` of a kept database: its one table, the seed's shift and
+    the bounds ``remember`` kept."""
+    from django.db import connection
+
+    from tables.models import Hand, Table
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT bounds FROM {SOURCE_TABLE}")
+        source = cursor.fetchone()[0]
+    source = json.loads(source) if isinstance(source, str) else source
+    table = Table.objects.get()
+    shift = Hand.objects.filter(table=table, pk__lt=source["tables_hand"]).order_by("pk").first().shift
+    return table, shift, source
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=20000, help="the history's hands (M)")
@@ -148,10 +181,18 @@ def main():
     parser.add_argument("--once", action="store_true",
                         help="after the day's incremental check, stop: no full check over history and day, no "
                              "second pass in one process (for a large history, where each full check is long)")
+    parser.add_argument("--load-only", action="store_true",
+                        help="seed and load the history, keep the database and stop (its name is printed): "
+                             "a large history loaded once, checked later with --database")
+    parser.add_argument("--database", metavar="NAME",
+                        help="a database kept by --load-only or --keep: no seed, no history load; the checks run "
+                             "on it as on a fresh load (the day's hands are added to it, and it is kept)")
     args = parser.parse_args()
+    if args.database:
+        args.keep = True
 
-    name = f"audit_incremental_{os.getpid()}"
-    needs_migrate = create_scratch(name)
+    name = args.database or f"audit_incremental_{os.getpid()}"
+    needs_migrate = False if args.database else create_scratch(name)
     os.environ.update(DATABASE_URL=database_url(name), DJANGO_DEBUG="false", CELERY_TASK_ALWAYS_EAGER="true")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.test")
     env = dict(os.environ)
@@ -163,13 +204,19 @@ def main():
         from django.db import connection, transaction
 
         from benchmarks.reports import id_bounds, multiply, seed
+        from tables.models import Hand
 
         if needs_migrate:
             call_command("migrate", verbosity=0)
-        started = time.perf_counter()
-        table, shift = seed(args.seed_hands, random.Random(5))
-        source = id_bounds()
-        print(f"seed: {args.seed_hands} hands through the services in {time.perf_counter() - started:.0f} s", flush=True)
+        if args.database:
+            table, shift, source = reloaded()
+        else:
+            started = time.perf_counter()
+            table, shift = seed(args.seed_hands, random.Random(5))
+            source = id_bounds()
+            remember(source)
+            print(f"seed: {args.seed_hands} hands through the services in {time.perf_counter() - started:.0f} s",
+                  flush=True)
 
         def load(label, **options):
             started = time.perf_counter()
@@ -182,8 +229,15 @@ def main():
                   f"signed, in {time.perf_counter() - started:.0f} s", flush=True)
             return loaded
 
-        history = load("history", target=args.hands)
+        if args.database:
+            history = Hand.objects.count()
+            print(f"history: {history:,} hands in {name}", flush=True)
+        else:
+            history = load("history", target=args.hands)
         connection.close()
+        if args.load_only:
+            args.keep = True
+            return
         check = [sys.executable, "manage.py", "ledger_check"]
         anchor = [sys.executable, "-c", "import django; django.setup()\nfrom django.db import connection\n"
                   f"cursor = connection.cursor(); cursor.execute({ANCHOR!r}); print(cursor.fetchone())"]
