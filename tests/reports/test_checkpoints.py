@@ -268,3 +268,11 @@ def test_an_incremental_run_in_ranges_reads_what_it_reads_whole(played, settings
         del result["chunks"]
     assert split == whole
     assert check_run().fault_count == 0
+
+
+def test_a_chunk_leaves_the_garbage_collector_as_it_found_it(played):
+    import gc
+
+    before = gc.get_threshold(), gc.get_freeze_count()
+    assert check_chunk(chunk_specs(None)[1])["faults"] == []
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
