@@ -90,8 +90,9 @@ def test_the_checker_answers_as_entry_fault(settings):
 
 @given(key=st.binary(min_size=1, max_size=200), message=st.binary(max_size=300))
 def test_the_checkers_hmac_is_hmac_digest(key, message):
-    """EntryChecker._keyed (the key's padded states copied for each entry) against the
-    standard library's one-shot HMAC, for keys shorter and longer than SHA-256's block."""
+    """EntryChecker._keyed (one HMAC set up per key, copied for each entry) against the
+    standard library's one-shot HMAC, for keys shorter and longer than SHA-256's block,
+    the same key's set-up reused for a second message."""
     import hmac
 
     checker = EntryChecker()
