@@ -20,6 +20,12 @@ signed, and:
 - ``incremental``: ``manage.py ledger_check`` (from the checkpoint: only the day's hands);
 - ``full again``: ``manage.py ledger_check --full --here`` over history and day.
 
+With ``--celery redis://127.0.0.1:6379/<db>``, the script also starts a Celery worker of
+``--concurrency`` processes (2: the shipped worker's) on that broker, which is its result
+backend too, and times the history's full check once more through it (``ledger_check --full``:
+its chunks, a table's ranges of ``AUDIT_CHUNK_HANDS`` hands among them, fanned out to the
+worker), the worker's CPU and its processes' peak memory beside the command's.
+
 Printed: each one's wall time and exit status, the full check against the query, and the
 incremental check against the full check over the same database (the goal: 10,000 new hands
 on top of 1,000,000 within 30 s; RESULTS.md). Both checks must exit 0: the data holds.
@@ -138,6 +144,51 @@ def timed(command, env):
     return seconds, done.returncode, (faults[:3] if faults else said or lines[-1:]), cpu, mib
 
 
+class Worker:
+    """A Celery worker of ``concurrency`` processes on ``broker`` (also its result backend),
+    started for the benchmark and stopped at its end; ``usage()``: its processes' CPU
+    seconds so far and the greatest peak resident memory of one of them (MiB)."""
+
+    def __init__(self, broker, concurrency, env):
+        import psutil
+        from celery import Celery
+
+        self.env = {**env, "CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": broker,
+                    "CELERY_TASK_ALWAYS_EAGER": "false"}
+        self.log = tempfile.NamedTemporaryFile("w+", prefix="audit-worker-", suffix=".log", delete=False)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "casino", "worker", "--concurrency", str(concurrency),
+             "--loglevel", "warning", "--without-gossip", "--without-mingle", "-n", f"audit-bench-{os.getpid()}@%h"],
+            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+        self.psutil = psutil
+        app = Celery(broker=broker)
+        for _attempt in range(120):
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the Celery worker stopped: {self.log.name}")
+            if app.control.ping(timeout=1.0):
+                return
+        raise RuntimeError(f"no answer from the Celery worker: {self.log.name}")
+
+    def usage(self):
+        root = self.psutil.Process(self.process.pid)
+        cpu, peak = 0.0, 0
+        for each in [root, *root.children(recursive=True)]:
+            times = each.cpu_times()
+            cpu += times.user + times.system
+            with open(f"/proc/{each.pid}/status") as status:
+                hwm = [line.split()[1] for line in status if line.startswith("VmHWM:")]
+            peak = max(peak, int(hwm[0]) if hwm else 0)
+        return cpu, peak / 1024
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+
+
 def usage(cpu, mib) -> str:
     """``timed``'s CPU and peak memory in words (GNU time's, or that there were none)."""
     return "CPU, peak memory: no /usr/bin/time" if cpu is None else f"CPU {cpu:.2f} s, peak {mib:.0f} MiB"
@@ -187,15 +238,22 @@ def main():
     parser.add_argument("--database", metavar="NAME",
                         help="a database kept by --load-only or --keep: no seed, no history load; the checks run "
                              "on it as on a fresh load (the day's hands are added to it, and it is kept)")
+    parser.add_argument("--prefix", default="audit_incremental",
+                        help="the scratch database's name before _<pid> (default audit_incremental)")
+    parser.add_argument("--celery", metavar="BROKER_URL",
+                        help="also time the history's full check through a Celery worker the script starts on "
+                             "this broker (and result backend), e.g. redis://127.0.0.1:6379/6")
+    parser.add_argument("--concurrency", type=int, default=2, help="the worker's processes (with --celery)")
     args = parser.parse_args()
     if args.database:
         args.keep = True
 
-    name = args.database or f"audit_incremental_{os.getpid()}"
+    name = args.database or f"{args.prefix}_{os.getpid()}"
     needs_migrate = False if args.database else create_scratch(name)
     os.environ.update(DATABASE_URL=database_url(name), DJANGO_DEBUG="false", CELERY_TASK_ALWAYS_EAGER="true")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.test")
     env = dict(os.environ)
+    worker = None
     try:
         import django
 
@@ -249,6 +307,15 @@ def main():
         print(f"{history:>10,} hands  SQL (one query)    {sql_s:8.2f} s  (client {usage(sql_cpu, sql_mib)})", flush=True)
         print(f"{history:>10,} hands  full check         {full_s:8.2f} s  (exit {full_status}) = {full_s / sql_s:.1f}× "
               f"the query; {usage(full_cpu, full_mib)}  {full_out}", flush=True)
+        if args.celery:
+            worker = Worker(args.celery, args.concurrency, env)
+            before, _peak = worker.usage()
+            celery_s, celery_status, celery_out, celery_cpu, celery_mib = timed([*check, "--full"], worker.env)
+            worker_cpu, worker_mib = worker.usage()
+            print(f"{history:>10,} hands  full, Celery -c {args.concurrency} {celery_s:8.2f} s  (exit {celery_status}) = "
+                  f"{celery_s / sql_s:.1f}× the query; the command's {usage(celery_cpu, celery_mib)}; the worker's "
+                  f"CPU {worker_cpu - before:.2f} s, a process's peak {worker_mib:.0f} MiB  {celery_out}", flush=True)
+            full_status = full_status or celery_status
         total = load("the day", target=args.day, source=source)
         connection.close()
         day = total - history
@@ -284,6 +351,8 @@ def main():
         if full_status or incremental_status or full2_status:
             sys.exit("a check found faults in the loaded data")
     finally:
+        if worker is not None:
+            worker.stop()
         from django.db import connections
 
         connections.close_all()

@@ -2,7 +2,9 @@
 over everything, in chunks that may run in parallel, and the incremental check
 (``ledger_check``, nightly by beat) over what was added since the last checkpoint.
 
-A *chunk* is the ledger's part or one table's (``chunk_specs``). ``check_chunk`` is the
+A *chunk* is the ledger's part, one table's, or one range of a table's hands and entries
+when it has more to check than ``AUDIT_CHUNK_HANDS`` (``table_ranges``: so that one busy
+table's history is spread over the workers too). ``check_chunk`` is the
 one code path of a chunk, full or incremental: a chunk's spec carries the point it starts
 from (``since``; None: from the genesis), and the chunk returns its faults and the point
 it reached:
@@ -22,13 +24,16 @@ it reached:
 every one's in a full run), runs the
 chunks (in Celery workers, one task a chunk, when a worker and a result backend are there
 and the run is not itself inside a task; else one after the other in this process),
-gathers them, and stores a new ``CheckPoint`` sealed and chained to the one before. What
+gathers them (a table's ranges merged into what the table checked whole gives:
+``merge_results``), and stores a new ``CheckPoint`` sealed and chained to the one before. What
 an incremental check can and cannot see: docs/security.md, "Incremental checks".
 """
 
+import gc
 import hmac
 import json
 import time
+from contextlib import contextmanager
 from datetime import datetime
 
 from django.conf import settings
@@ -59,14 +64,53 @@ RESULT_SECONDS = 6 * 3600
 def chunk_specs(state: dict | None) -> list[dict]:
     """The chunks of a run starting from ``state`` (a checkpoint's ``state``; None: the
     full check): ``[{"part": "ledger", "since": …}, {"part": "table", "table": id,
-    "since": …}, …]``, one per table by id; a table the state does not know starts from
-    the genesis."""
+    "since": …}, …]``, per table by id; a table the state does not know starts from the
+    genesis. A table with more hands to check than ``AUDIT_CHUNK_HANDS`` is split into
+    ranges (``table_ranges``), one chunk each, in order, each with its ``"range"``."""
     state = state or {}
     tables = state.get("tables") or {}
     specs = [{"part": "ledger", "since": state.get("ledger")}]
-    specs += [{"part": "table", "table": pk, "since": tables.get(str(pk))}
-              for pk in Table.objects.order_by("pk").values_list("pk", flat=True)]
+    for pk in Table.objects.order_by("pk").values_list("pk", flat=True):
+        since = tables.get(str(pk))
+        ranges = table_ranges(pk, since)
+        if len(ranges) == 1:
+            specs.append({"part": "table", "table": pk, "since": since})
+        else:
+            specs += [{"part": "table", "table": pk, "since": since, "range": each} for each in ranges]
     return specs
+
+
+#: Every ``size``-th hand of a table after a hand id (not the last hand), and the greatest
+#: id of that hand's entries: where its ranges end.
+_BOUNDS_SQL = """
+SELECT b.id, (SELECT max(e.id) FROM tables_handevent e WHERE e.hand_id = b.id)
+  FROM (SELECT id, row_number() OVER (ORDER BY id) AS n, count(*) OVER () AS total
+          FROM tables_hand WHERE table_id = %s AND id > %s) b
+ WHERE b.n %% %s = 0 AND b.n < b.total ORDER BY b.id"""
+
+
+def table_ranges(table_id: int, since: dict | None, size: int | None = None) -> list[dict]:
+    """A table's check from ``since`` (its state in a checkpoint; None: from the genesis)
+    split into ranges of ``size`` hands (default ``AUDIT_CHUNK_HANDS``), in order:
+    ``[{"index", "last", "hands": [after, upto], "entries": [after, upto]}, …]``, each
+    range the hands of an id in ``(after, upto]`` and the entries of an id in ``(after,
+    upto]`` (``upto`` None on the last: to the end). A range's entries end at the greatest
+    entry of its last hand (never before the range before's end): every entry and every
+    hand after ``since`` is in exactly one range, whatever the order they were entered in.
+    One range (the whole table) when it has ``size`` hands or fewer to check."""
+    since = since or {}
+    after_hand, after_entry = int(since.get("hand") or 0), int(since.get("entry") or 0)
+    size = max(1, int(size or settings.AUDIT_CHUNK_HANDS))
+    with connection.cursor() as cursor:
+        cursor.execute(_BOUNDS_SQL, [table_id, after_hand, size])
+        bounds = cursor.fetchall()
+    ranges, hand, entry = [], after_hand, after_entry
+    for upto_hand, upto_entry in bounds:
+        upto_entry = max(entry, upto_entry or 0)
+        ranges.append({"index": len(ranges), "last": False, "hands": [hand, upto_hand], "entries": [entry, upto_entry]})
+        hand, entry = upto_hand, upto_entry
+    ranges.append({"index": len(ranges), "last": True, "hands": [hand, None], "entries": [entry, None]})
+    return ranges
 
 
 def check_chunk(spec: dict) -> dict:
@@ -79,7 +123,7 @@ def check_chunk(spec: dict) -> dict:
         ``{"part", "table", "faults": [English text], "state": the point reached,
         "hands", "entries", "transactions": how many were checked}``.
     """
-    with translation.override(None), snapshot():
+    with translation.override(None), snapshot(), _fewer_collections():
         if connection.in_atomic_block:
             with connection.cursor() as cursor:
                 # No JIT: the orphans' one query (reports.justification) has a plan big enough for
@@ -88,7 +132,33 @@ def check_chunk(spec: dict) -> dict:
                 cursor.execute("SET LOCAL jit = off")
         if spec["part"] == "ledger":
             return _ledger_chunk(spec.get("since"))
-        return _table_chunk(Table.objects.get(pk=spec["table"]), spec.get("since"))
+        return _table_chunk(Table.objects.get(pk=spec["table"]), spec.get("since"), spec.get("range"))
+
+
+#: The cyclic garbage collector's first threshold during a chunk (Python's default: 700).
+COLLECT_AFTER = 50_000
+
+
+@contextmanager
+def _fewer_collections():
+    """The cyclic garbage collector run less often during a chunk: what the process holds
+    already frozen (never scanned again), the youngest generation collected after
+    ``COLLECT_AFTER`` new objects, not 700. A chunk makes millions of short-lived dicts and
+    lists (decoded events, bets, settlements), freed by their counts, without cycles; with
+    the default thresholds the collector took an eighth of a chunk's CPU (py-spy;
+    benchmarks/RESULTS.md, "audit incremental"). Restored after; peak memory unchanged. A
+    process that froze objects itself (a server's preloaded code) keeps them frozen."""
+    thresholds = gc.get_threshold()
+    ours = gc.get_freeze_count() == 0
+    if ours:
+        gc.freeze()
+    gc.set_threshold(COLLECT_AFTER, *thresholds[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        if ours:
+            gc.unfreeze()
 
 
 def _ledger_chunk(since):
@@ -102,19 +172,41 @@ def _ledger_chunk(since):
             "transactions": checked}
 
 
-def _table_chunk(table, since):
+def _table_chunk(table, since, part=None):
+    """A table's chunk: the whole table from ``since``, or one of its ranges (``part``,
+    ``table_ranges``'s). A range checks the chain over its own entries, continuing from
+    the stored hash of the table's entry just before them (the range before verified that
+    entry: a changed or removed entry at a range's end is found by one range or the
+    other), the openings of its own hands and replays them; the first range also replays
+    the earlier hands with an entry since (an incremental run's), the last one compares
+    the table's last entry, looks for gaps in the numbers and checks the seals, and its
+    point is the table's. ``"sections"``: how many of ``"faults"`` are the replay's, the
+    chain's and the openings' (the rest: the table's whole), for ``merge_results``."""
     since = since or {}
     after_entry, after_hand = int(since.get("entry") or 0), int(since.get("hand") or 0)
-    last_hand = (Hand.objects.filter(table=table).order_by("-pk").values_list("pk", flat=True).first()
-                 or after_hand)
-    mine, last_entry, head = chain_scan(table, after_id=after_entry, head=since.get("head") or GENESIS)
-    mine += opening_faults(table, after_id=after_hand)
-    gaps = number_gaps(table, after=int(since.get("number") or 0))
-    if gaps:
-        mine.append("missing hand numbers: " + ", ".join(map(str, gaps[:100])))
-    mine += [exception_text(fault) for fault in _seal_faults(table)]
-    touched = Q(pk__gt=after_hand)
-    if after_entry:
+    part = part or {"index": 0, "last": True, "hands": [after_hand, None], "entries": [after_entry, None]}
+    first, last = part["index"] == 0, part["last"]
+    (hand_from, hand_upto), (entry_from, entry_upto) = part["hands"], part["entries"]
+    if first:
+        start, head = after_entry, since.get("head") or GENESIS
+    else:  # from the entry before the range: verified by the range before (read in this snapshot)
+        start, head = (HandEvent.objects.filter(table=table, pk__lte=entry_from).order_by("-pk")
+                       .values_list("pk", "hash").first() or (0, GENESIS))
+    if last:
+        last_hand = (Hand.objects.filter(table=table).order_by("-pk").values_list("pk", flat=True).first()
+                     or hand_from)
+    else:
+        last_hand = hand_upto
+    chain, last_entry, head = chain_scan(table, after_id=start, head=head, upto=entry_upto)
+    openings = opening_faults(table, after_id=hand_from, upto=hand_upto)
+    whole = []
+    if last:
+        gaps = number_gaps(table, after=int(since.get("number") or 0))
+        if gaps:
+            whole.append("missing hand numbers: " + ", ".join(map(str, gaps[:100])))
+        whole += [exception_text(fault) for fault in _seal_faults(table)]
+    touched = Q(pk__gt=hand_from)
+    if first and after_entry:
         # The earlier hands with an entry since (a void, a hand finished since: a few), as a
         # list: "id > n OR id IN (subquery)" made PostgreSQL read every hand and hash every
         # ledger transaction of the history for the replay's join; "id > n OR id IN (list)"
@@ -126,10 +218,35 @@ def _table_chunk(table, since):
     hands = Hand.objects.filter(table=table, pk__lte=last_hand).filter(touched)
     replayed = [fault_text(fault) for fault in hand_faults(hands)]
     state = {"entry": last_entry, "head": head, "hand": last_hand, "number": table.last_hand_number}
-    return {"part": "table", "table": table.pk, "faults": replayed + [f"{table.name}: {fault}" for fault in mine],
-            "state": state, "hands": hands.exclude(status=Hand.Status.OPEN).count(),
-            "entries": HandEvent.objects.filter(table=table, pk__gt=after_entry, pk__lte=last_entry).count(),
-            "transactions": 0}
+    mine = [f"{table.name}: {fault}" for fault in chain + openings + whole]
+    return {"part": "table", "table": table.pk, "faults": replayed + mine, "state": state,
+            "hands": hands.exclude(status=Hand.Status.OPEN).count(),
+            "entries": HandEvent.objects.filter(table=table, pk__gt=start, pk__lte=last_entry).count(),
+            "transactions": 0, "sections": [len(replayed), len(chain), len(openings)]}
+
+
+def merge_results(results: list[dict]) -> list[dict]:
+    """The chunks' results (``check_chunk``'s, in ``chunk_specs``'s order) as one a part:
+    a table's ranges made one result, as the table checked whole would give: its faults
+    the replay's of every range, then the chain's, the openings', the rest; its counts
+    summed; its point the last range's. Each result gets ``"chunks"``: how many it was."""
+    merged = []
+    for result in results:
+        previous = merged[-1] if merged else None
+        if previous is None or result["part"] != "table" or previous["table"] != result["table"]:
+            merged.append({**result, "chunks": 1})
+            continue
+        both = [previous, result]
+        sections = [[], [], [], []]
+        for each in both:
+            faults, (replay, chain, openings) = each["faults"], each["sections"]
+            cuts = [0, replay, replay + chain, replay + chain + openings, len(faults)]
+            for index in range(4):
+                sections[index] += faults[cuts[index]:cuts[index + 1]]
+        merged[-1] = {**result, "faults": [fault for section in sections for fault in section],
+                      "hands": previous["hands"] + result["hands"], "entries": previous["entries"] + result["entries"],
+                      "sections": [len(section) for section in sections[:3]], "chunks": previous["chunks"] + 1}
+    return merged
 
 
 def _seal_faults(table):
@@ -220,7 +337,8 @@ def _fan_out() -> bool:
 
 
 def run_chunks(specs: list[dict], *, fan_out: bool | None = None) -> tuple[list[dict], str]:
-    """Each chunk's ``check_chunk``, in the specs' order.
+    """Each chunk's ``check_chunk``, in the specs' order, a table's ranges merged into one
+    result (``merge_results``).
 
     Args:
         fan_out: send each chunk to a Celery worker (task ``reports.check_chunk``) and
@@ -231,13 +349,13 @@ def run_chunks(specs: list[dict], *, fan_out: bool | None = None) -> tuple[list[
     if fan_out is None:
         fan_out = _fan_out()
     if not fan_out:
-        return [check_chunk(spec) for spec in specs], "process"
+        return merge_results([check_chunk(spec) for spec in specs]), "process"
     from celery import group
 
     from reports.tasks import check_chunk_task
 
     results = group(check_chunk_task.s(spec) for spec in specs).apply_async()
-    return results.get(timeout=RESULT_SECONDS, propagate=True), "celery"
+    return merge_results(results.get(timeout=RESULT_SECONDS, propagate=True)), "celery"
 
 
 def check_run(*, full: bool = False, fan_out: bool | None = None) -> CheckPoint:
@@ -270,7 +388,8 @@ def check_run(*, full: bool = False, fan_out: bool | None = None) -> CheckPoint:
         previous = CheckPoint.objects.order_by("-pk").values_list("seal", flat=True).first() or GENESIS
         return CheckPoint.objects.create(
             full=full, started_at=started_at, finished_at=timezone.now(),
-            seconds=round(time.perf_counter() - started, 3), chunks=len(results), workers=workers,
+            seconds=round(time.perf_counter() - started, 3), chunks=sum(r["chunks"] for r in results),
+            workers=workers,
             hands=sum(r["hands"] for r in results), entries=sum(r["entries"] for r in results),
             transactions=sum(r["transactions"] for r in results), state=state, fault_count=len(faults),
             faults=kept, previous=previous, key_id=key_id,

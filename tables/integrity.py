@@ -36,7 +36,8 @@ def chain_faults(table: Table) -> list[str]:
     return chain_scan(table)[0]
 
 
-def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS) -> tuple[list[str], int, str]:
+def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS,
+               upto: int | None = None) -> tuple[list[str], int, str]:
     """``chain_faults`` over the table's entries after entry ``after_id`` only, the chain
     continuing from ``head`` (an incremental check, ``reports.checkpoints``: the last
     entry a check verified and its hash). With ``after_id`` 0, every entry from the
@@ -45,6 +46,10 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS) -> tuple
     The entry ``after_id`` is read again: gone, or its hash no longer ``head`` (rewritten,
     even by the key's holder who recomputed the chain after it), is a fault; an entry
     before it is not read (``ledger_check --full`` reads them).
+
+    ``upto``: only the entries up to that id (one range of a table's chain checked in
+    parallel ranges, ``reports.checkpoints``), and then the table's last entry is not
+    compared (the last range's check does it).
 
     Returns:
         ``(faults in words, the last entry's id, its hash)`` (``after_id``, ``head`` when
@@ -59,7 +64,10 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS) -> tuple
                           % {"entry": after_id})
     check, table_id = EntryChecker().fault, table.pk
     last_id = after_id
-    rows = (HandEvent.objects.filter(table=table, pk__gt=after_id).order_by("id")
+    entries = HandEvent.objects.filter(table=table, pk__gt=after_id)
+    if upto is not None:
+        entries = entries.filter(pk__lte=upto)
+    rows = (entries.order_by("id")
             .values_list("hand__number", "sequence", "kind", Cast("event", TextField()), "entered_by_id",
                          IsoUtc("entered_at"), "previous_hash", "hash", "id", "key_id"))
     # The queryset's SQL read through a server-side cursor of its own: every column is text
@@ -79,6 +87,8 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS) -> tuple
                 if fault:
                     faults.append(str(FAULT_WORDS[fault]) % {"seq": sequence, "hand": number})
                 previous, last_id = stored, pk
+    if upto is not None:
+        return faults, last_id, previous
     table.refresh_from_db(fields=["last_event_hash"])
     if (table.last_event_hash or GENESIS) != previous:
         faults.append(_("the table's last entry is missing from the chain"))
@@ -94,15 +104,19 @@ OPENING_WORDS = {
 }
 
 
-def opening_faults(table: Table, *, after_id: int = 0) -> list[str]:
+def opening_faults(table: Table, *, after_id: int = 0, upto: int | None = None) -> list[str]:
     """Every hand of the table whose own fields (table, number, shift, bank tenure and
     holder, seats, rules with the commission, limits) are not those signed at its
     opening (``tables.chain.sign_opening``), in words; empty if all hold. A hand's rules
     or seats changed by SQL would otherwise replay to agree with the forgery.
-    ``after_id``: only the hands of a greater id (an incremental check's new hands)."""
+    ``after_id``: only the hands of a greater id (an incremental check's new hands);
+    ``upto``: and of an id up to that (one range of a check in ranges)."""
     faults = []
+    hands = Hand.objects.filter(table=table, pk__gt=after_id)
+    if upto is not None:
+        hands = hands.filter(pk__lte=upto)
     # seats and rules read as their text, decoded by casino.jsontext (json's values, faster).
-    rows = (Hand.objects.filter(table=table, pk__gt=after_id).order_by("number")
+    rows = (hands.order_by("number")
             .values_list("number", "shift_id", "tenure_id", "bank_id", Cast("seats", TextField()),
                          Cast("rules", TextField()), "min_bet", "max_bet", "imported", "signature", "key_id"))
     for number, shift, tenure, bank, seats, rules, low, high, imported, stored, key_id in rows.iterator(

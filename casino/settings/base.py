@@ -208,6 +208,9 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=None)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_EXPIRES = 3600
+# The audit's full check (reports.checkpoints) splits a table of more hands than this into
+# ranges of this many hands, each a chunk of its own (a Celery task when workers are there).
+AUDIT_CHUNK_HANDS = env.int("AUDIT_CHUNK_HANDS", default=50_000)
 
 # The stored simulation of the bank's edge the auditors' alerts compare with (reports.detection):
 # hands simulated per rule set and seat count when first needed, and its seed.

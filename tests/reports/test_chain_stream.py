@@ -88,6 +88,18 @@ def test_the_checker_answers_as_entry_fault(settings):
                                  **streamed) == expected
 
 
+@given(key=st.binary(min_size=1, max_size=200), message=st.binary(max_size=300))
+def test_the_checkers_hmac_is_hmac_digest(key, message):
+    """EntryChecker._keyed (one HMAC set up per key, copied for each entry) against the
+    standard library's one-shot HMAC, for keys shorter and longer than SHA-256's block,
+    the same key's set-up reused for a second message."""
+    import hmac
+
+    checker = EntryChecker()
+    assert checker._keyed("k", key, message) == hmac.digest(key, message, "sha256").hex()
+    assert checker._keyed("k", key, message + b"x") == hmac.digest(key, message + b"x", "sha256").hex()
+
+
 @pytest.mark.django_db
 def test_postgresql_writes_the_time_as_isoformat():
     times = [datetime(2026, 11, 24, 20, 2, 7, 912709, tzinfo=UTC), datetime(2026, 11, 24, 20, 2, 7, tzinfo=UTC),

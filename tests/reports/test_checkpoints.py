@@ -12,7 +12,15 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 from django.utils import translation
 
-from reports.checkpoints import check_chunk, check_run, checkpoint_faults, chunk_specs, run_chunks
+from reports.checkpoints import (
+    check_chunk,
+    check_run,
+    checkpoint_faults,
+    chunk_specs,
+    merge_results,
+    run_chunks,
+    table_ranges,
+)
 from reports.models import CheckPoint
 from tables.models import Hand, HandBet, HandEvent
 from tests.reports.test_one_check import as_the_owner, integrity_page
@@ -150,7 +158,8 @@ def test_the_full_check_in_celery_tasks_is_the_same_as_in_process(played):
     assert how == "process"
     there, how = run_chunks(specs, fan_out=True)  # eager in the tests: each chunk a task, results gathered
     assert how == "celery" and there == here
-    assert here == [check_chunk(spec) for spec in specs]
+    assert here == merge_results([check_chunk(spec) for spec in specs])
+    assert [result["chunks"] for result in here] == [1, 1]
 
 
 def test_the_nightly_task_stores_a_checkpoint_the_integrity_page_shows(played, staff):
@@ -170,3 +179,100 @@ def test_the_nightly_task_stores_a_checkpoint_the_integrity_page_shows(played, s
     page = integrity_page(played.table, staff["auditor"])
     assert "checkpoints" in page and "full" in page and "incremental" in page
     assert "hand Mesa 1 #3: a replay of its entries disagrees with its nets" in page
+
+
+# ---------------------------------------------------------------------------------------
+# A table checked in ranges of hands (AUDIT_CHUNK_HANDS), each range a chunk of its own
+
+
+def whole_and_in_ranges(settings, run):
+    """``run()``'s answer with the table whole, then in ranges of one hand."""
+    settings.AUDIT_CHUNK_HANDS = 1_000_000
+    whole = run()
+    settings.AUDIT_CHUNK_HANDS = 1
+    return whole, run()
+
+
+def test_a_table_in_ranges_gives_what_it_gives_whole(played, settings):
+    ranges = table_ranges(played.table.pk, None, 1)
+    assert len(ranges) == 4 and [part["last"] for part in ranges] == [False, False, False, True]
+    assert ranges[0]["hands"][0] == 0 and ranges[-1]["hands"][1] is None and ranges[-1]["entries"][1] is None
+    for before, after in zip(ranges, ranges[1:], strict=False):  # each range starts where the one before ends
+        assert after["hands"][0] == before["hands"][1] and after["entries"][0] == before["entries"][1]
+    assert len(table_ranges(played.table.pk, None, 4)) == 1
+    whole, split = whole_and_in_ranges(settings, lambda: check_run(full=True))
+    assert (whole.chunks, split.chunks) == (2, 5)
+    assert split.fault_count == whole.fault_count == 0
+    assert (split.hands, split.entries, split.transactions) == (whole.hands, whole.entries, whole.transactions) \
+        == (4, HandEvent.objects.count(), whole.transactions)
+    assert split.state == whole.state  # the last range's point is the table's
+    # Faults planted in several hands are the same, in the same order, whole or in ranges.
+    bet = HandBet.objects.filter(hand__number=1).order_by("pk").first()
+    as_the_owner("UPDATE tables_handbet SET net = net + 5 WHERE id = %s", [bet.pk])
+    entry = HandEvent.objects.filter(hand__number=3).order_by("sequence")[2]
+    as_the_owner("UPDATE tables_handevent SET event = event || '{\"forged\": 1}' WHERE id = %s", [entry.pk])
+    as_the_owner("UPDATE tables_hand SET min_bet = min_bet + 1 WHERE number = 2", [])
+    whole, split = whole_and_in_ranges(settings, lambda: check_run(full=True))
+    assert split.faults == whole.faults and whole.fault_count >= 4
+    assert any("hand Mesa 1 #1" in fault for fault in split.faults)
+    assert f"Mesa 1: entry {entry.sequence} of hand #3 was changed after it was entered" in split.faults
+    assert any(fault.startswith("Mesa 1: hand #2: its table, seats") for fault in split.faults)
+
+
+def _second_range(table):
+    """The entries of the second range of one hand each (hand 2's), by id."""
+    entries = table_ranges(table.pk, None, 1)[1]["entries"]
+    return list(HandEvent.objects.filter(table=table, pk__gt=entries[0], pk__lte=entries[1]).order_by("pk"))
+
+
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+@pytest.mark.parametrize("how", ["changed", "rehashed", "removed"])
+def test_an_entry_forged_at_a_ranges_edge_or_inside_it_is_found(played, settings, where, how):
+    entries = _second_range(played.table)
+    assert len(entries) >= 3
+    entry = {"first": entries[0], "middle": entries[len(entries) // 2], "last": entries[-1]}[where]
+    after = HandEvent.objects.filter(table=played.table, pk__gt=entry.pk).order_by("pk").first()
+    if how == "changed":
+        as_the_owner("UPDATE tables_handevent SET entered_at = entered_at + interval '1 second' WHERE id = %s",
+                     [entry.pk])
+        expected = [f"Mesa 1: entry {entry.sequence} of hand #2 was changed after it was entered"]
+    elif how == "rehashed":  # its hash made anew without the key: the next entry no longer follows it
+        as_the_owner("UPDATE tables_handevent SET hash = %s WHERE id = %s", ["d" * 64, entry.pk])
+        expected = [f"Mesa 1: entry {entry.sequence} of hand #2 was changed after it was entered",
+                    f"Mesa 1: entry {after.sequence} of hand #{after.hand.number} does not follow the entry before it"]
+    else:
+        as_the_owner("DELETE FROM tables_handevent WHERE id = %s", [entry.pk])
+        expected = [f"Mesa 1: entry {after.sequence} of hand #{after.hand.number} does not follow the entry before it"]
+    whole, split = whole_and_in_ranges(settings, lambda: check_run(full=True))
+    assert split.chunks == 5
+    for fault in expected:
+        assert fault in split.faults
+    assert split.faults == whole.faults and split.state == whole.state
+
+
+def test_an_incremental_run_in_ranges_reads_what_it_reads_whole(played, settings):
+    point = check_run()
+    played.hand(["ana", "marta"], FIFTH)
+    played.hand(["ana", "marta"], FIFTH)
+    played.void(Hand.objects.get(number=2), "wrong shoe")  # an earlier hand with an entry since
+    specs = chunk_specs(point.state)
+    assert len(specs) == 2  # two new hands, fewer than AUDIT_CHUNK_HANDS: the table whole
+
+    def run():
+        return run_chunks(chunk_specs(point.state), fan_out=False)[0]
+
+    whole, split = whole_and_in_ranges(settings, run)
+    assert [result["chunks"] for result in split] == [1, 2]
+    assert split[1]["hands"] == whole[1]["hands"] == 3  # the two new and the voided one
+    for result in (*whole, *split):
+        del result["chunks"]
+    assert split == whole
+    assert check_run().fault_count == 0
+
+
+def test_a_chunk_leaves_the_garbage_collector_as_it_found_it(played):
+    import gc
+
+    before = gc.get_threshold(), gc.get_freeze_count()
+    assert check_chunk(chunk_specs(None)[1])["faults"] == []
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before

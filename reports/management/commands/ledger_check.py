@@ -4,7 +4,8 @@ Without ``--full``, the incremental check: what was added since the latest audit
 checkpoint (``reports.checkpoints``: the last transaction, and each table's last entry and
 hand, a check verified, sealed), the chains continuing from the hashes it verified; the
 first run, or one after a checkpoint's seal broke, checks everything. ``--full`` checks
-everything from the genesis, in chunks (the ledger, each table) sent to Celery workers
+everything from the genesis, in chunks (the ledger, each table, a table of more than
+``AUDIT_CHUNK_HANDS`` hands in ranges of that many) sent to Celery workers
 when there are (one task a chunk, ``reports.check_chunk``; a result backend needed), else
 one after the other here. Either way the run is stored as a new sealed checkpoint, its
 faults with it (shown on the tables' integrity pages). What an incremental run cannot see:
