@@ -22,10 +22,16 @@ soon as those reach ``MIN_HANDS``; until then it is listed as accumulating.
 
 One Benjamini–Hochberg correction (``statistics.combined_alerts``) takes every test of a
 run together: the pooled groups of every window, the card tests of the day's hands at
-every table, and the card tests of the shift reports stored at the close of the day's
+every table, the card tests of the shift reports stored at the close of the day's
 shifts (their ``cards_not_uniform`` exceptions: ``detection.exception_findings`` leaves
-those to this run, so that nothing statistical alerts outside the correction). An honest
-run raises an alert with probability at most ``ALPHA``.
+those to this run), and the statistical tests of the reports of the day (``report
+tests``: the review of each shift report stored at the close of a shift closed that day
+and of each bank-rotation report computed that day, its latest version:
+expected against actual, pairs, large losses, cards; ``detection.report_findings``
+raises none of them at the report's close). Nothing statistical alerts outside this
+correction: an honest run raises an alert with probability at most ``ALPHA``. A report's
+test that alerts is raised as its close would have raised it: the report's subject,
+identity, evidence, table, shift and report, with this run's ``combined_q``.
 
 The expectation is the stored theory (``reports.detection.Theory``/``edge_figure``) of
 each hand's rules and seats, as every review's. A run is stored as a ``PooledReview``
@@ -47,9 +53,11 @@ from reports.detection import (
     EVIDENCE_LIMIT,
     MIN_HANDS,
     STATISTICAL_EXCEPTIONS,
+    STATISTICAL_KINDS,
     Sums,
     Theory,
     hand_card_observations,
+    report_tests,
 )
 from reports.models import AlertKind, PooledReview, Report, ReportKind
 from tables.models import Hand
@@ -58,6 +66,13 @@ from tables.models import Hand
 WINDOWS = (("day", 1), ("week", 7), ("month", 30))
 #: The window of a group accumulated over all its hands to the day's end.
 TO_DATE = "to_date"
+#: The window of a report's review test (its report's hands).
+REPORT_WINDOW = "report"
+#: A report's review tests (``detection.report_tests``) carry these in the run besides
+#: their evidence (left out of the finding's, which is the report close's as it was).
+REPORT_IDS = ("subject", "table_id", "shift_id", "report_id", "window", "from", "to")
+#: The kinds of a report's review tests.
+REPORT_TEST_KINDS = tuple(str(kind) for kind in STATISTICAL_KINDS)
 #: What is pooled: (code, first role, second role or None).
 POOLED_KINDS = (("dealer×player", "dealer", "player"), ("dealer×bank", "dealer", "player"),
                 ("bank×player", "player", "player"), ("bank", "player", None), ("player", "player", None),
@@ -188,11 +203,40 @@ def shift_card_tests(day: date) -> list[dict]:
                     "df": test.get("df"), "p_value": test["p_value"]}
             tests.append({"kind": AlertKind.EXCEPTION, "code": code, "identity": {"grouped": code},
                           "subject": report.key, "table_id": report.table_id, "shift_id": report.shift_id,
-                          "report_id": report.pk, "p_value": float(test["p_value"]), "item": item})
+                          "report_id": report.pk, "p_value": float(test["p_value"]), "item": item,
+                          "window": REPORT_WINDOW, "from": day.isoformat(), "to": day.isoformat()})
     return tests
 
 
-def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_LIMIT) -> dict:
+def day_reports(day: date) -> list:
+    """The reports of gaming day ``day`` whose review's tests the pooled run takes: the
+    shift reports stored at the close of the shifts closed that day (as
+    ``shift_card_tests``), and the bank-rotation reports computed that day, the latest
+    version of each subject computed that day (the nightly bank reports of a calendar day,
+    computed the next morning, fall in the next gaming day's run); by id."""
+    start, end = gaming_day_bounds(day)
+    shifts = Report.objects.filter(kind=ReportKind.SHIFT, at_close=True, shift__closed_at__gte=start,
+                                   shift__closed_at__lt=end)
+    banks = (Report.objects.filter(kind=ReportKind.BANKS, computed_at__gte=start, computed_at__lt=end)
+             .order_by("key", "-version").distinct("key"))
+    found = list(shifts.select_related("table", "shift")) + list(
+        Report.objects.filter(pk__in=[r.pk for r in banks]).select_related("table", "shift"))
+    return sorted(found, key=lambda report: report.pk)
+
+
+def report_review_tests(day: date, *, theory=None, cards=True) -> list[dict]:
+    """The statistical tests of the reviews of the reports of gaming day ``day``
+    (``day_reports``), as tests of the run: ``detection.report_tests`` of each, its card
+    tests only with ``cards`` (their Monte Carlo takes seconds a report; the day's hands'
+    card tests are the run's own as well)."""
+    tests = []
+    for report in day_reports(day):
+        for test in report_tests(report, theory=theory, card_observations=None if cards else {}):
+            tests.append({**test, "window": REPORT_WINDOW, "from": day.isoformat(), "to": day.isoformat()})
+    return tests
+
+
+def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_LIMIT, report_cards=True) -> dict:
     """The pooled review of the windows ending with gaming day ``day``, read only.
 
     Args:
@@ -200,13 +244,17 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
         theory: a ``detection.Theory`` (default: a new one, computing a missing edge).
         alpha: the level of the one correction over every test.
         card_hands: the day's latest hands at most whose cards are tested.
+        report_cards: the card tests of the day's reports' reviews taken too
+            (``report_review_tests``).
     Returns:
         dict: ``day`` (ISO), ``alpha``, ``hands`` (settled hands of the month window),
         ``tests`` (every test with a p-value, each with ``combined_q`` and
         ``combined_alert``, by q; pooled groups have ``window``, ``from``, ``to``, ``a``,
         ``b``, the figures in euros, ``tables``, ``shifts``, ``hand_ids`` cut to
         ``EVIDENCE_LIMIT``, ``hand_total`` and ``same``: the other groups of the
-        same bets, ``code``, ``a``, ``b``), ``accumulating`` (the groups still under
+        same bets, ``code``, ``a``, ``b``; a report's test, its review's, has its
+        ``subject``, ``table_id``, ``shift_id``, ``report_id`` and window ``report``: the
+        day), ``accumulating`` (the groups still under
         ``MIN_HANDS`` hands to date: ``code``, ``a``, ``b``, ``hands``), ``findings``
         (``Finding``s of the alerts).
     """
@@ -260,6 +308,7 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
                           "rank_total": test["evidence"]["total"], "window": "day", "from": day.isoformat(),
                           "to": day.isoformat()})
     tests.extend(shift_card_tests(day))
+    tests.extend(report_review_tests(day, theory=theory, cards=report_cards))
     combined = statistics.combined_alerts(tests, alpha=alpha)
     findings = [_finding(test, day) for test in combined if test["combined_alert"]]
     accumulating.sort(key=lambda line: (line["code"], str(line["a"]), str(line["b"])))
@@ -272,7 +321,14 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
 def _finding(test, day):
     """A test that alerts as a ``Finding``: a pooled group's (subject ``pooled:<code>``),
     a card test of the day's hands (``pooled:<day>``), or a shift report's card test (as
-    ``detection.exception_findings`` would raise it: its report's subject)."""
+    ``detection.exception_findings`` would raise it: its report's subject), or a report's
+    review test (as its report's close raised it before: the report's subject, identity,
+    evidence with this run's ``combined_q``, table, shift and report)."""
+    if test["kind"] in REPORT_TEST_KINDS and test.get("report_id") is not None:
+        evidence = {key: value for key, value in test.items() if key not in ("kind", "code", "identity", *REPORT_IDS)}
+        return Finding(kind=test["kind"], code=test["code"], subject=test["subject"], identity=test["identity"],
+                       table_id=test["table_id"], shift_id=test["shift_id"], report_id=test["report_id"],
+                       evidence=evidence)
     if test["kind"] == AlertKind.EXCEPTION:
         item = {**test["item"], "q_value": test["combined_q"]}
         return Finding(kind=AlertKind.EXCEPTION, code=test["code"], subject=test["subject"],

@@ -225,7 +225,8 @@ POOLED_GROUPS = {**PAIR_KINDS, "bank": gettext_lazy("bank holder over all his te
                  "player": gettext_lazy("player over all tables"), "dealer": gettext_lazy("dealer over all tables")}
 #: The pooled review's windows (``reports.pooling.WINDOWS``, ``TO_DATE``).
 POOLED_WINDOWS = {"day": gettext_lazy("the gaming day"), "week": gettext_lazy("the week"),
-                  "month": gettext_lazy("the month"), "to_date": gettext_lazy("every hand to date")}
+                  "month": gettext_lazy("the month"), "to_date": gettext_lazy("every hand to date"),
+                  "report": gettext_lazy("the report's hands")}
 GROUPS = {"all": gettext_lazy("all the hands"), "tenure": gettext_lazy("bank tenure"), "dealer": gettext_lazy("dealer")}
 
 

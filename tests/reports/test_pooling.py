@@ -2,7 +2,8 @@
 each of three tables is found when the tables are added up, and never by any single
 shift's review; an honest month of several tables stays quiet; a pair seen too few times
 is accumulated, never dropped; the nightly run stores its result and raises its alerts
-once; the shift reports' card tests are raised under the same correction."""
+once; the shift reports' card tests and their reviews' tests are raised under the same
+correction, never at the shift's close."""
 
 from datetime import timedelta
 
@@ -100,7 +101,14 @@ def test_an_honest_month_at_two_tables_stays_quiet_and_a_rare_pair_accumulates(s
     shift_of(tables[0], dealer4, staff, old, ("ana", "luis", "marta", "pepe"), today - timedelta(days=40))
     recent, _ = rigged_records(401, 8)
     shift_of(tables[1], dealer4, staff, recent, ("ana", "luis", "marta", "rosa"), today - timedelta(days=3))
-    result = pooled_review(today, theory=Theory(compute=False), card_hands=200)
+    # Each shift's report stored at its close (all closed today): their reviews' tests join the run's correction.
+    from reports.services import report_request, report_run
+    from tables.models import Shift
+
+    reports = [report_run(request_id=report_request(kind="shift", table=shift.table, shift=shift,
+                                                    requested_by=None).pk).report
+               for shift in Shift.objects.order_by("id")]
+    result = pooled_review(today, theory=Theory(), card_hands=200)
     assert result["tests"] and not [t for t in result["tests"] if t["combined_alert"]], \
         [t for t in result["tests"] if t["combined_alert"]]
     windows = {t["window"] for t in result["tests"] if t["kind"] == "pooled"}
@@ -113,6 +121,10 @@ def test_an_honest_month_at_two_tables_stays_quiet_and_a_rare_pair_accumulates(s
     assert named(to_date) == [("dealer×bank", "dealer4", "banca"), ("dealer", "dealer4", None)]
     assert {"code": "dealer×player", "a": "dealer4", "b": "rosa", "hands": 8} in result["accumulating"]
     assert any(t["kind"] == "cards" for t in result["tests"])
+    of_reports = [t for t in result["tests"] if t.get("report_id") is not None and t["kind"] != "exception"]
+    assert {t["report_id"] for t in of_reports} == {r.pk for r in reports}
+    assert "cards" in {t["kind"] for t in of_reports}  # 20 hands a shift: its results are too few to test
+    assert all(t["subject"] == next(r.key for r in reports if r.pk == t["report_id"]) for t in of_reports)
 
 
 def test_the_nightly_run_stores_its_result_and_raises_each_alert_once(staff, edge, django_capture_on_commit_callbacks):
