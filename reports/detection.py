@@ -451,7 +451,7 @@ class Sums:
         """The common CTEs and their parameters: ``hand`` (each settled hand's tenure,
         shift, bank holder's and dealer's ids (the hand's own dealer, reliefs followed), and
         its edge's ``mean``, ``sd`` per bet and ``rho``: the theory as arrays indexed by a ``CASE`` over the rule sets and seat
-        counts, so that no join upsets the planner's estimates) and ``bet`` (its bets:
+        counts, so that no join upsets the planner's estimates; ``edge``, that index) and ``bet`` (its bets:
         player id, stake, the bank's result)."""
         names = {"hand": Hand._meta.db_table, "bet": HandBet._meta.db_table}
         cases = " ".join(f"WHEN h.rules = %s::jsonb AND jsonb_array_length(h.seats) = %s THEN {i}"
@@ -461,7 +461,7 @@ class Sums:
             WITH hand AS MATERIALIZED (
                 SELECT x.id, x.tenure, x.shift, x.bank, x.dealer, (%s::float8[])[x.edge] AS mean,
                        (%s::float8[])[x.edge] AS sd, (%s::float8[])[x.edge] AS rho,
-                       (%s::float8[])[x.edge] AS u
+                       (%s::float8[])[x.edge] AS u, x.edge
                   FROM (SELECT h.id, h.tenure_id AS tenure, h.shift_id AS shift, h.bank_id AS bank,
                                h.dealer_id AS dealer, CASE {cases} END AS edge
                           FROM {names['hand']} h

@@ -11,7 +11,9 @@ by it. This review adds the hands up across tables and shifts and tests:
 - a bank holder over all his tenures (``bank``), a player over all tables (``player``)
   and a dealer over all tables (``dealer``);
 
-each over the windows of ``WINDOWS`` (the day, the 7 and the 30 gaming days ending with
+and for each dealer × player and bank holder × player the footprint of a dealer feeding
+the player (``footprint_tests``: the hands he won with 7½ or with the bank bust against
+his own rate elsewhere or the other players'); each over the windows of ``WINDOWS`` (the day, the 7 and the 30 gaming days ending with
 it); a longer window holding no more of a group's hands than a shorter one is the same
 test, made once. Groups of one window with the same bets (a player who played only under
 one dealer: the player and the dealer × player) are the same test too, made once under
@@ -39,7 +41,9 @@ each hand's rules and seats, as every review's. A run is stored as a ``PooledRev
 auditor's request from the review page.
 """
 
+import math
 from datetime import date, timedelta
+from statistics import NormalDist
 
 from django.db import transaction as db
 from django.utils import timezone
@@ -60,7 +64,7 @@ from reports.detection import (
     report_tests,
 )
 from reports.models import AlertKind, PooledReview, Report, ReportKind
-from tables.models import Hand
+from tables.models import Hand, HandBet
 
 #: The rolling windows: (name, gaming days ending with the run's day).
 WINDOWS = (("day", 1), ("week", 7), ("month", 30))
@@ -68,6 +72,9 @@ WINDOWS = (("day", 1), ("week", 7), ("month", 30))
 TO_DATE = "to_date"
 #: The window of a report's review test (its report's hands).
 REPORT_WINDOW = "report"
+#: The footprint tests' code prefix (``footprint:dealer×player``, ``footprint:bank×player``):
+#: the hands a player won with 7½ or with the bank bust (``footprint_tests``).
+FOOTPRINT = "footprint"
 #: A report's review tests (``detection.report_tests``) carry these in the run besides
 #: their evidence (left out of the finding's, which is the report close's as it was).
 REPORT_IDS = ("subject", "table_id", "shift_id", "report_id", "window", "from", "to")
@@ -144,6 +151,122 @@ class PooledSums(Sums):
         return out
 
 
+    def footprints(self):
+        """The rig's footprint per pooled dealer × player and bank holder × player: the
+        hands in which the player won a bet with 7½ (his bet's points) or with the bank
+        bust (the settlement's bank points over 7½), counted per hand (a hand of his is
+        one trial, however many bets he had in it), per rule set and seat count (the
+        theory's index ``edge``), for ``footprint_tests``.
+
+        Returns:
+            dict: ``player`` (``{(edge, player id): [hands, hits]}``: every hand of each
+            player), ``groups`` (``{(code, a id, b id): {"by_edge": {edge: [hands, hits]},
+            "hands", "hits", "evidence" (the hits' hand ids, the first ``self.evidence``),
+            "tables", "shifts", "hand_set"}}``), ``names`` (``{(code, a id, b id): (a, b)}``).
+        """
+        out = {"player": {}, "groups": {}, "names": {}}
+        if self.empty:
+            return out
+        common, params = self._with()
+        hand_table, bet_table = Hand._meta.db_table, HandBet._meta.db_table
+        sets = """count(*), count(*) FILTER (WHERE hit), (array_agg(id ORDER BY id) FILTER (WHERE hit))[1:%s],
+                  count(DISTINCT table_id), count(DISTINCT shift), min(id), max(id), sum(id)"""
+        rows = self._fetch(common + f""",
+            per AS MATERIALIZED (
+                SELECT b.hand_id AS id, b.player_id AS player, min(hand.dealer) AS dealer, min(hand.bank) AS bank,
+                       min(hand.edge) AS edge, min(hand.shift) AS shift, min(t.table_id) AS table_id,
+                       bool_or(b.net > 0 AND (b.points = 15
+                               OR coalesce((t.settlement->'bank'->>'points')::numeric, 0) > 7.5)) AS hit
+                  FROM {bet_table} b JOIN hand ON hand.id = b.hand_id JOIN {hand_table} t ON t.id = b.hand_id
+                 GROUP BY b.hand_id, b.player_id)
+            SELECT 0, edge, NULL::bigint, player, count(*), count(*) FILTER (WHERE hit), NULL::int[], 0, 0, 0, 0, 0
+              FROM per GROUP BY edge, player
+            UNION ALL
+            SELECT 1, edge, dealer, player, count(*), count(*) FILTER (WHERE hit), NULL::int[], 0, 0, 0, 0, 0
+              FROM per WHERE dealer IS NOT NULL GROUP BY edge, dealer, player
+            UNION ALL
+            SELECT 2, edge, bank, player, count(*), count(*) FILTER (WHERE hit), NULL::int[], 0, 0, 0, 0, 0
+              FROM per GROUP BY edge, bank, player
+            UNION ALL
+            SELECT 3, NULL, dealer, player, {sets} FROM per WHERE dealer IS NOT NULL GROUP BY dealer, player
+            UNION ALL
+            SELECT 4, NULL, bank, player, {sets} FROM per GROUP BY bank, player""", params + [self.evidence] * 2)
+        codes = {1: "dealer×player", 2: "bank×player", 3: "dealer×player", 4: "bank×player"}
+        for kind, edge, a, player, hands, hits, ids, tables, shifts, low, high, total in rows:
+            if kind == 0:
+                out["player"][(edge, player)] = [hands, hits]
+                continue
+            key = (codes[kind], a, player)
+            group = out["groups"].setdefault(key, {"by_edge": {}})
+            if kind in (1, 2):
+                group["by_edge"][edge] = [hands, hits]
+            else:
+                group.update(hands=hands, hits=hits, evidence=list(ids or []), tables=tables, shifts=shifts,
+                             hand_set=[hands, low, high, int(total)])
+                out["names"][key] = (self._name("dealer" if kind == 3 else "player", a), self._name("player", player))
+        return out
+
+
+def footprint_tests(found, *, min_hands=MIN_HANDS):
+    """The footprint test of a feeding dealer (or bank holder) for each group of
+    ``PooledSums.footprints``: one-sided, whether the player won with 7½ or with the bank
+    bust in more of the group's hands than expected.
+
+    The expectation is the player's own rate in his other hands of the window (those
+    outside the group, same rule set and seats) when he has ``min_hands`` of them, else
+    the rate of the other players' hands of the window (same rule set and seats). Not the
+    theory's: the rate moves with how the seats play (simulated, reglamento, 4 seats: 0.308
+    standing at 4, 0.337 at 5½, 0.315 at 6½), and the theory assumes one strategy; the
+    player's own other hands carry his play, the same window's others the table's as it
+    was. The count's variance is the binomial's plus the rate's estimation
+    (``n² · r(1 − r) / baseline hands``); p from the normal with a continuity correction.
+
+    Returns:
+        ``{(code, a id, b id): dict}`` of the groups with ``min_hands`` hands or more and
+        a baseline: ``hands``, ``observed`` (hits), ``expected_count``, ``sd_count``,
+        ``rate`` (expected per hand), ``baseline`` (``"player"`` or ``"others"``),
+        ``baseline_hands``, ``z``, ``p_value``; groups under ``min_hands`` hands with
+        ``p_value`` None.
+    """
+    totals = {}
+    for (edge, _player), (hands, hits) in found["player"].items():
+        sums = totals.setdefault(edge, [0, 0])
+        sums[0] += hands
+        sums[1] += hits
+    out = {}
+    for key, group in found["groups"].items():
+        if "hands" not in group:
+            continue
+        player = key[2]
+        expected = variance = 0.0
+        baseline, baseline_hands, ok = set(), 0, True
+        for edge, (hands, hits) in group["by_edge"].items():
+            own_hands, own_hits = found["player"].get((edge, player), [0, 0])
+            out_hands, out_hits = own_hands - hands, own_hits - hits
+            if out_hands >= min_hands:
+                rate, base, source = out_hits / out_hands, out_hands, "player"
+            else:
+                all_hands, all_hits = totals.get(edge, [0, 0])
+                base, source = all_hands - own_hands, "others"
+                if base < min_hands:
+                    ok = False
+                    break
+                rate = (all_hits - own_hits) / base
+            baseline.add(source)
+            baseline_hands += base
+            expected += hands * rate
+            variance += hands * rate * (1 - rate) * (1 + hands / base)
+        line = {"hands": group["hands"], "observed": group["hits"], "expected_count": expected,
+                "sd_count": math.sqrt(variance), "rate": expected / group["hands"] if group["hands"] else None,
+                "baseline": "player" if baseline == {"player"} else "others", "baseline_hands": baseline_hands,
+                "z": None, "p_value": None}
+        if ok and group["hands"] >= min_hands and variance > 0:
+            line["z"] = (group["hits"] - expected - 0.5) / math.sqrt(variance)
+            line["p_value"] = 1.0 - NormalDist().cdf(line["z"])
+        out[key] = line
+    return out
+
+
 def window_bounds(day: date, days: int):
     """``(first gaming day, start, end)`` of the ``days`` gaming days ending with ``day``."""
     first = day - timedelta(days=days - 1)
@@ -152,7 +275,10 @@ def window_bounds(day: date, days: int):
 
 def _group_tests(sums, *, window, first, last, alpha):
     """The pooled groups of ``sums`` as tests (those with ``MIN_HANDS`` hands) and the
-    rest (untested), keyed by ``(kind, a, b)``."""
+    rest (untested), keyed by ``(kind, a, b)``: the bank's result of each group
+    (``statistics.pair_figures``), and for each dealer × player and bank holder × player
+    the footprint of a dealer feeding the player (``footprint_tests``: code
+    ``footprint:<kind>``, ``observed`` hands against ``expected_count``)."""
     if sums.empty:
         return {}, {}
     rows = sums.pooled(sums.first_edge["within_hand_correlation"])
@@ -182,6 +308,27 @@ def _group_tests(sums, *, window, first, last, alpha):
             tested[key] = earlier
         else:
             same[bets] = tested[key] = line
+    found = sums.footprints()
+    footprints = footprint_tests(found)
+    for group_key in sorted(footprints, key=lambda k: (order[k[0]], str(found["names"][k]))):
+        test = footprints[group_key]
+        source = found["groups"][group_key]
+        a, b = found["names"][group_key]
+        code = f"{FOOTPRINT}:{group_key[0]}"
+        key = (code, a, b)
+        line = {"kind": AlertKind.POOLED, "code": code, "identity": [a, b, *source["hand_set"]], "window": window,
+                "from": first, "to": last, "a": a, "b": b, **test, "tables": source["tables"],
+                "shifts": source["shifts"], "hand_ids": source["evidence"], "hand_total": source["hits"], "same": []}
+        if test["p_value"] is None:
+            untested[key] = line
+            continue
+        hits = (FOOTPRINT, test["hands"], test["observed"], *source["hand_set"])
+        if hits in same:  # the same hands of the same player (one dealer, one holder): one test
+            earlier = same[hits]
+            earlier["same"].append({"code": code, "a": a, "b": b})
+            tested[key] = earlier
+        else:
+            same[hits] = tested[key] = line
     return tested, untested
 
 
@@ -224,19 +371,20 @@ def day_reports(day: date) -> list:
     return sorted(found, key=lambda report: report.pk)
 
 
-def report_review_tests(day: date, *, theory=None, cards=True) -> list[dict]:
+def report_review_tests(day: date, *, theory=None, cards=True, reports=None) -> list[dict]:
     """The statistical tests of the reviews of the reports of gaming day ``day``
-    (``day_reports``), as tests of the run: ``detection.report_tests`` of each, its card
-    tests only with ``cards`` (their Monte Carlo takes seconds a report; the day's hands'
-    card tests are the run's own as well)."""
+    (``reports``, default ``day_reports``), as tests of the run: ``detection.report_tests``
+    of each, its card tests only with ``cards`` (their Monte Carlo takes seconds a report;
+    the day's hands' card tests are the run's own as well)."""
     tests = []
-    for report in day_reports(day):
+    for report in day_reports(day) if reports is None else reports:
         for test in report_tests(report, theory=theory, card_observations=None if cards else {}):
             tests.append({**test, "window": REPORT_WINDOW, "from": day.isoformat(), "to": day.isoformat()})
     return tests
 
 
-def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_LIMIT, report_cards=True) -> dict:
+def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_LIMIT, report_cards=True,
+                  reports=None) -> dict:
     """The pooled review of the windows ending with gaming day ``day``, read only.
 
     Args:
@@ -246,6 +394,7 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
         card_hands: the day's latest hands at most whose cards are tested.
         report_cards: the card tests of the day's reports' reviews taken too
             (``report_review_tests``).
+        reports: the reports whose reviews' tests are taken (default: ``day_reports(day)``).
     Returns:
         dict: ``day`` (ISO), ``alpha``, ``hands`` (settled hands of the month window),
         ``tests`` (every test with a p-value, each with ``combined_q`` and
@@ -308,7 +457,7 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
                           "rank_total": test["evidence"]["total"], "window": "day", "from": day.isoformat(),
                           "to": day.isoformat()})
     tests.extend(shift_card_tests(day))
-    tests.extend(report_review_tests(day, theory=theory, cards=report_cards))
+    tests.extend(report_review_tests(day, theory=theory, cards=report_cards, reports=reports))
     combined = statistics.combined_alerts(tests, alpha=alpha)
     findings = [_finding(test, day) for test in combined if test["combined_alert"]]
     accumulating.sort(key=lambda line: (line["code"], str(line["a"]), str(line["b"])))
