@@ -26,11 +26,12 @@ One Benjamini–Hochberg correction (``statistics.combined_alerts``) takes every
 run together: the pooled groups of every window, the card tests of the day's hands at
 every table, the card tests of the shift reports stored at the close of the day's
 shifts (their ``cards_not_uniform`` exceptions: ``detection.exception_findings`` leaves
-those to this run), and the statistical tests of the reports of the day (``report
-tests``: the review of each shift report stored at the close of a shift closed that day
-and of each bank-rotation report computed that day, its latest version:
+those to this run), and the statistical tests of the reports of the day
+(``report_review_tests``: the review of each shift report stored at the close of a shift
+closed that day and of each bank-rotation report computed that day, its latest version:
 expected against actual, pairs, large losses, cards; ``detection.report_findings``
-raises none of them at the report's close). Nothing statistical alerts outside this
+raises none of them at the report's close; a pooled group of the same bets as a report's
+test is made once, as the report's: ``merge_report_tests``). Nothing statistical alerts outside this
 correction: an honest run raises an alert with probability at most ``ALPHA``. A report's
 test that alerts is raised as its close would have raised it: the report's subject,
 identity, evidence, table, shift and report, with this run's ``combined_q``.
@@ -47,6 +48,7 @@ from statistics import NormalDist
 
 from django.db import transaction as db
 from django.utils import timezone
+from scipy.stats import binom
 
 from casino.periods import gaming_day, gaming_day_bounds
 from reports import statistics
@@ -219,7 +221,9 @@ def footprint_tests(found, *, min_hands=MIN_HANDS):
     standing at 4, 0.337 at 5½, 0.315 at 6½), and the theory assumes one strategy; the
     player's own other hands carry his play, the same window's others the table's as it
     was. The count's variance is the binomial's plus the rate's estimation
-    (``n² · r(1 − r) / baseline hands``); p from the normal with a continuity correction.
+    (``n² · r(1 − r) / baseline hands``); p from the normal with a continuity correction,
+    or the binomial's tail at the expected rate where that is larger (a count of a few
+    dozen hands is skewed: the normal's tail is too thin).
 
     Returns:
         ``{(code, a id, b id): dict}`` of the groups with ``min_hands`` hands or more and
@@ -262,7 +266,10 @@ def footprint_tests(found, *, min_hands=MIN_HANDS):
                 "z": None, "p_value": None}
         if ok and group["hands"] >= min_hands and variance > 0:
             line["z"] = (group["hits"] - expected - 0.5) / math.sqrt(variance)
-            line["p_value"] = 1.0 - NormalDist().cdf(line["z"])
+            # The normal's tail is too thin for a count of a few dozen hands (skewed): the binomial's at the
+            # expected rate, where larger (the rate's estimation is the normal's part).
+            line["p_value"] = max(1.0 - NormalDist().cdf(line["z"]),
+                                  float(binom.sf(group["hits"] - 1, group["hands"], expected / group["hands"])))
         out[key] = line
     return out
 
@@ -371,6 +378,47 @@ def day_reports(day: date) -> list:
     return sorted(found, key=lambda report: report.pk)
 
 
+def _bets_key(test):
+    """What makes two expected-against-actual tests the same bets (as
+    ``detection.same_tests``): the hands, stakes, result, expectation and its spread to the
+    cent."""
+    return (test["hands"], round(test["staked"], 2), round(test["actual"], 2), round(test["expected"], 2),
+            round(test["sd"], 2))
+
+
+def merge_report_tests(tests, report_lines):
+    """``tests`` (the run's own) with the reports' review tests (``report_review_tests``),
+    a pooled group of the same bets as a report's expected-against-actual line or pair (a
+    shift's dealer × player pair and the day's same group: one table, one shift) made once:
+    the report's test is kept (its subject, shift and report: its alert is the one its close
+    raised before), naming the pooled group (and the groups of its ``same``) in its
+    ``same``. Hand ids, where both list them all, must agree.
+
+    Returns:
+        the list of tests to correct together.
+    """
+    index = {}
+    for line in tests:
+        if line["kind"] == AlertKind.POOLED and not line["code"].startswith(FOOTPRINT) \
+                and line.get("p_value") is not None:
+            index.setdefault(_bets_key(line), []).append(line)
+    dropped = set()
+    for test in report_lines:
+        if test["kind"] not in (AlertKind.EXPECTED, AlertKind.PAIR) or test.get("p_value") is None:
+            continue
+        for line in index.get(_bets_key(test), []):
+            ids, line_ids = test.get("hand_ids"), line.get("hand_ids")
+            whole = ids is not None and len(ids) == test.get("hand_total", len(ids)) \
+                and len(line_ids) == line["hand_total"]
+            if id(line) in dropped or (whole and sorted(ids) != sorted(line_ids)):
+                continue
+            test["same"] = [*test.get("same", []), {"code": line["code"], "a": line["a"], "b": line["b"]},
+                            *line["same"]]
+            dropped.add(id(line))
+            break
+    return [line for line in tests if id(line) not in dropped] + list(report_lines)
+
+
 def report_review_tests(day: date, *, theory=None, cards=True, reports=None) -> list[dict]:
     """The statistical tests of the reviews of the reports of gaming day ``day``
     (``reports``, default ``day_reports``), as tests of the run: ``detection.report_tests``
@@ -457,7 +505,7 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
                           "rank_total": test["evidence"]["total"], "window": "day", "from": day.isoformat(),
                           "to": day.isoformat()})
     tests.extend(shift_card_tests(day))
-    tests.extend(report_review_tests(day, theory=theory, cards=report_cards, reports=reports))
+    tests = merge_report_tests(tests, report_review_tests(day, theory=theory, cards=report_cards, reports=reports))
     combined = statistics.combined_alerts(tests, alpha=alpha)
     findings = [_finding(test, day) for test in combined if test["combined_alert"]]
     accumulating.sort(key=lambda line: (line["code"], str(line["a"]), str(line["b"])))

@@ -76,6 +76,9 @@ def test_a_player_dealt_a_natural_in_a_fifth_of_hands_is_found_among_players_sta
     pooled_review_run(run_id=pooled_review_request(day=gaming_day(shift.closed_at)).pk)
     alert = Alert.objects.get(kind="pair", code="bank×player")
     assert (alert.subject, alert.shift_id, alert.report_id) == (report.key, shift.pk, report.pk)
+    # The day's pooled group of the same bets (one table, one shift) is the same test, made once as the shift's.
+    assert {"code": "bank×player", "a": "banca", "b": "s1"} in alert.evidence["same"]
+    assert not Alert.objects.filter(kind="pooled", code="bank×player", evidence__b="s1", evidence__window="day")
     evidence = alert.evidence
     assert (evidence["a"], evidence["b"]) == ("banca", "s1") and evidence["z"] < -3 and evidence["fit"]["stand_at"] == 12 and evidence["fit"]["hands"] == HANDS
     assert evidence["fit"]["bank_stand_at"] is None and evidence["per_unit_band"] > 0
