@@ -18,7 +18,7 @@ pooled review (``reports.pooling.pooled_review``, with the day's card tests and 
 review tests of the night's shift reports, their card tests with ``--shift-cards`` only:
 their Monte Carlo takes seconds a shift) of every night of an honest trial, of the last
 night of a planted one (its week window holds every planted hand when ``--days`` is at
-most 7; it takes every shift's report). A planted shift's own review, under its own
+most 7; it takes that night's shift reports, as in production). A planted shift's own review, under its own
 correction, is still read to say whether it alone would have named the cheat.
 
 The trials:
@@ -203,10 +203,9 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
             pooled, detected, footprint = set(), False, False
             for night in range(args.days) if kind == "honest" else [args.days - 1]:
                 day = yesterday - timedelta(days=args.days - 1 - night)
-                # The night's reports (a planted trial's last night: every shift's, as the week's windows).
-                reports = night_reports.get(night, []) if kind == "honest" else \
-                    [r for found in night_reports.values() for r in found]
-                result = pooled_review(day, theory=theory, report_cards=args.shift_cards, reports=reports)
+                # The night's shift reports, as in production (each night's run takes the reports of its day).
+                result = pooled_review(day, theory=theory, report_cards=args.shift_cards,
+                                       reports=night_reports.get(night, []))
                 for finding in result["findings"]:
                     if args.show_alerts and finding.fingerprint not in pooled:
                         show_alert(f"pooled night {night}", finding.kind, finding.code, finding.evidence)
@@ -234,7 +233,7 @@ def show_alert(where, kind, code, evidence):
     fit = e.get("fit") or {}
     parts = [f"  ALERT {where}: {kind} {code}"]
     for name in ("group", "a", "b", "window", "from", "to", "hands", "tables", "shifts", "staked", "actual",
-                 "expected", "sd", "theory_sd", "z", "p_value", "combined_q", "per_unit_actual", "per_unit_expected",
+                 "expected", "sd", "theory_sd", "observed", "expected_count", "rate", "baseline", "baseline_hands", "z", "p_value", "combined_q", "per_unit_actual", "per_unit_expected",
                  "per_unit_band", "deck", "test", "who", "statistic", "items"):
         if e.get(name) is not None:
             value = e[name]

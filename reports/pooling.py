@@ -412,8 +412,10 @@ def merge_report_tests(tests, report_lines):
                 and len(line_ids) == line["hand_total"]
             if id(line) in dropped or (whole and sorted(ids) != sorted(line_ids)):
                 continue
-            test["same"] = [*test.get("same", []), {"code": line["code"], "a": line["a"], "b": line["b"]},
-                            *line["same"]]
+            named = {(other.get("code"), other.get("a"), other.get("b")) for other in test.get("same", [])}
+            test["same"] = [*test.get("same", []), *(other for other in [{"code": line["code"], "a": line["a"],
+                                                                          "b": line["b"]}, *line["same"]]
+                                                     if (other["code"], other["a"], other["b"]) not in named)]
             dropped.add(id(line))
             break
     return [line for line in tests if id(line) not in dropped] + list(report_lines)
