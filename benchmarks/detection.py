@@ -12,11 +12,14 @@ from ``--dealers``, its 4 seats from ``--players``, the bank handed (``table_ban
 to a holder drawn from ``--holders`` at each shift; the hands played by the edge's own
 simulation (``game.edge.play_hands``, seeds standing at ``stand_at``) and imported through
 ``tables.importing.hand_import_records`` into the open shift. Then, as in production:
-each shift's own review (``reports.detection.review``; its card tests with
-``--shift-cards`` only: their Monte Carlo takes seconds a shift) and the pooled review
-(``reports.pooling.pooled_review``, with the day's card tests) of every night of an honest
-trial, of the last night of a planted one (its week window holds every planted hand when
-``--days`` is at most 7).
+each shift's report stored at its close (a bare ``Report``: its close raises no
+statistical alert, ``reports.detection.report_findings``, counted "per shift") and the
+pooled review (``reports.pooling.pooled_review``, with the day's card tests and the
+review tests of the night's shift reports, their card tests with ``--shift-cards`` only:
+their Monte Carlo takes seconds a shift) of every night of an honest trial, of the last
+night of a planted one (its week window holds every planted hand when ``--days`` is at
+most 7; it takes that night's shift reports, as in production). A planted shift's own review, under its own
+correction, is still read to say whether it alone would have named the cheat.
 
 The trials:
 
@@ -28,7 +31,9 @@ The trials:
   different days (``--hands`` each: 150 hands at 50), p1 winning his bet in a share of
   those hands (``--pair-shares``; the hand dealt again until he does: a dealer feeding
   him; with ``--pair-rig natural`` until his bet is paid double, his 7½, or won with the
-  bank bust). Detected: a pooled alert on dealer×player d1 × p1 on any night.
+  bank bust). Detected: a pooled alert on dealer×player d1 × p1 on any night, its bank's
+  result or its footprint (``footprint:dealer×player``: the hands p1 won with 7½ or the
+  bank bust; the seeds found by it printed beside).
 - ``holder``: holder h1 holds the bank in ``--holder-tenures`` shifts over the tables,
   in each beating the expectation by ``k`` standard errors of that tenure
   (``--holder-sigmas``; hands the bank lost dealt again while it is short of that).
@@ -150,7 +155,8 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
 
     from casino.periods import gaming_day
     from patrons.models import Player
-    from reports.detection import review
+    from reports.detection import STATISTICAL_KINDS, report_findings, review
+    from reports.models import Report, ReportKind
     from reports.pooling import pooled_review
     from tables import services
     from tables.models import Hand
@@ -170,7 +176,7 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
                       for n in range(args.tables)]
             dealers = {user.username: user for user in get_user_model().objects.filter(username__startswith="d")}
             hands = 0
-            single, single_named = set(), False
+            single, single_named, night_reports = set(), False, {}
             for day, table_index, dealer, seated, holder, planted in sorted(shifts, key=lambda s: (s[0], s[1])):
                 table = tables[table_index]
                 if table.bank_tenures.get(closed_at__isnull=True).holder.code != holder:
@@ -182,20 +188,24 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
                                    [cast(r, seated, started_at=at) for r, at in
                                     zip(records, moments(when, len(records)), strict=True)])
                 hands += len(records)
-                if kind != "honest" and not planted:
-                    continue  # a planted trial's other shifts: only its planted shifts' reviews are read
-                result = review(Hand.objects.filter(shift=shift), subject=f"shift:{shift.pk}",
-                                theory=theory, card_observations=None if args.shift_cards else {})
-                for kind_, code, identity, evidence in result["findings"]:
-                    if args.show_alerts and (kind_, code, str(identity), shift.pk) not in single:
-                        show_alert(f"shift {shift.pk} (day {day}, table {table_index + 1})", kind_, code, evidence)
-                    single.add((kind_, code, str(identity), shift.pk))
-                    if planted and kind_ in ("pair", "expected"):
-                        single_named = True
-            pooled, detected = set(), False
+                # The shift's report stored at its close: its close raises no statistical alert (its review's
+                # tests go to the night's pooled run, ``night_reports``); a report's result is not needed for them.
+                report = Report.objects.create(kind=ReportKind.SHIFT, key=f"shift:{shift.pk}", at_close=True,
+                                               table=table, shift=shift, result={"shift": {"open": False}})
+                night_reports.setdefault(day, []).append(report)
+                if planted:  # would the shift's own review, under its own correction, have named the cheat?
+                    result = review(Hand.objects.filter(shift=shift), subject=f"shift:{shift.pk}",
+                                    theory=theory, card_observations=None if args.shift_cards else {})
+                    single_named = single_named or any(kind_ in ("pair", "expected")
+                                                       for kind_, *_rest in result["findings"])
+                single.update((f.kind, f.code, str(f.identity), shift.pk) for f in report_findings(report)
+                              if f.kind in STATISTICAL_KINDS)  # none: left to the pooled run
+            pooled, detected, footprint = set(), False, False
             for night in range(args.days) if kind == "honest" else [args.days - 1]:
                 day = yesterday - timedelta(days=args.days - 1 - night)
-                result = pooled_review(day, theory=theory)
+                # The night's shift reports, as in production (each night's run takes the reports of its day).
+                result = pooled_review(day, theory=theory, report_cards=args.shift_cards,
+                                       reports=night_reports.get(night, []))
                 for finding in result["findings"]:
                     if args.show_alerts and finding.fingerprint not in pooled:
                         show_alert(f"pooled night {night}", finding.kind, finding.code, finding.evidence)
@@ -203,12 +213,14 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
                     e = finding.evidence
                     named = [(finding.code, e.get("a"), e.get("b"))] + [(o.get("code"), o.get("a"), o.get("b"))
                                                                         for o in e.get("same") or []]
-                    if kind == "pair" and ("dealer×player", "d1", "p1") in named:
+                    if kind == "pair" and {("dealer×player", "d1", "p1"), ("footprint:dealer×player", "d1", "p1")} \
+                            & set(named):
                         detected = True
+                        footprint = footprint or ("footprint:dealer×player", "d1", "p1") in named
                     if kind == "holder" and ("bank", "h1", None) in named:
                         detected = True
             out = {"hands": hands, "pooled": len(pooled), "single": len(single), "detected": detected,
-                   "single_named": single_named}
+                   "single_named": single_named, "footprint": footprint}
             raise Rollback
     except Rollback:
         pass
@@ -221,7 +233,7 @@ def show_alert(where, kind, code, evidence):
     fit = e.get("fit") or {}
     parts = [f"  ALERT {where}: {kind} {code}"]
     for name in ("group", "a", "b", "window", "from", "to", "hands", "tables", "shifts", "staked", "actual",
-                 "expected", "sd", "theory_sd", "z", "p_value", "combined_q", "per_unit_actual", "per_unit_expected",
+                 "expected", "sd", "theory_sd", "observed", "expected_count", "rate", "baseline", "baseline_hands", "z", "p_value", "combined_q", "per_unit_actual", "per_unit_expected",
                  "per_unit_band", "deck", "test", "who", "statistic", "items"):
         if e.get(name) is not None:
             value = e[name]
@@ -325,15 +337,17 @@ def main():
                                        ("holder", args.holder_sigmas, "SE per tenure")):
             for strength in [float(x) for x in strengths.split(",") if x]:
                 args.share, args.sigmas = strength, strength
-                detected = named = hands = 0
+                detected = named = hands = footprints = 0
                 for seed in range(args.seeds):
                     result = trial(args, kind, seed, edge=edge, theory=theory)
                     detected += result["detected"]
+                    footprints += result["footprint"]
                     named += result["single_named"]
                     hands += result["hands"]
                 shown = f"{strength:.0%}" if kind == "pair" else f"{strength:g}"
                 rig = f" ({args.pair_rig})" if kind == "pair" else ""
-                print(f"| {kind}{rig} | {shown} {label} | {args.seeds} | {detected}/{args.seeds} | {named}/{args.seeds} "
+                by = f" (footprint {footprints})" if kind == "pair" else ""
+                print(f"| {kind}{rig} | {shown} {label} | {args.seeds} | {detected}/{args.seeds}{by} | {named}/{args.seeds} "
                       f"| — | — |", flush=True)
         print(f"total {time.perf_counter() - started:.0f} s", flush=True)
     finally:

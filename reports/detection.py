@@ -1,8 +1,12 @@
-"""What raises the auditors' alerts: a stored report's exceptions, large bets, and the
-statistical review of the report's hands against the theory.
+"""What raises the auditors' alerts: a stored report's exceptions, large bets and bank
+changes at once, and the statistical review of the report's hands against the theory
+through the nightly pooled review.
 
 ``report_findings(report)`` reads the database and returns ``reports.alerts.Finding``s;
-``reports.tasks.raise_alerts`` raises them after each report is stored. The statistics are
+``reports.tasks.raise_alerts`` raises them after each report is stored. A report's
+review (``report_tests``) raises nothing at the report's close: its tests go into the
+nightly pooled review's one correction (``reports.pooling``), which raises those that
+alert with the report's subject and ids. The statistics are
 ``reports.statistics`` (pure); the theory is the stored simulation of the bank's edge
 (``EdgeFigure``, per rule set and seat count; computed and stored when first needed).
 
@@ -11,8 +15,9 @@ the bank's result against the expected for the whole set, each bank tenure and e
 dealer; the pairs dealer × bank holder, dealer × player and bank holder × player; the
 card tests (the bank's first card, each seat's, the draws); a player losing his large
 stakes to the same bank. Their p-values take one Benjamini–Hochberg correction together
-(``statistics.combined_alerts``): an honest review raises an alert with probability at
-most ``ALPHA`` (1%). The bank's sales and transfers between the same players, and sale
+(``statistics.combined_alerts``): an honest review's q-values are below ``ALPHA`` (1%)
+with probability at most ``ALPHA``; the pooled run corrects them again with every test of
+its run, and only that correction alerts. The bank's sales and transfers between the same players, and sale
 prices far from the bank's balance, are patterns (no p-value): each is an alert.
 """
 
@@ -446,7 +451,7 @@ class Sums:
         """The common CTEs and their parameters: ``hand`` (each settled hand's tenure,
         shift, bank holder's and dealer's ids (the hand's own dealer, reliefs followed), and
         its edge's ``mean``, ``sd`` per bet and ``rho``: the theory as arrays indexed by a ``CASE`` over the rule sets and seat
-        counts, so that no join upsets the planner's estimates) and ``bet`` (its bets:
+        counts, so that no join upsets the planner's estimates; ``edge``, that index) and ``bet`` (its bets:
         player id, stake, the bank's result)."""
         names = {"hand": Hand._meta.db_table, "bet": HandBet._meta.db_table}
         cases = " ".join(f"WHEN h.rules = %s::jsonb AND jsonb_array_length(h.seats) = %s THEN {i}"
@@ -456,7 +461,7 @@ class Sums:
             WITH hand AS MATERIALIZED (
                 SELECT x.id, x.tenure, x.shift, x.bank, x.dealer, (%s::float8[])[x.edge] AS mean,
                        (%s::float8[])[x.edge] AS sd, (%s::float8[])[x.edge] AS rho,
-                       (%s::float8[])[x.edge] AS u
+                       (%s::float8[])[x.edge] AS u, x.edge
                   FROM (SELECT h.id, h.tenure_id AS tenure, h.shift_id AS shift, h.bank_id AS bank,
                                h.dealer_id AS dealer, CASE {cases} END AS edge
                           FROM {names['hand']} h
@@ -919,9 +924,63 @@ def large_bet_findings(report, hands) -> list[Finding]:
     return findings
 
 
-def report_findings(report, *, theory=None, card_observations=None) -> list[Finding]:
-    """Every finding of a stored report: its exceptions, its large bets, its hands' review
-    and the bank's changes of holder around it.
+def report_hands(report):
+    """The hands a stored report covers: ``(hands, start, end)``: a shift report's, its
+    shift's hands (``end`` its close, or now while open); a bank-rotation report's, its
+    table's hands opened in its period."""
+    if report.kind == ReportKind.SHIFT:
+        shift = report.shift
+        return Hand.objects.filter(shift=shift), shift.opened_at, shift.closed_at or timezone.now()
+    from casino.periods import period_bounds
+
+    start, end = period_bounds(report.date_from, report.date_to)
+    return Hand.objects.filter(table=report.table, opened_at__gte=start, opened_at__lt=end), start, end
+
+
+#: The kinds of a report's review that are statistical tests: left to the nightly pooled
+#: review (``reports.pooling``), which corrects them with every other test of its run.
+STATISTICAL_KINDS = (AlertKind.EXPECTED, AlertKind.PAIR, AlertKind.LARGE_LOSSES, AlertKind.CARDS)
+
+
+def report_tests(report, *, theory=None, card_observations=None) -> list[dict]:
+    """The statistical tests of a stored report's review (``review`` of its hands, as the
+    report's page and ``report_findings`` once raised them), for the nightly pooled
+    review's one correction: each test with a p-value, tests of the same bets made once
+    (``same_tests``: a copy is neither tested nor raised).
+
+    Args:
+        report: a stored ``Report`` (shift or bank rotation).
+        theory: a ``Theory`` (default: a new one, computing a missing edge).
+        card_observations: the cards' observations (default: replayed from the hands).
+    Returns:
+        list of dicts: the review's test (``kind``, ``code``, ``identity``, ``p_value`` and
+        its evidence, without the review's own ``combined_q``/``combined_alert``) with
+        ``subject`` (``report.key``), ``table_id``, ``shift_id`` and ``report_id``: the
+        finding it raises when the pooled correction alerts is the one the report's close
+        raised before (the same fingerprint).
+    """
+    hands, _start, _end = report_hands(report)
+    result = review(hands, subject=report.key, theory=theory, card_observations=card_observations,
+                    large_stake=report.table.large_bet)
+    tests = []
+    for test in result["tests"]:
+        if test.get("same_as") is not None or test.get("p_value") is None:
+            continue
+        line = {key: value for key, value in test.items() if key not in ("combined_q", "combined_alert")}
+        line.update(kind=str(test["kind"]), subject=report.key, table_id=report.table_id, shift_id=report.shift_id,
+                    report_id=report.pk)
+        tests.append(line)
+    return tests
+
+
+def report_findings(report) -> list[Finding]:
+    """The findings a stored report raises at once (``reports.tasks.raise_alerts``): its
+    exceptions (the statistical ones left out: ``exception_findings``), its large bets and
+    the bank's changes of holder around it. Its review's statistical tests
+    (``STATISTICAL_KINDS``: expected against actual, pairs, large losses, cards) raise
+    nothing here: the nightly pooled review (``reports.pooling.pooled_review``) takes them
+    (``report_tests``) into its one correction with every other test of its run, and
+    raises those that alert with this report's subject and ids.
 
     Args:
         report: a stored ``Report`` (shift or bank rotation).
@@ -931,23 +990,9 @@ def report_findings(report, *, theory=None, card_observations=None) -> list[Find
     table = report.table
     base = {"table_id": table.pk, "shift_id": report.shift_id, "report_id": report.pk}
     findings = exception_findings(report)
-    if report.kind == ReportKind.SHIFT:
-        shift = report.shift
-        hands = Hand.objects.filter(shift=shift)
-        end = shift.closed_at or timezone.now()
-        start = shift.opened_at
-    else:
-        from casino.periods import period_bounds
-
-        start, end = period_bounds(report.date_from, report.date_to)
-        hands = Hand.objects.filter(table=table, opened_at__gte=start, opened_at__lt=end)
+    hands, _start, end = report_hands(report)
     if table.large_bet is not None:
         findings.extend(large_bet_findings(report, hands))
-    result = review(hands, subject=report.key, theory=theory, card_observations=card_observations,
-                    large_stake=table.large_bet)
-    for kind, code, identity, evidence in result["findings"]:
-        findings.append(Finding(kind=kind, code=code, subject=report.key, identity=identity, evidence=evidence,
-                                **base))
     changes = bank_changes(table, start=end - BANK_CHANGES_WINDOW, end=end)
     for pattern in statistics.bank_change_patterns(changes):
         identity = pattern["players"] if pattern["pattern"] == "repeated_changes" else pattern["id"]

@@ -11,7 +11,9 @@ by it. This review adds the hands up across tables and shifts and tests:
 - a bank holder over all his tenures (``bank``), a player over all tables (``player``)
   and a dealer over all tables (``dealer``);
 
-each over the windows of ``WINDOWS`` (the day, the 7 and the 30 gaming days ending with
+and for each dealer × player and bank holder × player the footprint of a dealer feeding
+the player (``footprint_tests``: the hands he won with 7½ or with the bank bust against
+his own rate elsewhere or the other players'); each over the windows of ``WINDOWS`` (the day, the 7 and the 30 gaming days ending with
 it); a longer window holding no more of a group's hands than a shorter one is the same
 test, made once. Groups of one window with the same bets (a player who played only under
 one dealer: the player and the dealer × player) are the same test too, made once under
@@ -22,10 +24,17 @@ soon as those reach ``MIN_HANDS``; until then it is listed as accumulating.
 
 One Benjamini–Hochberg correction (``statistics.combined_alerts``) takes every test of a
 run together: the pooled groups of every window, the card tests of the day's hands at
-every table, and the card tests of the shift reports stored at the close of the day's
+every table, the card tests of the shift reports stored at the close of the day's
 shifts (their ``cards_not_uniform`` exceptions: ``detection.exception_findings`` leaves
-those to this run, so that nothing statistical alerts outside the correction). An honest
-run raises an alert with probability at most ``ALPHA``.
+those to this run), and the statistical tests of the reports of the day
+(``report_review_tests``: the review of each shift report stored at the close of a shift
+closed that day and of each bank-rotation report computed that day, its latest version:
+expected against actual, pairs, large losses, cards; ``detection.report_findings``
+raises none of them at the report's close; a pooled group of the same bets as a report's
+test is made once, as the report's: ``merge_report_tests``). Nothing statistical alerts outside this
+correction: an honest run raises an alert with probability at most ``ALPHA``. A report's
+test that alerts is raised as its close would have raised it: the report's subject,
+identity, evidence, table, shift and report, with this run's ``combined_q``.
 
 The expectation is the stored theory (``reports.detection.Theory``/``edge_figure``) of
 each hand's rules and seats, as every review's. A run is stored as a ``PooledReview``
@@ -33,10 +42,13 @@ each hand's rules and seats, as every review's. A run is stored as a ``PooledRev
 auditor's request from the review page.
 """
 
+import math
 from datetime import date, timedelta
+from statistics import NormalDist
 
 from django.db import transaction as db
 from django.utils import timezone
+from scipy.stats import binom
 
 from casino.periods import gaming_day, gaming_day_bounds
 from reports import statistics
@@ -47,17 +59,29 @@ from reports.detection import (
     EVIDENCE_LIMIT,
     MIN_HANDS,
     STATISTICAL_EXCEPTIONS,
+    STATISTICAL_KINDS,
     Sums,
     Theory,
     hand_card_observations,
+    report_tests,
 )
 from reports.models import AlertKind, PooledReview, Report, ReportKind
-from tables.models import Hand
+from tables.models import Hand, HandBet
 
 #: The rolling windows: (name, gaming days ending with the run's day).
 WINDOWS = (("day", 1), ("week", 7), ("month", 30))
 #: The window of a group accumulated over all its hands to the day's end.
 TO_DATE = "to_date"
+#: The window of a report's review test (its report's hands).
+REPORT_WINDOW = "report"
+#: The footprint tests' code prefix (``footprint:dealer×player``, ``footprint:bank×player``):
+#: the hands a player won with 7½ or with the bank bust (``footprint_tests``).
+FOOTPRINT = "footprint"
+#: A report's review tests (``detection.report_tests``) carry these in the run besides
+#: their evidence (left out of the finding's, which is the report close's as it was).
+REPORT_IDS = ("subject", "table_id", "shift_id", "report_id", "window", "from", "to")
+#: The kinds of a report's review tests.
+REPORT_TEST_KINDS = tuple(str(kind) for kind in STATISTICAL_KINDS)
 #: What is pooled: (code, first role, second role or None).
 POOLED_KINDS = (("dealer×player", "dealer", "player"), ("dealer×bank", "dealer", "player"),
                 ("bank×player", "player", "player"), ("bank", "player", None), ("player", "player", None),
@@ -129,6 +153,127 @@ class PooledSums(Sums):
         return out
 
 
+    def footprints(self):
+        """The rig's footprint per pooled dealer × player and bank holder × player: the
+        hands in which the player won a bet with 7½ (his bet's points) or with the bank
+        bust (the settlement's bank points over 7½), counted per hand (a hand of his is
+        one trial, however many bets he had in it), per rule set and seat count (the
+        theory's index ``edge``), for ``footprint_tests``.
+
+        Returns:
+            dict: ``player`` (``{(edge, player id): [hands, hits]}``: every hand of each
+            player), ``groups`` (``{(code, a id, b id): {"by_edge": {edge: [hands, hits]},
+            "hands", "hits", "evidence" (the hits' hand ids, the first ``self.evidence``),
+            "tables", "shifts", "hand_set"}}``), ``names`` (``{(code, a id, b id): (a, b)}``).
+        """
+        out = {"player": {}, "groups": {}, "names": {}}
+        if self.empty:
+            return out
+        common, params = self._with()
+        hand_table, bet_table = Hand._meta.db_table, HandBet._meta.db_table
+        sets = """count(*), count(*) FILTER (WHERE hit), (array_agg(id ORDER BY id) FILTER (WHERE hit))[1:%s],
+                  count(DISTINCT table_id), count(DISTINCT shift), min(id), max(id), sum(id)"""
+        rows = self._fetch(common + f""",
+            per AS MATERIALIZED (
+                SELECT b.hand_id AS id, b.player_id AS player, min(hand.dealer) AS dealer, min(hand.bank) AS bank,
+                       min(hand.edge) AS edge, min(hand.shift) AS shift, min(t.table_id) AS table_id,
+                       bool_or(b.net > 0 AND (b.points = 15
+                               OR coalesce((t.settlement->'bank'->>'points')::numeric, 0) > 7.5)) AS hit
+                  FROM {bet_table} b JOIN hand ON hand.id = b.hand_id JOIN {hand_table} t ON t.id = b.hand_id
+                 GROUP BY b.hand_id, b.player_id)
+            SELECT 0, edge, NULL::bigint, player, count(*), count(*) FILTER (WHERE hit), NULL::int[], 0, 0, 0, 0, 0
+              FROM per GROUP BY edge, player
+            UNION ALL
+            SELECT 1, edge, dealer, player, count(*), count(*) FILTER (WHERE hit), NULL::int[], 0, 0, 0, 0, 0
+              FROM per WHERE dealer IS NOT NULL GROUP BY edge, dealer, player
+            UNION ALL
+            SELECT 2, edge, bank, player, count(*), count(*) FILTER (WHERE hit), NULL::int[], 0, 0, 0, 0, 0
+              FROM per GROUP BY edge, bank, player
+            UNION ALL
+            SELECT 3, NULL, dealer, player, {sets} FROM per WHERE dealer IS NOT NULL GROUP BY dealer, player
+            UNION ALL
+            SELECT 4, NULL, bank, player, {sets} FROM per GROUP BY bank, player""", params + [self.evidence] * 2)
+        codes = {1: "dealer×player", 2: "bank×player", 3: "dealer×player", 4: "bank×player"}
+        for kind, edge, a, player, hands, hits, ids, tables, shifts, low, high, total in rows:
+            if kind == 0:
+                out["player"][(edge, player)] = [hands, hits]
+                continue
+            key = (codes[kind], a, player)
+            group = out["groups"].setdefault(key, {"by_edge": {}})
+            if kind in (1, 2):
+                group["by_edge"][edge] = [hands, hits]
+            else:
+                group.update(hands=hands, hits=hits, evidence=list(ids or []), tables=tables, shifts=shifts,
+                             hand_set=[hands, low, high, int(total)])
+                out["names"][key] = (self._name("dealer" if kind == 3 else "player", a), self._name("player", player))
+        return out
+
+
+def footprint_tests(found, *, min_hands=MIN_HANDS):
+    """The footprint test of a feeding dealer (or bank holder) for each group of
+    ``PooledSums.footprints``: one-sided, whether the player won with 7½ or with the bank
+    bust in more of the group's hands than expected.
+
+    The expectation is the player's own rate in his other hands of the window (those
+    outside the group, same rule set and seats) when he has ``min_hands`` of them, else
+    the rate of the other players' hands of the window (same rule set and seats). Not the
+    theory's: the rate moves with how the seats play (simulated, reglamento, 4 seats: 0.308
+    standing at 4, 0.337 at 5½, 0.315 at 6½), and the theory assumes one strategy; the
+    player's own other hands carry his play, the same window's others the table's as it
+    was. The count's variance is the binomial's plus the rate's estimation
+    (``n² · r(1 − r) / baseline hands``); p from the normal with a continuity correction,
+    or the binomial's tail at the expected rate where that is larger (a count of a few
+    dozen hands is skewed: the normal's tail is too thin).
+
+    Returns:
+        ``{(code, a id, b id): dict}`` of the groups with ``min_hands`` hands or more and
+        a baseline: ``hands``, ``observed`` (hits), ``expected_count``, ``sd_count``,
+        ``rate`` (expected per hand), ``baseline`` (``"player"`` or ``"others"``),
+        ``baseline_hands``, ``z``, ``p_value``; groups under ``min_hands`` hands with
+        ``p_value`` None.
+    """
+    totals = {}
+    for (edge, _player), (hands, hits) in found["player"].items():
+        sums = totals.setdefault(edge, [0, 0])
+        sums[0] += hands
+        sums[1] += hits
+    out = {}
+    for key, group in found["groups"].items():
+        if "hands" not in group:
+            continue
+        player = key[2]
+        expected = variance = 0.0
+        baseline, baseline_hands, ok = set(), 0, True
+        for edge, (hands, hits) in group["by_edge"].items():
+            own_hands, own_hits = found["player"].get((edge, player), [0, 0])
+            out_hands, out_hits = own_hands - hands, own_hits - hits
+            if out_hands >= min_hands:
+                rate, base, source = out_hits / out_hands, out_hands, "player"
+            else:
+                all_hands, all_hits = totals.get(edge, [0, 0])
+                base, source = all_hands - own_hands, "others"
+                if base < min_hands:
+                    ok = False
+                    break
+                rate = (all_hits - own_hits) / base
+            baseline.add(source)
+            baseline_hands += base
+            expected += hands * rate
+            variance += hands * rate * (1 - rate) * (1 + hands / base)
+        line = {"hands": group["hands"], "observed": group["hits"], "expected_count": expected,
+                "sd_count": math.sqrt(variance), "rate": expected / group["hands"] if group["hands"] else None,
+                "baseline": "player" if baseline == {"player"} else "others", "baseline_hands": baseline_hands,
+                "z": None, "p_value": None}
+        if ok and group["hands"] >= min_hands and variance > 0:
+            line["z"] = (group["hits"] - expected - 0.5) / math.sqrt(variance)
+            # The normal's tail is too thin for a count of a few dozen hands (skewed): the binomial's at the
+            # expected rate, where larger (the rate's estimation is the normal's part).
+            line["p_value"] = max(1.0 - NormalDist().cdf(line["z"]),
+                                  float(binom.sf(group["hits"] - 1, group["hands"], expected / group["hands"])))
+        out[key] = line
+    return out
+
+
 def window_bounds(day: date, days: int):
     """``(first gaming day, start, end)`` of the ``days`` gaming days ending with ``day``."""
     first = day - timedelta(days=days - 1)
@@ -137,7 +282,10 @@ def window_bounds(day: date, days: int):
 
 def _group_tests(sums, *, window, first, last, alpha):
     """The pooled groups of ``sums`` as tests (those with ``MIN_HANDS`` hands) and the
-    rest (untested), keyed by ``(kind, a, b)``."""
+    rest (untested), keyed by ``(kind, a, b)``: the bank's result of each group
+    (``statistics.pair_figures``), and for each dealer × player and bank holder × player
+    the footprint of a dealer feeding the player (``footprint_tests``: code
+    ``footprint:<kind>``, ``observed`` hands against ``expected_count``)."""
     if sums.empty:
         return {}, {}
     rows = sums.pooled(sums.first_edge["within_hand_correlation"])
@@ -167,6 +315,27 @@ def _group_tests(sums, *, window, first, last, alpha):
             tested[key] = earlier
         else:
             same[bets] = tested[key] = line
+    found = sums.footprints()
+    footprints = footprint_tests(found)
+    for group_key in sorted(footprints, key=lambda k: (order[k[0]], str(found["names"][k]))):
+        test = footprints[group_key]
+        source = found["groups"][group_key]
+        a, b = found["names"][group_key]
+        code = f"{FOOTPRINT}:{group_key[0]}"
+        key = (code, a, b)
+        line = {"kind": AlertKind.POOLED, "code": code, "identity": [a, b, *source["hand_set"]], "window": window,
+                "from": first, "to": last, "a": a, "b": b, **test, "tables": source["tables"],
+                "shifts": source["shifts"], "hand_ids": source["evidence"], "hand_total": source["hits"], "same": []}
+        if test["p_value"] is None:
+            untested[key] = line
+            continue
+        hits = (FOOTPRINT, test["hands"], test["observed"], *source["hand_set"])
+        if hits in same:  # the same hands of the same player (one dealer, one holder): one test
+            earlier = same[hits]
+            earlier["same"].append({"code": code, "a": a, "b": b})
+            tested[key] = earlier
+        else:
+            same[hits] = tested[key] = line
     return tested, untested
 
 
@@ -188,11 +357,84 @@ def shift_card_tests(day: date) -> list[dict]:
                     "df": test.get("df"), "p_value": test["p_value"]}
             tests.append({"kind": AlertKind.EXCEPTION, "code": code, "identity": {"grouped": code},
                           "subject": report.key, "table_id": report.table_id, "shift_id": report.shift_id,
-                          "report_id": report.pk, "p_value": float(test["p_value"]), "item": item})
+                          "report_id": report.pk, "p_value": float(test["p_value"]), "item": item,
+                          "window": REPORT_WINDOW, "from": day.isoformat(), "to": day.isoformat()})
     return tests
 
 
-def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_LIMIT) -> dict:
+def day_reports(day: date) -> list:
+    """The reports of gaming day ``day`` whose review's tests the pooled run takes: the
+    shift reports stored at the close of the shifts closed that day (as
+    ``shift_card_tests``), and the bank-rotation reports computed that day, the latest
+    version of each subject computed that day (the nightly bank reports of a calendar day,
+    computed the next morning, fall in the next gaming day's run); by id."""
+    start, end = gaming_day_bounds(day)
+    shifts = Report.objects.filter(kind=ReportKind.SHIFT, at_close=True, shift__closed_at__gte=start,
+                                   shift__closed_at__lt=end)
+    banks = (Report.objects.filter(kind=ReportKind.BANKS, computed_at__gte=start, computed_at__lt=end)
+             .order_by("key", "-version").distinct("key"))
+    found = list(shifts.select_related("table", "shift")) + list(
+        Report.objects.filter(pk__in=[r.pk for r in banks]).select_related("table", "shift"))
+    return sorted(found, key=lambda report: report.pk)
+
+
+def _bets_key(test):
+    """What makes two expected-against-actual tests the same bets (as
+    ``detection.same_tests``): the hands, stakes, result, expectation and its spread to the
+    cent."""
+    return (test["hands"], round(test["staked"], 2), round(test["actual"], 2), round(test["expected"], 2),
+            round(test["sd"], 2))
+
+
+def merge_report_tests(tests, report_lines):
+    """``tests`` (the run's own) with the reports' review tests (``report_review_tests``),
+    a pooled group of the same bets as a report's expected-against-actual line or pair (a
+    shift's dealer × player pair and the day's same group: one table, one shift) made once:
+    the report's test is kept (its subject, shift and report: its alert is the one its close
+    raised before), naming the pooled group (and the groups of its ``same``) in its
+    ``same``. Hand ids, where both list them all, must agree.
+
+    Returns:
+        the list of tests to correct together.
+    """
+    index = {}
+    for line in tests:
+        if line["kind"] == AlertKind.POOLED and not line["code"].startswith(FOOTPRINT) \
+                and line.get("p_value") is not None:
+            index.setdefault(_bets_key(line), []).append(line)
+    dropped = set()
+    for test in report_lines:
+        if test["kind"] not in (AlertKind.EXPECTED, AlertKind.PAIR) or test.get("p_value") is None:
+            continue
+        for line in index.get(_bets_key(test), []):
+            ids, line_ids = test.get("hand_ids"), line.get("hand_ids")
+            whole = ids is not None and len(ids) == test.get("hand_total", len(ids)) \
+                and len(line_ids) == line["hand_total"]
+            if id(line) in dropped or (whole and sorted(ids) != sorted(line_ids)):
+                continue
+            named = {(other.get("code"), other.get("a"), other.get("b")) for other in test.get("same", [])}
+            test["same"] = [*test.get("same", []), *(other for other in [{"code": line["code"], "a": line["a"],
+                                                                          "b": line["b"]}, *line["same"]]
+                                                     if (other["code"], other["a"], other["b"]) not in named)]
+            dropped.add(id(line))
+            break
+    return [line for line in tests if id(line) not in dropped] + list(report_lines)
+
+
+def report_review_tests(day: date, *, theory=None, cards=True, reports=None) -> list[dict]:
+    """The statistical tests of the reviews of the reports of gaming day ``day``
+    (``reports``, default ``day_reports``), as tests of the run: ``detection.report_tests``
+    of each, its card tests only with ``cards`` (their Monte Carlo takes seconds a report;
+    the day's hands' card tests are the run's own as well)."""
+    tests = []
+    for report in day_reports(day) if reports is None else reports:
+        for test in report_tests(report, theory=theory, card_observations=None if cards else {}):
+            tests.append({**test, "window": REPORT_WINDOW, "from": day.isoformat(), "to": day.isoformat()})
+    return tests
+
+
+def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_LIMIT, report_cards=True,
+                  reports=None) -> dict:
     """The pooled review of the windows ending with gaming day ``day``, read only.
 
     Args:
@@ -200,13 +442,18 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
         theory: a ``detection.Theory`` (default: a new one, computing a missing edge).
         alpha: the level of the one correction over every test.
         card_hands: the day's latest hands at most whose cards are tested.
+        report_cards: the card tests of the day's reports' reviews taken too
+            (``report_review_tests``).
+        reports: the reports whose reviews' tests are taken (default: ``day_reports(day)``).
     Returns:
         dict: ``day`` (ISO), ``alpha``, ``hands`` (settled hands of the month window),
         ``tests`` (every test with a p-value, each with ``combined_q`` and
         ``combined_alert``, by q; pooled groups have ``window``, ``from``, ``to``, ``a``,
         ``b``, the figures in euros, ``tables``, ``shifts``, ``hand_ids`` cut to
         ``EVIDENCE_LIMIT``, ``hand_total`` and ``same``: the other groups of the
-        same bets, ``code``, ``a``, ``b``), ``accumulating`` (the groups still under
+        same bets, ``code``, ``a``, ``b``; a report's test, its review's, has its
+        ``subject``, ``table_id``, ``shift_id``, ``report_id`` and window ``report``: the
+        day), ``accumulating`` (the groups still under
         ``MIN_HANDS`` hands to date: ``code``, ``a``, ``b``, ``hands``), ``findings``
         (``Finding``s of the alerts).
     """
@@ -260,6 +507,7 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
                           "rank_total": test["evidence"]["total"], "window": "day", "from": day.isoformat(),
                           "to": day.isoformat()})
     tests.extend(shift_card_tests(day))
+    tests = merge_report_tests(tests, report_review_tests(day, theory=theory, cards=report_cards, reports=reports))
     combined = statistics.combined_alerts(tests, alpha=alpha)
     findings = [_finding(test, day) for test in combined if test["combined_alert"]]
     accumulating.sort(key=lambda line: (line["code"], str(line["a"]), str(line["b"])))
@@ -272,7 +520,14 @@ def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_
 def _finding(test, day):
     """A test that alerts as a ``Finding``: a pooled group's (subject ``pooled:<code>``),
     a card test of the day's hands (``pooled:<day>``), or a shift report's card test (as
-    ``detection.exception_findings`` would raise it: its report's subject)."""
+    ``detection.exception_findings`` would raise it: its report's subject), or a report's
+    review test (as its report's close raised it before: the report's subject, identity,
+    evidence with this run's ``combined_q``, table, shift and report)."""
+    if test["kind"] in REPORT_TEST_KINDS and test.get("report_id") is not None:
+        evidence = {key: value for key, value in test.items() if key not in ("kind", "code", "identity", *REPORT_IDS)}
+        return Finding(kind=test["kind"], code=test["code"], subject=test["subject"], identity=test["identity"],
+                       table_id=test["table_id"], shift_id=test["shift_id"], report_id=test["report_id"],
+                       evidence=evidence)
     if test["kind"] == AlertKind.EXCEPTION:
         item = {**test["item"], "q_value": test["combined_q"]}
         return Finding(kind=AlertKind.EXCEPTION, code=test["code"], subject=test["subject"],

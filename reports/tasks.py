@@ -69,8 +69,9 @@ def transfer_alerts(day: str | None = None) -> int:
              autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300, max_retries=6)
 def raise_alerts(report_id: int) -> int:
     """Raise the alerts of stored ``Report`` ``report_id``: its exceptions, large bets and
-    the statistical review of its hands (``reports.detection.report_findings``).
-    Idempotent: a finding already raised is not raised again.
+    the bank's changes (``reports.detection.report_findings``); the statistical review of
+    its hands is left to the nightly pooled review (``pooled_review``), whose one
+    correction raises it. Idempotent: a finding already raised is not raised again.
 
     Returns:
         how many alerts were opened now.

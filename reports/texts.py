@@ -223,9 +223,16 @@ CARD_TESTS = {"first": gettext_lazy("first cards"), "draws": gettext_lazy("drawn
 #: What the pooled review adds up (``reports.pooling.POOLED_KINDS``).
 POOLED_GROUPS = {**PAIR_KINDS, "bank": gettext_lazy("bank holder over all his tenures"),
                  "player": gettext_lazy("player over all tables"), "dealer": gettext_lazy("dealer over all tables")}
+#: The footprint tests of a feeding dealer or bank holder (``reports.pooling.footprint_tests``).
+FOOTPRINT_GROUPS = {
+    "footprint:dealer×player": gettext_lazy("dealer × player, hands won with 7½ or the bank bust"),
+    "footprint:bank×player": gettext_lazy("bank holder × player, hands won with 7½ or the bank bust"),
+}
+POOLED_GROUPS = {**POOLED_GROUPS, **FOOTPRINT_GROUPS}
 #: The pooled review's windows (``reports.pooling.WINDOWS``, ``TO_DATE``).
 POOLED_WINDOWS = {"day": gettext_lazy("the gaming day"), "week": gettext_lazy("the week"),
-                  "month": gettext_lazy("the month"), "to_date": gettext_lazy("every hand to date")}
+                  "month": gettext_lazy("the month"), "to_date": gettext_lazy("every hand to date"),
+                  "report": gettext_lazy("the report's hands")}
 GROUPS = {"all": gettext_lazy("all the hands"), "tenure": gettext_lazy("bank tenure"), "dealer": gettext_lazy("dealer")}
 
 
@@ -306,6 +313,12 @@ TESTED = {
     ("cards", None): gettext_lazy("How often each rank was dealt, against a fair shuffle of the deck"),
     ("large_losses", None): gettext_lazy("How often a player lost his large stakes to one bank holder, against "
                                          "the theory's share of bets the bank wins"),
+    ("pooled", "footprint:dealer×player"): gettext_lazy(
+        "How often a player won with 7½ or with the bank bust in one dealer's hands, over every table, against his "
+        "own rate in his other hands (or the other players' rate)"),
+    ("pooled", "footprint:bank×player"): gettext_lazy(
+        "How often a player won with 7½ or with the bank bust against one bank holder, over every table, against "
+        "his own rate in his other hands (or the other players' rate)"),
 }
 
 
@@ -342,6 +355,16 @@ def alert_test_rows(kind: str, code: str, evidence: dict) -> list:
                                           "q = %(q)s") % {
             "statistic": _number(e.get("statistic")), "df": e.get("df"),
             "p": formatting.significant(e.get("p_value")), "q": formatting.significant(e.get("combined_q"))}))
+    elif kind == "pooled":  # a footprint test
+        rows.append((_("Hands"), formatting.count(e.get("hands"))))
+        rows.append((_("Won with 7½ or the bank bust"), formatting.count(e.get("observed"))))
+        rows.append((pgettext("alert test", "Expected"), _("%(expected)s ± %(sd)s (%(rate)s a hand, as in "
+                                                           "%(baseline)s)") % {
+            "expected": _number(e.get("expected_count"), 1), "sd": _number(e.get("sd_count"), 1),
+            "rate": _number(e.get("rate"), 3), "baseline": footprint_baseline(e)}))
+        rows.append((_("Significance"), "z = {z}, p = {p}, q = {q}".format(
+            z=_number(e.get("z")), p=formatting.significant(e.get("p_value")),
+            q=formatting.significant(e.get("combined_q")))))
     elif kind == "large_losses":
         rows.append((_("Significance"), "p = {p}, q = {q}".format(
             p=formatting.significant(e.get("p_value")), q=formatting.significant(e.get("combined_q")))))
@@ -449,10 +472,39 @@ def pooled_who(code: str, e: dict) -> str:
     return e["a"] if e.get("b") is None else f"{e['a']} × {e['b']}"
 
 
+def footprint_baseline(e: dict) -> str:
+    """Where a footprint test's expected rate came from, in words."""
+    if e.get("baseline") == "player":
+        return ngettext("the player's %(n)s other hand", "the player's %(n)s other hands",
+                        e.get("baseline_hands") or 0) % {"n": formatting.count(e.get("baseline_hands"))}
+    return ngettext("the other players' %(n)s hand", "the other players' %(n)s hands",
+                    e.get("baseline_hands") or 0) % {"n": formatting.count(e.get("baseline_hands"))}
+
+
+def footprint_text(code: str, e: dict) -> str:
+    """A footprint test's finding (``reports.pooling.footprint_tests``) in one sentence:
+    the group, the window, the hands won with 7½ or the bank bust against the expected
+    count, its rate and where that came from, z, p and q."""
+    text = _("%(group)s %(who)s over %(window)s (%(from)s to %(to)s; %(tables)s tables in %(shifts)s shifts): "
+             "%(player)s won with 7½ or with the bank bust in %(observed)s of %(hands)s hands where %(expected)s "
+             "were expected (%(rate)s a hand, as in %(baseline)s; z = %(z)s, p = %(p)s, q = %(q)s)") % {
+        "group": str(POOLED_GROUPS.get(code, code)).capitalize(), "who": pooled_who(code, e),
+        "window": POOLED_WINDOWS.get(e.get("window"), e.get("window")),
+        "from": formats.date_format(date.fromisoformat(e["from"]), "SHORT_DATE_FORMAT"),
+        "to": formats.date_format(date.fromisoformat(e["to"]), "SHORT_DATE_FORMAT"),
+        "tables": e.get("tables", "?"), "shifts": e.get("shifts", "?"), "player": e.get("b"),
+        "observed": e.get("observed"), "hands": e.get("hands"), "expected": _number(e.get("expected_count"), 1),
+        "rate": _number(e.get("rate"), 3), "baseline": footprint_baseline(e), "z": _number(e.get("z")),
+        "p": formatting.significant(e.get("p_value")), "q": formatting.significant(e.get("combined_q"))}
+    return with_same(text, e)
+
+
 def pooled_text(code: str, e: dict) -> str:
     """A pooled review's finding (``reports.pooling``) in one sentence, in the reader's
     language: the group, the window, where its hands were played, the bank's result against
-    the expected, z, p and q."""
+    the expected, z, p and q (a footprint test: ``footprint_text``)."""
+    if code in FOOTPRINT_GROUPS:
+        return footprint_text(code, e)
     text = _("%(group)s %(who)s over %(window)s (%(from)s to %(to)s; %(hands)s hands at %(tables)s tables in "
              "%(shifts)s shifts): the bank won %(actual)s € where %(expected)s € were expected (z = %(z)s, p = %(p)s, "
              "q = %(q)s)") % {

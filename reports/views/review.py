@@ -28,6 +28,7 @@ from reports.charts import funnel_svg
 from reports.detection import MIN_HANDS, MissingTheory, Sums, Theory, review
 from reports.evidence import review_line_url
 from reports.forms import check_period
+from reports.models import AlertKind
 from reports.pooling import latest_pooled_review, pooled_review_request
 from reports.selectors import review_hands
 from reports.texts import (
@@ -252,6 +253,9 @@ def _pooled_context():
                 label, who = CARD_TESTS.get(test.get("test"), test.get("test")), test.get("who")
             else:
                 label, who = test["code"], test.get("subject", "")
+            if test["kind"] != "exception" and test.get("report_id") is not None:  # a report's review test
+                label = f"{AlertKind(test['kind']).label}: {label}"
+                who = f"{test['subject']} · {who}" if who and who != test["subject"] else test["subject"]
             lines.append({**_with_hands(test, links), "label": label, "who": who,
                           "window_label": POOLED_WINDOWS.get(test.get("window"), test.get("window") or ""),
                           "from_day": _day(test.get("from")), "to_day": _day(test.get("to"))})

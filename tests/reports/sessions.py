@@ -77,10 +77,11 @@ def cast(record, players, *, started_at=None):
     return out
 
 
-def rigged_records(seed, hands, *, share=0.0, seat=1, stand_at=None, rules=RULES):
+def rigged_records(seed, hands, *, share=0.0, seat=1, stand_at=None, rules=RULES, rig="win"):
     """``hands`` records of the simulation (seed ``seed``); in ``share`` of them (drawn
     with the seed) seat ``seat`` (position from 1) wins his bet: the hand is dealt again
-    until he does (a dealer feeding him). ``stand_at`` (half-points) the seats' threshold,
+    until he does (a dealer feeding him; ``rig="natural"``: until he wins with his 7½
+    paid double or with the bank bust). ``stand_at`` (half-points) the seats' threshold,
     else the profile's default strategy. Returns ``(records, rigged)``: rigged the count."""
     from game.edge import default_strategy
 
@@ -92,7 +93,9 @@ def rigged_records(seed, hands, *, share=0.0, seat=1, stand_at=None, rules=RULES
         result = next(plays)
         if share and rng.random() < share:
             rigged += 1
-            while not any(position == seat and bank < 0 for position, _stake, bank in result.bets):
+            while not any(position == seat and bank < 0
+                          and (rig == "win" or -bank >= 2 * stake or result.bank_points > 15)
+                          for position, stake, bank in result.bets):
                 result = next(plays)
         out.append(result.record)
     return out, rigged

@@ -1,6 +1,7 @@
 """The alerts' detection end to end (issue 17): sessions in the database, played by the
-simulation and imported; a report; its review raises the alerts. Planted anomalies are
-found — a bank winning 4σ above expectation with one dealer, a seven stacked for the bank
+simulation and imported; a report, whose close raises no statistical alert; the nightly
+pooled review of its day takes its review's tests into its one correction and raises the
+alerts with the report's subject. Planted anomalies are found — a bank winning 4σ above expectation with one dealer, a seven stacked for the bank
 in 10% of hands, a bank sold back and forth between two players — and 20 honest sessions
 raise no false alert beyond what the Benjamini–Hochberg correction allows at 1%."""
 
@@ -10,11 +11,13 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from casino.periods import gaming_day
 from game.cards import CARD_RANK
 from game.edge import bank_edge, hand_variance
 from patrons.models import Player
 from reports.detection import Theory, edge_store, review
 from reports.models import Alert
+from reports.pooling import pooled_review_request, pooled_review_run
 from reports.services import report_request, report_run
 from reports.tasks import raise_alerts
 from tables import services
@@ -40,6 +43,11 @@ def edge(db, theory_figures):
 def report_of(kind, table, **subject):
     request = report_request(kind=kind, table=table, requested_by=None, **subject)
     return report_run(request_id=request.pk).report
+
+
+def nightly_run(day):
+    """The nightly pooled review of gaming day ``day``, computed now: the run."""
+    return pooled_review_run(run_id=pooled_review_request(day=day).pk)
 
 
 def favouring_the_bank(edge, hands, sigmas, seed):
@@ -78,13 +86,16 @@ def test_a_bank_winning_4_sigma_above_expectation_with_one_dealer_is_found(staff
     today = timezone.localdate()
     report = report_of("banks", table, date_from=today, date_to=today)
     raise_alerts(report.pk)
-    dealer_alerts = Alert.objects.filter(kind="expected", code="dealer")
+    assert not Alert.objects.filter(kind__in=STATISTICAL).exists()  # the report's close: no statistical alert
+    nightly_run(gaming_day(report.computed_at))
+    dealer_alerts = Alert.objects.filter(kind="expected", code="dealer", subject=report.key)
     assert [a.evidence["group"] for a in dealer_alerts] == ["dealer2"]
     found = dealer_alerts.get()
     assert found.evidence["z"] >= 4.0 and found.evidence["actual"] > found.evidence["band"][1]
     assert found.evidence["combined_q"] < 0.01
     dealer2_hands = set(Hand.objects.filter(shift__dealer=dealer2).values_list("pk", flat=True))
     assert set(found.evidence["hand_ids"]) <= dealer2_hands and found.evidence["hand_total"] == len(dealer2_hands)
+    assert (found.report_id, found.table_id) == (report.pk, table.pk)
     pairs = Alert.objects.filter(kind="pair")
     assert all("dealer1" not in (a.evidence["a"], a.evidence["b"]) for a in pairs)
     assert not Alert.objects.filter(kind="expected", evidence__group="dealer1").exists()
@@ -107,7 +118,9 @@ def test_a_seven_stacked_for_the_bank_in_10_percent_of_hands_is_found(staff, edg
                        records(11, 300, rig=stack_a_seven_for_the_bank(0.10)))
     report = report_of("shift", table, shift=shift)
     raise_alerts(report.pk)
-    cards = Alert.objects.get(kind="cards", code="first:bank")
+    assert not Alert.objects.filter(kind__in=STATISTICAL).exists()  # the shift's close: no statistical alert
+    nightly_run(gaming_day(shift.closed_at))
+    cards = Alert.objects.get(kind="cards", code="first:bank", subject=report.key)
     assert cards.evidence["rank"] == 7 and cards.evidence["combined_q"] < 0.01
     sevens = cards.evidence["categories"][[c["rank"] for c in cards.evidence["categories"]].index(7)]
     assert sevens["observed"] > sevens["expected"] + 20
@@ -172,7 +185,10 @@ def test_a_player_losing_his_large_stakes_to_the_same_bank_is_found(staff, edge)
     shift = play_shift(table, staff["dealer"], staff["supervisor"], planted)
     report = report_of("shift", table, shift=shift)
     raise_alerts(report.pk)
+    assert not Alert.objects.filter(kind__in=STATISTICAL).exists()
+    nightly_run(gaming_day(shift.closed_at))
     found = Alert.objects.get(kind="large_losses")
+    assert found.subject == report.key and found.shift_id == shift.pk and found.report_id == report.pk
     assert (found.evidence["player"], found.evidence["bank"]) == ("s1", "banca")
     assert found.evidence["lost"] == found.evidence["large_bets"] >= 40 and found.evidence["large_stake"] == 10.0
     lost = set(Hand.objects.filter(shift=shift, bets__player__code="s1", bets__stake=10).values_list("pk", flat=True))

@@ -11,11 +11,13 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from casino import formatting
+from casino.periods import gaming_day
 from game.cards import CARD_RANK
 from game.edge import default_strategy, play_hands
 from reports.detection import Theory, expectation, review
 from reports.evidence import evidence_hands_url
 from reports.models import Alert
+from reports.pooling import pooled_review_request, pooled_review_run
 from reports.services import report_request, report_run
 from reports.tasks import raise_alerts
 from tables.models import Hand
@@ -68,8 +70,15 @@ def test_a_player_dealt_a_natural_in_a_fifth_of_hands_is_found_among_players_sta
     assert ("pair", "bank×player") in found, result["findings"]
 
     request = report_request(kind="shift", table=table, shift=shift, requested_by=None)
-    raise_alerts(report_run(request_id=request.pk).report.pk)
+    report = report_run(request_id=request.pk).report
+    raise_alerts(report.pk)
+    assert not Alert.objects.filter(kind="pair").exists()  # the shift's close leaves it to the nightly run
+    pooled_review_run(run_id=pooled_review_request(day=gaming_day(shift.closed_at)).pk)
     alert = Alert.objects.get(kind="pair", code="bank×player")
+    assert (alert.subject, alert.shift_id, alert.report_id) == (report.key, shift.pk, report.pk)
+    # The day's pooled group of the same bets (one table, one shift) is the same test, made once as the shift's.
+    assert {"code": "bank×player", "a": "banca", "b": "s1"} in alert.evidence["same"]
+    assert not Alert.objects.filter(kind="pooled", code="bank×player", evidence__b="s1", evidence__window="day")
     evidence = alert.evidence
     assert (evidence["a"], evidence["b"]) == ("banca", "s1") and evidence["z"] < -3 and evidence["fit"]["stand_at"] == 12 and evidence["fit"]["hands"] == HANDS
     assert evidence["fit"]["bank_stand_at"] is None and evidence["per_unit_band"] > 0

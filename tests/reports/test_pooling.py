@@ -2,12 +2,13 @@
 each of three tables is found when the tables are added up, and never by any single
 shift's review; an honest month of several tables stays quiet; a pair seen too few times
 is accumulated, never dropped; the nightly run stores its result and raises its alerts
-once; the shift reports' card tests are raised under the same correction."""
+once; the shift reports' card tests and their reviews' tests are raised under the same
+correction, never at the shift's close."""
 
 from datetime import timedelta
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from casino.periods import gaming_day, gaming_day_bounds
 from reports.detection import Theory, edge_store, exception_findings, review
@@ -100,7 +101,14 @@ def test_an_honest_month_at_two_tables_stays_quiet_and_a_rare_pair_accumulates(s
     shift_of(tables[0], dealer4, staff, old, ("ana", "luis", "marta", "pepe"), today - timedelta(days=40))
     recent, _ = rigged_records(401, 8)
     shift_of(tables[1], dealer4, staff, recent, ("ana", "luis", "marta", "rosa"), today - timedelta(days=3))
-    result = pooled_review(today, theory=Theory(compute=False), card_hands=200)
+    # Each shift's report stored at its close (all closed today): their reviews' tests join the run's correction.
+    from reports.services import report_request, report_run
+    from tables.models import Shift
+
+    reports = [report_run(request_id=report_request(kind="shift", table=shift.table, shift=shift,
+                                                    requested_by=None).pk).report
+               for shift in Shift.objects.order_by("id")]
+    result = pooled_review(today, theory=Theory(), card_hands=200)
     assert result["tests"] and not [t for t in result["tests"] if t["combined_alert"]], \
         [t for t in result["tests"] if t["combined_alert"]]
     windows = {t["window"] for t in result["tests"] if t["kind"] == "pooled"}
@@ -113,6 +121,10 @@ def test_an_honest_month_at_two_tables_stays_quiet_and_a_rare_pair_accumulates(s
     assert named(to_date) == [("dealer×bank", "dealer4", "banca"), ("dealer", "dealer4", None)]
     assert {"code": "dealer×player", "a": "dealer4", "b": "rosa", "hands": 8} in result["accumulating"]
     assert any(t["kind"] == "cards" for t in result["tests"])
+    of_reports = [t for t in result["tests"] if t.get("report_id") is not None and t["kind"] != "exception"]
+    assert {t["report_id"] for t in of_reports} == {r.pk for r in reports}
+    assert "cards" in {t["kind"] for t in of_reports}  # 20 hands a shift: its results are too few to test
+    assert all(t["subject"] == next(r.key for r in reports if r.pk == t["report_id"]) for t in of_reports)
 
 
 def test_the_nightly_run_stores_its_result_and_raises_each_alert_once(staff, edge, django_capture_on_commit_callbacks):
@@ -224,3 +236,61 @@ def test_the_same_hands_found_again_the_next_night_are_the_same_finding(staff, e
     shift_of(table, dealer2, staff, more, ("ana", "rosa", "juan", "luis"), today)
     after = pooled_review(today, theory=theory, card_hands=0)
     assert set(pair(after)) - set(pair(yesterday))
+
+
+def test_a_dealer_dealing_one_player_7_and_a_half_or_the_bank_bust_leaves_a_footprint_found_pooled(staff, edge):
+    """The issue's rig (the player dealt his 7½ or the bank busted) in half of 40 hands at
+    each of three tables: its footprint (the hands won with 7½ or the bank bust) is found
+    for dealer2 × ana over the week; the honest groups beside it stay quiet."""
+    from reports.texts import alert_test_rows, alert_text
+
+    today = gaming_day(timezone.now())
+    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
+    tables = [simulated_table(f"Mesa {n}", staff, players=PLAYERS) for n in range(1, 4)]
+    for n, table in enumerate(tables):
+        honest, _ = rigged_records(700 + n, 60)
+        shift_of(table, staff["dealer"], staff, honest, ("ana", "luis", "marta", "pepe"), today - timedelta(days=4))
+        fed, rigged = rigged_records(710 + n, 40, share=0.5, rig="natural")
+        assert rigged >= 15
+        shift_of(table, dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=n + 1))
+    result = pooled_review(today, theory=Theory(compute=False), card_hands=0)
+    footprints = [t for t in result["tests"] if t["code"].startswith("footprint:")]
+    assert {"footprint:dealer×player", "footprint:bank×player"} <= {t["code"] for t in footprints}
+    alerts = [t for t in result["tests"] if t["combined_alert"]]
+    # The bank busted in the rigged hands: its losses under dealer2 (every seat won) alert too; dealer1's
+    # hands alone raise nothing.
+    assert alerts and all({"dealer2", "ana", "banca"} & {name for _code, *pair in named(t) for name in pair}
+                          for t in alerts)
+    assert not [t for t in alerts if ("dealer", "dealer1", None) in named(t) or t.get("a") == "dealer1"]
+    week = next(t for t in alerts if ("footprint:dealer×player", "dealer2", "ana") in named(t)
+                and t["window"] == "week")
+    assert week["hands"] == 120 and week["tables"] == 3 and week["observed"] > week["expected_count"] + 15
+    assert week["baseline"] == "player" and week["baseline_hands"] == 180  # ana's hands with the other dealer
+    assert len(week["hand_ids"]) == week["hand_total"] == week["observed"]
+    (finding,) = [f for f in result["findings"] if f.code == "footprint:dealer×player" and f.evidence["a"] == "dealer2"
+                  and f.evidence["b"] == "ana" and f.evidence["window"] == "week"]
+    assert finding.subject == "pooled:footprint:dealer×player:dealer2:ana"
+    with translation.override("es"):
+        text = alert_text("pooled", finding.code, finding.evidence)
+        rows = dict(alert_test_rows("pooled", finding.code, finding.evidence))
+    assert "ganó con 7½ o con la banca pasada" in text and f"{week['observed']} de 120 manos" in text
+    assert "Qué se ha probado" in rows
+
+
+def test_an_honest_week_of_players_standing_at_4_and_at_6_and_a_half_leaves_no_footprint(staff, edge):
+    """Honest seats standing at 4 at one table and at 6½ at another, the same players
+    under two dealers: the footprint tests are made and none alerts."""
+    today = gaming_day(timezone.now())
+    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
+    tables = [simulated_table(f"Mesa {n}", staff, players=PLAYERS) for n in range(1, 3)]
+    for day in range(4):
+        for n, (table, stand_at) in enumerate(zip(tables, (8, 13), strict=True)):
+            records, _ = rigged_records(850 + 10 * day + n, 30, stand_at=stand_at)
+            seated = ("ana", "luis", "marta", "pepe") if (day + n) % 2 else ("rosa", "juan", "luis", "ana")
+            shift_of(table, (staff["dealer"], dealer2)[(day + n) % 2], staff, records, seated,
+                     today - timedelta(days=day))
+    theory = Theory()
+    result = pooled_review(today, theory=theory, card_hands=0)
+    footprints = [t for t in result["tests"] if t["code"].startswith("footprint:")]
+    assert len(footprints) >= 6
+    assert not [t for t in result["tests"] if t["combined_alert"]], [t for t in result["tests"] if t["combined_alert"]]
