@@ -472,6 +472,17 @@ def pooled_who(code: str, e: dict) -> str:
     return e["a"] if e.get("b") is None else f"{e['a']} × {e['b']}"
 
 
+def pooled_group_words(code: str, e: dict) -> dict:
+    """The words every pooled finding's sentence opens with: ``group`` (its kind, capitalised),
+    ``who``, ``window``, ``from`` and ``to`` (short dates in the reader's locale), ``tables``
+    and ``shifts``."""
+    return {"group": str(POOLED_GROUPS.get(code, code)).capitalize(), "who": pooled_who(code, e),
+            "window": POOLED_WINDOWS.get(e.get("window"), e.get("window")),
+            "from": formats.date_format(date.fromisoformat(e["from"]), "SHORT_DATE_FORMAT"),
+            "to": formats.date_format(date.fromisoformat(e["to"]), "SHORT_DATE_FORMAT"),
+            "tables": e.get("tables", "?"), "shifts": e.get("shifts", "?")}
+
+
 def footprint_baseline(e: dict) -> str:
     """Where a footprint test's expected rate came from, in words."""
     if e.get("baseline") == "player":
@@ -488,14 +499,10 @@ def footprint_text(code: str, e: dict) -> str:
     text = _("%(group)s %(who)s over %(window)s (%(from)s to %(to)s; %(tables)s tables in %(shifts)s shifts): "
              "%(player)s won with 7½ or with the bank bust in %(observed)s of %(hands)s hands where %(expected)s "
              "were expected (%(rate)s a hand, as in %(baseline)s; z = %(z)s, p = %(p)s, q = %(q)s)") % {
-        "group": str(POOLED_GROUPS.get(code, code)).capitalize(), "who": pooled_who(code, e),
-        "window": POOLED_WINDOWS.get(e.get("window"), e.get("window")),
-        "from": formats.date_format(date.fromisoformat(e["from"]), "SHORT_DATE_FORMAT"),
-        "to": formats.date_format(date.fromisoformat(e["to"]), "SHORT_DATE_FORMAT"),
-        "tables": e.get("tables", "?"), "shifts": e.get("shifts", "?"), "player": e.get("b"),
-        "observed": e.get("observed"), "hands": e.get("hands"), "expected": _number(e.get("expected_count"), 1),
-        "rate": _number(e.get("rate"), 3), "baseline": footprint_baseline(e), "z": _number(e.get("z")),
-        "p": formatting.significant(e.get("p_value")), "q": formatting.significant(e.get("combined_q"))}
+        **pooled_group_words(code, e), "player": e.get("b"), "observed": e.get("observed"), "hands": e.get("hands"),
+        "expected": _number(e.get("expected_count"), 1), "rate": _number(e.get("rate"), 3),
+        "baseline": footprint_baseline(e), "z": _number(e.get("z")), "p": formatting.significant(e.get("p_value")),
+        "q": formatting.significant(e.get("combined_q"))}
     return with_same(text, e)
 
 
@@ -508,11 +515,7 @@ def pooled_text(code: str, e: dict) -> str:
     text = _("%(group)s %(who)s over %(window)s (%(from)s to %(to)s; %(hands)s hands at %(tables)s tables in "
              "%(shifts)s shifts): the bank won %(actual)s € where %(expected)s € were expected (z = %(z)s, p = %(p)s, "
              "q = %(q)s)") % {
-        "group": str(POOLED_GROUPS.get(code, code)).capitalize(), "who": pooled_who(code, e),
-        "window": POOLED_WINDOWS.get(e.get("window"), e.get("window")),
-        "from": formats.date_format(date.fromisoformat(e["from"]), "SHORT_DATE_FORMAT"),
-        "to": formats.date_format(date.fromisoformat(e["to"]), "SHORT_DATE_FORMAT"), "hands": e["hands"],
-        "tables": e.get("tables", "?"), "shifts": e.get("shifts", "?"), "actual": _number(e["actual"]),
+        **pooled_group_words(code, e), "hands": e["hands"], "actual": _number(e["actual"]),
         "expected": _number(e["expected"]), "z": _number(e["z"]), "p": formatting.significant(e["p_value"]),
         "q": formatting.significant(e.get("combined_q"))}
     return with_same(text, e)

@@ -55,6 +55,25 @@ def fed_at_three_tables(staff, today):
     return dealer2, tables
 
 
+def honest_and_fed_at_three_tables(staff, today, *, honest, fed, share, rig="win"):
+    """At each of Mesa 1, 2 and 3: an honest shift dealt by the staff's dealer to ana, luis,
+    marta and pepe, and a shift of dealer2 feeding ana (rosa, juan and luis beside her) in
+    ``share`` of its hands (``rig``: ``rigged_records``'). ``honest`` and ``fed``: ``(first
+    seed, hands, days before today)``, the seed and the fed shift's day moving on by one a
+    table. Returns how many hands were rigged at each table."""
+    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
+    rigged = []
+    for n in range(3):
+        table = simulated_table(f"Mesa {n + 1}", staff, players=PLAYERS)
+        records, _ = rigged_records(honest[0] + n, honest[1])
+        shift_of(table, staff["dealer"], staff, records, ("ana", "luis", "marta", "pepe"),
+                 today - timedelta(days=honest[2]))
+        records, count = rigged_records(fed[0] + n, fed[1], share=share, rig=rig)
+        shift_of(table, dealer2, staff, records, ("ana", "rosa", "juan", "luis"), today - timedelta(days=fed[2] + n))
+        rigged.append(count)
+    return rigged
+
+
 def named(test):
     """The groups a pooled test names: its own and those of the same bets (``same``)."""
     return [(test["code"], test.get("a"), test.get("b"))] + [(o["code"], o["a"], o["b"]) for o in test.get("same", [])]
@@ -62,14 +81,8 @@ def named(test):
 
 def test_a_dealer_feeding_one_player_at_three_tables_is_found_pooled_and_by_no_single_review(staff, edge):
     today = gaming_day(timezone.now())
-    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
-    tables = [simulated_table(f"Mesa {n}", staff, players=PLAYERS) for n in range(1, 4)]
-    for n, table in enumerate(tables):
-        honest, _ = rigged_records(100 + n, 24)
-        shift_of(table, staff["dealer"], staff, honest, ("ana", "luis", "marta", "pepe"), today - timedelta(days=2))
-        fed, rigged = rigged_records(200 + n, 24, share=0.7)
-        assert rigged >= 10
-        shift_of(table, dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=n))
+    rigged = honest_and_fed_at_three_tables(staff, today, honest=(100, 24, 2), fed=(200, 24, 0), share=0.7)
+    assert min(rigged) >= 10
     theory = Theory(compute=False)
     for shift_hands in (Hand.objects.filter(shift=s) for s in {h.shift for h in Hand.objects.select_related("shift")}):
         single = review(shift_hands, subject="shift", theory=theory, card_observations={})
@@ -245,14 +258,9 @@ def test_a_dealer_dealing_one_player_7_and_a_half_or_the_bank_bust_leaves_a_foot
     from reports.texts import alert_test_rows, alert_text
 
     today = gaming_day(timezone.now())
-    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
-    tables = [simulated_table(f"Mesa {n}", staff, players=PLAYERS) for n in range(1, 4)]
-    for n, table in enumerate(tables):
-        honest, _ = rigged_records(700 + n, 60)
-        shift_of(table, staff["dealer"], staff, honest, ("ana", "luis", "marta", "pepe"), today - timedelta(days=4))
-        fed, rigged = rigged_records(710 + n, 40, share=0.5, rig="natural")
-        assert rigged >= 15
-        shift_of(table, dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=n + 1))
+    rigged = honest_and_fed_at_three_tables(staff, today, honest=(700, 60, 4), fed=(710, 40, 1), share=0.5,
+                                            rig="natural")
+    assert min(rigged) >= 15
     result = pooled_review(today, theory=Theory(compute=False), card_hands=0)
     footprints = [t for t in result["tests"] if t["code"].startswith("footprint:")]
     assert {"footprint:dealer×player", "footprint:bank×player"} <= {t["code"] for t in footprints}
