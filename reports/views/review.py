@@ -38,6 +38,7 @@ from reports.texts import (
     POOLED_GROUPS,
     POOLED_WINDOWS,
     expectation_text,
+    place_words,
     pooled_who,
 )
 from tables.models import Hand, Table
@@ -250,7 +251,11 @@ def _pooled_context():
             if test["kind"] == "pooled":
                 label, who = POOLED_GROUPS.get(test["code"], test["code"]), pooled_who(test["code"], test)
             elif test["kind"] == "cards":
-                label, who = CARD_TESTS.get(test.get("test"), test.get("test")), test.get("who")
+                label, who = CARD_TESTS.get(test.get("test"), test.get("test")), place_words(test.get("who"))
+            elif test["kind"] == "pair":
+                label, who = PAIR_KINDS.get(test["code"], test["code"]), f"{test['a']} × {test['b']}"
+            elif test["kind"] == "expected":
+                label, who = GROUPS.get(test["code"], test["code"]), str(test.get("group") or "")
             else:
                 label, who = test["code"], test.get("subject", "")
             if test["kind"] != "exception" and test.get("report_id") is not None:  # a report's review test
