@@ -48,7 +48,7 @@ from statistics import NormalDist
 
 from django.db import transaction as db
 from django.utils import timezone
-from scipy.stats import binom
+from scipy.stats import hypergeom
 
 from casino.periods import gaming_day, gaming_day_bounds
 from reports import statistics
@@ -220,10 +220,14 @@ def footprint_tests(found, *, min_hands=MIN_HANDS):
     theory's: the rate moves with how the seats play (simulated, reglamento, 4 seats: 0.308
     standing at 4, 0.337 at 5½, 0.315 at 6½), and the theory assumes one strategy; the
     player's own other hands carry his play, the same window's others the table's as it
-    was. The count's variance is the binomial's plus the rate's estimation
-    (``n² · r(1 − r) / baseline hands``); p from the normal with a continuity correction,
-    or the binomial's tail at the expected rate where that is larger (a count of a few
-    dozen hands is skewed: the normal's tail is too thin).
+    was. The test is the two-sample one, the group's hands against the baseline's: under
+    the null both share one rate, estimated from both together (``p``, pooled), so the
+    count's variance is ``n · p(1 − p) · (1 + n / baseline hands)`` — not the baseline's
+    own rate, which a small baseline can put low by chance (a player's 5 of 50 other hands
+    made 18 of 50 look like z 4.2 at honest tables: benchmarks/RESULTS.md, "detection").
+    p: with one rule set (the usual case), Fisher's exact one-sided test (the group's hits
+    among all the hits of group and baseline, hypergeometric); with several, the normal
+    with a continuity correction.
 
     Returns:
         ``{(code, a id, b id): dict}`` of the groups with ``min_hands`` hands or more and
@@ -243,33 +247,35 @@ def footprint_tests(found, *, min_hands=MIN_HANDS):
             continue
         player = key[2]
         expected = variance = 0.0
-        baseline, baseline_hands, ok = set(), 0, True
+        baseline, baseline_hands, ok, strata = set(), 0, True, []
         for edge, (hands, hits) in group["by_edge"].items():
             own_hands, own_hits = found["player"].get((edge, player), [0, 0])
             out_hands, out_hits = own_hands - hands, own_hits - hits
             if out_hands >= min_hands:
-                rate, base, source = out_hits / out_hands, out_hands, "player"
+                base, base_hits, source = out_hands, out_hits, "player"
             else:
                 all_hands, all_hits = totals.get(edge, [0, 0])
-                base, source = all_hands - own_hands, "others"
+                base, base_hits, source = all_hands - own_hands, all_hits - own_hits, "others"
                 if base < min_hands:
                     ok = False
                     break
-                rate = (all_hits - own_hits) / base
+            rate, pooled = base_hits / base, (hits + base_hits) / (hands + base)
             baseline.add(source)
             baseline_hands += base
             expected += hands * rate
-            variance += hands * rate * (1 - rate) * (1 + hands / base)
+            variance += hands * pooled * (1 - pooled) * (1 + hands / base)
+            strata.append((hands, hits, base, base_hits))
         line = {"hands": group["hands"], "observed": group["hits"], "expected_count": expected,
                 "sd_count": math.sqrt(variance), "rate": expected / group["hands"] if group["hands"] else None,
                 "baseline": "player" if baseline == {"player"} else "others", "baseline_hands": baseline_hands,
                 "z": None, "p_value": None}
         if ok and group["hands"] >= min_hands and variance > 0:
             line["z"] = (group["hits"] - expected - 0.5) / math.sqrt(variance)
-            # The normal's tail is too thin for a count of a few dozen hands (skewed): the binomial's at the
-            # expected rate, where larger (the rate's estimation is the normal's part).
-            line["p_value"] = max(1.0 - NormalDist().cdf(line["z"]),
-                                  float(binom.sf(group["hits"] - 1, group["hands"], expected / group["hands"])))
+            if len(strata) == 1:  # Fisher's exact test: the group's share of every hit, hypergeometric
+                ((hands, hits, base, base_hits),) = strata
+                line["p_value"] = float(hypergeom.sf(hits - 1, hands + base, hits + base_hits, hands))
+            else:
+                line["p_value"] = 1.0 - NormalDist().cdf(line["z"])
         out[key] = line
     return out
 
