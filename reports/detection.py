@@ -756,6 +756,14 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
     return {"tests": combined, "untested": untested, "findings": findings}
 
 
+def bets_key(test) -> tuple:
+    """What makes two expected-against-actual tests (or pairs, or pooled groups) the same
+    bets: the hands, stakes, result, expectation and its spread, to the cent
+    (``same_tests``, ``reports.pooling.merge_report_tests``)."""
+    return (test["hands"], round(test["staked"], 2), round(test["actual"], 2), round(test["expected"], 2),
+            round(test["sd"], 2))
+
+
 def same_tests(tests):
     """``tests`` with the expected-against-actual lines and pairs of the same bets made
     once: a shift with one dealer and one bank holder has its dealer × bank pair the same
@@ -774,8 +782,7 @@ def same_tests(tests):
         if test["kind"] not in (AlertKind.EXPECTED, AlertKind.PAIR) or test.get("p_value") is None:
             kept.append(test)
             continue
-        key = (test["hands"], round(test["staked"], 2), round(test["actual"], 2), round(test["expected"], 2),
-               round(test["sd"], 2))
+        key = bets_key(test)
         ids = test.get("hand_ids")
         earlier = first.get(key)
         if earlier is not None and (ids is None or earlier.get("hand_ids") is None

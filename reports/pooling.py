@@ -62,6 +62,7 @@ from reports.detection import (
     STATISTICAL_KINDS,
     Sums,
     Theory,
+    bets_key,
     hand_card_observations,
     report_tests,
 )
@@ -379,17 +380,8 @@ def day_reports(day: date) -> list:
                                    shift__closed_at__lt=end)
     banks = (Report.objects.filter(kind=ReportKind.BANKS, computed_at__gte=start, computed_at__lt=end)
              .order_by("key", "-version").distinct("key"))
-    found = list(shifts.select_related("table", "shift")) + list(
-        Report.objects.filter(pk__in=[r.pk for r in banks]).select_related("table", "shift"))
+    found = [*shifts.select_related("table", "shift"), *banks.select_related("table", "shift")]
     return sorted(found, key=lambda report: report.pk)
-
-
-def _bets_key(test):
-    """What makes two expected-against-actual tests the same bets (as
-    ``detection.same_tests``): the hands, stakes, result, expectation and its spread to the
-    cent."""
-    return (test["hands"], round(test["staked"], 2), round(test["actual"], 2), round(test["expected"], 2),
-            round(test["sd"], 2))
 
 
 def merge_report_tests(tests, report_lines):
@@ -407,12 +399,12 @@ def merge_report_tests(tests, report_lines):
     for line in tests:
         if line["kind"] == AlertKind.POOLED and not line["code"].startswith(FOOTPRINT) \
                 and line.get("p_value") is not None:
-            index.setdefault(_bets_key(line), []).append(line)
+            index.setdefault(bets_key(line), []).append(line)
     dropped = set()
     for test in report_lines:
         if test["kind"] not in (AlertKind.EXPECTED, AlertKind.PAIR) or test.get("p_value") is None:
             continue
-        for line in index.get(_bets_key(test), []):
+        for line in index.get(bets_key(test), []):
             ids, line_ids = test.get("hand_ids"), line.get("hand_ids")
             whole = ids is not None and len(ids) == test.get("hand_total", len(ids)) \
                 and len(line_ids) == line["hand_total"]

@@ -253,7 +253,7 @@ def _pooled_context():
             elif test["kind"] == "cards":
                 label, who = CARD_TESTS.get(test.get("test"), test.get("test")), place_words(test.get("who"))
             elif test["kind"] == "pair":
-                label, who = PAIR_KINDS.get(test["code"], test["code"]), f"{test['a']} × {test['b']}"
+                label, who = PAIR_KINDS.get(test["code"], test["code"]), pooled_who(test["code"], test)
             elif test["kind"] == "expected":
                 label, who = GROUPS.get(test["code"], test["code"]), str(test.get("group") or "")
             else:

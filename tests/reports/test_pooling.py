@@ -302,3 +302,22 @@ def test_an_honest_week_of_players_standing_at_4_and_at_6_and_a_half_leaves_no_f
     footprints = [t for t in result["tests"] if t["code"].startswith("footprint:")]
     assert len(footprints) >= 6
     assert not [t for t in result["tests"] if t["combined_alert"]], [t for t in result["tests"] if t["combined_alert"]]
+
+
+def test_the_days_reports_are_its_shifts_closed_and_each_bank_reports_latest_version(played):
+    """``day_reports``: the shift report stored at its close, and of the bank-rotation
+    report computed twice that day only its latest version, by id."""
+    from reports.pooling import day_reports
+    from reports.services import report_request, report_run
+
+    shift = played.close()
+    shift_report = report_run(request_id=report_request(kind="shift", table=played.table, shift=shift,
+                                                        requested_by=None).pk).report
+    calendar_day = played.table.hands.order_by("-id").first().opened_at.astimezone().date()
+    banks = [report_run(request_id=report_request(kind="banks", table=played.table, date_from=calendar_day,
+                                                  date_to=calendar_day, requested_by=None).pk).report
+             for _ in range(2)]
+    assert [b.version for b in banks] == [1, 2]
+    found = day_reports(gaming_day(timezone.now()))
+    assert [r.pk for r in found] == [shift_report.pk, banks[1].pk]
+    assert found[1].table == played.table  # read with its table, no query more
