@@ -23,6 +23,7 @@ import pytest
 
 from game.simulate import random_record, random_rules
 from tests.conftest import ROOT
+from tests.engine.mutations import mutate
 
 COMPILED = ("cards", "hand", "payouts", "record")
 #: Records settled by both; the first CONSOLE_RECORDS of them also played as the console does.
@@ -46,32 +47,10 @@ def mutated(rng, record):
         op = rng.choice(("drop", "dup", "swap", "cut", "value", "key", "unkey", "header", "rules", "type"))
         i = rng.randrange(len(events)) if events else 0
         j = rng.randrange(len(events)) if events else 0
-        if not events or op == "header":
-            record[rng.choice(HEADER_KEYS)] = copy.deepcopy(rng.choice(JUNK))
-        elif op == "drop":
-            del events[i]
-        elif op == "dup":
-            events.insert(j, copy.deepcopy(events[i]))
-        elif op == "swap":
-            events[i], events[j] = events[j], events[i]
-        elif op == "cut":
-            del events[i:]
-        elif op in ("value", "unkey") and isinstance(events[i], dict) and events[i]:
-            key = rng.choice(sorted(events[i]))
-            if op == "unkey":
-                del events[i][key]
-            else:
-                events[i][key] = copy.deepcopy(rng.choice(JUNK))
-        elif op == "key" and isinstance(events[i], dict):
-            events[i][rng.choice(EVENT_KEYS)] = copy.deepcopy(rng.choice(JUNK))
-        elif op == "type":
-            events[i] = copy.deepcopy(rng.choice(JUNK))
-        elif op == "rules":
-            rules = record["rules"] if isinstance(record["rules"], dict) else {"profile": record["rules"]}
-            rules[rng.choice(("deck", "loca", "max_hands", "commission_rate", "bank_draws_below", "side_bets",
-                              "fixed_stake", "one_card_stand_max", "natural_pays", "exchange_fours"))] = (
-                copy.deepcopy(rng.choice(JUNK)))
-            record["rules"] = rules
+        mutate(record, events, op, i, j, choose=rng.choice, junk=lambda: copy.deepcopy(rng.choice(JUNK)),
+               header_keys=HEADER_KEYS, event_keys=EVENT_KEYS,
+               rule_keys=("deck", "loca", "max_hands", "commission_rate", "bank_draws_below", "side_bets",
+                          "fixed_stake", "one_card_stand_max", "natural_pays", "exchange_fours"))
     return record
 
 

@@ -10,6 +10,7 @@ from game import IllegalEvent, parse_amount
 from game.payouts import settle
 from game.record import play_record, read_header
 from game.simulate import random_record
+from tests.engine.mutations import mutate
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -56,29 +57,11 @@ def mutated(draw):
             op = "header"
         i = draw(st.integers(0, max(len(events) - 1, 0)))
         j = draw(st.integers(0, max(len(events) - 1, 0)))
-        if op == "drop":
-            del events[i]
-        elif op == "dup":
-            events.insert(j, copy.deepcopy(events[i]))
-        elif op == "swap":
-            events[i], events[j] = events[j], events[i]
-        elif op == "cut":
-            del events[i:]
-        elif op in ("value", "unkey") and isinstance(events[i], dict) and events[i]:
-            key = draw(st.sampled_from(sorted(events[i])))
-            if op == "unkey":
-                del events[i][key]
-            else:
-                events[i][key] = draw(json_values)
-        elif op == "key" and isinstance(events[i], dict):
-            events[i][draw(st.sampled_from(["player", "down", "amount", "card", "hand", "seat", "x"]))] = draw(json_values)
-        elif op == "header":
-            record[draw(st.sampled_from(["format", "rules", "min_bet", "max_bet", "bank", "seats", "number", "y"]))] = draw(json_values)
-        elif op == "rules":
-            rules = record["rules"] if isinstance(record["rules"], dict) else {"profile": record["rules"]}
-            rules[draw(st.sampled_from(["deck", "loca", "max_hands", "commission_rate", "bank_draws_below",
-                                        "fixed_stake", "profile", "natural_pays", "zzz"]))] = draw(json_values)
-            record["rules"] = rules
+        mutate(record, events, op, i, j, choose=lambda items: draw(st.sampled_from(items)), junk=lambda: draw(json_values),
+               header_keys=["format", "rules", "min_bet", "max_bet", "bank", "seats", "number", "y"],
+               event_keys=["player", "down", "amount", "card", "hand", "seat", "x"],
+               rule_keys=["deck", "loca", "max_hands", "commission_rate", "bank_draws_below", "fixed_stake",
+                          "profile", "natural_pays", "zzz"])
     return record
 
 
