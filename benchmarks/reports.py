@@ -241,45 +241,49 @@ def multiply(table, shift, target, entries_hands=20_000, source=None):
             seed_hands, seed_last, first_at, seed_at = cursor.fetchone()
             copies = -(-target // seed_hands) + 1  # copies 1.. of the seed, after the table's last hand
             base, last_number = last_number - seed_last, seed_last
+        # Copy k's ids are the source's plus ``o + k * m``: for the history, k times the seed's
+        # bounds; for a day on top, after the largest id, one seed's bounds a copy (the ids grow
+        # by what is added, so that day after day fits PostgreSQL's integer ids).
         p = {"table": table.pk, "copies": copies - 1, "n": last_number, "base": base,
              "span": (last_at - first_at).total_seconds() + 60,
-             **{f"m_{name.split('_', 1)[1]}": value for name, value in maxima.items()},
+             **{f"m_{name.split('_', 1)[1]}": source[name] for name in maxima},
+             **{f"o_{name.split('_', 1)[1]}": maxima[name] - source[name] for name in maxima},
              **{f"s_{name.split('_', 1)[1]}": value for name, value in source.items()}}
         cursor.execute("SET session_replication_role = replica")  # the load only: triggers off
         steps = [
             ("tenures", """
                 INSERT INTO tables_banktenure (id, table_id, holder_id, opened_at, closed_at, began, ended, capital,
                                                price, seller_id, previous_id, deposit_required, account_id)
-                SELECT t.id + k * %(m_banktenure)s, t.table_id, t.holder_id,
+                SELECT t.id + (%(o_banktenure)s + k * %(m_banktenure)s), t.table_id, t.holder_id,
                        t.opened_at + k * %(span)s * interval '1 second', t.closed_at + k * %(span)s * interval '1 second',
-                       t.began, t.ended, t.capital, t.price, t.seller_id, t.previous_id + k * %(m_banktenure)s,
-                       t.deposit_required, t.account_id + k * %(m_account)s
+                       t.began, t.ended, t.capital, t.price, t.seller_id, t.previous_id + (%(o_banktenure)s + k * %(m_banktenure)s),
+                       t.deposit_required, t.account_id + (%(o_account)s + k * %(m_account)s)
                   FROM tables_banktenure t, generate_series(1, %(copies)s) k
                  WHERE t.table_id = %(table)s AND t.id < %(s_banktenure)s"""),
             ("shares", """
                 INSERT INTO tables_syndicateshare (id, tenure_id, player_id, percent)
-                SELECT s.id + k * %(m_syndicateshare)s, s.tenure_id + k * %(m_banktenure)s, s.player_id, s.percent
+                SELECT s.id + (%(o_syndicateshare)s + k * %(m_syndicateshare)s), s.tenure_id + (%(o_banktenure)s + k * %(m_banktenure)s), s.player_id, s.percent
                   FROM tables_syndicateshare s JOIN tables_banktenure t ON t.id = s.tenure_id,
                        generate_series(1, %(copies)s) k
                  WHERE t.table_id = %(table)s AND t.id < %(s_banktenure)s"""),
             ("tenure accounts", """
                 INSERT INTO ledger_account (id, kind, player_id, balance, is_open, created_at)
-                SELECT a.id + k * %(m_account)s, a.kind, NULL, a.balance, a.is_open, a.created_at
+                SELECT a.id + (%(o_account)s + k * %(m_account)s), a.kind, NULL, a.balance, a.is_open, a.created_at
                   FROM ledger_account a JOIN tables_banktenure t ON t.account_id = a.id,
                        generate_series(1, %(copies)s) k
                  WHERE t.table_id = %(table)s AND t.id < %(s_banktenure)s"""),
             ("transactions", """
                 INSERT INTO ledger_transaction (id, kind, reference, idempotency_key, posted_by_id, source, posted_at,
                                                 reverses_id, memo, detail, cause)
-                SELECT x.id + k * %(m_transaction)s, x.kind, x.reference || ' (copy ' || k || ')',
+                SELECT x.id + (%(o_transaction)s + k * %(m_transaction)s), x.kind, x.reference || ' (copy ' || k || ')',
                        CASE WHEN x.idempotency_key LIKE 'tenure:%%'
-                            THEN 'tenure:' || (split_part(x.idempotency_key, ':', 2)::bigint + k * %(m_banktenure)s)
+                            THEN 'tenure:' || (split_part(x.idempotency_key, ':', 2)::bigint + (%(o_banktenure)s + k * %(m_banktenure)s))
                                  || substr(x.idempotency_key, length(split_part(x.idempotency_key, ':', 2)) + 8)
-                            ELSE x.idempotency_key || ':copy:' || (x.id + k * %(m_transaction)s) END,
+                            ELSE x.idempotency_key || ':copy:' || (x.id + (%(o_transaction)s + k * %(m_transaction)s)) END,
                        x.posted_by_id, x.source, x.posted_at + k * %(span)s * interval '1 second',
-                       x.reverses_id + k * %(m_transaction)s, x.memo, x.detail,
+                       x.reverses_id + (%(o_transaction)s + k * %(m_transaction)s), x.memo, x.detail,
                        CASE WHEN c.cause ? 'tenure'
-                            THEN jsonb_set(c.cause, '{tenure}', to_jsonb((c.cause ->> 'tenure')::bigint + k * %(m_banktenure)s))
+                            THEN jsonb_set(c.cause, '{tenure}', to_jsonb((c.cause ->> 'tenure')::bigint + (%(o_banktenure)s + k * %(m_banktenure)s)))
                             ELSE c.cause END
                   FROM ledger_transaction x, generate_series(1, %(copies)s) k,
                        -- the cause (ledger.references) of the copy: its hand's number, the
@@ -288,7 +292,7 @@ def multiply(table, shift, target, entries_hands=20_000, source=None):
                            WHEN 'hand' THEN jsonb_set(x.cause, '{number}',
                                                       to_jsonb((x.cause ->> 'number')::int + %(base)s + k * %(n)s))
                            WHEN 'reversal' THEN x.cause || jsonb_strip_nulls(jsonb_build_object(
-                               'of', (x.cause ->> 'of')::bigint + k * %(m_transaction)s,
+                               'of', (x.cause ->> 'of')::bigint + (%(o_transaction)s + k * %(m_transaction)s),
                                'void', CASE WHEN x.cause -> 'void' ? 'number' THEN jsonb_set(x.cause -> 'void',
                                    '{number}', to_jsonb((x.cause -> 'void' ->> 'number')::int + %(base)s + k * %(n)s)) END,
                                'original', CASE WHEN x.cause -> 'original' ->> 'kind' = 'hand'
@@ -300,8 +304,8 @@ def multiply(table, shift, target, entries_hands=20_000, source=None):
                                  WHERE t.table_id = %(table)s AND t.id < %(s_banktenure)s)"""),
             ("entries", """
                 INSERT INTO ledger_entry (id, transaction_id, account_id, side, amount)
-                SELECT e.id + k * %(m_entry)s, e.transaction_id + k * %(m_transaction)s,
-                       CASE WHEN a.kind = 'tenure' THEN e.account_id + k * %(m_account)s ELSE e.account_id END,
+                SELECT e.id + (%(o_entry)s + k * %(m_entry)s), e.transaction_id + (%(o_transaction)s + k * %(m_transaction)s),
+                       CASE WHEN a.kind = 'tenure' THEN e.account_id + (%(o_account)s + k * %(m_account)s) ELSE e.account_id END,
                        e.side, e.amount
                   FROM ledger_entry e JOIN ledger_account a ON a.id = e.account_id,
                        generate_series(1, %(copies)s) k
@@ -314,11 +318,11 @@ def multiply(table, shift, target, entries_hands=20_000, source=None):
                                          min_bet, max_bet, status, version, opened_by_id, opened_at, settled_at,
                                          settlement, next_bank, transaction_id, voided_at, voided_by_id, void_reason,
                                          imported, splits, exchanges, fusilados, muertos, cards)
-                SELECT h.id + k * %(m_hand)s, h.table_id, h.number + %(base)s + k * %(n)s, h.shift_id, h.dealer_id,
-                       h.tenure_id + k * %(m_banktenure)s, h.bank_id, h.seats, h.rules, h.min_bet, h.max_bet,
+                SELECT h.id + (%(o_hand)s + k * %(m_hand)s), h.table_id, h.number + %(base)s + k * %(n)s, h.shift_id, h.dealer_id,
+                       h.tenure_id + (%(o_banktenure)s + k * %(m_banktenure)s), h.bank_id, h.seats, h.rules, h.min_bet, h.max_bet,
                        h.status, h.version, h.opened_by_id, h.opened_at + k * %(span)s * interval '1 second',
                        h.settled_at + k * %(span)s * interval '1 second', h.settlement, h.next_bank,
-                       h.transaction_id + k * %(m_transaction)s, h.voided_at + k * %(span)s * interval '1 second',
+                       h.transaction_id + (%(o_transaction)s + k * %(m_transaction)s), h.voided_at + k * %(span)s * interval '1 second',
                        h.voided_by_id, h.void_reason, h.imported, h.splits, h.exchanges, h.fusilados, h.muertos,
                        h.cards
                   FROM tables_hand h, generate_series(1, %(copies)s) k
@@ -326,7 +330,7 @@ def multiply(table, shift, target, entries_hands=20_000, source=None):
             ("bets", """
                 INSERT INTO tables_handbet (id, hand_id, player_id, seat, seat_hand, stake, points, result,
                                             multiplier, net)
-                SELECT b.id + k * %(m_handbet)s, b.hand_id + k * %(m_hand)s, b.player_id, b.seat, b.seat_hand,
+                SELECT b.id + (%(o_handbet)s + k * %(m_handbet)s), b.hand_id + (%(o_hand)s + k * %(m_hand)s), b.player_id, b.seat, b.seat_hand,
                        b.stake, b.points, b.result, b.multiplier, b.net
                   FROM tables_handbet b JOIN tables_hand h ON h.id = b.hand_id, generate_series(1, %(copies)s) k
                  WHERE h.table_id = %(table)s AND h.id < %(s_hand)s"""),
@@ -394,7 +398,7 @@ def copy_entries(cursor, p, seed_hands, hands):
                 digest = entry_hash(previous=previous, key_id=key_id, table_id=p["table"],
                                     hand_number=number + p["base"] + k * p["n"], sequence=sequence, kind=kind, event=event,
                                     entered_by_id=by, entered_at=at)
-                copy.write_row((hand_id + k * p["m_hand"], p["table"], sequence, kind, text, at, previous, digest, by,
+                copy.write_row((hand_id + p["o_hand"] + k * p["m_hand"], p["table"], sequence, kind, text, at, previous, digest, by,
                                 key_id))
                 previous = digest
                 written += 1
