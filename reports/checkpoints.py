@@ -53,7 +53,7 @@ from reports.witness import witness_faults, witness_file_faults
 from tables.chain import GENESIS
 from tables.integrity import chain_scan, number_gaps, opening_faults
 from tables.models import Hand, HandEvent, Table
-from tables.replay import fault_text, hand_faults, postings_without_hand
+from tables.replay import ReplayFeed, fault_text, postings_without_hand
 
 #: Seconds to wait for a Celery worker to answer before running the chunks here.
 PING_SECONDS = 1.0
@@ -197,7 +197,10 @@ def _table_chunk(table, since, part=None):
                      or hand_from)
     else:
         last_hand = hand_upto
-    chain, last_entry, head = chain_scan(table, after_id=start, head=head, upto=entry_upto)
+    hands = _replayed_hands(table, since, hand_from=hand_from, last_hand=last_hand, first=first)
+    # The hands replayed from the chain check's one read of the entries (ReplayFeed).
+    feed = ReplayFeed(hands)
+    chain, last_entry, head = chain_scan(table, after_id=start, head=head, upto=entry_upto, feed=feed)
     openings = opening_faults(table, after_id=hand_from, upto=hand_upto)
     whole = []
     if last:
@@ -205,7 +208,20 @@ def _table_chunk(table, since, part=None):
         if gaps:
             whole.append("missing hand numbers: " + ", ".join(map(str, gaps[:100])))
         whole += [exception_text(fault) for fault in _seal_faults(table)]
+    replayed = [fault_text(fault) for fault in feed.faults()]
+    state = {"entry": last_entry, "head": head, "hand": last_hand, "number": table.last_hand_number}
+    mine = [f"{table.name}: {fault}" for fault in chain + openings + whole]
+    return {"part": "table", "table": table.pk, "faults": replayed + mine, "state": state,
+            "hands": hands.exclude(status=Hand.Status.OPEN).count(),
+            "entries": HandEvent.objects.filter(table=table, pk__gt=start, pk__lte=last_entry).count(),
+            "transactions": 0, "sections": [len(replayed), len(chain), len(openings)]}
+
+
+def _replayed_hands(table, since, *, hand_from, last_hand, first):
+    """The hands a table's chunk replays: those of an id in ``(hand_from, last_hand]``,
+    and in the first range of an incremental run the earlier hands with an entry since."""
     touched = Q(pk__gt=hand_from)
+    after_entry, after_hand = int(since.get("entry") or 0), int(since.get("hand") or 0)
     if first and after_entry:
         # The earlier hands with an entry since (a void, a hand finished since: a few), as a
         # list: "id > n OR id IN (subquery)" made PostgreSQL read every hand and hash every
@@ -215,14 +231,7 @@ def _table_chunk(table, since, part=None):
                       .values_list("hand_id", flat=True))
         if earlier:
             touched |= Q(pk__in=sorted(earlier))
-    hands = Hand.objects.filter(table=table, pk__lte=last_hand).filter(touched)
-    replayed = [fault_text(fault) for fault in hand_faults(hands)]
-    state = {"entry": last_entry, "head": head, "hand": last_hand, "number": table.last_hand_number}
-    mine = [f"{table.name}: {fault}" for fault in chain + openings + whole]
-    return {"part": "table", "table": table.pk, "faults": replayed + mine, "state": state,
-            "hands": hands.exclude(status=Hand.Status.OPEN).count(),
-            "entries": HandEvent.objects.filter(table=table, pk__gt=start, pk__lte=last_entry).count(),
-            "transactions": 0, "sections": [len(replayed), len(chain), len(openings)]}
+    return Hand.objects.filter(table=table, pk__lte=last_hand).filter(touched)
 
 
 def merge_results(results: list[dict]) -> list[dict]:

@@ -173,11 +173,15 @@ def _grouped(cursor, sql, ids, *, hashable=False) -> dict:
     return {pk: loads(text) for pk, text in cursor.fetchall()}
 
 
-def _chunk_faults(hands: list[_Hand]) -> list[dict]:
+def _chunk_faults(hands: list[_Hand], entries: dict | None = None) -> list[dict]:
+    """The faults of ``hands`` (``_Hand``), their entries read here (``_ENTRIES_SQL``) or
+    given (``entries``: ``{hand id: [[kind, event], …]}`` in sequence order, ``ReplayFeed``'s),
+    their bets and postings read here."""
     ids = [hand.pk for hand in hands]
     tx_ids = [hand.transaction_id for hand in hands if hand.transaction_id]
     with connection.cursor() as cursor:
-        entries = _grouped(cursor, _ENTRIES_SQL, ids)
+        if entries is None:
+            entries = _grouped(cursor, _ENTRIES_SQL, ids)
         bets = _grouped(cursor, _BETS_SQL, ids, hashable=True)
         posted = _grouped(cursor, _LEGS_SQL, tx_ids) if tx_ids else {}
     holders = _holders({account_id for legs in posted.values() for account_id, _side, _amount in legs})
@@ -185,6 +189,86 @@ def _chunk_faults(hands: list[_Hand]) -> list[dict]:
     for hand in hands:
         faults += _one_hand(hand, entries.get(hand.pk, []), bets.get(hand.pk, []), posted, holders)
     return faults
+
+
+_COUNTS_SQL = "SELECT hand_id, count(*) FROM tables_handevent WHERE hand_id = ANY(%s) GROUP BY hand_id"
+
+
+class ReplayFeed:
+    """``hand_faults`` of a table's hands fed the entries another reader streams: the
+    chain check (``tables.integrity.chain_scan``'s ``feed``) reads every entry of the table
+    once, in the order of their ids, and hands each to this feed, so that the replay does
+    not read them again (``ledger_check --full``: ``reports.checkpoints``; the replay's
+    own read of the entries was a sixth of PostgreSQL's work there, benchmarks/RESULTS.md,
+    "audit incremental").
+
+    Called as ``feed(hand_id, sequence, kind, event_text)`` for each entry streamed (any
+    hand's; those of hands not replayed are passed over). The entries are gathered by hand;
+    when ``CHUNK`` hands have entries, they are replayed as ``hand_faults`` replays a chunk.
+    A hand's entries need not all come through the stream (one range of a table's chain,
+    an incremental run's window, a void entered much later): before a hand is replayed its
+    entries are counted in the database (one index-only query a chunk), and a hand with
+    any not streamed is read whole (``_ENTRIES_SQL``). A hand never streamed is read whole
+    at the end. The answer is ``hand_faults(hands)``'s, fault for fault, in its order.
+
+    Events are decoded once per distinct text (``casino.jsontext.loads``, a bounded cache)
+    and shared between hands: the replay never changes an event (``game.hand`` reads them;
+    ``game.entries.fold_record_events`` copies before it writes).
+    """
+
+    #: Distinct event texts whose decoded value is kept (then the cache starts again).
+    CACHE = 50_000
+
+    def __init__(self, hands):
+        """``hands``: a queryset of ``Hand`` (of one table) to replay; open hands are skipped."""
+        self._wanted = set(hands.exclude(status=Hand.Status.OPEN).values_list("pk", flat=True))
+        self._pending = {}
+        self._events = {}
+        self._faults = []
+
+    def __call__(self, hand_id: int, sequence: int, kind: str, text: str) -> None:
+        if hand_id not in self._wanted:
+            return
+        entries = self._pending.get(hand_id)
+        if entries is None:
+            if len(self._pending) >= CHUNK:
+                self._flush()
+            entries = self._pending[hand_id] = []
+        event = self._events.get(text)
+        if event is None:
+            if len(self._events) >= self.CACHE:
+                self._events.clear()
+            event = self._events[text] = loads(text)
+        entries.append((sequence, kind, event))
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, {}
+        self._replay(list(pending), pending)
+
+    def _replay(self, ids: list[int], pending: dict) -> None:
+        self._wanted.difference_update(ids)
+        with connection.cursor() as cursor:
+            cursor.execute(_COUNTS_SQL, [ids])
+            counts = dict(cursor.fetchall())
+            whole = {pk for pk in ids if counts.get(pk, 0) != len(pending.get(pk, ()))}
+            read = _grouped(cursor, _ENTRIES_SQL, list(whole)) if whole else {}
+        entries = {pk: read.get(pk, []) if pk in whole else
+                   [[kind, event] for _sequence, kind, event in sorted(pending.get(pk, ()), key=_first)] for pk in ids}
+        hands = [_hand(row) for row in Hand.objects.filter(pk__in=ids).order_by("number").values_list(*_HAND_COLUMNS)]
+        self._faults += [(fault["hand"], fault) for fault in _chunk_faults(hands, entries)]
+
+    def faults(self) -> list[dict]:
+        """Replay what is left (the hands pending, then those never streamed) and return
+        every fault, as ``hand_faults(hands)``: in the hands' order of number."""
+        self._flush()
+        rest = sorted(self._wanted)
+        for start in range(0, len(rest), CHUNK):
+            self._replay(rest[start:start + CHUNK], {})
+        return [fault for _number, fault in sorted(self._faults, key=_first)]
+
+
+def _first(item):
+    return item[0]
 
 
 def _one_hand(hand: _Hand, entries, stored_bets, posted, holders) -> list[dict]:

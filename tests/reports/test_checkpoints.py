@@ -276,3 +276,38 @@ def test_a_chunk_leaves_the_garbage_collector_as_it_found_it(played):
     before = gc.get_threshold(), gc.get_freeze_count()
     assert check_chunk(chunk_specs(None)[1])["faults"] == []
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 500])
+def test_the_replay_fed_by_the_chain_check_answers_as_its_own_read(played, monkeypatch, chunk):
+    """``ReplayFeed`` (the hands replayed from the entries the chain check streams, not read
+    again) gives ``hand_faults``'s faults, in its order, whatever part of the entries the
+    stream covers (the whole table, a range inside it, from a point to the end): a void
+    entered after later hands (a hand's entries apart), an open hand (skipped), a hand
+    with no entry left, faults planted in three hands."""
+    from tables import replay
+    from tables.chain import GENESIS
+    from tables.integrity import chain_scan
+    from tables.replay import ReplayFeed, hand_faults
+
+    table = played.table
+    played.hand(["ana", "marta"], FIFTH)
+    played.void(Hand.objects.get(number=2), "wrong shoe")  # hand 2's void entered after hand 5's entries
+    played.play(played.open("ana", "marta"), "ana deal 5O")  # hand 6, open
+    bet = HandBet.objects.filter(hand__number=1).order_by("pk").first()
+    as_the_owner("UPDATE tables_handbet SET net = net + 5 WHERE id = %s", [bet.pk])
+    entry = HandEvent.objects.filter(hand__number=3).order_by("sequence")[3]
+    as_the_owner("UPDATE tables_handevent SET event = event || '{\"forged\": 1}' WHERE id = %s", [entry.pk])
+    as_the_owner("DELETE FROM tables_handevent WHERE hand_id = %s", [Hand.objects.get(number=5).pk])
+    monkeypatch.setattr(replay, "CHUNK", chunk)
+    hands = Hand.objects.filter(table=table)
+    expected = hand_faults(hands)
+    assert {(fault["hand"], fault["code"]) for fault in expected} >= {
+        (1, "hand_replay"), (3, "hand_unplayable"), (5, "hand_unplayable")}
+    ids = list(HandEvent.objects.filter(table=table).order_by("pk").values_list("pk", flat=True))
+    third, half = len(ids) // 3, len(ids) // 2
+    for after, upto in [(0, None), (ids[third], ids[2 * third]), (ids[half], None), (ids[-1], None)]:
+        head = HandEvent.objects.filter(pk=after).values_list("hash", flat=True).first() or GENESIS
+        feed = ReplayFeed(hands)
+        chain_scan(table, after_id=after, head=head, upto=upto, feed=feed)
+        assert feed.faults() == expected, (after, upto)
