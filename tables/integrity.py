@@ -4,6 +4,8 @@ the apps above the tables register (``register_table_check``: the reports app ad
 table's hands replayed and the seals of its stored reports), all shown on the table's
 integrity page (``table_faults``)."""
 
+from datetime import UTC
+
 from django.db import connection
 from django.db.models import TextField
 from django.db.models.functions import Cast
@@ -11,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from casino.jsontext import loads
-from tables.chain import GENESIS, EntryChecker, IsoUtc, opening_fault
+from tables.chain import GENESIS, EntryChecker, opening_fault
 from tables.models import Hand, HandEvent, Table
 
 #: Entries per round trip of the chain check's server-side cursor.
@@ -36,8 +38,8 @@ def chain_faults(table: Table) -> list[str]:
     return chain_scan(table)[0]
 
 
-def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS,
-               upto: int | None = None) -> tuple[list[str], int, str]:
+def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS, upto: int | None = None,
+               feed=None) -> tuple[list[str], int, str]:
     """``chain_faults`` over the table's entries after entry ``after_id`` only, the chain
     continuing from ``head`` (an incremental check, ``reports.checkpoints``: the last
     entry a check verified and its hash). With ``after_id`` 0, every entry from the
@@ -50,6 +52,9 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS,
     ``upto``: only the entries up to that id (one range of a table's chain checked in
     parallel ranges, ``reports.checkpoints``), and then the table's last entry is not
     compared (the last range's check does it).
+
+    ``feed``: called as ``feed(hand_id, sequence, kind, event_text)`` with each entry read,
+    after its check (``tables.replay.ReplayFeed``: the hands replayed from this one read).
 
     Returns:
         ``(faults in words, the last entry's id, its hash)`` (``after_id``, ``head`` when
@@ -69,15 +74,20 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS,
         entries = entries.filter(pk__lte=upto)
     rows = (entries.order_by("id")
             .values_list("hand__number", "sequence", "kind", Cast("event", TextField()), "entered_by_id",
-                         IsoUtc("entered_at"), "previous_hash", "hash", "id", "key_id"))
-    # The queryset's SQL read through a server-side cursor of its own: every column is text
-    # or a number as the driver gives it, so Django's row iterator has nothing to convert and
-    # only adds its cost per row (the chain check reads every entry of a table).
+                         "entered_at", "previous_hash", "hash", "id", "key_id", "hand_id"))
+    # The queryset's SQL read through a server-side cursor of its own: every column is text,
+    # a number or a timestamp as the driver gives it, so Django's row iterator has nothing to
+    # convert and only adds its cost per row (the chain check reads every entry of a table).
+    # In binary: a timestamp comes as its 8 bytes and its isoformat() is written here, where
+    # PostgreSQL's to_char (IsoUtc) took 5 s of its CPU a 100,000 hands for 1.2 s of ours
+    # (benchmarks/RESULTS.md, "audit incremental").
     sql, params = rows.query.sql_with_params()
     with connection.chunked_cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.cursor.execute(sql, params, binary=True)
         while batch := cursor.fetchmany(CHAIN_BATCH):
-            for number, sequence, kind, text, by, at, stored_previous, stored, pk, key_id in batch:
+            for number, sequence, kind, text, by, at, stored_previous, stored, pk, key_id, hand_id in batch:
+                if at.utcoffset():  # a session in another time zone (Django's is UTC)
+                    at = at.astimezone(UTC)
                 if stored_previous != previous:
                     faults.append(_("entry %(seq)s of hand #%(hand)s does not follow the entry before it")
                                   % {"seq": sequence, "hand": number})
@@ -87,6 +97,8 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS,
                 if fault:
                     faults.append(str(FAULT_WORDS[fault]) % {"seq": sequence, "hand": number})
                 previous, last_id = stored, pk
+                if feed is not None:
+                    feed(hand_id, sequence, kind, text)
     if upto is not None:
         return faults, last_id, previous
     table.refresh_from_db(fields=["last_event_hash"])

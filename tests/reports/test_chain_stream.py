@@ -211,3 +211,24 @@ def test_each_entry_is_signed_with_hmac_sha256_as_defined(key, key_id, previous,
     expected = hmac.digest(key, f"{key_id}\n{previous}\n{body}".encode(), "sha256").hex()
     assert _digest(key_id=key_id, key=key, previous=previous, body=body) == expected
     assert _digest(key_id=key_id, key=key, previous=previous, body=body) == expected  # the cached key again
+
+
+def test_the_chain_reads_its_times_in_utc_whatever_the_sessions_time_zone(played):
+    """The table's chain check reads each entry's time as a timestamp (in binary) and writes
+    its ``isoformat()`` in UTC as it was signed: a session in Madrid's time zone (an hour
+    ahead) still reads every sound entry as sound, and a changed time as changed."""
+    from tables.integrity import chain_scan
+
+    played.close()
+    with connection.cursor() as cursor:
+        cursor.execute("SET TIME ZONE 'Europe/Madrid'")
+    try:
+        assert chain_scan(played.table)[0] == []
+        first = HandEvent.objects.filter(table=played.table).order_by("pk").first()
+        behind_the_back("UPDATE tables_handevent SET entered_at = entered_at + interval '1 microsecond' "
+                        "WHERE id = %s", [first.pk])
+        assert f"entry {first.sequence} of hand #{first.hand.number} was changed after it was entered" in \
+            chain_scan(played.table)[0]
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SET TIME ZONE 'UTC'")
