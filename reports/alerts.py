@@ -108,7 +108,7 @@ def alert_raise(*, finding: Finding, run=None) -> tuple[Alert, bool]:
     return alert, outcome == "opened"
 
 
-def alert_raise_joined(*, finding: Finding, run=None) -> tuple[Alert, str]:
+def alert_raise_joined(*, finding: Finding, run=None, _retry=True) -> tuple[Alert, str]:
     """``alert_raise``, saying what happened: ``(alert, outcome)``, outcome ``"opened"``
     (a new alert), ``"joined"`` (an ``AlertEvidence`` added to the group's open alert) or
     ``"known"`` (this finding was raised before: nothing written). One transaction.
@@ -142,7 +142,9 @@ def alert_raise_joined(*, finding: Finding, run=None) -> tuple[Alert, str]:
                     evidence=finding.evidence, opened_at=now, group=group)
                 AlertChange.objects.create(alert=alert, action=AlertChange.Action.OPENED, by=None, at=now)
         except IntegrityError:  # a concurrent raise of the same finding (or group) committed first
-            return alert_raise_joined(finding=finding, run=run)
+            if not _retry:
+                raise
+            return alert_raise_joined(finding=finding, run=run, _retry=False)
         return alert, "opened"
 
 
