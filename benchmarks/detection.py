@@ -25,8 +25,9 @@ The trials:
 
 - ``honest``: nothing planted; the honest seats standing at each ``--stand-at`` (half-
   points: 8 = 4 points, 13 = 6½) where the theory assumes the profile's default. Every
-  alert is false: counted per 10,000 honest hands (distinct findings: a finding raised
-  again the next night with the same figures is one).
+  alert is false: counted per 10,000 honest hands (distinct alerts: a finding raised
+  again the next night with the same figures is one, and so is a group's finding that
+  joins its open alert, found again over the same kind of window with more hands).
 - ``pair``: dealer d1 and player p1 together in 3 shifts, one at each of 3 tables on 3
   different days (``--hands`` each: 150 hands at 50), p1 winning his bet in a share of
   those hands (``--pair-shares``; the hand dealt again until he does: a dealer feeding
@@ -155,6 +156,7 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
 
     from casino.periods import gaming_day
     from patrons.models import Player
+    from reports.alerts import alert_raise_joined
     from reports.detection import STATISTICAL_KINDS, report_findings, review
     from reports.models import Report, ReportKind
     from reports.pooling import pooled_review
@@ -206,10 +208,18 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
                 # The night's shift reports, as in production (each night's run takes the reports of its day).
                 result = pooled_review(day, theory=theory, report_cards=args.shift_cards,
                                        reports=night_reports.get(night, []))
+                # Raised as the nightly run raises them (rolled back with the trial): a finding of a group
+                # whose alert is open joins it (one ongoing alert), so the false alerts are the alerts opened.
+                raised = {}
                 for finding in result["findings"]:
-                    if args.show_alerts and finding.fingerprint not in pooled:
-                        show_alert(f"pooled night {night}", finding.kind, finding.code, finding.evidence)
-                    pooled.add(finding.fingerprint)
+                    alert, outcome = alert_raise_joined(finding=finding)
+                    raised[id(finding)] = (alert.pk, outcome)
+                for finding in result["findings"]:
+                    alert_id, outcome = raised[id(finding)]
+                    if args.show_alerts and outcome != "known":
+                        show_alert(f"pooled night {night}" + (f" (joins #{alert_id})" if outcome == "joined" else ""),
+                                   finding.kind, finding.code, finding.evidence)
+                    pooled.add(alert_id)
                     e = finding.evidence
                     named = [(finding.code, e.get("a"), e.get("b"))] + [(o.get("code"), o.get("a"), o.get("b"))
                                                                         for o in e.get("same") or []]

@@ -25,7 +25,7 @@ APPEND_ONLY = frozenset({
     "tables_handbet", "tables_handevent", "tables_bankrebuild", "tables_bankwithdrawal", "tables_incident",
     "tables_dealerrelief", "ledger_chiptransfer",
     "tables_pit", "tables_rotationplan", "tables_rotationplan_tables", "tables_rotationslot",
-    "reports_witnessidentity",
+    "reports_witnessidentity", "reports_alertevidence",
     "patrons_exclusionload", "patrons_exclusionentry", "patrons_admissionrefusal", "patrons_dayadmission",
 })
 #: The apps that hold the money and its audit trail: nothing of theirs is ever deleted.

@@ -8,6 +8,12 @@ finding is a ``Finding``: its kind, its code, its subject (what it is about: ``s
 ``hand:345``, ``table:3:2026-11-01:2026-11-30``), its identity (what makes two findings
 the same: the subject and the code, plus e.g. the pair's people) and its evidence
 (structured data: ids and numbers).
+
+A finding may also name its group (``Finding.group``: e.g. a pooled group's window, "player
+p5 over the week"): a new finding of a group that has an open alert (found again on a later
+night with more hands) joins that alert as an ``AlertEvidence`` (the alert is ongoing, its
+latest figures and hands attributed to the run) instead of opening another; once the alert
+is acknowledged, the group's next finding opens a new alert.
 """
 
 import hashlib
@@ -21,7 +27,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from casino.roles import AUDITOR, has_role
-from reports.models import Alert, AlertChange, AlertKind
+from reports.models import Alert, AlertChange, AlertEvidence, AlertKind
 
 #: An acknowledgement's note: at least this many characters (a word or two is not a note).
 NOTE_MIN = 5
@@ -50,6 +56,8 @@ class Finding:
             same subject (e.g. the pair's two people); JSON-serialisable.
         evidence: the finding's data (JSON: ids of hands, bets, tenures; numbers).
         table_id, shift_id, report_id: where it was found (optional).
+        group: what, besides kind, code and subject, makes later findings the same ongoing
+            finding (e.g. the window, ``"week"``); None: none (each finding its own alert).
     """
 
     kind: str
@@ -60,6 +68,16 @@ class Finding:
     table_id: int | None = None
     shift_id: int | None = None
     report_id: int | None = None
+    group: object = None
+
+    @property
+    def group_key(self) -> str:
+        """SHA-256 (hex) of kind, code, subject and group as sorted JSON; "" without a group."""
+        if self.group is None:
+            return ""
+        text = json.dumps([self.kind, self.code, self.subject, self.group], sort_keys=True, default=str,
+                          ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
 
     @property
     def fingerprint(self) -> str:
@@ -69,50 +87,90 @@ class Finding:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def alert_raise(*, finding: Finding) -> tuple[Alert, bool]:
+def alert_raise(*, finding: Finding, run=None) -> tuple[Alert, bool]:
     """Open an alert for a finding, unless that finding already has one (open or
-    acknowledged): idempotent, safe under concurrent raises (unique fingerprint).
+    acknowledged, or joined to one): idempotent, safe under concurrent raises (unique
+    fingerprints; one open alert per group). A new finding of a group (``Finding.group``)
+    whose alert is open joins it: an ``AlertEvidence`` row with the finding's evidence,
+    attributed to ``run``; nothing of the alert changes.
 
     Args:
         finding: the ``Finding``.
+        run: the ``PooledReview`` that found it (None: another source), kept on a joined
+            finding's evidence row.
     Returns:
-        ``(alert, created)``: the alert of this finding; created False if it existed.
+        ``(alert, created)``: the alert of this finding (the open alert it joined, if it
+        did); created False if it existed or joined one (``alert_raise_joined`` tells which).
+    Raises:
+        ValueError: an unknown kind.
+    """
+    alert, outcome = alert_raise_joined(finding=finding, run=run)
+    return alert, outcome == "opened"
+
+
+def alert_raise_joined(*, finding: Finding, run=None, _retry=True) -> tuple[Alert, str]:
+    """``alert_raise``, saying what happened: ``(alert, outcome)``, outcome ``"opened"``
+    (a new alert), ``"joined"`` (an ``AlertEvidence`` added to the group's open alert) or
+    ``"known"`` (this finding was raised before: nothing written). One transaction.
+
     Raises:
         ValueError: an unknown kind.
     """
     if finding.kind not in AlertKind.values:
         raise ValueError(f"unknown alert kind {finding.kind!r}")
     fingerprint = finding.fingerprint
+    group = finding.group_key
     with db.atomic():
         existing = Alert.objects.filter(fingerprint=fingerprint).first()
         if existing is not None:
-            return existing, False
+            return existing, "known"
+        joined = AlertEvidence.objects.filter(fingerprint=fingerprint).select_related("alert").first()
+        if joined is not None:
+            return joined.alert, "known"
         try:
             with db.atomic():
                 now = timezone.now()
+                if group:
+                    ongoing = Alert.objects.select_for_update().filter(group=group, status=Alert.Status.OPEN).first()
+                    if ongoing is not None:
+                        AlertEvidence.objects.create(alert=ongoing, fingerprint=fingerprint, evidence=finding.evidence,
+                                                     run=run, found_at=now)
+                        return ongoing, "joined"
                 alert = Alert.objects.create(
                     kind=finding.kind, code=finding.code[:64], subject=finding.subject[:120], fingerprint=fingerprint,
                     table_id=finding.table_id, shift_id=finding.shift_id, report_id=finding.report_id,
-                    evidence=finding.evidence, opened_at=now)
+                    evidence=finding.evidence, opened_at=now, group=group)
                 AlertChange.objects.create(alert=alert, action=AlertChange.Action.OPENED, by=None, at=now)
-        except IntegrityError:  # a concurrent raise of the same finding committed first
-            return Alert.objects.get(fingerprint=fingerprint), False
-        return alert, True
+        except IntegrityError:  # a concurrent raise of the same finding (or group) committed first
+            if not _retry:
+                raise
+            return alert_raise_joined(finding=finding, run=run, _retry=False)
+        return alert, "opened"
 
 
-def alerts_raise(*, findings) -> list[Alert]:
+def alerts_raise(*, findings, run=None) -> list[Alert]:
     """Raise each finding (``alert_raise``) in one transaction.
 
+    Args:
+        findings: ``Finding``s.
+        run: the ``PooledReview`` that found them (None: another source).
     Returns:
-        the alerts opened now (findings that already had one are left out).
+        the alerts opened now (findings that already had one, or joined an open one, are
+        left out).
     """
-    opened = []
+    return alerts_raise_counted(findings=findings, run=run)["opened"]
+
+
+def alerts_raise_counted(*, findings, run=None) -> dict:
+    """``alerts_raise``, with what happened to each finding: ``{"opened": [alerts opened],
+    "joined": [the open alerts joined, once per joining finding], "known": [alerts of
+    findings raised before]}``. One transaction."""
+    out = {"opened": [], "joined": [], "known": []}
     with db.atomic():
         for finding in findings:
-            alert, created = alert_raise(finding=finding)
-            if created:
-                opened.append(alert)
-    return opened
+            alert, outcome = alert_raise_joined(finding=finding, run=run)
+            out[outcome].append(alert)
+    return out
 
 
 def alert_acknowledge(*, alert_id: int, note: str, by) -> Alert:

@@ -283,9 +283,15 @@ def fitted_edge(rules, seats, fit, theory) -> dict:
     bank). A group's expected result then has a variance of its sampling plus
     ``(u · staked)²`` (one error common to all its hands).
 
+    The share of bets the bank wins, for the large-losses test, is likewise taken at its
+    most lenient plausible value: ``p_lose_high``, the largest ``bank_wins_bet`` of the
+    fitted strategy and its neighbours (a player losing more often than the fit expects
+    is no finding if a plausible reading of the table's play expects it).
+
     Returns:
         dict: ``edge`` (the stored ``EdgeResult.as_dict()``), ``mean``, ``sd`` (per bet),
-        ``rho``, ``u``, ``spread``, ``strategy`` (a ``Strategy``).
+        ``rho``, ``u``, ``spread``, ``strategy`` (a ``Strategy``), ``p_lose_high`` (None
+        when the edge has no ``bank_wins_bet``).
     Raises:
         MissingTheory: ``theory`` does not compute and an edge is not stored.
     """
@@ -293,12 +299,17 @@ def fitted_edge(rules, seats, fit, theory) -> dict:
     edge = theory(rules, seats, strategy)
     mean = float(edge["mean_per_unit"])
     spread = 0.0
+    p_lose = edge.get("bank_wins_bet")
+    p_lose_high = None if p_lose is None else float(p_lose)
     for neighbour in (fit["neighbours"] if fit else []):
-        spread = max(spread, abs(float(theory(rules, seats, neighbour)["mean_per_unit"]) - mean))
+        other = theory(rules, seats, neighbour)
+        spread = max(spread, abs(float(other["mean_per_unit"]) - mean))
+        if p_lose_high is not None and other.get("bank_wins_bet") is not None:
+            p_lose_high = max(p_lose_high, float(other["bank_wins_bet"]))
     se = float(edge.get("standard_error") or 0.0)
     return {"edge": edge, "mean": mean, "sd": float(edge["sd_per_unit_bet"]),
             "rho": float(edge["within_hand_correlation"]), "u": math.sqrt(se * se + spread * spread),
-            "spread": spread, "strategy": _strategy_for(rules, strategy)}
+            "spread": spread, "strategy": _strategy_for(rules, strategy), "p_lose_high": p_lose_high}
 
 
 def expectation(hands, *, theory=None, fits=None) -> dict:
@@ -694,15 +705,16 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
                           "per_unit_expected": pair["expected"] / pair["staked"] if pair["staked"] else None,
                           "per_unit_band": PAIR_BAND_K * pair["sd"] / pair["staked"] if pair["staked"] else None})
         threshold, large = sums.large_losses(large_stake)
-        losses = statistics.large_loss_figures(large, p_lose=first["bank_wins_bet"], large_stake=threshold,
-                                               alpha=alpha)
+        p_lose = sums.first_fitted["p_lose_high"]
+        losses = statistics.large_loss_figures(large, p_lose=p_lose, large_stake=threshold, alpha=alpha)
         for pair in losses["pairs"]:
             if pair["lost"] < 3:
                 continue
             tests.append({"kind": AlertKind.LARGE_LOSSES, "code": "player×bank",
                           "identity": [pair["player"], pair["bank"]], "player": pair["player"], "bank": pair["bank"],
                           "large_stake": losses["large_stake"], "large_bets": pair["large_bets"],
-                          "lost": pair["lost"], "amount_lost": pair["amount_lost"], "p_value": pair["p_value"],
+                          "lost": pair["lost"], "amount_lost": pair["amount_lost"], "p_lose": p_lose,
+                          "p_value": pair["p_value"],
                           "hand_ids": pair["evidence"], "hand_total": pair["hand_total"]})
     tests, copies = same_tests(tests)
     copies_of = {}  # the correction copies each test: its copies found again by a mark

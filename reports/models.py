@@ -219,15 +219,46 @@ class Alert(models.Model):
     evidence = models.JSONField(_("evidence"), default=dict)
     opened_at = models.DateTimeField(_("opened at"), default=timezone.now)
     status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.OPEN)
+    #: The finding's group (SHA-256 of its kind, code, subject and window; blank: none): a
+    #: later finding of the same group, while this alert is open, joins it as an
+    #: ``AlertEvidence`` instead of opening another (``reports.alerts.alert_raise``).
+    group = models.CharField(_("group"), max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["-opened_at", "-id"]
         verbose_name = _("alert")
         verbose_name_plural = _("alerts")
         indexes = [models.Index(fields=["status", "opened_at"], name="reports_alert_open")]
+        constraints = [
+            models.UniqueConstraint(fields=["group"], condition=Q(status="open") & ~Q(group=""),
+                                    name="reports_alert_one_open_per_group"),
+        ]
 
     def __str__(self):
         return f"#{self.pk} {self.kind}:{self.code} · {self.subject} · {self.status}"
+
+
+class AlertEvidence(models.Model):
+    """A later finding of an open alert's group (the same subject and window, found again on
+    a later night with more hands): the alert is ongoing, and this row keeps that night's
+    figures and hands, attributed to the run that found them. Insert only (PostgreSQL
+    trigger, ``reports/sql/0011_alert_evidence.sql``); the alert's own ``evidence`` stays
+    the first finding's."""
+
+    alert = models.ForeignKey(Alert, models.PROTECT, related_name="updates", verbose_name=_("alert"))
+    fingerprint = models.CharField(_("fingerprint"), max_length=64, unique=True)
+    evidence = models.JSONField(_("evidence"), default=dict)
+    run = models.ForeignKey("PooledReview", models.PROTECT, null=True, blank=True, related_name="evidences",
+                            verbose_name=_("pooled review"))
+    found_at = models.DateTimeField(_("found at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["alert", "found_at", "id"]
+        verbose_name = _("alert evidence")
+        verbose_name_plural = _("alert evidences")
+
+    def __str__(self):
+        return f"{self.alert_id} · {self.found_at:%Y-%m-%d %H:%M}"
 
 
 class AlertChange(models.Model):

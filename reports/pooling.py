@@ -52,7 +52,7 @@ from scipy.stats import hypergeom
 
 from casino.periods import gaming_day, gaming_day_bounds
 from reports import statistics
-from reports.alerts import Finding, alerts_raise
+from reports.alerts import Finding, alerts_raise_counted
 from reports.detection import (
     ALPHA,
     CARD_HANDS_LIMIT,
@@ -539,7 +539,16 @@ def _finding(test, day):
                        identity=test["identity"], evidence=evidence)
     subject = f"pooled:{test['code']}:{test['a']}" + ("" if test["b"] is None else f":{test['b']}")
     return Finding(kind=AlertKind.POOLED, code=test["code"], subject=subject[:120], identity=test["identity"],
-                   evidence=evidence)
+                   evidence=evidence, group=finding_group(test))
+
+
+def finding_group(test) -> list:
+    """A pooled group's test's ``Finding.group``: its window (``"week"``, ``"month"``,
+    ``"to_date"``), so that the group found again over the same kind of window on a later
+    night, with more hands, joins its open alert; a day's window with its day (another
+    day's hands are another finding)."""
+    window = test.get("window")
+    return [window, test.get("to")] if window == "day" else [window]
 
 
 # ---------------------------------------------------------------------------------------
@@ -580,7 +589,8 @@ def pooled_review_run(*, run_id: int, theory=None) -> PooledReview:
     acknowledged late) or failed (retried) is computed again.
 
     Returns:
-        the PooledReview, done (``result`` as ``pooled_review``'s without its findings,
+        the PooledReview, done (``result`` as ``pooled_review``'s without its findings, with
+        ``joined``: the ids of the open alerts its findings joined,
         ``opened`` the alerts opened now) or failed (``error``).
     """
     with db.atomic():
@@ -593,9 +603,10 @@ def pooled_review_run(*, run_id: int, theory=None) -> PooledReview:
     try:
         with db.atomic():
             result = pooled_review(run.day, theory=theory)
-            opened = alerts_raise(findings=result.pop("findings"))
+            raised = alerts_raise_counted(findings=result.pop("findings"), run=run)
+            result["joined"] = sorted({alert.pk for alert in raised["joined"]})
             run.result = result
-            run.opened = len(opened)
+            run.opened = len(raised["opened"])
             run.alerts = sum(1 for test in result["tests"] if test["combined_alert"])
             run.status = PooledReview.Status.DONE
             run.finished_at = timezone.now()

@@ -8,7 +8,12 @@ from datetime import date
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -47,6 +52,28 @@ class AlertChangeSerializer(serializers.Serializer):
     note = serializers.CharField()
 
 
+class OngoingSerializer(serializers.Serializer):
+    """An alert's later findings joined to it while open: ``count``, the latest's
+    ``latest_at``, ``latest_run`` (its pooled review's id), ``latest_text`` (in the
+    request's language) and ``latest_evidence`` (structured, as ``evidence``)."""
+
+    count = serializers.IntegerField()
+    latest_at = serializers.DateTimeField()
+    latest_run = serializers.IntegerField(allow_null=True)
+    latest_text = serializers.CharField()
+    latest_evidence = serializers.JSONField()
+
+
+class AlertEvidenceSerializer(serializers.Serializer):
+    """One later finding joined to an open alert: when, by which pooled review, its
+    figures in words and its evidence."""
+
+    found_at = serializers.DateTimeField()
+    run = serializers.IntegerField(source="run_id", allow_null=True)
+    text = serializers.CharField()
+    evidence = serializers.JSONField()
+
+
 class AlertSerializer(serializers.ModelSerializer):
     """An alert: its finding (``kind``, ``code``, ``subject``), its place (table, shift,
     report), its status, ``text`` (the finding in words, in the request's language) and
@@ -55,14 +82,28 @@ class AlertSerializer(serializers.ModelSerializer):
 
     text = serializers.SerializerMethodField()
     table_name = serializers.CharField(source="table.name", read_only=True, allow_null=True, default=None)
+    ongoing = serializers.SerializerMethodField()
 
     class Meta:
         model = Alert
         fields = ["id", "kind", "code", "subject", "status", "table", "table_name", "shift", "report", "opened_at",
-                  "text", "evidence"]
+                  "text", "evidence", "ongoing"]
 
     def get_text(self, alert) -> str:
         return alert_text(alert.kind, alert.code, alert.evidence)
+
+    @extend_schema_field(OngoingSerializer(allow_null=True))
+    def get_ongoing(self, alert) -> dict | None:
+        """Null, or the later findings of the alert's group joined to it while it was open
+        (``reports.alerts.alert_raise``): their count, the latest's time, figures in words
+        and evidence (the alert's own ``evidence`` stays the first finding's)."""
+        updates = list(alert.updates.all())  # prefetched by the view
+        if not updates:
+            return None
+        latest = max(updates, key=lambda u: (u.found_at, u.pk))
+        return {"count": len(updates), "latest_at": serializers.DateTimeField().to_representation(latest.found_at),
+                "latest_run": latest.run_id, "latest_text": alert_text(alert.kind, alert.code, latest.evidence),
+                "latest_evidence": latest.evidence}
 
 
 class AlertDetailSerializer(AlertSerializer):
@@ -73,9 +114,18 @@ class AlertDetailSerializer(AlertSerializer):
 
     changes = serializers.SerializerMethodField()
     hands_url = serializers.SerializerMethodField()
+    updates = serializers.SerializerMethodField()
 
     class Meta(AlertSerializer.Meta):
-        fields = [*AlertSerializer.Meta.fields, "changes", "hands_url"]
+        fields = [*AlertSerializer.Meta.fields, "changes", "hands_url", "updates"]
+
+    @extend_schema_field(AlertEvidenceSerializer(many=True))
+    def get_updates(self, alert) -> list[dict]:
+        """Every later finding joined to the alert, oldest first (``ongoing`` sums them)."""
+        updates = sorted(alert.updates.all(), key=lambda u: (u.found_at, u.pk))
+        for update in updates:
+            update.text = alert_text(alert.kind, alert.code, update.evidence)
+        return AlertEvidenceSerializer(updates, many=True).data
 
     def get_hands_url(self, alert) -> str | None:
         url = evidence_hands_url(alert)
@@ -100,7 +150,7 @@ class AcknowledgeInputSerializer(serializers.Serializer):
 class AlertViewSet(ApiViewMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """The auditors' alerts: read by the auditor and the admin, acknowledged by an auditor."""
 
-    queryset = Alert.objects.select_related("table", "report").order_by("-opened_at", "-id")
+    queryset = Alert.objects.select_related("table", "report").prefetch_related("updates").order_by("-opened_at", "-id")
     filterset_class = AlertFilter
     lookup_value_regex = r"\d+"
     permission = ALERT_READERS

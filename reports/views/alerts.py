@@ -1,6 +1,7 @@
 """The auditors' alerts: the open ones (also on the auditor's home), one alert with its
 evidence and history, its acknowledgement with a note. Thin: ``reports.alerts`` writes."""
 
+import copy
 from datetime import date
 from decimal import Decimal
 
@@ -15,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from casino.roles import AUDITOR, role_required
 from reports.alerts import NOTE_MIN, AlertError, alert_acknowledge
 from reports.evidence import evidence_hand_links, evidence_hands_url
-from reports.models import Alert
+from reports.models import Alert, AlertEvidence
 from reports.texts import alert_test_rows, alert_text, exception_text
 
 PER_PAGE = 50
@@ -31,15 +32,47 @@ class AcknowledgeForm(forms.Form):
                            help_text=gettext_lazy("What you checked and what you found (kept with the alert)."))
 
 
+def with_updates(alerts):
+    """Mark each alert of ``alerts`` (a list or page) ongoing or not, in one query: each gets
+    ``update_count`` (the later findings joined to it, ``AlertEvidence``) and, with any,
+    ``latest_text`` (the latest one in words). Returns ``alerts``."""
+    latest = {}
+    counts = {}
+    for update in AlertEvidence.objects.filter(alert__in=[a.pk for a in alerts]).order_by("found_at", "id"):
+        counts[update.alert_id] = counts.get(update.alert_id, 0) + 1
+        latest[update.alert_id] = update
+    for alert in alerts:
+        alert.update_count = counts.get(alert.pk, 0)
+        update = latest.get(alert.pk)
+        alert.latest_text = alert_text(alert.kind, alert.code, update.evidence) if update else ""
+    return alerts
+
+
+def alert_updates(alert):
+    """An alert's later findings (``AlertEvidence``), oldest first, each with ``text`` (in
+    words), ``hand_total`` and ``hands_url`` (the hand history filtered to its hands, or
+    None)."""
+    updates = list(alert.updates.order_by("found_at", "id"))
+    for update in updates:
+        evidence = update.evidence if isinstance(update.evidence, dict) else {}
+        update.text = alert_text(alert.kind, alert.code, evidence)
+        update.hand_total = evidence.get("hand_total", evidence.get("hands"))
+        shown = copy.copy(alert)
+        shown.evidence = evidence
+        update.hands_url = evidence_hands_url(shown)
+    return updates
+
+
 def open_alerts(limit=None):
-    """The open alerts, latest first, each with ``text`` (its finding in words)."""
+    """The open alerts, latest first, each with ``text`` (its finding in words) and
+    ``update_count``, ``latest_text`` (``with_updates``)."""
     rows = Alert.objects.filter(status=Alert.Status.OPEN).select_related("table").order_by("-opened_at", "-id")
     if limit is not None:
         rows = rows[:limit]
     alerts = list(rows)
     for alert in alerts:
         alert.text = alert_text(alert.kind, alert.code, alert.evidence)
-    return alerts
+    return with_updates(alerts)
 
 
 @require_GET
@@ -55,6 +88,7 @@ def alert_list(request):
     page = Paginator(rows, PER_PAGE).get_page(request.GET.get("page"))
     for alert in page:
         alert.text = alert_text(alert.kind, alert.code, alert.evidence)
+    with_updates(page.object_list)
     return render(request, "reports/alerts.html", {"page": page, "status": status,
                                                    "open_count": Alert.objects.filter(status="open").count()})
 
@@ -112,5 +146,6 @@ def alert_detail(request, pk):
                "hands_url": evidence_hands_url(alert), "items": items,
                "item_total": evidence.get("item_total", len(items)) if items else 0,
                "figures": _large_bet_figures(alert),
-               "test_rows": alert_test_rows(str(alert.kind), alert.code, alert.evidence)}
+               "test_rows": alert_test_rows(str(alert.kind), alert.code, alert.evidence),
+               "updates": alert_updates(alert)}
     return render(request, "reports/alert.html", context, status=400 if request.method == "POST" else 200)

@@ -1,0 +1,38 @@
+-- An alert's group is written once, as everything of it but its status; a later finding
+-- joined to an open alert (reports_alertevidence) is never changed or deleted.
+-- Loaded by reports/migrations/0011_alert_evidence.py; listed in docs/guards.md.
+
+CREATE OR REPLACE FUNCTION reports_alert_guard() RETURNS trigger
+    LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        RAISE EXCEPTION 'alert % cannot be deleted: acknowledge it', OLD.id USING ERRCODE = 'check_violation';
+    END IF;
+    IF (NEW.kind, NEW.code, NEW.subject, NEW.fingerprint, NEW.table_id, NEW.shift_id, NEW.report_id, NEW.evidence,
+        NEW.opened_at, NEW."group") IS DISTINCT FROM
+       (OLD.kind, OLD.code, OLD.subject, OLD.fingerprint, OLD.table_id, OLD.shift_id, OLD.report_id, OLD.evidence,
+        OLD.opened_at, OLD."group") THEN
+        RAISE EXCEPTION 'alert %: only its status changes', OLD.id USING ERRCODE = 'check_violation';
+    END IF;
+    IF OLD.status <> NEW.status AND NOT (OLD.status = 'open' AND NEW.status = 'acknowledged'
+            AND EXISTS (SELECT 1 FROM reports_alertchange c WHERE c.alert_id = OLD.id AND c.action = 'acknowledged')) THEN
+        RAISE EXCEPTION 'alert % cannot go from % to % without an acknowledgement', OLD.id, OLD.status, NEW.status
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION reports_alertevidence_refuse() RETURNS trigger
+    LANGUAGE plpgsql
+AS $$
+BEGIN
+    RAISE EXCEPTION 'alert evidence % is final: it cannot be changed or deleted', OLD.id
+        USING ERRCODE = 'check_violation';
+END;
+$$;
+
+DROP TRIGGER IF EXISTS reports_alertevidence_refuse ON reports_alertevidence;
+CREATE TRIGGER reports_alertevidence_refuse BEFORE DELETE OR UPDATE ON reports_alertevidence
+    FOR EACH ROW EXECUTE FUNCTION reports_alertevidence_refuse();

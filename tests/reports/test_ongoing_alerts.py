@@ -1,0 +1,139 @@
+"""One ongoing alert per group (issue 30): a pooled group found again on a later night over
+the same kind of window, with more hands, joins its open alert as attributed evidence (the
+first finding's figures kept, nothing edited or deleted); once the alert is acknowledged,
+the group's next finding opens a new alert; other groups and windows stay separate; the
+alerts' pages and ``GET /api/alerts/`` say the alert is ongoing, in Spanish too."""
+
+from datetime import timedelta
+
+import pytest
+from django.db import DatabaseError, transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from casino.periods import gaming_day
+from reports.alerts import Finding, alert_acknowledge, alert_raise, alert_raise_joined
+from reports.detection import Theory
+from reports.models import Alert, AlertEvidence, AlertKind
+from reports.pooling import pooled_review_request, pooled_review_run
+from tests.api.conftest import Api
+from tests.reports.test_pooling import edge, fed_at_three_tables  # noqa: F401  (the fixture)
+
+
+def pooled(window, hands, *, a="p5", to="2026-11-20", z=4.3):
+    """A pooled finding of player ``a`` over ``window`` with ``hands`` hands (as
+    ``reports.pooling._finding`` makes it)."""
+    from reports.pooling import _finding
+
+    test = {"kind": AlertKind.POOLED, "code": "player", "identity": [a, None, hands, 1, hands, hands * (hands + 1) // 2],
+            "window": window, "from": "2026-11-14", "to": to, "a": a, "b": None, "hands": hands, "bets": hands,
+            "staked": float(hands), "actual": 12.0, "expected": 3.0, "sd": 2.0, "z": z, "p_value": 1e-5,
+            "hand_ids": list(range(1, hands + 1)), "hand_total": hands, "combined_q": 0.004}
+    return _finding(test, None)
+
+
+def test_a_group_found_again_with_more_hands_joins_its_open_alert_and_nothing_is_edited(db):
+    first, created = alert_raise(finding=pooled("week", 50))
+    again, outcome = alert_raise_joined(finding=pooled("week", 100, z=4.4))
+    assert created and outcome == "joined" and again.pk == first.pk
+    assert Alert.objects.count() == 1
+    (update,) = AlertEvidence.objects.all()
+    assert update.alert_id == first.pk and update.evidence["hands"] == 100 and update.evidence["z"] == 4.4
+    assert Alert.objects.get().evidence["hands"] == 50  # the first figure stays readable
+    # The same finding again: nothing written.
+    assert alert_raise_joined(finding=pooled("week", 100, z=4.4)) == (first, "known")
+    assert AlertEvidence.objects.count() == 1
+    # PostgreSQL keeps the evidence and the alert's group as written.
+    for statement in (lambda: AlertEvidence.objects.filter(pk=update.pk).delete(),
+                      lambda: AlertEvidence.objects.filter(pk=update.pk).update(evidence={"forged": True}),
+                      lambda: Alert.objects.filter(pk=first.pk).update(group="")):
+        with pytest.raises(DatabaseError), transaction.atomic():
+            statement()
+
+
+def test_after_an_acknowledgement_the_group_opens_a_new_alert(staff):
+    first, _created = alert_raise(finding=pooled("week", 50))
+    alert_acknowledge(alert_id=first.pk, note="a regular: checked the cameras", by=staff["auditor"])
+    second, outcome = alert_raise_joined(finding=pooled("week", 100))
+    assert outcome == "opened" and second.pk != first.pk and second.status == "open"
+    assert not AlertEvidence.objects.exists()
+    third, outcome = alert_raise_joined(finding=pooled("week", 150))
+    assert (third.pk, outcome) == (second.pk, "joined")
+
+
+def test_other_groups_and_windows_stay_separate(db):
+    week, _created = alert_raise(finding=pooled("week", 50))
+    month, created_month = alert_raise(finding=pooled("month", 60))
+    other, created_other = alert_raise(finding=pooled("week", 50, a="p6"))
+    day, created_day = alert_raise(finding=pooled("day", 20, to="2026-11-20"))
+    next_day, created_next_day = alert_raise(finding=pooled("day", 25, to="2026-11-21"))  # another day's hands
+    assert created_month and created_other and created_day and created_next_day
+    assert len({week.pk, month.pk, other.pk, day.pk, next_day.pk}) == 5
+    # A finding without a group (a report's test) never joins anything.
+    plain = Finding(kind=AlertKind.PAIR, code="dealer×player", subject="shift:1", identity=["d1", "p5"])
+    again = Finding(kind=AlertKind.PAIR, code="dealer×player", subject="shift:1", identity=["d1", "p5", "more"])
+    assert alert_raise_joined(finding=plain)[1] == "opened" and alert_raise_joined(finding=again)[1] == "opened"
+    assert not AlertEvidence.objects.exists()
+
+
+def week_alerts():
+    return [a for a in Alert.objects.filter(kind="pooled", code="dealer×player").order_by("id")
+            if (a.evidence["a"], a.evidence["b"], a.evidence["window"]) == ("dealer2", "ana", "week")]
+
+
+def test_planted_a_group_alerting_two_nights_in_a_row_is_one_alert_with_two_evidences(staff, edge):  # noqa: F811
+    today = gaming_day(timezone.now())
+    fed_at_three_tables(staff, today)  # dealer2 feeding ana on each of the three days before today
+    theory = Theory(compute=False)
+    night1 = pooled_review_run(run_id=pooled_review_request(day=today - timedelta(days=2)).pk, theory=theory)
+    (alert,) = week_alerts()
+    assert alert.evidence["hands"] == 48 and night1.opened >= 1
+    night2 = pooled_review_run(run_id=pooled_review_request(day=today - timedelta(days=1)).pk, theory=theory)
+    assert week_alerts() == [alert]
+    (update,) = alert.updates.all()
+    assert update.evidence["hands"] == 72 and update.run_id == night2.pk
+    assert alert.pk in night2.result["joined"]
+    assert Alert.objects.get(pk=alert.pk).evidence["hands"] == 48  # its own evidence: the first night's
+    # The day's windows are separate groups: each night's day is its own alert, never joined.
+    days = [a for a in Alert.objects.filter(kind="pooled") if a.evidence.get("window") == "day"]
+    assert not any(AlertEvidence.objects.filter(alert__in=days))
+
+
+def test_planted_acknowledged_then_alerting_again_makes_two_alerts(staff, edge):  # noqa: F811
+    today = gaming_day(timezone.now())
+    fed_at_three_tables(staff, today)
+    theory = Theory(compute=False)
+    pooled_review_run(run_id=pooled_review_request(day=today - timedelta(days=2)).pk, theory=theory)
+    (first,) = week_alerts()
+    alert_acknowledge(alert_id=first.pk, note="looked at: to be watched", by=staff["auditor"])
+    pooled_review_run(run_id=pooled_review_request(day=today - timedelta(days=1)).pk, theory=theory)
+    old, new = week_alerts()
+    assert old.pk == first.pk and old.status == "acknowledged" and old.evidence["hands"] == 48
+    assert new.status == "open" and new.evidence["hands"] == 72
+    assert not old.updates.exists() and not new.updates.exists()
+
+
+def test_the_pages_and_the_api_show_an_ongoing_alert_in_spanish(client, staff):
+    first, _created = alert_raise(finding=pooled("week", 50))
+    alert_raise(finding=pooled("week", 100, z=4.4))
+    client.force_login(staff["auditor"])
+    listing = client.get(reverse("reports:alerts")).content.decode()
+    assert "Sigue: encontrada de nuevo 1 vez" in listing
+    detail = client.get(reverse("reports:alert", args=[first.pk])).content.decode()
+    assert 'id="alert-ongoing"' in detail and "Encontrada de nuevo" in detail
+    assert "encontrada de nuevo 1 vez desde que se abrió" in detail
+    home = client.get(reverse("home")).content.decode()
+    assert "Sigue: encontrada de nuevo 1 vez" in home
+    auditor = Api(staff["auditor"])
+    (listed,) = auditor.get("/api/alerts/").json()["results"]
+    assert listed["ongoing"]["count"] == 1 and listed["ongoing"]["latest_evidence"]["hands"] == 100
+    assert listed["evidence"]["hands"] == 50
+    one = auditor.get(f"/api/alerts/{first.pk}/").json()
+    assert [u["evidence"]["hands"] for u in one["updates"]] == [100] and one["updates"][0]["text"]
+    assert "100" in listed["ongoing"]["latest_text"]
+
+
+def test_an_alert_never_found_again_is_not_ongoing(staff):
+    alert_raise(finding=pooled("week", 50))
+    (listed,) = Api(staff["auditor"]).get("/api/alerts/").json()["results"]
+    assert listed["ongoing"] is None
