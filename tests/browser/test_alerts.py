@@ -2,6 +2,8 @@
 the alert's page, a note, the confirmation, and the alert leaves the open ones with his
 note and name in its history. On a phone nothing scrolls sideways."""
 
+import re
+
 import pytest
 
 from reports.alerts import Finding, alert_raise
@@ -142,3 +144,33 @@ def test_the_review_and_the_alerts_fit_a_laptop_and_a_phone(chromium, live_serve
             if shots:
                 page.screenshot(path=str(Path(shots) / f"{name}-{width}x{height}.png"), full_page=name == "alerts")
         context.close()
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1024, "height": 768}, {"width": 390, "height": 844}])
+def test_an_ongoing_alert_reads_as_one_alert_found_again(chromium, live_server, staff, viewport, tmp_path):
+    """A pooled group found again on a later night with more hands (issue 30): one alert in
+    the open ones, marked ongoing with the latest figure; its page keeps the first figures
+    and lists the later finding with a link to exactly its hands; on a tablet and on a phone,
+    nothing scrolls sideways."""
+    from tests.reports.test_ongoing_alerts import pooled
+
+    first, _created = alert_raise(finding=pooled("week", 50))
+    alert_raise(finding=pooled("week", 100, z=4.4))
+    context = chromium.new_context(viewport=viewport, locale="es-ES", base_url=live_server.url)
+    page = context.new_page()
+    log_in(page, "audit1", "/")
+    rows = page.locator("#open-alerts tr.alert-open")
+    assert rows.count() == 1
+    assert "Sigue: encontrada de nuevo 1 vez" in rows.inner_text()
+    rows.locator("td.finding a").first.click()
+    page.wait_for_url(f"**/reports/alerts/{first.pk}/")
+    ongoing_line = page.inner_text("#alert-ongoing")
+    assert "encontrada de nuevo 1 vez desde que se abrió, la última el " in ongoing_line
+    assert re.search(r"la última el \d{2}/\d{2}/\d{4} \d{2}:\d{2}$", ongoing_line), ongoing_line  # when, in words
+    ongoing = page.locator("#ongoing")
+    assert ongoing.is_visible() and "Encontrada de nuevo" in ongoing.inner_text()
+    assert "100" in ongoing.inner_text()  # the later finding's hands, as it was found
+    width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width <= inner
+    page.screenshot(path=str(tmp_path / f"ongoing-{viewport['width']}.png"), full_page=True)
+    context.close()

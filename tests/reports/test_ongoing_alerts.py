@@ -28,7 +28,8 @@ def pooled(window, hands, *, a="p5", to="2026-11-20", z=4.3):
     test = {"kind": AlertKind.POOLED, "code": "player", "identity": [a, None, hands, 1, hands, hands * (hands + 1) // 2],
             "window": window, "from": "2026-11-14", "to": to, "a": a, "b": None, "hands": hands, "bets": hands,
             "staked": float(hands), "actual": 12.0, "expected": 3.0, "sd": 2.0, "z": z, "p_value": 1e-5,
-            "hand_ids": list(range(1, hands + 1)), "hand_total": hands, "combined_q": 0.004}
+            "hand_ids": list(range(1, hands + 1)), "hand_total": hands, "combined_q": 0.004, "tables": 3,
+            "shifts": 5}
     return _finding(test, None)
 
 
