@@ -212,7 +212,7 @@ def _table_chunk(table, since, part=None):
     state = {"entry": last_entry, "head": head, "hand": last_hand, "number": table.last_hand_number}
     mine = [f"{table.name}: {fault}" for fault in chain + openings + whole]
     return {"part": "table", "table": table.pk, "faults": replayed + mine, "state": state,
-            "hands": hands.exclude(status=Hand.Status.OPEN).count(),
+            "hands": feed.hands,
             "entries": HandEvent.objects.filter(table=table, pk__gt=start, pk__lte=last_entry).count(),
             "transactions": 0, "sections": [len(replayed), len(chain), len(openings)]}
 

@@ -150,7 +150,7 @@ class EntryChecker:
     and as first met).
     """
 
-    #: Distinct event texts whose canonical JSON is kept (then the cache starts again).
+    #: Distinct event texts whose canonical JSON and value are kept (then the cache starts again).
     CACHE = 50_000
 
     def __init__(self):
@@ -179,16 +179,29 @@ class EntryChecker:
         keyed.update(message)
         return keyed.hexdigest()
 
+    def _event(self, text: str) -> tuple[str, object]:
+        """``(canonical JSON, decoded value)`` of an event stored as ``text``, kept in the
+        bounded cache."""
+        events = self._events
+        known = events.get(text)
+        if known is None:
+            if len(events) >= self.CACHE:
+                events.clear()
+            value = loads(text)
+            known = events[text] = (_CANONICAL.encode(value), value)
+        return known
+
     def canonical_event(self, text: str) -> str:
         """The canonical JSON (``entry_body``'s) of an event stored as ``text`` (any JSON
         text of it: jsonb's own, with spaces and its order of keys)."""
-        events = self._events
-        canonical = events.get(text)
-        if canonical is None:
-            if len(events) >= self.CACHE:
-                events.clear()
-            canonical = events[text] = _CANONICAL.encode(loads(text))
-        return canonical
+        return self._event(text)[0]
+
+    def event_value(self, text: str):
+        """The decoded value of an event stored as ``text`` (``casino.jsontext.loads``'s),
+        from the same cache as ``canonical_event``: one decoding per distinct text serves
+        the chain's body and a reader of the events (``tables.replay.ReplayFeed``). Shared,
+        never to be changed by its reader."""
+        return self._event(text)[1]
 
     def body(self, *, table_id: int, hand_number: int, sequence: int, kind: str, event_text: str,
              entered_by_id: int | None, entered_at: datetime | str) -> str:

@@ -53,8 +53,9 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS, upto: in
     parallel ranges, ``reports.checkpoints``), and then the table's last entry is not
     compared (the last range's check does it).
 
-    ``feed``: called as ``feed(hand_id, sequence, kind, event_text)`` with each entry read,
-    after its check (``tables.replay.ReplayFeed``: the hands replayed from this one read).
+    ``feed``: called as ``feed(hand_id, sequence, kind, event)`` with each entry read, after
+    its check, ``event`` decoded once for the check and the feed (``EntryChecker.event_value``;
+    ``tables.replay.ReplayFeed``: the hands replayed from this one read).
 
     Returns:
         ``(faults in words, the last entry's id, its hash)`` (``after_id``, ``head`` when
@@ -67,7 +68,8 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS, upto: in
         if now != head:
             faults.append(_("entry #%(entry)s, where the last check ended, was changed or removed since")
                           % {"entry": after_id})
-    check, table_id = EntryChecker().fault, table.pk
+    checker, table_id = EntryChecker(), table.pk
+    check = checker.fault
     last_id = after_id
     entries = HandEvent.objects.filter(table=table, pk__gt=after_id)
     if upto is not None:
@@ -98,7 +100,7 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS, upto: in
                     faults.append(str(FAULT_WORDS[fault]) % {"seq": sequence, "hand": number})
                 previous, last_id = stored, pk
                 if feed is not None:
-                    feed(hand_id, sequence, kind, text)
+                    feed(hand_id, sequence, kind, checker.event_value(text))
     if upto is not None:
         return faults, last_id, previous
     table.refresh_from_db(fields=["last_event_hash"])

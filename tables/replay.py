@@ -23,6 +23,7 @@ words):
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from operator import itemgetter
 from typing import NamedTuple
 
 from django.db import connection
@@ -202,8 +203,8 @@ class ReplayFeed:
     own read of the entries was a sixth of PostgreSQL's work there, benchmarks/RESULTS.md,
     "audit incremental").
 
-    Called as ``feed(hand_id, sequence, kind, event_text)`` for each entry streamed (any
-    hand's; those of hands not replayed are passed over). The entries are gathered by hand;
+    Called as ``feed(hand_id, sequence, kind, event)`` for each entry streamed (any hand's;
+    those of hands not replayed are passed over), ``event`` decoded. The entries are gathered by hand;
     when ``CHUNK`` hands have entries, they are replayed as ``hand_faults`` replays a chunk.
     A hand's entries need not all come through the stream (one range of a table's chain,
     an incremental run's window, a void entered much later): before a hand is replayed its
@@ -211,22 +212,22 @@ class ReplayFeed:
     any not streamed is read whole (``_ENTRIES_SQL``). A hand never streamed is read whole
     at the end. The answer is ``hand_faults(hands)``'s, fault for fault, in its order.
 
-    Events are decoded once per distinct text (``casino.jsontext.loads``, a bounded cache)
-    and shared between hands: the replay never changes an event (``game.hand`` reads them;
-    ``game.entries.fold_record_events`` copies before it writes).
-    """
+    The events come decoded once per distinct text by the chain check
+    (``tables.chain.EntryChecker.event_value``) and are shared between hands: the replay
+    never changes an event (``game.hand`` reads them; ``game.entries.fold_record_events``
+    copies before it writes).
 
-    #: Distinct event texts whose decoded value is kept (then the cache starts again).
-    CACHE = 50_000
+    ``hands`` (an int): how many hands it replays (the open ones left out).
+    """
 
     def __init__(self, hands):
         """``hands``: a queryset of ``Hand`` (of one table) to replay; open hands are skipped."""
         self._wanted = set(hands.exclude(status=Hand.Status.OPEN).values_list("pk", flat=True))
+        self.hands = len(self._wanted)
         self._pending = {}
-        self._events = {}
         self._faults = []
 
-    def __call__(self, hand_id: int, sequence: int, kind: str, text: str) -> None:
+    def __call__(self, hand_id: int, sequence: int, kind: str, event) -> None:
         if hand_id not in self._wanted:
             return
         entries = self._pending.get(hand_id)
@@ -234,11 +235,6 @@ class ReplayFeed:
             if len(self._pending) >= CHUNK:
                 self._flush()
             entries = self._pending[hand_id] = []
-        event = self._events.get(text)
-        if event is None:
-            if len(self._events) >= self.CACHE:
-                self._events.clear()
-            event = self._events[text] = loads(text)
         entries.append((sequence, kind, event))
 
     def _flush(self) -> None:
@@ -253,7 +249,7 @@ class ReplayFeed:
             whole = {pk for pk in ids if counts.get(pk, 0) != len(pending.get(pk, ()))}
             read = _grouped(cursor, _ENTRIES_SQL, list(whole)) if whole else {}
         entries = {pk: read.get(pk, []) if pk in whole else
-                   [[kind, event] for _sequence, kind, event in sorted(pending.get(pk, ()), key=_first)] for pk in ids}
+                   [[kind, event] for _sequence, kind, event in sorted(pending.get(pk, ()), key=itemgetter(0))] for pk in ids}
         hands = [_hand(row) for row in Hand.objects.filter(pk__in=ids).order_by("number").values_list(*_HAND_COLUMNS)]
         self._faults += [(fault["hand"], fault) for fault in _chunk_faults(hands, entries)]
 
@@ -264,11 +260,7 @@ class ReplayFeed:
         rest = sorted(self._wanted)
         for start in range(0, len(rest), CHUNK):
             self._replay(rest[start:start + CHUNK], {})
-        return [fault for _number, fault in sorted(self._faults, key=_first)]
-
-
-def _first(item):
-    return item[0]
+        return [fault for _number, fault in sorted(self._faults, key=itemgetter(0))]
 
 
 def _one_hand(hand: _Hand, entries, stored_bets, posted, holders) -> list[dict]:
