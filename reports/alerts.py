@@ -28,6 +28,7 @@ from django.utils.translation import gettext as _
 
 from casino.roles import AUDITOR, has_role
 from reports.models import Alert, AlertChange, AlertEvidence, AlertKind
+from reports.texts import alert_text
 
 #: An acknowledgement's note: at least this many characters (a word or two is not a note).
 NOTE_MIN = 5
@@ -208,3 +209,21 @@ def alert_acknowledge(*, alert_id: int, note: str, by) -> Alert:
         alert.status = Alert.Status.ACKNOWLEDGED
         alert.save(update_fields=["status"])
         return alert
+
+
+def alert_updates(alert) -> list[AlertEvidence]:
+    """An alert's later findings joined to it (``AlertEvidence``), oldest first, each with
+    ``text``: its figures in words (the reader's language). Reads ``alert.updates.all()``
+    (prefetched by a list's query, else one query)."""
+    updates = sorted(alert.updates.all(), key=lambda update: (update.found_at, update.pk))
+    for update in updates:
+        update.text = alert_text(alert.kind, alert.code, update.evidence)
+    return updates
+
+
+def alert_ongoing(alert) -> dict | None:
+    """None when no later finding joined the alert, else ``{"count", "latest"}``: how many
+    did and the latest (an ``AlertEvidence`` with ``text``, as ``alert_updates``): what the
+    alerts' pages and ``GET /api/alerts/`` say of an ongoing alert."""
+    updates = alert_updates(alert)
+    return {"count": len(updates), "latest": updates[-1]} if updates else None

@@ -25,7 +25,7 @@ from api.idempotency import idempotent
 from api.permissions import AcknowledgesAlerts, IsAdmin, IsAuditor
 from api.views.base import ApiViewMixin, validated
 from casino import periods
-from reports.alerts import NOTE_MIN, AlertError, alert_acknowledge
+from reports.alerts import NOTE_MIN, AlertError, alert_acknowledge, alert_ongoing, alert_updates
 from reports.detection import MissingTheory
 from reports.evidence import evidence_hands_url
 from reports.journal import journal_day, journal_json
@@ -97,13 +97,13 @@ class AlertSerializer(serializers.ModelSerializer):
         """Null, or the later findings of the alert's group joined to it while it was open
         (``reports.alerts.alert_raise``): their count, the latest's time, figures in words
         and evidence (the alert's own ``evidence`` stays the first finding's)."""
-        updates = list(alert.updates.all())  # prefetched by the view
-        if not updates:
+        ongoing = alert_ongoing(alert)  # its updates prefetched by the view
+        if ongoing is None:
             return None
-        latest = max(updates, key=lambda u: (u.found_at, u.pk))
-        return {"count": len(updates), "latest_at": serializers.DateTimeField().to_representation(latest.found_at),
-                "latest_run": latest.run_id, "latest_text": alert_text(alert.kind, alert.code, latest.evidence),
-                "latest_evidence": latest.evidence}
+        latest = ongoing["latest"]
+        return {"count": ongoing["count"],
+                "latest_at": serializers.DateTimeField().to_representation(latest.found_at),
+                "latest_run": latest.run_id, "latest_text": latest.text, "latest_evidence": latest.evidence}
 
 
 class AlertDetailSerializer(AlertSerializer):
@@ -122,10 +122,7 @@ class AlertDetailSerializer(AlertSerializer):
     @extend_schema_field(AlertEvidenceSerializer(many=True))
     def get_updates(self, alert) -> list[dict]:
         """Every later finding joined to the alert, oldest first (``ongoing`` sums them)."""
-        updates = sorted(alert.updates.all(), key=lambda u: (u.found_at, u.pk))
-        for update in updates:
-            update.text = alert_text(alert.kind, alert.code, update.evidence)
-        return AlertEvidenceSerializer(updates, many=True).data
+        return AlertEvidenceSerializer(alert_updates(alert), many=True).data
 
     def get_hands_url(self, alert) -> str | None:
         url = evidence_hands_url(alert)

@@ -14,9 +14,9 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
 from casino.roles import AUDITOR, role_required
-from reports.alerts import NOTE_MIN, AlertError, alert_acknowledge
+from reports.alerts import NOTE_MIN, AlertError, alert_acknowledge, alert_ongoing, alert_updates
 from reports.evidence import evidence_hand_links, evidence_hands_url
-from reports.models import Alert, AlertEvidence
+from reports.models import Alert
 from reports.texts import alert_test_rows, alert_text, exception_text
 
 PER_PAGE = 50
@@ -32,30 +32,12 @@ class AcknowledgeForm(forms.Form):
                            help_text=gettext_lazy("What you checked and what you found (kept with the alert)."))
 
 
-def with_updates(alerts):
-    """Mark each alert of ``alerts`` (a list or page) ongoing or not, in one query: each gets
-    ``update_count`` (the later findings joined to it, ``AlertEvidence``) and, with any,
-    ``latest_text`` (the latest one in words). Returns ``alerts``."""
-    latest = {}
-    counts = {}
-    for update in AlertEvidence.objects.filter(alert__in=[a.pk for a in alerts]).order_by("found_at", "id"):
-        counts[update.alert_id] = counts.get(update.alert_id, 0) + 1
-        latest[update.alert_id] = update
-    for alert in alerts:
-        alert.update_count = counts.get(alert.pk, 0)
-        update = latest.get(alert.pk)
-        alert.latest_text = alert_text(alert.kind, alert.code, update.evidence) if update else ""
-    return alerts
-
-
-def alert_updates(alert):
-    """An alert's later findings (``AlertEvidence``), oldest first, each with ``text`` (in
-    words), ``hand_total`` and ``hands_url`` (the hand history filtered to its hands, or
-    None)."""
-    updates = list(alert.updates.order_by("found_at", "id"))
+def alert_update_rows(alert):
+    """An alert's later findings (``reports.alerts.alert_updates``), each also with
+    ``hand_total`` and ``hands_url`` (the hand history filtered to its hands, or None)."""
+    updates = alert_updates(alert)
     for update in updates:
         evidence = update.evidence if isinstance(update.evidence, dict) else {}
-        update.text = alert_text(alert.kind, alert.code, evidence)
         update.hand_total = evidence.get("hand_total", evidence.get("hands"))
         shown = copy.copy(alert)
         shown.evidence = evidence
@@ -65,14 +47,16 @@ def alert_updates(alert):
 
 def open_alerts(limit=None):
     """The open alerts, latest first, each with ``text`` (its finding in words) and
-    ``update_count``, ``latest_text`` (``with_updates``)."""
-    rows = Alert.objects.filter(status=Alert.Status.OPEN).select_related("table").order_by("-opened_at", "-id")
+    ``ongoing`` (``reports.alerts.alert_ongoing``)."""
+    rows = (Alert.objects.filter(status=Alert.Status.OPEN).select_related("table").prefetch_related("updates")
+            .order_by("-opened_at", "-id"))
     if limit is not None:
         rows = rows[:limit]
     alerts = list(rows)
     for alert in alerts:
         alert.text = alert_text(alert.kind, alert.code, alert.evidence)
-    return with_updates(alerts)
+        alert.ongoing = alert_ongoing(alert)
+    return alerts
 
 
 @require_GET
@@ -80,7 +64,7 @@ def open_alerts(limit=None):
 def alert_list(request):
     """Alerts, open ones by default (``?status=acknowledged`` or ``all`` for the others)."""
     status = request.GET.get("status", "open")
-    rows = Alert.objects.select_related("table").order_by("-opened_at", "-id")
+    rows = Alert.objects.select_related("table").prefetch_related("updates").order_by("-opened_at", "-id")
     if status in (Alert.Status.OPEN, Alert.Status.ACKNOWLEDGED):
         rows = rows.filter(status=status)
     else:
@@ -88,7 +72,7 @@ def alert_list(request):
     page = Paginator(rows, PER_PAGE).get_page(request.GET.get("page"))
     for alert in page:
         alert.text = alert_text(alert.kind, alert.code, alert.evidence)
-    with_updates(page.object_list)
+        alert.ongoing = alert_ongoing(alert)
     return render(request, "reports/alerts.html", {"page": page, "status": status,
                                                    "open_count": Alert.objects.filter(status="open").count()})
 
@@ -147,5 +131,5 @@ def alert_detail(request, pk):
                "item_total": evidence.get("item_total", len(items)) if items else 0,
                "figures": _large_bet_figures(alert),
                "test_rows": alert_test_rows(str(alert.kind), alert.code, alert.evidence),
-               "updates": alert_updates(alert)}
+               "updates": alert_update_rows(alert)}
     return render(request, "reports/alert.html", context, status=400 if request.method == "POST" else 200)
