@@ -130,6 +130,7 @@ def check_chunk(spec: dict) -> dict:
                 # PostgreSQL to compile it, seconds of compiling for a query of 0.1 s
                 # (benchmarks/RESULTS.md, "audit incremental"); the others gain nothing from it.
                 cursor.execute("SET LOCAL jit = off")
+                cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
         if spec["part"] == "ledger":
             return _ledger_chunk(spec.get("since"))
         return _table_chunk(Table.objects.get(pk=spec["table"]), spec.get("since"), spec.get("range"))
