@@ -114,12 +114,20 @@ _HAND_COLUMNS = ("pk", "number", "table__name", "status", "transaction_id", "tra
                  "bank__code", _text("seats"), "tenure_id")
 
 
-def _hand(row) -> _Hand:
+def _hand(row, shared: dict | None = None) -> _Hand:
+    """A ``_HAND_COLUMNS`` row as ``_Hand``. ``shared``: ``{text: value}`` of the rules and
+    seats decoded so far (a table's hands repeat a few of each), their values shared
+    between hands: the replay never changes them (``make`` copies the seats)."""
     (pk, number, table_name, status, transaction_id, reversal_id, detail, settlement, next_bank, rules, low, high,
      bank_code, seats, tenure_id) = row
+    if shared is None:
+        rules, seats = loads(rules), loads(seats)
+    else:
+        rules = shared[rules] if rules in shared else shared.setdefault(rules, loads(rules))
+        seats = shared[seats] if seats in shared else shared.setdefault(seats, loads(seats))
     return _Hand(pk, number, table_name, status, transaction_id, reversal_id,
                  None if detail is None else loads(detail), None if settlement is None else loads(settlement),
-                 next_bank, loads(rules), cents(low), cents(high), bank_code, loads(seats), tenure_id)
+                 next_bank, rules, cents(low), cents(high), bank_code, seats, tenure_id)
 
 
 def hand_faults(hands) -> list[dict]:
@@ -224,6 +232,7 @@ class ReplayFeed:
         """``hands``: a queryset of ``Hand`` (of one table) to replay; open hands are skipped."""
         self._wanted = set(hands.exclude(status=Hand.Status.OPEN).values_list("pk", flat=True))
         self.hands = len(self._wanted)
+        self._shared = {}
         self._pending = {}
         self._faults = []
 
@@ -250,7 +259,10 @@ class ReplayFeed:
             read = _grouped(cursor, _ENTRIES_SQL, list(whole)) if whole else {}
         entries = {pk: read.get(pk, []) if pk in whole else
                    [[kind, event] for _sequence, kind, event in sorted(pending.get(pk, ()), key=itemgetter(0))] for pk in ids}
-        hands = [_hand(row) for row in Hand.objects.filter(pk__in=ids).order_by("number").values_list(*_HAND_COLUMNS)]
+        if len(self._shared) > CHUNK:
+            self._shared.clear()
+        hands = [_hand(row, self._shared)
+                 for row in Hand.objects.filter(pk__in=ids).order_by("number").values_list(*_HAND_COLUMNS)]
         self._faults += [(fault["hand"], fault) for fault in _chunk_faults(hands, entries)]
 
     def faults(self) -> list[dict]:
@@ -287,15 +299,20 @@ def _one_hand(hand: _Hand, entries, stored_bets, posted, holders) -> list[dict]:
     differs = set()
     replayed = [(b.player, b.seat, b.hand, b.stake, b.points, b.result, b.multiplier, b.net) for b in settlement.bets]
     stored = stored_bets  # as _BETS_SQL reads them, in the same order, amounts in cents
-    if Counter(replayed) != Counter(stored):  # the same bets whole: none of the three can differ
+    # The same bets whole (in the same order, as they are posted, or counted): none of the three can differ.
+    if replayed != stored and Counter(replayed) != Counter(stored):
         if Counter(b[:4] for b in replayed) != Counter(b[:4] for b in stored):
             differs.add("stakes")
         if Counter(b[:7] for b in replayed) != Counter(b[:7] for b in stored) and "stakes" not in differs:
             differs.add("results")
         if Counter(b[:4] + b[7:] for b in replayed) != Counter(b[:4] + b[7:] for b in stored):
             differs.add("nets")
-    expected = normal(settlement.as_dict())
+    expected = settlement.as_dict()
     saved = hand.settlement or {}
+    if saved != expected or (hand.transaction_id and hand.detail != expected):
+        # compared as it reads back from jsonb (equal as it is, it is equal so: the same
+        # values, and Python's == is what compares them either way)
+        expected = normal(expected)
     if saved.get("commission") != expected["commission"]:
         differs.add("commission")
     if hand.next_bank != settlement.next_bank or saved.get("next_bank") != expected["next_bank"]:
@@ -305,7 +322,8 @@ def _one_hand(hand: _Hand, entries, stored_bets, posted, holders) -> list[dict]:
     if hand.transaction_id:
         legs = Counter((holders.get(account_id), side, amount)
                        for account_id, side, amount in posted.get(hand.transaction_id, ()))
-        if legs != _expected_legs(settlement, hand.tenure_id) or hand.detail != expected:
+        # As plain dicts: neither Counter holds a count of 0, so this is Counter's == in C.
+        if not dict.__eq__(legs, _expected_legs(settlement, hand.tenure_id)) or hand.detail != expected:
             differs.add("posting")
     faults += [{"code": "hand_replay", **where, "what": what} for what in COMPARED if what in differs]
     return faults
