@@ -26,7 +26,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Func, TextField
+from django.db.models import DateTimeField, Func, TextField
 
 from casino.jsontext import loads
 from casino.keys import current_key_id, secret
@@ -236,6 +236,17 @@ class EntryChecker:
         else:  # _digest's keyed formula
             digest = self._keyed(key_id, secret, f"{key_id}\n{previous}\n{body}".encode())
         return None if hmac.compare_digest(digest, stored) else "changed"
+
+
+class AtUtc(Func):
+    """A timestamp in UTC without its zone (``AT TIME ZONE 'UTC'``, whatever the session's
+    time zone): read in binary it comes as a naive ``datetime`` whose ``isoformat()`` +
+    ``"+00:00"`` is the entry's ``at`` as ``entry_body`` signs it. PostgreSQL's cost is a
+    subtraction, not ``IsoUtc``'s ``to_char``; ours a ``datetime`` without a zone to ask
+    (``tables.integrity.chain_scan``)."""
+
+    output_field = DateTimeField()
+    template = "(%(expressions)s AT TIME ZONE 'UTC')"
 
 
 class IsoUtc(Func):

@@ -4,8 +4,6 @@ the apps above the tables register (``register_table_check``: the reports app ad
 table's hands replayed and the seals of its stored reports), all shown on the table's
 integrity page (``table_faults``)."""
 
-from datetime import UTC
-
 from django.db import connection
 from django.db.models import TextField
 from django.db.models.functions import Cast
@@ -13,7 +11,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from casino.jsontext import loads
-from tables.chain import GENESIS, EntryChecker, opening_fault
+from tables.chain import GENESIS, AtUtc, EntryChecker, opening_fault
 from tables.models import Hand, HandEvent, Table
 
 #: Entries per round trip of the chain check's server-side cursor.
@@ -76,20 +74,20 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS, upto: in
         entries = entries.filter(pk__lte=upto)
     rows = (entries.order_by("id")
             .values_list("hand__number", "sequence", "kind", Cast("event", TextField()), "entered_by_id",
-                         "entered_at", "previous_hash", "hash", "id", "key_id", "hand_id"))
+                         AtUtc("entered_at"), "previous_hash", "hash", "id", "key_id", "hand_id"))
     # The queryset's SQL read through a server-side cursor of its own: every column is text,
     # a number or a timestamp as the driver gives it, so Django's row iterator has nothing to
     # convert and only adds its cost per row (the chain check reads every entry of a table).
     # In binary: a timestamp comes as its 8 bytes and its isoformat() is written here, where
-    # PostgreSQL's to_char (IsoUtc) took 5 s of its CPU a 100,000 hands for 1.2 s of ours
+    # PostgreSQL's to_char (IsoUtc) took 5 s of its CPU a 100,000 hands for 1.2 s of ours;
+    # in UTC without its zone (AtUtc), so that no time zone is asked for its offset
     # (benchmarks/RESULTS.md, "audit incremental").
     sql, params = rows.query.sql_with_params()
     with connection.chunked_cursor() as cursor:
         cursor.cursor.execute(sql, params, binary=True)
         while batch := cursor.fetchmany(CHAIN_BATCH):
             for number, sequence, kind, text, by, at, stored_previous, stored, pk, key_id, hand_id in batch:
-                if at.utcoffset():  # a session in another time zone (Django's is UTC)
-                    at = at.astimezone(UTC)
+                at = at.isoformat() + "+00:00"  # entry_body's text of the time (AtUtc: UTC, naive)
                 if stored_previous != previous:
                     faults.append(_("entry %(seq)s of hand #%(hand)s does not follow the entry before it")
                                   % {"seq": sequence, "hand": number})
