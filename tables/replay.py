@@ -27,7 +27,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from django.db import connection
-from django.db.models import Q, TextField
+from django.db.models import Case, F, Q, TextField, Value, When
 from django.db.models.functions import Cast
 
 from casino.jsontext import loads, normal
@@ -106,11 +106,18 @@ def _text(field):
     return Cast(field, TextField())
 
 
+#: The transaction's detail as its text, or ``SAME`` where it is the hand's settlement (jsonb's
+#: equality, which never holds where Python's == would not): the one text read and decoded
+#: for both, as they are when nothing was forged.
+SAME = "="
+_DETAIL = Case(When(transaction__detail=F("settlement"), then=Value(SAME)), default=_text("transaction__detail"),
+               output_field=TextField())
+
 #: The columns of ``_Hand``, in its order (the transaction's detail and the id of its
 #: reversal through the same join). The JSON columns are read as their text and decoded by
 #: ``casino.jsontext`` (not by the field: ``json``, several times slower).
 _HAND_COLUMNS = ("pk", "number", "table__name", "status", "transaction_id", "transaction__reversal",
-                 _text("transaction__detail"), _text("settlement"), "next_bank", _text("rules"), "min_bet", "max_bet",
+                 _DETAIL, _text("settlement"), "next_bank", _text("rules"), "min_bet", "max_bet",
                  "bank__code", _text("seats"), "tenure_id")
 
 
@@ -125,8 +132,9 @@ def _hand(row, shared: dict | None = None) -> _Hand:
     else:
         rules = shared[rules] if rules in shared else shared.setdefault(rules, loads(rules))
         seats = shared[seats] if seats in shared else shared.setdefault(seats, loads(seats))
-    return _Hand(pk, number, table_name, status, transaction_id, reversal_id,
-                 None if detail is None else loads(detail), None if settlement is None else loads(settlement),
+    settlement = None if settlement is None else loads(settlement)
+    detail = settlement if detail == SAME else None if detail is None else loads(detail)
+    return _Hand(pk, number, table_name, status, transaction_id, reversal_id, detail, settlement,
                  next_bank, rules, cents(low), cents(high), bank_code, seats, tenure_id)
 
 
@@ -299,8 +307,9 @@ def _one_hand(hand: _Hand, entries, stored_bets, posted, holders) -> list[dict]:
     differs = set()
     replayed = [(b.player, b.seat, b.hand, b.stake, b.points, b.result, b.multiplier, b.net) for b in settlement.bets]
     stored = stored_bets  # as _BETS_SQL reads them, in the same order, amounts in cents
-    # The same bets whole (in the same order, as they are posted, or counted): none of the three can differ.
-    if replayed != stored and Counter(replayed) != Counter(stored):
+    # The same bets in the same order (as they are read, mostly): none of the three can differ; else
+    # each is counted (the database gives no order within a hand: bets in another order are no fault).
+    if replayed != stored:
         if Counter(b[:4] for b in replayed) != Counter(b[:4] for b in stored):
             differs.add("stakes")
         if Counter(b[:7] for b in replayed) != Counter(b[:7] for b in stored) and "stakes" not in differs:
