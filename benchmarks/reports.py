@@ -231,7 +231,7 @@ def multiply(table, shift, target, entries_hands=20_000, source=None):
                        "WHERE table_id = %s", [table.pk])
         seed_hands, last_number, first_at, last_at = cursor.fetchone()
         maxima = id_bounds()
-        base = 0
+        base, offset = 0, 0
         if source is None:
             copies = -(-target // seed_hands)  # the seed is copy 0
             source = maxima
@@ -241,10 +241,13 @@ def multiply(table, shift, target, entries_hands=20_000, source=None):
             seed_hands, seed_last, first_at, seed_at = cursor.fetchone()
             copies = -(-target // seed_hands) + 1  # copies 1.. of the seed, after the table's last hand
             base, last_number = last_number - seed_last, seed_last
+            # in time too: after the table's last hand, one seed's span a copy (the history's
+            # span a copy put each day that many times further on, past the year 9999 in a few)
+            offset, last_at = (last_at - first_at).total_seconds(), seed_at
         # Copy k's ids are the source's plus ``o + k * m``: for the history, k times the seed's
         # bounds; for a day on top, after the largest id, one seed's bounds a copy (the ids grow
         # by what is added, so that day after day fits PostgreSQL's integer ids).
-        p = {"table": table.pk, "copies": copies - 1, "n": last_number, "base": base,
+        p = {"table": table.pk, "copies": copies - 1, "n": last_number, "base": base, "offset": offset,
              "span": (last_at - first_at).total_seconds() + 60,
              **{f"m_{name.split('_', 1)[1]}": source[name] for name in maxima},
              **{f"o_{name.split('_', 1)[1]}": maxima[name] - source[name] for name in maxima},
@@ -255,7 +258,7 @@ def multiply(table, shift, target, entries_hands=20_000, source=None):
                 INSERT INTO tables_banktenure (id, table_id, holder_id, opened_at, closed_at, began, ended, capital,
                                                price, seller_id, previous_id, deposit_required, account_id)
                 SELECT t.id + (%(o_banktenure)s + k * %(m_banktenure)s), t.table_id, t.holder_id,
-                       t.opened_at + k * %(span)s * interval '1 second', t.closed_at + k * %(span)s * interval '1 second',
+                       t.opened_at + (%(offset)s + k * %(span)s) * interval '1 second', t.closed_at + (%(offset)s + k * %(span)s) * interval '1 second',
                        t.began, t.ended, t.capital, t.price, t.seller_id, t.previous_id + (%(o_banktenure)s + k * %(m_banktenure)s),
                        t.deposit_required, t.account_id + (%(o_account)s + k * %(m_account)s)
                   FROM tables_banktenure t, generate_series(1, %(copies)s) k
@@ -280,7 +283,7 @@ def multiply(table, shift, target, entries_hands=20_000, source=None):
                             THEN 'tenure:' || (split_part(x.idempotency_key, ':', 2)::bigint + (%(o_banktenure)s + k * %(m_banktenure)s))
                                  || substr(x.idempotency_key, length(split_part(x.idempotency_key, ':', 2)) + 8)
                             ELSE x.idempotency_key || ':copy:' || (x.id + (%(o_transaction)s + k * %(m_transaction)s)) END,
-                       x.posted_by_id, x.source, x.posted_at + k * %(span)s * interval '1 second',
+                       x.posted_by_id, x.source, x.posted_at + (%(offset)s + k * %(span)s) * interval '1 second',
                        x.reverses_id + (%(o_transaction)s + k * %(m_transaction)s), x.memo, x.detail,
                        CASE WHEN c.cause ? 'tenure'
                             THEN jsonb_set(c.cause, '{tenure}', to_jsonb((c.cause ->> 'tenure')::bigint + (%(o_banktenure)s + k * %(m_banktenure)s)))
@@ -320,9 +323,9 @@ def multiply(table, shift, target, entries_hands=20_000, source=None):
                                          imported, splits, exchanges, fusilados, muertos, cards)
                 SELECT h.id + (%(o_hand)s + k * %(m_hand)s), h.table_id, h.number + %(base)s + k * %(n)s, h.shift_id, h.dealer_id,
                        h.tenure_id + (%(o_banktenure)s + k * %(m_banktenure)s), h.bank_id, h.seats, h.rules, h.min_bet, h.max_bet,
-                       h.status, h.version, h.opened_by_id, h.opened_at + k * %(span)s * interval '1 second',
-                       h.settled_at + k * %(span)s * interval '1 second', h.settlement, h.next_bank,
-                       h.transaction_id + (%(o_transaction)s + k * %(m_transaction)s), h.voided_at + k * %(span)s * interval '1 second',
+                       h.status, h.version, h.opened_by_id, h.opened_at + (%(offset)s + k * %(span)s) * interval '1 second',
+                       h.settled_at + (%(offset)s + k * %(span)s) * interval '1 second', h.settlement, h.next_bank,
+                       h.transaction_id + (%(o_transaction)s + k * %(m_transaction)s), h.voided_at + (%(offset)s + k * %(span)s) * interval '1 second',
                        h.voided_by_id, h.void_reason, h.imported, h.splits, h.exchanges, h.fusilados, h.muertos,
                        h.cards
                   FROM tables_hand h, generate_series(1, %(copies)s) k
@@ -392,7 +395,7 @@ def copy_entries(cursor, p, seed_hands, hands):
     with cursor.cursor.copy("COPY tables_handevent (hand_id, table_id, sequence, kind, event, entered_at, "
                             "previous_hash, hash, entered_by_id, key_id) FROM STDIN") as copy:
         for k in range(last - wanted + 1, last + 1):
-            later = timedelta(seconds=k * p["span"])
+            later = timedelta(seconds=p["offset"] + k * p["span"])
             for hand_id, number, sequence, kind, text, event, by, at in seed:
                 at = at + later
                 digest = entry_hash(previous=previous, key_id=key_id, table_id=p["table"],
