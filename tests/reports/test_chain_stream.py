@@ -232,3 +232,14 @@ def test_the_chain_reads_its_times_in_utc_whatever_the_sessions_time_zone(played
     finally:
         with connection.cursor() as cursor:
             cursor.execute("SET TIME ZONE 'UTC'")
+
+
+def test_the_entries_of_a_hand_removed_behind_the_back_break_the_table_chain_at_the_next_hand(played):
+    """A hand removed behind the back takes its entries out of the table's chain check (it
+    reads each entry with its hand's number): the next hand's first entry does not follow,
+    and that is the one fault."""
+    played.close()
+    assert chain_faults(played.table) == []
+    second = Hand.objects.get(table=played.table, number=2)
+    behind_the_back("DELETE FROM tables_hand WHERE id = %s", [second.pk])
+    assert chain_faults(played.table) == ["entry 1 of hand #3 does not follow the entry before it"]
