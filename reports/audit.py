@@ -6,7 +6,7 @@ Findings are exceptions as ``reports.figures`` describes them.
 
 import json
 from collections import defaultdict
-from datetime import datetime
+from datetime import UTC
 from decimal import Decimal
 
 from django.db import connection
@@ -16,7 +16,7 @@ from django.db.models.functions import Cast, Lag
 
 from game.cards import CARD_NAME, DECKS
 from reports.figures import iso, money
-from tables.chain import GENESIS, EntryChecker, IsoUtc
+from tables.chain import GENESIS, AtUtc, EntryChecker
 from tables.models import Hand, HandEvent
 
 #: Card frequencies whose p-value is below this are an audit exception.
@@ -139,7 +139,7 @@ def chain_check(table, shift_id, hands, count):
     # makes its canonical JSON once per distinct event (``tables.chain.EntryChecker``).
     rows = (HandEvent.objects.filter(table=table, id__gte=first_id, id__lte=last_id).order_by("id")
             .values_list("hand_id", "hand__number", "sequence", "kind", Cast("event", TextField()), "entered_by_id",
-                         IsoUtc("entered_at"), "previous_hash", "hash", "hand__shift_id", "id", "key_id"))
+                         AtUtc("entered_at"), "previous_hash", "hash", "hand__shift_id", "id", "key_id"))
     checker = EntryChecker()
     last_key = None
     faults = result["faults"]
@@ -149,16 +149,17 @@ def chain_check(table, shift_id, hands, count):
     for (hand_id, number, sequence, kind, text, by, at, stored_previous, stored, row_shift, pk,
          key_id) in rows.iterator(chunk_size=CHAIN_CHUNK):
         entries += 1
+        signed_at = at.isoformat() + "+00:00"  # entry_body's text of the time (AtUtc: UTC, naive)
         if stored_previous != last_hash:
             faults.append({"code": "chain_link", "hand": number, "sequence": sequence})
         fault = checker.fault(entry_id=pk, key_id=key_id, stored=stored, previous=stored_previous,
                               table_id=table.pk, hand_number=number, sequence=sequence, kind=kind, event_text=text,
-                              entered_by_id=by, entered_at=at)
+                              entered_by_id=by, entered_at=signed_at)
         if fault:
             faults.append({"code": CHAIN_CODES[fault], "hand": number, "sequence": sequence})
         last_hash, last_key = stored, key_id
         if row_shift == shift_id and kind == "undo":
-            undo_rows.append((hand_id, number, sequence, json.loads(text), by, datetime.fromisoformat(at)))
+            undo_rows.append((hand_id, number, sequence, json.loads(text), by, at.replace(tzinfo=UTC)))
     if not HandEvent.objects.filter(table=table, id__gt=last_id).exists():
         table.refresh_from_db(fields=["last_event_hash"])
         if (table.last_event_hash or GENESIS) != last_hash:

@@ -26,7 +26,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import DateTimeField, Func, TextField
+from django.db.models import DateTimeField, Func
 
 from casino.jsontext import loads
 from casino.keys import current_key_id, secret
@@ -207,7 +207,8 @@ class EntryChecker:
              entered_by_id: int | None, entered_at: datetime | str) -> str:
         """``entry_body`` of an entry whose event is stored as ``event_text`` (identical:
         the keys in sorted order ``at, by, event, hand, kind, sequence, table``).
-        ``entered_at``: the datetime, or its ``isoformat()`` in UTC as ``IsoUtc`` reads it."""
+        ``entered_at``: the datetime, or its ``isoformat()`` in UTC (``"…+00:00"``; an
+        ``AtUtc`` read's naive datetime's ``isoformat()`` + ``"+00:00"``)."""
         at = entered_at if isinstance(entered_at, str) else entered_at.isoformat()
         words = self._words
         kind_json = words.get(kind)
@@ -242,24 +243,11 @@ class AtUtc(Func):
     """A timestamp in UTC without its zone (``AT TIME ZONE 'UTC'``, whatever the session's
     time zone): read in binary it comes as a naive ``datetime`` whose ``isoformat()`` +
     ``"+00:00"`` is the entry's ``at`` as ``entry_body`` signs it. PostgreSQL's cost is a
-    subtraction, not ``IsoUtc``'s ``to_char``; ours a ``datetime`` without a zone to ask
-    (``tables.integrity.chain_scan``)."""
+    subtraction, not a ``to_char``; ours a ``datetime`` without a zone to ask (the chain's
+    readers: ``tables.integrity.chain_scan``, ``reports.audit``'s shift chain)."""
 
     output_field = DateTimeField()
     template = "(%(expressions)s AT TIME ZONE 'UTC')"
-
-
-class IsoUtc(Func):
-    """A timestamp's ``datetime.isoformat()`` in UTC, written by PostgreSQL: the entry's
-    ``at`` as ``entry_body`` signs it (``2026-11-24T20:02:07.912709+00:00``; no fraction
-    when the microseconds are 0, as Python writes it), so that the chain check need not
-    make a datetime of every entry. ``tests/reports/test_chain_stream.py`` checks it
-    against Python's."""
-
-    output_field = TextField()
-    template = ("(to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS')"
-                " || CASE WHEN to_char(%(expressions)s, 'US') = '000000' THEN ''"
-                " ELSE to_char(%(expressions)s AT TIME ZONE 'UTC', '.US') END || '+00:00')")
 
 
 # ---------------------------------------------------------------------------------------

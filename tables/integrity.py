@@ -79,7 +79,7 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS, upto: in
     # a number or a timestamp as the driver gives it, so Django's row iterator has nothing to
     # convert and only adds its cost per row (the chain check reads every entry of a table).
     # In binary: a timestamp comes as its 8 bytes and its isoformat() is written here, where
-    # PostgreSQL's to_char (IsoUtc) took 5 s of its CPU a 100,000 hands for 1.2 s of ours;
+    # PostgreSQL's to_char of it took 5 s of its CPU a 100,000 hands for 1.2 s of ours;
     # in UTC without its zone (AtUtc), so that no time zone is asked for its offset
     # (benchmarks/RESULTS.md, "audit incremental").
     sql, params = rows.query.sql_with_params()

@@ -1,7 +1,7 @@
 """The chain check and the replay read their rows as tuples through server-side cursors
 (issue 17, the reports over 1,000,000 hands): the chain check signs the event's stored
 text (``tables.chain.EntryChecker``) and the entry's time as PostgreSQL writes it
-(``tables.chain.IsoUtc``). Both must give the very bytes ``entry_body`` signed, or a
+(``tables.chain.AtUtc``: UTC without its zone, ``isoformat()`` + ``"+00:00"``). Both must give the very bytes ``entry_body`` signed, or a
 sound entry reads as changed; and tampering is still found: a settlement, a posting, an
 entry changed or removed behind the triggers' back."""
 
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from reports.shift import shift_report
 from tables import replay
-from tables.chain import GENESIS, EntryChecker, IsoUtc, entry_body, entry_fault, entry_hash
+from tables.chain import GENESIS, AtUtc, EntryChecker, entry_body, entry_fault, entry_hash
 from tables.integrity import chain_faults
 from tables.models import Hand, HandEvent
 from tables.replay import hand_faults
@@ -101,27 +101,34 @@ def test_the_checkers_hmac_is_hmac_digest(key, message):
 
 
 @pytest.mark.django_db
-def test_postgresql_writes_the_time_as_isoformat():
+def test_the_time_read_in_utc_without_its_zone_writes_as_entry_body_signs_it():
+    """``AtUtc`` read in another session time zone, then ``isoformat()`` + ``"+00:00"``:
+    Python's ``isoformat()`` of the aware time (no fraction when the microseconds are 0)."""
     times = [datetime(2026, 11, 24, 20, 2, 7, 912709, tzinfo=UTC), datetime(2026, 11, 24, 20, 2, 7, tzinfo=UTC),
              datetime(2026, 3, 29, 1, 59, 59, 1, tzinfo=UTC), datetime(2001, 1, 1, tzinfo=UTC),
              datetime(2026, 6, 1, 12, 0, 0, 100000, tzinfo=UTC)]
-    sql = IsoUtc("at").template % {"expressions": "v.at"}
+    sql = AtUtc("at").template % {"expressions": "v.at"}
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL TIME ZONE 'Europe/Madrid'")  # the session's zone does not matter
         cursor.execute(f"SELECT {sql} FROM unnest(%s::timestamptz[]) AS v(at)", [times])
-        assert [row[0] for row in cursor.fetchall()] == [at.isoformat() for at in times]
+        read = [row[0] for row in cursor.fetchall()]
+    assert all(at.tzinfo is None for at in read)
+    assert [at.isoformat() + "+00:00" for at in read] == [at.isoformat() for at in times]
 
 
 def test_the_streamed_check_agrees_with_the_entries_written(played):
-    """Every entry of the played shift, read with ``IsoUtc`` and as text, checks clean."""
+    """Every entry of the played shift, read with ``AtUtc`` and as text, checks clean; the
+    shift report's undo keeps its aware time."""
     shift = played.close()
     assert chain_faults(played.table) == []
-    rows = (HandEvent.objects.filter(table=played.table).values_list("entered_at", IsoUtc("entered_at")))
-    assert all(at.isoformat() == text for at, text in rows)
+    rows = (HandEvent.objects.filter(table=played.table).values_list("entered_at", AtUtc("entered_at")))
+    assert all(at.isoformat() == naive.isoformat() + "+00:00" for at, naive in rows)
     report = shift_report(shift)
     assert report["exceptions"] == [] and report["chain"]["entries"] == 44
     (undo,) = report["undos"]
     assert undo["undone"] == {"do": "card", "seat": "ana", "card": "4O"} and undo["hand"] == 3
+    entered = HandEvent.objects.get(table=played.table, hand__number=3, kind="undo").entered_at
+    assert undo["entered_at"] == entered.isoformat()
 
 
 def test_an_entry_holding_an_integer_past_64_bits_is_not_reported_changed(played):
