@@ -448,7 +448,7 @@ def alert_text(kind: str, code: str, evidence: dict) -> str:
 
 def same_words(e: dict) -> str:
     """The other groups of a test's same bets (``same`` of ``detection.same_tests`` and
-    ``pooling``), in words: ``dealer × player d1 × ana, player over all tables ana``; ""
+    ``pooling``), in words: ``d1 × ana (dealer × player), ana (player over all tables)``; ""
     for none."""
     names = []
     for other in e.get("same") or []:
@@ -457,7 +457,7 @@ def same_words(e: dict) -> str:
             group = str(GROUPS.get(code, code))
             names.append(group if code == "all" else f"{group} {other.get('group')}")
         else:
-            names.append(f"{POOLED_GROUPS.get(code, code)} {pooled_who(code, other)}")
+            names.append(f"{pooled_who(code, other)} ({POOLED_GROUPS.get(code, code)})")
     return ", ".join(names)
 
 
@@ -473,10 +473,10 @@ def pooled_who(code: str, e: dict) -> str:
 
 
 def pooled_group_words(code: str, e: dict) -> dict:
-    """The words every pooled finding's sentence opens with: ``group`` (its kind, capitalised),
-    ``who``, ``window``, ``from`` and ``to`` (short dates in the reader's locale), ``tables``
-    and ``shifts``."""
-    return {"group": str(POOLED_GROUPS.get(code, code)).capitalize(), "who": pooled_who(code, e),
+    """The words every pooled finding's sentence opens with: ``who`` (its people: ``d1 ×
+    ana``), ``group`` (its kind: ``dealer × player``), ``window``, ``from`` and ``to`` (short
+    dates in the reader's locale), ``tables`` and ``shifts``."""
+    return {"group": POOLED_GROUPS.get(code, code), "who": pooled_who(code, e),
             "window": POOLED_WINDOWS.get(e.get("window"), e.get("window")),
             "from": formats.date_format(date.fromisoformat(e["from"]), "SHORT_DATE_FORMAT"),
             "to": formats.date_format(date.fromisoformat(e["to"]), "SHORT_DATE_FORMAT"),
@@ -496,7 +496,7 @@ def footprint_text(code: str, e: dict) -> str:
     """A footprint test's finding (``reports.pooling.footprint_tests``) in one sentence:
     the group, the window, the hands won with 7½ or the bank bust against the expected
     count, its rate and where that came from, z, p and q."""
-    text = _("%(group)s %(who)s over %(window)s (%(from)s to %(to)s; %(tables)s tables in %(shifts)s shifts): "
+    text = _("%(who)s (%(group)s) over %(window)s (%(from)s to %(to)s; %(tables)s tables in %(shifts)s shifts): "
              "%(player)s won with 7½ or with the bank bust in %(observed)s of %(hands)s hands where %(expected)s "
              "were expected (%(rate)s a hand, as in %(baseline)s; z = %(z)s, p = %(p)s, q = %(q)s)") % {
         **pooled_group_words(code, e), "player": e.get("b"), "observed": e.get("observed"), "hands": e.get("hands"),
@@ -512,7 +512,7 @@ def pooled_text(code: str, e: dict) -> str:
     the expected, z, p and q (a footprint test: ``footprint_text``)."""
     if code in FOOTPRINT_GROUPS:
         return footprint_text(code, e)
-    text = _("%(group)s %(who)s over %(window)s (%(from)s to %(to)s; %(hands)s hands at %(tables)s tables in "
+    text = _("%(who)s (%(group)s) over %(window)s (%(from)s to %(to)s; %(hands)s hands at %(tables)s tables in "
              "%(shifts)s shifts): the bank won %(actual)s € where %(expected)s € were expected (z = %(z)s, p = %(p)s, "
              "q = %(q)s)") % {
         **pooled_group_words(code, e), "hands": e["hands"], "actual": _number(e["actual"]),

@@ -209,7 +209,7 @@ def test_the_review_page_and_the_api_show_the_latest_pooled_review_and_an_audito
     alert = Alert.objects.filter(kind="pooled", code="dealer×player", subject="pooled:dealer×player:dealer2:ana") \
         .first()
     shown = client.get(f"/reports/alerts/{alert.pk}/").content.decode()
-    assert "Crupier × jugador dealer2 × ana en" in shown
+    assert "dealer2 × ana (crupier × jugador), en la semana" in shown
 
 
 def test_postgresql_keeps_a_pooled_runs_request_and_its_result_once_done(db):

@@ -7,7 +7,7 @@ from django.utils import translation
 
 from reports.detection import same_tests
 from reports.models import AlertKind
-from reports.texts import same_words, with_same
+from reports.texts import pooled_text, same_words, with_same
 
 
 def line(kind, code, *, hands=50, staked=220.0, actual=-75.0, expected=12.99, sd=22.77, **names):
@@ -43,7 +43,26 @@ def test_the_others_are_named_in_the_readers_language():
     e = {"same": [{"kind": "pair", "code": "dealer×player", "a": "d3", "b": "p5"}, {"code": "player", "a": "p5",
                                                                                       "b": None}]}
     with translation.override("en"):
-        assert same_words(e) == "dealer × player d3 × p5, player over all tables p5"
+        assert same_words(e) == "d3 × p5 (dealer × player), p5 (player over all tables)"
         assert with_same("x", {}) == "x"
     with translation.override("es"):
-        assert with_same("x", e) == "x; las mismas apuestas que crupier × jugador d3 × p5, jugador en todas las mesas p5"
+        assert with_same("x", e) == "x; las mismas apuestas que d3 × p5 (crupier × jugador), p5 (jugador en todas las mesas)"
+
+
+def test_a_pooled_finding_opens_with_its_people_then_what_was_added_up():
+    """The group's people first, its kind in brackets (``p5 (jugador en todas las mesas)``, not
+    ``Jugador en todas las mesas p5``), in both languages, the figures in the reader's format."""
+    e = {"a": "p5", "b": None, "window": "week", "from": "2026-11-16", "to": "2026-11-22", "hands": 600,
+         "tables": 3, "shifts": 12, "actual": "166.00", "expected": "20.50", "z": 4.33, "p_value": 1.5e-05,
+         "combined_q": 0.004}
+    with translation.override("en"):
+        assert pooled_text("player", e).startswith("p5 (player over all tables) over the week (")
+    with translation.override("es"):
+        text = pooled_text("player", e)
+        assert text.startswith("p5 (jugador en todas las mesas), en la semana (")
+        assert "600 manos en 3 mesas y 12 turnos): la banca ganó 166,00 € donde se esperaban 20,50 €" in text
+        footprint = pooled_text("footprint:dealer×player", {**e, "a": "d1", "b": "p1", "observed": 68,
+                                                             "expected_count": 48.0, "rate": 0.32,
+                                                             "baseline": "others", "baseline_hands": 4050})
+        assert footprint.startswith("d1 × p1 (crupier × jugador, manos ganadas con 7½ o con la banca pasada), "
+                                    "en la semana (")
