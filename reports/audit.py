@@ -8,6 +8,7 @@ import json
 from collections import defaultdict
 from datetime import UTC
 from decimal import Decimal
+from itertools import islice
 
 from django.db import connection
 from django.db.models import F, Max, Min, Q, TextField
@@ -138,28 +139,23 @@ def chain_check(table, shift_id, hands, count):
     # Tuples through a server-side cursor, the event as the database's text: the checker
     # makes its canonical JSON once per distinct event (``tables.chain.EntryChecker``).
     rows = (HandEvent.objects.filter(table=table, id__gte=first_id, id__lte=last_id).order_by("id")
-            .values_list("hand_id", "hand__number", "sequence", "kind", Cast("event", TextField()), "entered_by_id",
-                         AtUtc("entered_at"), "previous_hash", "hash", "hand__shift_id", "id", "key_id"))
+            .values_list("hand__number", "sequence", "kind", Cast("event", TextField()), "entered_by_id",
+                         AtUtc("entered_at"), "previous_hash", "hash", "id", "key_id", "hand_id", "hand__shift_id"))
     checker = EntryChecker()
-    last_key = None
     faults = result["faults"]
     undo_rows = []
     entries = 0
-    last_hash = previous
-    for (hand_id, number, sequence, kind, text, by, at, stored_previous, stored, row_shift, pk,
-         key_id) in rows.iterator(chunk_size=CHAIN_CHUNK):
-        entries += 1
-        signed_at = at.isoformat() + "+00:00"  # entry_body's text of the time (AtUtc: UTC, naive)
-        if stored_previous != last_hash:
-            faults.append({"code": "chain_link", "hand": number, "sequence": sequence})
-        fault = checker.fault(entry_id=pk, key_id=key_id, stored=stored, previous=stored_previous,
-                              table_id=table.pk, hand_number=number, sequence=sequence, kind=kind, event_text=text,
-                              entered_by_id=by, entered_at=signed_at)
-        if fault:
-            faults.append({"code": CHAIN_CODES[fault], "hand": number, "sequence": sequence})
-        last_hash, last_key = stored, key_id
-        if row_shift == shift_id and kind == "undo":
-            undo_rows.append((hand_id, number, sequence, json.loads(text), by, at.replace(tzinfo=UTC)))
+    last_hash, last_key = previous, None
+    stream = rows.iterator(chunk_size=CHAIN_CHUNK)
+    while batch := list(islice(stream, CHAIN_CHUNK)):
+        entries += len(batch)
+        found, last_hash = checker.check_rows(table_id=table.pk, rows=batch, previous=last_hash)
+        faults += [{"code": "chain_link" if what == "link" else CHAIN_CODES[what], "hand": row[0],
+                    "sequence": row[1]} for row, what in found]
+        last_key = batch[-1][9]
+        undo_rows += [(hand_id, number, sequence, json.loads(text), by, at.replace(tzinfo=UTC))
+                      for number, sequence, kind, text, by, at, _p, _h, _pk, _key, hand_id, row_shift in batch
+                      if kind == "undo" and row_shift == shift_id]
     if not HandEvent.objects.filter(table=table, id__gt=last_id).exists():
         table.refresh_from_db(fields=["last_event_hash"])
         if (table.last_event_hash or GENESIS) != last_hash:

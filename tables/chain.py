@@ -61,8 +61,8 @@ def entry_body(*, table_id: int, hand_number: int, sequence: int, kind: str, eve
 def _body(*, table_id: int, hand_number: int, sequence: int, kind_json: str, event_json: str,
           entered_by_id: int | None, at: str) -> str:
     """``entry_body`` from its parts, the kind and the event already as canonical JSON, the
-    keys in sorted order (``at, by, event, hand, kind, sequence, table``): the one writer
-    of the signed text, for ``entry_body`` and ``EntryChecker.body``."""
+    keys in sorted order (``at, by, event, hand, kind, sequence, table``): the writer of the
+    signed text for ``entry_body``; ``EntryChecker.check_rows`` writes the same text inline."""
     return (f'{{"at":{_json_string(at)},"by":{"null" if entered_by_id is None else int(entered_by_id)},'
             f'"event":{event_json},"hand":{int(hand_number)},'
             f'"kind":{kind_json},"sequence":{int(sequence)},"table":{int(table_id)}}}')
@@ -137,8 +137,9 @@ def entry_fault(*, entry_id: int, key_id: str, stored: str, previous: str, **con
 
 class EntryChecker:
     """``entry_fault`` for a stream of stored entries, read as tuples with their event as
-    the database's text (``event::text``): the chain check of a shift's or a table's
-    entries (``reports.audit.chain_check``, ``tables.integrity.chain_faults``).
+    the database's text (``event::text``) and their time in UTC (``AtUtc``): the chain check
+    of a shift's or a table's entries (``reports.audit.chain_check``,
+    ``tables.integrity.chain_scan``), a batch of rows at a time (``check_rows``).
 
     The same answers as ``entry_fault`` byte for byte: the body is ``entry_body``'s
     canonical JSON, written around the event's canonical JSON, which is made once per
@@ -146,97 +147,91 @@ class EntryChecker:
     texts orjson would misread to ``json``: exact for integers of any size, which orjson
     alone would turn into floats past 64 bits and so report a sound entry as changed; then
     ``json.dumps`` with sorted keys) and kept in a bounded cache; each key's secret is looked up
-    once. Holds no connection; one checker per check (the keys are read when it is made
-    and as first met).
+    once and its HMAC set up once, copied for each entry (``hmac.HMAC.copy``: the one-shot
+    ``hmac.digest`` sets the key up again each call). Holds no connection; one checker per
+    check (the keys are read as first met).
     """
 
     #: Distinct event texts whose canonical JSON and value are kept (then the cache starts again).
     CACHE = 50_000
 
     def __init__(self):
-        self._keys = {}
         self._hmacs = {}
         self._events = {}
         self._words = {}
         self._unkeyed_until = settings.CHAIN_UNKEYED_UNTIL
 
-    def _secret(self, key_id):
-        try:
-            return self._keys[key_id]
-        except KeyError:
-            secret = self._keys[key_id] = _key(key_id)
-            return secret
+    def _hmac(self, key_id: str):
+        """The HMAC-SHA256 set up with ``key_id``'s secret, to be copied; ``UNKEYED`` for the
+        unkeyed hash, None for a key this server does not hold."""
+        if key_id not in self._hmacs:
+            if key_id == UNKEYED:
+                self._hmacs[key_id] = UNKEYED
+            else:
+                key = _key(key_id)
+                self._hmacs[key_id] = None if key is None else hmac.new(key, digestmod="sha256")
+        return self._hmacs[key_id]
 
-    def _keyed(self, key_id: str, key: bytes, message: bytes) -> str:
-        """``hmac.digest(key, message, "sha256").hex()`` (``_digest``'s), from an HMAC set up
-        once per key and copied for each entry (``hmac.HMAC.copy``): a copy skips the key's
-        set-up that the one-shot ``hmac.digest`` repeats each call, 1.2 µs against 1.7 µs an
-        entry here (benchmarks/RESULTS.md, "audit incremental")."""
-        base = self._hmacs.get(key_id)
-        if base is None:
-            base = self._hmacs[key_id] = hmac.new(key, digestmod="sha256")
-        keyed = base.copy()
-        keyed.update(message)
-        return keyed.hexdigest()
+    def check_rows(self, *, table_id: int, rows, previous: str, events: list | None = None) -> tuple[list, str]:
+        """Check a batch of a table's stored entries, in the order of their ids.
 
-    def _event(self, text: str) -> tuple[str, object]:
-        """``(canonical JSON, decoded value)`` of an event stored as ``text``, kept in the
-        bounded cache."""
-        events = self._events
-        known = events.get(text)
-        if known is None:
-            if len(events) >= self.CACHE:
-                events.clear()
-            value = loads(text)
-            known = events[text] = (_CANONICAL.encode(value), value)
-        return known
+        Args:
+            table_id: the table's id (signed in each body).
+            rows: tuples ``(hand_number, sequence, kind, event_text, entered_by_id,
+                entered_at, previous_hash, hash, id, key_id, …)`` (columns after these are
+                passed over), ``event_text`` the stored event's JSON text (jsonb's: any
+                spacing, any order of keys), ``entered_at`` a naive ``datetime`` in UTC
+                (``AtUtc``'s).
+            previous: the stored hash of the entry before the first row (``GENESIS`` before
+                a table's first entry).
+            events: a list each row's decoded event is appended to (shared between rows of
+                the same text: never to be changed by its reader), or None.
+        Returns:
+            ``(faults, previous)``: ``[(row, what)]`` in the rows' order, ``what`` ``"link"``
+            (its previous hash is not the stored hash of the entry before it) or
+            ``entry_fault``'s answer (``"changed"``, ``"unkeyed"``, ``"unknown_key"``); and
+            the last row's stored hash (``previous`` for no rows).
 
-    def canonical_event(self, text: str) -> str:
-        """The canonical JSON (``entry_body``'s) of an event stored as ``text`` (any JSON
-        text of it: jsonb's own, with spaces and its order of keys)."""
-        return self._event(text)[0]
-
-    def event_value(self, text: str):
-        """The decoded value of an event stored as ``text`` (``casino.jsontext.loads``'s),
-        from the same cache as ``canonical_event``: one decoding per distinct text serves
-        the chain's body and a reader of the events (``tables.replay.ReplayFeed``). Shared,
-        never to be changed by its reader."""
-        return self._event(text)[1]
-
-    def body(self, *, table_id: int, hand_number: int, sequence: int, kind: str, event_text: str,
-             entered_by_id: int | None, entered_at: datetime | str) -> str:
-        """``entry_body`` of an entry whose event is stored as ``event_text`` (identical:
-        the keys in sorted order ``at, by, event, hand, kind, sequence, table``).
-        ``entered_at``: the datetime, or its ``isoformat()`` in UTC (``"…+00:00"``; an
-        ``AtUtc`` read's naive datetime's ``isoformat()`` + ``"+00:00"``)."""
-        at = entered_at if isinstance(entered_at, str) else entered_at.isoformat()
-        words = self._words
-        kind_json = words.get(kind)
-        if kind_json is None:
-            kind_json = words[kind] = _CANONICAL.encode(kind)
-        return _body(table_id=table_id, hand_number=hand_number, sequence=sequence, kind_json=kind_json,
-                     event_json=self.canonical_event(event_text), entered_by_id=entered_by_id, at=at)
-
-    def fault(self, *, entry_id: int, key_id: str, stored: str, previous: str, table_id: int, hand_number: int,
-              sequence: int, kind: str, event_text: str, entered_by_id: int | None,
-              entered_at: datetime | str) -> str | None:
-        """As ``entry_fault`` (``"changed"``, ``"unkeyed"``, ``"unknown_key"`` or None), the
-        event given as its stored JSON text."""
-        if key_id == UNKEYED:
-            if entry_id > self._unkeyed_until:
-                return "unkeyed"
-            secret = None
-        else:
-            secret = self._secret(key_id)
-            if secret is None:
-                return "unknown_key"
-        body = self.body(table_id=table_id, hand_number=hand_number, sequence=sequence, kind=kind,
-                         event_text=event_text, entered_by_id=entered_by_id, entered_at=entered_at)
-        if secret is None:
-            digest = _digest(key_id=key_id, key=secret, previous=previous, body=body)
-        else:  # _digest's keyed formula
-            digest = self._keyed(key_id, secret, f"{key_id}\n{previous}\n{body}".encode())
-        return None if hmac.compare_digest(digest, stored) else "changed"
+        The body is ``_body``'s text, written here in one f-string per entry: the calls of
+        a per-entry method (``_body``'s keywords, the cache's, the key's) cost a chain check
+        as much as its HMAC (benchmarks/RESULTS.md, "audit incremental");
+        ``tests/reports/test_chain_stream.py`` checks the two texts agree.
+        """
+        cache, words, hmacs, loads_, encode = self._events, self._words, self._hmacs, loads, _CANONICAL.encode
+        compare, keep = hmac.compare_digest, None if events is None else events.append
+        faults = []
+        for row in rows:
+            number, sequence, kind, text, by, at, stored_previous, stored, pk, key_id, *_rest = row
+            if stored_previous != previous:
+                faults.append((row, "link"))
+            previous = stored
+            known = cache.get(text)
+            if known is None:
+                if len(cache) >= self.CACHE:
+                    cache.clear()
+                value = loads_(text)
+                known = cache[text] = (encode(value), value)
+            if keep is not None:
+                keep(known[1])
+            kind_json = words.get(kind)
+            if kind_json is None:
+                kind_json = words[kind] = encode(kind)
+            body = (f'{{"at":"{at.isoformat()}+00:00","by":{"null" if by is None else by},"event":{known[0]},'
+                    f'"hand":{number},"kind":{kind_json},"sequence":{sequence},"table":{table_id}}}')
+            base = hmacs[key_id] if key_id in hmacs else self._hmac(key_id)
+            if base is None:
+                faults.append((row, "unknown_key"))
+            elif isinstance(base, str):  # UNKEYED
+                if pk > self._unkeyed_until:
+                    faults.append((row, "unkeyed"))
+                elif not compare(_digest(key_id=UNKEYED, key=None, previous=stored_previous, body=body), stored):
+                    faults.append((row, "changed"))
+            else:
+                keyed = base.copy()
+                keyed.update(f"{key_id}\n{stored_previous}\n{body}".encode())
+                if not compare(keyed.hexdigest(), stored):
+                    faults.append((row, "changed"))
+        return faults, previous
 
 
 class AtUtc(Func):

@@ -219,8 +219,8 @@ class ReplayFeed:
     own read of the entries was a sixth of PostgreSQL's work there, benchmarks/RESULTS.md,
     "audit incremental").
 
-    Called as ``feed(hand_id, sequence, kind, event)`` for each entry streamed (any hand's;
-    those of hands not replayed are passed over), ``event`` decoded. The entries are gathered by hand;
+    Given the entries streamed as ``feed.extend(entries)`` (``(hand_id, sequence, kind,
+    event)`` each, ``event`` decoded). The entries are gathered by hand;
     when ``CHUNK`` hands have entries, they are replayed as ``hand_faults`` replays a chunk.
     A hand's entries need not all come through the stream (one range of a table's chain,
     an incremental run's window, a void entered much later): before a hand is replayed its
@@ -229,7 +229,7 @@ class ReplayFeed:
     at the end. The answer is ``hand_faults(hands)``'s, fault for fault, in its order.
 
     The events come decoded once per distinct text by the chain check
-    (``tables.chain.EntryChecker.event_value``) and are shared between hands: the replay
+    (``tables.chain.EntryChecker.check_rows``) and are shared between hands: the replay
     never changes an event (``game.hand`` reads them; ``game.entries.fold_record_events``
     copies before it writes).
 
@@ -244,15 +244,21 @@ class ReplayFeed:
         self._pending = {}
         self._faults = []
 
-    def __call__(self, hand_id: int, sequence: int, kind: str, event) -> None:
-        if hand_id not in self._wanted:
-            return
-        entries = self._pending.get(hand_id)
-        if entries is None:
-            if len(self._pending) >= CHUNK:
-                self._flush()
-            entries = self._pending[hand_id] = []
-        entries.append((sequence, kind, event))
+    def extend(self, entries) -> None:
+        """Take ``entries`` streamed (an iterable of ``(hand_id, sequence, kind, event)``,
+        any hand's: those of hands not replayed are passed over); every ``CHUNK`` hands with
+        entries are replayed."""
+        wanted, pending = self._wanted, self._pending
+        for hand_id, sequence, kind, event in entries:
+            if hand_id not in wanted:
+                continue
+            taken = pending.get(hand_id)
+            if taken is None:
+                if len(pending) >= CHUNK:
+                    self._flush()
+                    pending = self._pending
+                taken = pending[hand_id] = []
+            taken.append((sequence, kind, event))
 
     def _flush(self) -> None:
         pending, self._pending = self._pending, {}

@@ -39,19 +39,44 @@ def english():
         yield
 
 
+def stored_row(*, content: dict, event, previous: str, key_id: str, stored: str | None = None, entry_id: int = 50):
+    """An entry as the chain check reads it (``EntryChecker.check_rows``' columns): its event
+    as jsonb's text (its own spacing, another order of keys), its time naive in UTC (``AtUtc``),
+    its hash ``stored`` or the one ``entry_hash`` signs."""
+    at = content["entered_at"]
+    if stored is None:
+        stored = entry_hash(previous=previous, key_id=key_id, event=event, **content)
+    text = json.dumps(event, sort_keys=False, separators=(", ", ": "))
+    return (content["hand_number"], content["sequence"], content["kind"], text, content["entered_by_id"],
+            at.astimezone(UTC).replace(tzinfo=None), previous, stored, entry_id, key_id)
+
+
 @settings(max_examples=300, deadline=None)
 @given(event=st.dictionaries(st.text(max_size=6), JSON, max_size=4), kind=st.sampled_from(["event", "undo", "vóid"]),
        at=TIMES, by=st.none() | st.integers(min_value=1, max_value=10 ** 6),
-       number=st.integers(min_value=1, max_value=10 ** 9), sequence=st.integers(min_value=0, max_value=500))
-def test_the_streamed_body_is_entry_body_byte_for_byte(event, kind, at, by, number, sequence):
-    content = {"table_id": 7, "hand_number": number, "sequence": sequence, "kind": kind, "entered_by_id": by}
-    # jsonb's text of the event: its own spacing and order of keys (here: another order)
-    stored = json.dumps(event, sort_keys=False, separators=(", ", ": "))
-    checker = EntryChecker()
-    assert checker.body(event_text=stored, entered_at=at, **content) == entry_body(event=event, entered_at=at,
-                                                                                   **content)
-    assert checker.body(event_text=stored, entered_at=at.isoformat(), **content) == entry_body(
-        event=event, entered_at=at, **content)
+       number=st.integers(min_value=1, max_value=10 ** 9), sequence=st.integers(min_value=0, max_value=500),
+       key=st.text(min_size=1, max_size=200))
+def test_the_streamed_check_signs_entry_body_byte_for_byte(event, kind, at, by, number, sequence, key):
+    """``check_rows`` writes the body in its own f-string: an entry signed with
+    ``entry_hash`` (``entry_body``) under any key (shorter and longer than SHA-256's block)
+    checks clean, and the same entry with one byte of its event or its hash changed does
+    not; each row's decoded event is given back."""
+    from django.test import override_settings
+
+    content = {"table_id": 7, "hand_number": number, "sequence": sequence, "kind": kind, "entered_by_id": by,
+               "entered_at": at}
+    with override_settings(CHAIN_OLD_KEYS={"7": key}):
+        row = stored_row(content=content, event=event, previous=GENESIS, key_id="7")
+        events = []
+        assert EntryChecker().check_rows(table_id=7, rows=[row, row], previous=GENESIS, events=events) == (
+            [((row), "link")], row[7])
+        assert events == [event, event]
+        changed = (*row[:3], json.dumps({**event, "x": 1}), *row[4:])
+        forged = (*row[:7], "0" * 64, *row[8:])
+        assert EntryChecker().check_rows(table_id=7, rows=[changed], previous=GENESIS) == ([(changed, "changed")],
+                                                                                              row[7])
+        assert EntryChecker().check_rows(table_id=7, rows=[forged], previous=GENESIS) == ([(forged, "changed")],
+                                                                                             "0" * 64)
 
 
 @settings(max_examples=300, deadline=None)
@@ -75,29 +100,18 @@ def test_the_checker_answers_as_entry_fault(settings):
     settings.CHAIN_UNKEYED_UNTIL = 10
     at = datetime(2026, 11, 24, 20, 0, 0, tzinfo=UTC)
     event = {"do": "bet", "seat": "luis", "amount": 2 ** 70}
-    content = {"table_id": 1, "hand_number": 3, "sequence": 4, "kind": "event", "event": event,
-               "entered_by_id": None, "entered_at": at}
-    checker = EntryChecker()
-    streamed = {**content, "event_text": json.dumps(event)}
-    del streamed["event"]
+    content = {"table_id": 1, "hand_number": 3, "sequence": 4, "kind": "event", "entered_by_id": None,
+               "entered_at": at}
     for key_id, entry_id in (("1", 50), ("0", 50), ("", 5), ("", 50), ("9", 50)):
-        stored = entry_hash(previous=GENESIS, key_id=key_id, **content) if key_id in ("1", "0", "") else "f" * 64
+        stored = entry_hash(previous=GENESIS, key_id=key_id, event=event, **content) \
+            if key_id in ("1", "0", "") else "f" * 64
         for candidate in (stored, "0" * 64):
-            expected = entry_fault(entry_id=entry_id, key_id=key_id, stored=candidate, previous=GENESIS, **content)
-            assert checker.fault(entry_id=entry_id, key_id=key_id, stored=candidate, previous=GENESIS,
-                                 **streamed) == expected
-
-
-@given(key=st.binary(min_size=1, max_size=200), message=st.binary(max_size=300))
-def test_the_checkers_hmac_is_hmac_digest(key, message):
-    """EntryChecker._keyed (one HMAC set up per key, copied for each entry) against the
-    standard library's one-shot HMAC, for keys shorter and longer than SHA-256's block,
-    the same key's set-up reused for a second message."""
-    import hmac
-
-    checker = EntryChecker()
-    assert checker._keyed("k", key, message) == hmac.digest(key, message, "sha256").hex()
-    assert checker._keyed("k", key, message + b"x") == hmac.digest(key, message + b"x", "sha256").hex()
+            expected = entry_fault(entry_id=entry_id, key_id=key_id, stored=candidate, previous=GENESIS, event=event,
+                                   **content)
+            row = stored_row(content=content, event=event, previous=GENESIS, key_id=key_id, stored=candidate,
+                             entry_id=entry_id)
+            found, _head = EntryChecker().check_rows(table_id=1, rows=[row], previous=GENESIS)
+            assert found == ([(row, expected)] if expected else [])
 
 
 @pytest.mark.django_db
