@@ -42,7 +42,10 @@ The trials:
 
 For each planted trial the share of seeds detected, and whether any single shift's review
 named the cheat, are printed; for the honest trials the false alerts (pooled and per shift)
-and per 10,000 hands. The theory is ``bank_edge`` of the rule set (``--theory-hands``,
+and per 10,000 hands. With ``--levels``, the same runs are read again at other levels of
+the one correction (its q-values do not depend on the level): per level, the distinct tested
+groups an honest trial would alert on per 10,000 hands, and the planted trials' seeds whose
+cheat's group would alert: the trade between noise and power, measured. The theory is ``bank_edge`` of the rule set (``--theory-hands``,
 seed 17), stored as the reviews read it.
 """
 
@@ -203,11 +206,16 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
                 single.update((f.kind, f.code, str(f.identity), shift.pk) for f in report_findings(report)
                               if f.kind in STATISTICAL_KINDS)  # none: left to the pooled run
             pooled, detected, footprint = set(), False, False
+            levels = {level: set() for level in args.levels}  # the groups each level would alert on
             for night in range(args.days) if kind == "honest" else [args.days - 1]:
                 day = yesterday - timedelta(days=args.days - 1 - night)
                 # The night's shift reports, as in production (each night's run takes the reports of its day).
                 result = pooled_review(day, theory=theory, report_cards=args.shift_cards,
                                        reports=night_reports.get(night, []))
+                for test in result["tests"]:
+                    for level, groups in levels.items():
+                        if test["combined_q"] < level and (kind == "honest" or planted_group(kind, test)):
+                            groups.add(test_group(test))
                 # Raised as the nightly run raises them (rolled back with the trial): a finding of a group
                 # whose alert is open joins it (one ongoing alert), so the false alerts are the alerts opened.
                 raised = {}
@@ -230,11 +238,28 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
                     if kind == "holder" and ("bank", "h1", None) in named:
                         detected = True
             out = {"hands": hands, "pooled": len(pooled), "single": len(single), "detected": detected,
-                   "single_named": single_named, "footprint": footprint}
+                   "single_named": single_named, "footprint": footprint,
+                   "levels": {level: len(groups) for level, groups in levels.items()}}
             raise Rollback
     except Rollback:
         pass
     return out
+
+
+def test_group(test) -> tuple:
+    """A tested group as one ongoing alert is one: its kind, code, people or subject, window."""
+    return (test.get("kind"), test.get("code"), test.get("a"), test.get("b"), test.get("subject"),
+            str(test.get("group")), test.get("window"))
+
+
+def planted_group(kind, test) -> bool:
+    """Whether a test (or one of its same bets') is of the planted cheat: d1 × p1 (its result
+    or its footprint) for ``pair``, the holder h1 for ``holder``."""
+    named = [(test.get("code"), test.get("a"), test.get("b"))] + [(o.get("code"), o.get("a"), o.get("b"))
+                                                                   for o in test.get("same") or []]
+    if kind == "pair":
+        return bool({("dealer×player", "d1", "p1"), ("footprint:dealer×player", "d1", "p1")} & set(named))
+    return ("bank", "h1", None) in named
 
 
 def show_alert(where, kind, code, evidence):
@@ -306,7 +331,12 @@ def main():
                         help="the tables' rule profile (the bank stays with its holder)")
     parser.add_argument("--database-prefix", default="detection_bench", help="the scratch database's name before _<pid>")
     parser.add_argument("--show-alerts", action="store_true", help="print every alert with its figures")
+    parser.add_argument("--levels", default="",
+                        help="other levels of the one correction (e.g. 0.0025,0.005,0.02): the same runs' q-values "
+                             "read at each, a table of the groups each would alert on (honest: distinct tested "
+                             "groups with q below it, per 10,000 hands; planted: seeds whose cheat's group has)")
     args = parser.parse_args()
+    args.levels = sorted(float(x) for x in args.levels.split(",") if x)
     name = f"{args.database_prefix}_{os.getpid()}"
     migrate = create_scratch(name)
     os.environ["DATABASE_URL"] = database_url(name)
@@ -335,21 +365,31 @@ def main():
         print("| trial | strength | seeds | detected (pooled) | named by a single shift's review | "
               "false alerts pooled / per shift | per 10,000 hands |")
         print("|---|---|---|---|---|---|---|")
+        by_level = []  # (row, {level: figure})
         for stand_at in [int(x) for x in args.stand_at.split(",") if x]:
             hands = pooled = single = 0
+            counts = dict.fromkeys(args.levels, 0)
             for seed in range(args.honest_seeds):
                 result = trial(args, "honest", seed, edge=edge, theory=theory, stand_at=stand_at)
                 hands, pooled, single = hands + result["hands"], pooled + result["pooled"], single + result["single"]
+                for level in args.levels:
+                    counts[level] += result["levels"][level]
             per = (pooled + single) / hands * 10_000 if hands else 0.0
             print(f"| honest, seats stand at {stand_at / 2:g} | — | {args.honest_seeds} ({hands} hands) | — | — | "
                   f"{pooled} / {single} | {per:.2f} |", flush=True)
+            by_level.append((f"honest, seats stand at {stand_at / 2:g}: false alerts per 10,000 hands",
+                             {level: f"{counts[level] / hands * 10_000:.2f} ({counts[level]})" if hands else "—"
+                              for level in args.levels}))
         for kind, strengths, label in (("pair", args.pair_shares, "of the pair's hands rigged"),
                                        ("holder", args.holder_sigmas, "SE per tenure")):
             for strength in [float(x) for x in strengths.split(",") if x]:
                 args.share, args.sigmas = strength, strength
                 detected = named = hands = footprints = 0
+                counts = dict.fromkeys(args.levels, 0)
                 for seed in range(args.seeds):
                     result = trial(args, kind, seed, edge=edge, theory=theory)
+                    for level in args.levels:
+                        counts[level] += bool(result["levels"][level])
                     detected += result["detected"]
                     footprints += result["footprint"]
                     named += result["single_named"]
@@ -359,6 +399,14 @@ def main():
                 by = f" (footprint {footprints})" if kind == "pair" else ""
                 print(f"| {kind}{rig} | {shown} {label} | {args.seeds} | {detected}/{args.seeds}{by} | {named}/{args.seeds} "
                       f"| — | — |", flush=True)
+                by_level.append((f"{kind}{rig}, {shown} {label}: seeds detected",
+                                 {level: f"{counts[level]}/{args.seeds}" for level in args.levels}))
+        if args.levels and by_level:
+            print("\nThe same runs read at other levels of the one correction (q below the level):\n")
+            print("| row | " + " | ".join(f"{level:.2%}" for level in args.levels) + " |")
+            print("|---|" + "---|" * len(args.levels))
+            for row, figures in by_level:
+                print(f"| {row} | " + " | ".join(figures[level] for level in args.levels) + " |")
         print(f"total {time.perf_counter() - started:.0f} s", flush=True)
     finally:
         drop_scratch(name)

@@ -33,7 +33,7 @@ RUNS = {
     "review": ("review.py", ["--shifts", "1", "--hands", "20", "--repeat", "1"], True),
     "detection": ("detection.py", ["--seeds", "1", "--honest-seeds", "1", "--days", "3", "--hands", "6",
                                    "--stand-at", "8", "--pair-shares", "0.5", "--holder-sigmas", "2",
-                                   "--holder-tenures", "2", "--theory-hands", "200"], True),
+                                   "--holder-tenures", "2", "--theory-hands", "200", "--levels", "0.005,0.02"], True),
     "console": ("console.py", ["--seconds", "2", "--trivial-seconds", "1", "--dealers", "2", "--rounds", "1",
                                "--workers", "1"], True),
 }
