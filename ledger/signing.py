@@ -22,7 +22,7 @@ one after the other.
 
 import hmac
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.db import connection
 from django.utils.translation import gettext as _
@@ -81,9 +81,12 @@ def sign(txn, legs, previous: str) -> str:
 # The check
 
 #: Every transaction after an id with its legs; the amounts in cents (the column is numeric
-#: with two places: ``* 100`` is exact), the cause as its text (``casino.jsontext``).
+#: with two places: ``* 100`` is exact), the cause as its text (``casino.jsontext``), the time
+#: in UTC without its zone (the driver's own loader: Django's loader of a ``timestamptz``, in
+#: Python, was a tenth of the ledger's check; benchmarks/RESULTS.md, "audit incremental").
 _READ_SQL = """
-SELECT t.id, t.kind, t.reference, t.idempotency_key, t.cause::text, t.posted_by_id, t.source, t.posted_at,
+SELECT t.id, t.kind, t.reference, t.idempotency_key, t.cause::text, t.posted_by_id, t.source,
+       t.posted_at AT TIME ZONE 'UTC',
        t.memo, t.reverses_id, t.signature, t.previous_signature, t.key_id, t.legs,
        e.accounts, e.sides, e.amounts
   FROM ledger_transaction t
@@ -159,7 +162,8 @@ def signature_scan(*, after_id: int = 0, head: str = GENESIS) -> tuple[list[str]
                                     "server does not hold") % named)
                 else:
                     body = posting_body(kind=kind, reference=reference, idempotency_key=key,
-                                        cause=loads(cause), posted_by_id=by, source=source, posted_at=at,
+                                        cause=loads(cause), posted_by_id=by, source=source,
+                                        posted_at=at.replace(tzinfo=UTC),  # read in UTC without its zone
                                         memo=memo, reverses_id=reverses, legs=legs)
                     expected = signature(key_id=key_id, key=keys[key_id], previous=stored_previous, body=body)
                     if not hmac.compare_digest(expected, stored):

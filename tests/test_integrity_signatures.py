@@ -189,6 +189,25 @@ def test_a_leg_s_amount_changed_by_the_owner_is_a_fault(transfer):
     assert f"FAULT: transaction #{transfer.pk} (transfer, {transfer.reference}) does not match its signature" in err
 
 
+def test_a_posting_s_time_moved_by_a_microsecond_by_the_owner_is_a_fault(transfer):
+    """The signed time is read in UTC without its zone (``ledger.signing._READ_SQL``): the
+    honest transfer checks clean in a session of another time zone, and the same posting
+    moved by one microsecond does not match its signature."""
+    from ledger.signing import signature_scan
+
+    with connection.cursor() as cursor:
+        cursor.execute("SET TIME ZONE 'America/Havana'")
+        try:
+            assert signature_scan()[0] == []
+        finally:
+            cursor.execute("SET TIME ZONE 'UTC'")
+    as_the_owner(("UPDATE ledger_transaction SET posted_at = posted_at + interval '1 microsecond' WHERE id = %s",
+                  [transfer.pk]))
+    code, err = ledger_check()
+    assert code == 1
+    assert f"FAULT: transaction #{transfer.pk} (transfer, {transfer.reference}) does not match its signature" in err
+
+
 def test_a_leg_added_by_the_owner_is_a_fault(transfer):
     luis, marta = (Account.objects.get(player__code=code).id for code in ("luis", "marta"))
     # The new legs, and the transaction's row and its first legs rewritten as they were, so
