@@ -32,7 +32,7 @@ closed that day and of each bank-rotation report computed that day, its latest v
 expected against actual, pairs, large losses, cards; ``detection.report_findings``
 raises none of them at the report's close; a pooled group of the same bets as a report's
 test is made once, as the report's: ``merge_report_tests``). Nothing statistical alerts outside this
-correction: an honest run raises an alert with probability at most ``ALPHA``. A report's
+correction: an honest run raises an alert with probability at most ``statistics.NIGHTLY_ALPHA``. A report's
 test that alerts is raised as its close would have raised it: the report's subject,
 identity, evidence, table, shift and report, with this run's ``combined_q``.
 
@@ -54,7 +54,6 @@ from casino.periods import gaming_day, gaming_day_bounds
 from reports import statistics
 from reports.alerts import Finding, alerts_raise_counted
 from reports.detection import (
-    ALPHA,
     CARD_HANDS_LIMIT,
     EVIDENCE_LIMIT,
     MIN_HANDS,
@@ -431,14 +430,14 @@ def report_review_tests(day: date, *, theory=None, cards=True, reports=None) -> 
     return tests
 
 
-def pooled_review(day: date, *, theory=None, alpha=ALPHA, card_hands=CARD_HANDS_LIMIT, report_cards=True,
-                  reports=None) -> dict:
+def pooled_review(day: date, *, theory=None, alpha=statistics.NIGHTLY_ALPHA, card_hands=CARD_HANDS_LIMIT,
+                  report_cards=True, reports=None) -> dict:
     """The pooled review of the windows ending with gaming day ``day``, read only.
 
     Args:
         day: the last gaming day of every window.
         theory: a ``detection.Theory`` (default: a new one, computing a missing edge).
-        alpha: the level of the one correction over every test.
+        alpha: the level of the one correction over every test (``statistics.NIGHTLY_ALPHA``).
         card_hands: the day's latest hands at most whose cards are tested.
         report_cards: the card tests of the day's reports' reviews taken too
             (``report_review_tests``).

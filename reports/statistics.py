@@ -33,7 +33,15 @@ from game.cards import CARD_RANK, CARD_SPELLINGS, DECKS, RANKS
 from game.hand import BANK_ID, LOCA_ID
 from game.record import read_header
 
+#: The level of a review's one correction (a shift's, the review page's): a line below it is
+#: marked, for the nightly pooled review to decide.
 ALPHA = 0.01
+#: The level of the nightly pooled review's one correction, which raises the statistical
+#: alerts: measured on honest nights (benchmarks/detection.py --levels; benchmarks/RESULTS.md,
+#: "detection"), 1% raised 2.86 and 1.90 false alerts per 10,000 hands with the seats standing
+#: at 5 and 6½, 0.5% 0.95 and 0.95, 0.25% none, the planted pair and holder found as often at
+#: each (2/10, 10/10): the issue's goal is at most 1 a 10,000.
+NIGHTLY_ALPHA = 0.0025
 _RANK_INDEX = {rank: i for i, rank in enumerate(RANKS)}
 
 

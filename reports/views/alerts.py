@@ -17,6 +17,7 @@ from casino.roles import AUDITOR, role_required
 from reports.alerts import NOTE_MIN, AlertError, alert_acknowledge, alert_ongoing, alert_updates
 from reports.evidence import evidence_hand_links, evidence_hands_url
 from reports.models import Alert
+from reports.statistics import NIGHTLY_ALPHA
 from reports.texts import alert_test_rows, alert_text, exception_text
 
 PER_PAGE = 50
@@ -74,7 +75,8 @@ def alert_list(request):
         alert.text = alert_text(alert.kind, alert.code, alert.evidence)
         alert.ongoing = alert_ongoing(alert)
     return render(request, "reports/alerts.html", {"page": page, "status": status,
-                                                   "open_count": Alert.objects.filter(status="open").count()})
+                                                   "open_count": Alert.objects.filter(status="open").count(),
+                                                   "nightly_percent": Decimal(str(NIGHTLY_ALPHA)) * 100})
 
 
 def _evidence_hands(alert):

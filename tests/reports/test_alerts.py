@@ -144,3 +144,18 @@ def test_a_report_s_page_lists_its_alerts_and_links_to_the_review_of_its_hands(p
     assert f'{review}?table={played.table.pk}&amp;' in section and f"shift={played.shift.pk}" in section
     link = section.split('href="')[-1].split('"')[0].replace("&amp;", "&")
     assert client.get(link).status_code == 200
+
+
+def test_the_alerts_page_says_which_run_raises_the_statistical_alerts_and_at_what_level(auditor):
+    """The level is the nightly pooled review's (``statistics.NIGHTLY_ALPHA``), in the
+    reader's number format."""
+    from django.utils import translation
+
+    from reports.statistics import NIGHTLY_ALPHA
+
+    assert NIGHTLY_ALPHA == 0.0025
+    auditor.cookies["django_language"] = "es"
+    with translation.override("es"):
+        page = auditor.get(reverse("reports:alerts"), HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    level = page.split('id="alerts-level">')[1].split("</p>")[0]
+    assert "la revisión agregada de cada noche" in level and "(un nivel del 0,25 %)" in level
