@@ -45,7 +45,8 @@ named the cheat, are printed; for the honest trials the false alerts (pooled and
 and per 10,000 hands. With ``--levels``, the same runs are read again at other levels of
 the one correction (its q-values do not depend on the level): per level, the distinct tested
 groups an honest trial would alert on per 10,000 hands, and the planted trials' seeds whose
-cheat's group would alert: the trade between noise and power, measured. The theory is ``bank_edge`` of the rule set (``--theory-hands``,
+cheat's group would alert: the trade between noise and power, measured. The theory is
+``bank_edge`` of the rule set (``--theory-hands``,
 seed 17), stored as the reviews read it.
 """
 

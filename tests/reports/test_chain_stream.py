@@ -1,9 +1,9 @@
 """The chain check and the replay read their rows as tuples through server-side cursors
 (issue 17, the reports over 1,000,000 hands): the chain check signs the event's stored
-text (``tables.chain.EntryChecker``) and the entry's time as PostgreSQL writes it
-(``tables.chain.AtUtc``: UTC without its zone, ``isoformat()`` + ``"+00:00"``). Both must give the very bytes ``entry_body`` signed, or a
-sound entry reads as changed; and tampering is still found: a settlement, a posting, an
-entry changed or removed behind the triggers' back."""
+text (``tables.chain.EntryChecker``) and the entry's time read in UTC without its zone
+(``tables.chain.AtUtc``, written ``isoformat()`` + ``"+00:00"``). Both must give the very
+bytes ``entry_body`` signed, or a sound entry reads as changed; and tampering is still
+found: a settlement, a posting, an entry changed or removed behind the triggers' back."""
 
 import json
 from datetime import UTC, datetime, timedelta
