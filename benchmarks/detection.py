@@ -43,8 +43,9 @@ The trials:
 For each planted trial the share of seeds detected, and whether any single shift's review
 named the cheat, are printed; for the honest trials the false alerts (pooled and per shift)
 and per 10,000 hands. With ``--levels``, the same runs are read again at other levels of
-the one correction (its q-values do not depend on the level): per level, the distinct tested
-groups an honest trial would alert on per 10,000 hands, and the planted trials' seeds whose
+the one correction (its q-values do not depend on the level): per level, the alerts an
+honest trial's tests with q below it would open per 10,000 hands (``Alerts``: a group found
+again, or the same bets under another name, is one), and the planted trials' seeds whose
 cheat's group would alert: the trade between noise and power, measured. The theory is
 ``bank_edge`` of the rule set (``--theory-hands``,
 seed 17), stored as the reviews read it.
@@ -207,7 +208,7 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
                 single.update((f.kind, f.code, str(f.identity), shift.pk) for f in report_findings(report)
                               if f.kind in STATISTICAL_KINDS)  # none: left to the pooled run
             pooled, detected, footprint = set(), False, False
-            levels = {level: set() for level in args.levels}  # the groups each level would alert on
+            levels = {level: Alerts() for level in args.levels}  # the alerts each level would open
             for night in range(args.days) if kind == "honest" else [args.days - 1]:
                 day = yesterday - timedelta(days=args.days - 1 - night)
                 # The night's shift reports, as in production (each night's run takes the reports of its day).
@@ -216,7 +217,7 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
                 for test in result["tests"]:
                     for level, groups in levels.items():
                         if test["combined_q"] < level and (kind == "honest" or planted_group(kind, test)):
-                            groups.add(test_group(test))
+                            groups.add(test)
                 # Raised as the nightly run raises them (rolled back with the trial): a finding of a group
                 # whose alert is open joins it (one ongoing alert), so the false alerts are the alerts opened.
                 raised = {}
@@ -251,6 +252,35 @@ def test_group(test) -> tuple:
     """A tested group as one ongoing alert is one: its kind, code, people or subject, window."""
     return (test.get("kind"), test.get("code"), test.get("a"), test.get("b"), test.get("subject"),
             str(test.get("group")), test.get("window"))
+
+
+class Alerts:
+    """The alerts a level's tests would open, counted as the nightly run raises them: a test
+    of a group found before (``test_group``: one ongoing alert) or of the same bets as one
+    found before under any name (``reports.pooling.bets_digest``: ``Finding.bets``) is that
+    alert. ``len()``: how many."""
+
+    def __init__(self):
+        self._alert = {}  # a group's or bets' key -> its alert (an int)
+        self._count = 0
+
+    def add(self, test) -> None:
+        from reports.pooling import bets_digest
+
+        keys = [("group", test_group(test))]
+        if test.get("kind") in ("pooled", "pair", "expected"):
+            digest = bets_digest(test)
+            if digest:
+                keys.append(("bets", digest))
+        known = [self._alert[key] for key in keys if key in self._alert]
+        alert = known[0] if known else self._count
+        if not known:
+            self._count += 1
+        for key in keys:
+            self._alert.setdefault(key, alert)
+
+    def __len__(self):
+        return self._count
 
 
 def planted_group(kind, test) -> bool:
@@ -334,8 +364,8 @@ def main():
     parser.add_argument("--show-alerts", action="store_true", help="print every alert with its figures")
     parser.add_argument("--levels", default="",
                         help="other levels of the one correction (e.g. 0.0025,0.005,0.02): the same runs' q-values "
-                             "read at each, a table of the groups each would alert on (honest: distinct tested "
-                             "groups with q below it, per 10,000 hands; planted: seeds whose cheat's group has)")
+                             "read at each, a table of the alerts each would open (honest: the alerts its tests "
+                             "with q below it open, per 10,000 hands; planted: seeds whose cheat's group has one)")
     args = parser.parse_args()
     args.levels = sorted(float(x) for x in args.levels.split(",") if x)
     name = f"{args.database_prefix}_{os.getpid()}"

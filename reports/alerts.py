@@ -14,6 +14,11 @@ p5 over the week"): a new finding of a group that has an open alert (found again
 night with more hands) joins that alert as an ``AlertEvidence`` (the alert is ongoing, its
 latest figures and hands attributed to the run) instead of opening another; once the alert
 is acknowledged, the group's next finding opens a new alert.
+
+A statistical finding names the bets it tested (``Finding.bets``): the same bets found
+again under another name (a shift's holder × player pair one night, the dealer × player
+over the week the next, when they met only in those hands) or over a longer window are
+that finding, open or acknowledged, never another alert.
 """
 
 import hashlib
@@ -59,6 +64,9 @@ class Finding:
         table_id, shift_id, report_id: where it was found (optional).
         group: what, besides kind, code and subject, makes later findings the same ongoing
             finding (e.g. the window, ``"week"``); None: none (each finding its own alert).
+        bets: the digest of the bets a statistical finding tested (64 hex digits,
+            ``reports.pooling.bets_digest``); a finding of the same bets as one raised
+            before is that one. "": none.
     """
 
     kind: str
@@ -70,6 +78,7 @@ class Finding:
     shift_id: int | None = None
     report_id: int | None = None
     group: object = None
+    bets: str = ""
 
     @property
     def group_key(self) -> str:
@@ -93,7 +102,8 @@ def alert_raise(*, finding: Finding, run=None) -> tuple[Alert, bool]:
     acknowledged, or joined to one): idempotent, safe under concurrent raises (unique
     fingerprints; one open alert per group). A new finding of a group (``Finding.group``)
     whose alert is open joins it: an ``AlertEvidence`` row with the finding's evidence,
-    attributed to ``run``; nothing of the alert changes.
+    attributed to ``run``; nothing of the alert changes. A finding of the same bets
+    (``Finding.bets``) as an alert's, or as a finding joined to one, is that alert's.
 
     Args:
         finding: the ``Finding``.
@@ -128,6 +138,13 @@ def alert_raise_joined(*, finding: Finding, run=None, _retry=True) -> tuple[Aler
         joined = AlertEvidence.objects.filter(fingerprint=fingerprint).select_related("alert").first()
         if joined is not None:
             return joined.alert, "known"
+        if finding.bets:  # the same bets found before under another name or window: the same finding
+            existing = Alert.objects.filter(bets=finding.bets).order_by("pk").first()
+            if existing is not None:
+                return existing, "known"
+            joined = AlertEvidence.objects.filter(bets=finding.bets).select_related("alert").order_by("pk").first()
+            if joined is not None:
+                return joined.alert, "known"
         try:
             with db.atomic():
                 now = timezone.now()
@@ -135,12 +152,12 @@ def alert_raise_joined(*, finding: Finding, run=None, _retry=True) -> tuple[Aler
                     ongoing = Alert.objects.select_for_update().filter(group=group, status=Alert.Status.OPEN).first()
                     if ongoing is not None:
                         AlertEvidence.objects.create(alert=ongoing, fingerprint=fingerprint, evidence=finding.evidence,
-                                                     run=run, found_at=now)
+                                                     run=run, found_at=now, bets=finding.bets)
                         return ongoing, "joined"
                 alert = Alert.objects.create(
                     kind=finding.kind, code=finding.code[:64], subject=finding.subject[:120], fingerprint=fingerprint,
                     table_id=finding.table_id, shift_id=finding.shift_id, report_id=finding.report_id,
-                    evidence=finding.evidence, opened_at=now, group=group)
+                    evidence=finding.evidence, opened_at=now, group=group, bets=finding.bets)
                 AlertChange.objects.create(alert=alert, action=AlertChange.Action.OPENED, by=None, at=now)
         except IntegrityError:  # a concurrent raise of the same finding (or group) committed first
             if not _retry:

@@ -223,12 +223,18 @@ class Alert(models.Model):
     #: later finding of the same group, while this alert is open, joins it as an
     #: ``AlertEvidence`` instead of opening another (``reports.alerts.alert_raise``).
     group = models.CharField(_("group"), max_length=64, blank=True, default="")
+    #: The bets a statistical finding tested (SHA-256 of their hands, stakes and result;
+    #: blank: not a test of bets): the same bets found again under another group's name or
+    #: over a longer window on a later night are this finding, not another alert
+    #: (``reports.alerts.alert_raise``).
+    bets = models.CharField(_("bets"), max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["-opened_at", "-id"]
         verbose_name = _("alert")
         verbose_name_plural = _("alerts")
-        indexes = [models.Index(fields=["status", "opened_at"], name="reports_alert_open")]
+        indexes = [models.Index(fields=["status", "opened_at"], name="reports_alert_open"),
+                   models.Index(fields=["bets"], condition=~Q(bets=""), name="reports_alert_bets")]
         constraints = [
             models.UniqueConstraint(fields=["group"], condition=Q(status="open") & ~Q(group=""),
                                     name="reports_alert_one_open_per_group"),
@@ -251,11 +257,14 @@ class AlertEvidence(models.Model):
     run = models.ForeignKey("PooledReview", models.PROTECT, null=True, blank=True, related_name="evidences",
                             verbose_name=_("pooled review"))
     found_at = models.DateTimeField(_("found at"), default=timezone.now)
+    #: As ``Alert.bets``: the bets this later finding tested.
+    bets = models.CharField(_("bets"), max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["alert", "found_at", "id"]
         verbose_name = _("alert evidence")
         verbose_name_plural = _("alert evidences")
+        indexes = [models.Index(fields=["bets"], condition=~Q(bets=""), name="reports_alertevidence_bets")]
 
     def __str__(self):
         return f"{self.alert_id} · {self.found_at:%Y-%m-%d %H:%M}"

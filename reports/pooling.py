@@ -31,7 +31,9 @@ those to this run), and the statistical tests of the reports of the day
 closed that day and of each bank-rotation report computed that day, its latest version:
 expected against actual, pairs, large losses, cards; ``detection.report_findings``
 raises none of them at the report's close; a pooled group of the same bets as a report's
-test is made once, as the report's: ``merge_report_tests``). Nothing statistical alerts outside this
+test is made once, as the report's: ``merge_report_tests``). The same bets found again on a later
+night, under another group's name or over a longer window, are the finding raised before
+(``bets_digest``: ``Finding.bets``), not another alert. Nothing statistical alerts outside this
 correction: an honest run raises an alert with probability at most ``statistics.NIGHTLY_ALPHA``. A report's
 test that alerts is raised as its close would have raised it: the report's subject,
 identity, evidence, table, shift and report, with this run's ``combined_q``.
@@ -42,6 +44,8 @@ each hand's rules and seats, as every review's. A run is stored as a ``PooledRev
 auditor's request from the review page.
 """
 
+import hashlib
+import json
 import math
 from datetime import date, timedelta
 from statistics import NormalDist
@@ -524,7 +528,7 @@ def _finding(test, day):
         evidence = {key: value for key, value in test.items() if key not in ("kind", "code", "identity", *REPORT_IDS)}
         return Finding(kind=test["kind"], code=test["code"], subject=test["subject"], identity=test["identity"],
                        table_id=test["table_id"], shift_id=test["shift_id"], report_id=test["report_id"],
-                       evidence=evidence)
+                       evidence=evidence, bets=bets_digest(test))
     if test["kind"] == AlertKind.EXCEPTION:
         item = {**test["item"], "q_value": test["combined_q"]}
         return Finding(kind=AlertKind.EXCEPTION, code=test["code"], subject=test["subject"],
@@ -538,7 +542,45 @@ def _finding(test, day):
                        identity=test["identity"], evidence=evidence)
     subject = f"pooled:{test['code']}:{test['a']}" + ("" if test["b"] is None else f":{test['b']}")
     return Finding(kind=AlertKind.POOLED, code=test["code"], subject=subject[:120], identity=test["identity"],
-                   evidence=evidence, group=finding_group(test))
+                   evidence=evidence, group=finding_group(test), bets=bets_digest(test))
+
+
+#: Whose bets a group's test counts, by its code: the player's (his side of the group,
+#: ``"a"`` or ``"b"``), or every bet of its hands (absent).
+BETS_OF = {"dealer×player": "b", "bank×player": "b", "player": "a"}
+
+
+def bets_digest(test) -> str:
+    """The bets a test tested, as ``Finding.bets``: SHA-256 (hex) of whose bets (the
+    player's, ``BETS_OF``, or every bet of the hands), what it counts (the bank's result:
+    the stakes and result to the cent; a footprint: its hands and hits) and its hands (their
+    count, lowest and highest id and sum of ids: a pooled group's ``hand_set``, or a
+    report's test's hand ids when it lists them all).
+
+    Args:
+        test: a test of ``pooled_review``'s (a pooled group's, or a report's review's).
+    Returns:
+        str: 64 hex digits; "" for a test of no bets (cards, large losses) or a report's
+        test listing only its first ``EVIDENCE_LIMIT`` hands.
+    """
+    if test["kind"] == AlertKind.POOLED:
+        hand_set = list(test["identity"][2:])
+    elif test["kind"] in (AlertKind.EXPECTED, AlertKind.PAIR):
+        ids = test.get("hand_ids") or []
+        if not ids or len(ids) != test.get("hand_total", len(ids)):
+            return ""
+        hand_set = [len(ids), min(ids), max(ids), sum(ids)]
+    else:
+        return ""
+    code = test["code"]
+    if code.startswith(FOOTPRINT):
+        figures = [FOOTPRINT, test["hands"], test["observed"]]
+        code = code.partition(":")[2]
+    else:
+        figures = ["result", round(float(test["staked"]) * 100), round(float(test["actual"]) * 100)]
+    side = BETS_OF.get(code)
+    whose = None if side is None else str(test.get(side))
+    return hashlib.sha256(json.dumps([whose, *figures, *hand_set], ensure_ascii=False).encode()).hexdigest()
 
 
 def finding_group(test) -> list:

@@ -138,3 +138,77 @@ def test_an_alert_never_found_again_is_not_ongoing(staff):
     alert_raise(finding=pooled("week", 50))
     (listed,) = Api(staff["auditor"]).get("/api/alerts/").json()["results"]
     assert listed["ongoing"] is None
+
+
+def report_pair(hands, *, b="p5", actual=12.0, shift=9):
+    """Shift ``shift``'s report's holder × player pair over hands 1 … ``hands`` (as
+    ``reports.pooling._finding`` raises a report's review test, without the report)."""
+    from reports.pooling import bets_digest
+
+    test = {"kind": AlertKind.PAIR, "code": "bank×player", "identity": ["h4", b], "a": "h4", "b": b,
+            "hands": hands, "bets": hands, "staked": float(hands), "actual": actual, "expected": 3.0, "sd": 2.0,
+            "z": -4.7, "p_value": 2.5e-6, "hand_ids": list(range(1, hands + 1)), "hand_total": hands,
+            "combined_q": 0.0003}
+    return Finding(kind=AlertKind.PAIR, code="bank×player", subject=f"shift:{shift}", identity=["h4", b],
+                   evidence=test, bets=bets_digest(test))
+
+
+def test_the_same_bets_under_another_name_or_window_are_the_alert_raised_before(staff):
+    # A shift's holder × player pair one night; the next, the week's player p5 over the same hands and bets.
+    first, outcome = alert_raise_joined(finding=report_pair(50))
+    assert outcome == "opened" and first.bets
+    again, outcome = alert_raise_joined(finding=pooled("week", 50))
+    assert (again.pk, outcome) == (first.pk, "known")
+    assert Alert.objects.count() == 1 and not AlertEvidence.objects.exists()
+    # Another player's bets in the same hands, another result, or more hands: other bets, another finding.
+    assert alert_raise_joined(finding=pooled("week", 50, a="p6"))[1] == "opened"
+    assert alert_raise_joined(finding=report_pair(50, actual=13.0, shift=10))[1] == "opened"
+    assert alert_raise_joined(finding=pooled("month", 51))[1] == "opened"
+    # Acknowledged, the same bets are still that alert's; PostgreSQL keeps its bets as written.
+    alert_acknowledge(alert_id=first.pk, note="a regular: checked the cameras", by=staff["auditor"])
+    assert alert_raise_joined(finding=pooled("day", 50)) == (Alert.objects.get(pk=first.pk), "known")
+    with pytest.raises(DatabaseError), transaction.atomic():
+        Alert.objects.filter(pk=first.pk).update(bets="")
+    # A finding joined to an open alert keeps its bets: found again under another name, it is that alert's.
+    week, _created = alert_raise(finding=pooled("week", 60, a="p7"))
+    joined, outcome = alert_raise_joined(finding=pooled("week", 70, a="p7"))
+    assert (joined.pk, outcome) == (week.pk, "joined")
+    from reports.pooling import _finding
+
+    player = {**pooled("week", 70, a="p7").evidence, "kind": AlertKind.POOLED, "code": "bank×player", "a": "h2",
+              "b": "p7", "identity": ["h2", "p7", 70, 1, 70, 70 * 71 // 2]}
+    assert alert_raise_joined(finding=_finding(player, None)) == (week, "known")
+
+
+def test_planted_the_same_bets_found_again_the_next_night_under_another_name_are_one_alert(staff, edge):  # noqa: F811
+    from reports.alerts import alerts_raise_counted
+    from reports.models import Report, ReportKind
+    from reports.pooling import pooled_review
+    from tests.factories import UserFactory
+    from tests.reports.sessions import rigged_records, simulated_table
+    from tests.reports.test_pooling import PLAYERS, shift_of
+
+    today = gaming_day(timezone.now())
+    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
+    table = simulated_table("Mesa 1", staff, players=PLAYERS)
+    fed, rigged = rigged_records(700, 40, share=0.8)
+    assert rigged >= 25
+    shift = shift_of(table, dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=2))
+    report = Report.objects.create(kind=ReportKind.SHIFT, key=f"shift:{shift.pk}", at_close=True, table=table,
+                                   shift=shift, result={"shift": {"open": False}})
+    theory = Theory(compute=False)
+    night1 = pooled_review(today - timedelta(days=2), theory=theory, card_hands=0, reports=[report])
+    raised = alerts_raise_counted(findings=night1["findings"])
+    # The shift's own review names the holder × ana (dealer2 × ana, the same bets, beside it).
+    (shift_pair,) = [a for a in raised["opened"] if a.kind == "pair" and a.subject == report.key]
+    assert (shift_pair.code, shift_pair.evidence["b"], shift_pair.evidence["hands"]) == ("bank×player", "ana", 40)
+    assert {"kind": "pair", "code": "dealer×player", "a": "dealer2", "b": "ana"} in shift_pair.evidence["same"]
+    # The next night: the shift's 40 hands of the pair are the week's; tested again, they alert again.
+    night2 = pooled_review(today - timedelta(days=1), theory=theory, card_hands=0, reports=[])
+    (week,) = [t for t in night2["tests"] if t["combined_alert"] and t["code"] == "dealer×player"]
+    assert (week["window"], week["a"], week["b"], week["hands"]) == ("week", "dealer2", "ana", 40)
+    again = alerts_raise_counted(findings=night2["findings"])
+    assert shift_pair in again["known"]
+    ana = [alert for alert in Alert.objects.all()
+           if "ana" in (alert.evidence.get("b"), *(o.get("b") for o in alert.evidence.get("same") or []))]
+    assert ana == [shift_pair] and not AlertEvidence.objects.exists()
