@@ -8,7 +8,8 @@ In a scratch database ``audit_incremental_<pid>`` on the PostgreSQL server of ``
 shift of ``--seed-hands`` random legal hands played through the services, then copied in
 SQL up to ``--hands`` hands (``reports.py``'s ``seed`` and ``multiply``), every copied
 entry, hand opening and ledger transaction signed again in Python and chained, so that
-every check passes on them (``sign_copies``). Then, each in a process of its own:
+every check passes on them (``sign_copies``), and the players' chips the copies' losses took
+below zero bought in again at the cage (``cover_players``). Then, each in a process of its own:
 
 - ``SQL``: one query reading every hand and every entry (the anchor);
 - ``full``: ``manage.py ledger_check --full --here`` (every chunk in one process; it
@@ -122,6 +123,29 @@ def sign_copies(cursor):
         cursor.execute("UPDATE ledger_chainhead SET signature = %s, last_id = %s WHERE id = 1", [previous, rows[-1][0]])
     cursor.execute("SET session_replication_role = origin")
     return hands, len(rows)
+
+
+def cover_players():
+    """Buy in at the cage, through the services, what every player's chips lack: the copies
+    repeat the seed's results, and a player who lost over the seed's hands loses that again
+    with every copy, far past the seed's one buy-in (the check would rightly name his chips
+    below zero). Slips of at most ``slip_maximum()``. Returns how many slips."""
+    from django.contrib.auth.models import User
+
+    from benchmarks.cage import cage_cashier
+    from cage.services.slips import cashier_buy_in, slip_maximum
+    from ledger.models import Account
+
+    cashier = cage_cashier(User.objects.get(username="bench-cage"))
+    slips = 0
+    for account in Account.objects.filter(kind=Account.Kind.PLAYER, balance__lt=0).select_related("player"):
+        owing = -account.balance
+        while owing > 0:
+            amount = min(owing, slip_maximum())
+            cashier_buy_in(player=account.player, amount=amount, posted_by=cashier)
+            owing -= amount
+            slips += 1
+    return slips
 
 
 def timed(command, env):
@@ -284,10 +308,12 @@ def main():
             loaded = multiply(table, shift, entries_hands=0, **options)
             with transaction.atomic(), connection.cursor() as cursor:
                 hands, transactions = sign_copies(cursor)
+            slips = cover_players()
             with connection.cursor() as cursor:
                 cursor.execute("ANALYZE")
             print(f"load {label}: {loaded:,} hands in all, {hands:,} openings and {transactions:,} transactions "
-                  f"signed, in {time.perf_counter() - started:.0f} s", flush=True)
+                  f"signed, {slips:,} buy-ins covering the copies' losses, in {time.perf_counter() - started:.0f} s",
+                  flush=True)
             return loaded
 
         if args.database:

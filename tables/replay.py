@@ -171,9 +171,13 @@ def hand_faults(hands) -> list[dict]:
 _ENTRIES_SQL = """
 SELECT hand_id, json_agg(json_build_array(kind, event) ORDER BY sequence)::text
   FROM tables_handevent WHERE hand_id = ANY(%s) GROUP BY hand_id"""
+# The bets in the order they were stored, the settlement's (by id): the replay's own order,
+# so that an honest hand's are compared as one list. Unordered, PostgreSQL gave them in
+# another order in 88% of the hands, each then compared as three multisets (a tenth of a
+# range's client time: benchmarks/RESULTS.md, "audit incremental").
 _BETS_SQL = """
 SELECT b.hand_id, json_agg(json_build_array(p.code, b.seat, b.seat_hand, (b.stake * 100)::bigint, b.points,
-                                            b.result, b.multiplier, (b.net * 100)::bigint))::text
+                                            b.result, b.multiplier, (b.net * 100)::bigint) ORDER BY b.id)::text
   FROM tables_handbet b JOIN patrons_player p ON p.id = b.player_id
  WHERE b.hand_id = ANY(%s) GROUP BY b.hand_id"""
 _LEGS_SQL = """
@@ -312,9 +316,9 @@ def _one_hand(hand: _Hand, entries, stored_bets, posted, holders) -> list[dict]:
         return [*faults, {"code": "hand_unplayable", **where, "reason": str(reason)}]
     differs = set()
     replayed = [(b.player, b.seat, b.hand, b.stake, b.points, b.result, b.multiplier, b.net) for b in settlement.bets]
-    stored = stored_bets  # as _BETS_SQL reads them, in the same order, amounts in cents
-    # The same bets in the same order (as they are read, mostly): none of the three can differ; else
-    # each is counted (the database gives no order within a hand: bets in another order are no fault).
+    stored = stored_bets  # as _BETS_SQL reads them, in the order stored, amounts in cents
+    # The same bets in the same order (as they were stored): none of the three can differ; else each is
+    # counted (bets stored in another order are no fault: a hand's bets have no order of their own).
     if replayed != stored:
         if Counter(b[:4] for b in replayed) != Counter(b[:4] for b in stored):
             differs.add("stakes")
