@@ -241,6 +241,15 @@ def _number(value, places=2):
     return formatting.number(value, places, missing="—")
 
 
+def bank_result_words(actual) -> str:
+    """The bank's result in the reader's words: "the bank won 12,00 €", or "the bank lost
+    37,00 €" where it lost (never "won -37,00 €"). ``actual``: euros (a number)."""
+    amount = float(actual)
+    if amount < 0:
+        return _("the bank lost %(amount)s €") % {"amount": _number(-amount)}
+    return _("the bank won %(amount)s €") % {"amount": _number(amount)}
+
+
 def place_words(who):
     """A place of the hand in the reader's words: the bank, the seats, la loca, or a seat's
     player id."""
@@ -402,19 +411,19 @@ def alert_text(kind: str, code: str, evidence: dict) -> str:
     if kind == "expected":
         group = GROUPS.get(code, code)
         name = "" if code == "all" else f" {e.get('group')}"
-        text = _("%(group)s%(name)s: the bank won %(actual)s € where %(expected)s € were expected "
+        text = _("%(group)s%(name)s: %(result)s where %(expected)s € were expected "
                  "(band ±%(k)sσ: %(low)s € to %(high)s €; z = %(z)s, p = %(p)s, q = %(q)s)") % {
-            "group": str(group).capitalize(), "name": name, "actual": _number(e["actual"]),
+            "group": str(group).capitalize(), "name": name, "result": bank_result_words(e["actual"]),
             "expected": _number(e["expected"]), "k": _number(e["k"], 0), "low": _number(e["band"][0]),
             "high": _number(e["band"][1]), "z": _number(e["z"]), "p": formatting.significant(e["p_value"]),
             "q": formatting.significant(e.get("combined_q"))}
         expectation = expectation_text(e)
         return with_same(f"{text}; {expectation}" if expectation else text, e)
     if kind == "pair":
-        text = _("%(pair)s %(a)s × %(b)s: %(hands)s hands, the bank won %(actual)s € where %(expected)s € were "
+        text = _("%(pair)s %(a)s × %(b)s: %(hands)s hands, %(result)s where %(expected)s € were "
                  "expected (z = %(z)s, p = %(p)s, q = %(q)s)") % {
             "pair": str(PAIR_KINDS.get(code, code)).capitalize(), "a": e["a"], "b": e["b"], "hands": e["hands"],
-            "actual": _number(e["actual"]), "expected": _number(e["expected"]), "z": _number(e["z"]),
+            "result": bank_result_words(e["actual"]), "expected": _number(e["expected"]), "z": _number(e["z"]),
             "p": formatting.significant(e["p_value"]), "q": formatting.significant(e.get("combined_q"))}
         expectation = expectation_text(e)
         return with_same(f"{text}; {expectation}" if expectation else text, e)
@@ -513,9 +522,9 @@ def pooled_text(code: str, e: dict) -> str:
     if code in FOOTPRINT_GROUPS:
         return footprint_text(code, e)
     text = _("%(who)s (%(group)s) over %(window)s (%(from)s to %(to)s; %(hands)s hands at %(tables)s tables in "
-             "%(shifts)s shifts): the bank won %(actual)s € where %(expected)s € were expected (z = %(z)s, p = %(p)s, "
+             "%(shifts)s shifts): %(result)s where %(expected)s € were expected (z = %(z)s, p = %(p)s, "
              "q = %(q)s)") % {
-        **pooled_group_words(code, e), "hands": e["hands"], "actual": _number(e["actual"]),
+        **pooled_group_words(code, e), "hands": e["hands"], "result": bank_result_words(e["actual"]),
         "expected": _number(e["expected"]), "z": _number(e["z"]), "p": formatting.significant(e["p_value"]),
         "q": formatting.significant(e.get("combined_q"))}
     return with_same(text, e)

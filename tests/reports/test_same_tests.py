@@ -66,3 +66,21 @@ def test_a_pooled_finding_opens_with_its_people_then_what_was_added_up():
                                                              "baseline": "others", "baseline_hands": 4050})
         assert footprint.startswith("d1 × p1 (crupier × jugador, manos ganadas con 7½ o con la banca pasada), "
                                     "en la semana (")
+
+
+def test_a_bank_that_lost_reads_lost_never_won_a_negative_amount():
+    """Seen on the shipped stack: "la banca ganó -37,00 €" for a pair the bank lost."""
+    from reports.texts import alert_text
+
+    pair = {"a": "banca", "b": "ana", "hands": 40, "actual": -37.0, "expected": 2.76, "z": -5.03,
+            "p_value": 4.89e-07, "combined_q": 9.78e-06}
+    pooled = {"a": "p5", "b": None, "window": "week", "from": "2026-11-16", "to": "2026-11-22", "hands": 600,
+              "tables": 3, "shifts": 12, "actual": -61.0, "expected": 10.38, "z": -3.42, "p_value": 6.2e-4,
+              "combined_q": 0.0025}
+    with translation.override("es"):
+        text = alert_text("pair", "bank×player", pair)
+        assert "40 manos, la banca perdió 37,00 € donde se esperaban 2,76 €" in text and "-37" not in text
+        assert "la banca perdió 61,00 € donde se esperaban 10,38 €" in pooled_text("player", pooled)
+        assert "la banca ganó 3,00 €" in alert_text("pair", "bank×player", {**pair, "actual": 3.0})
+    with translation.override("en"):
+        assert "40 hands, the bank lost 37.00 € where 2.76 € were expected" in alert_text("pair", "bank×player", pair)
