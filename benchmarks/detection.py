@@ -268,10 +268,9 @@ class Alerts:
         from reports.pooling import bets_digest
 
         keys = [("group", test_group(test))]
-        if test.get("kind") in ("pooled", "pair", "expected"):
-            digest = bets_digest(test)
-            if digest:
-                keys.append(("bets", digest))
+        digest = bets_digest(test)  # "" for a test of no bets
+        if digest:
+            keys.append(("bets", digest))
         known = [self._alert[key] for key in keys if key in self._alert]
         alert = known[0] if known else self._count
         if not known:

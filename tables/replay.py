@@ -173,8 +173,9 @@ SELECT hand_id, json_agg(json_build_array(kind, event) ORDER BY sequence)::text
   FROM tables_handevent WHERE hand_id = ANY(%s) GROUP BY hand_id"""
 # The bets in the order they were stored, the settlement's (by id): the replay's own order,
 # so that an honest hand's are compared as one list. Unordered, PostgreSQL gave them in
-# another order in 88% of the hands, each then compared as three multisets (a tenth of a
-# range's client time: benchmarks/RESULTS.md, "audit incremental").
+# another order in 88% of the hands, each then compared as three multisets (9% of a range's
+# samples; in order, the range took 4% less client CPU: benchmarks/RESULTS.md, "audit
+# incremental").
 _BETS_SQL = """
 SELECT b.hand_id, json_agg(json_build_array(p.code, b.seat, b.seat_hand, (b.stake * 100)::bigint, b.points,
                                             b.result, b.multiplier, (b.net * 100)::bigint) ORDER BY b.id)::text
