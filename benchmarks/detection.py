@@ -16,9 +16,10 @@ each shift's report stored at its close (a bare ``Report``: its close raises no
 statistical alert, ``reports.detection.report_findings``, counted "per shift") and the
 pooled review (``reports.pooling.pooled_review``, with the day's card tests and the
 review tests of the night's shift reports, their card tests with ``--shift-cards`` only:
-their Monte Carlo takes seconds a shift) of every night of an honest trial, of the last
-night of a planted one (its week window holds every planted hand when ``--days`` is at
-most 7; it takes that night's shift reports, as in production). A planted shift's own review, under its own
+their Monte Carlo takes seconds a shift) of every night, each leaving out the bets an
+earlier night tested, as the nightly run does (``tested_before``; ``--retest`` tests them
+again, as before it: the same runs' A/B; the mean tests a night, and left out, are
+printed). A planted shift's own review, under its own
 correction, is still read to say whether it alone would have named the cheat.
 
 The trials:
@@ -164,7 +165,7 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
     from reports.alerts import alert_raise_joined
     from reports.detection import STATISTICAL_KINDS, report_findings, review
     from reports.models import Report, ReportKind
-    from reports.pooling import pooled_review
+    from reports.pooling import bets_digest, pooled_review
     from tables import services
     from tables.models import Hand
     from tests.reports.sessions import cast, play_shift, simulated_table
@@ -209,11 +210,17 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
                               if f.kind in STATISTICAL_KINDS)  # none: left to the pooled run
             pooled, detected, footprint = set(), False, False
             levels = {level: Alerts() for level in args.levels}  # the alerts each level would open
-            for night in range(args.days) if kind == "honest" else [args.days - 1]:
+            tested = set()  # the bets the nights before tested (``reports.pooling.tested_before``)
+            tests_made = repeated = 0
+            for night in range(args.days):
                 day = yesterday - timedelta(days=args.days - 1 - night)
                 # The night's shift reports, as in production (each night's run takes the reports of its day).
                 result = pooled_review(day, theory=theory, report_cards=args.shift_cards,
-                                       reports=night_reports.get(night, []))
+                                       reports=night_reports.get(night, []), tested_before=frozenset(tested))
+                if not args.retest:
+                    tested.update(bets_digest(test) for test in result["tests"])
+                tests_made += len(result["tests"])
+                repeated += result["repeated"]
                 for test in result["tests"]:
                     for level, groups in levels.items():
                         if test["combined_q"] < level and (kind == "honest" or planted_group(kind, test)):
@@ -240,12 +247,17 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
                     if kind == "holder" and ("bank", "h1", None) in named:
                         detected = True
             out = {"hands": hands, "pooled": len(pooled), "single": len(single), "detected": detected,
-                   "single_named": single_named, "footprint": footprint,
+                   "single_named": single_named, "footprint": footprint, "tests": tests_made, "repeated": repeated,
                    "levels": {level: len(groups) for level, groups in levels.items()}}
             raise Rollback
     except Rollback:
         pass
     return out
+
+
+def tests_a_night(made, left, nights) -> str:
+    """The mean tests a night's run made and left out (their bets tested before), printed."""
+    return f"{made / nights:.1f} ({left / nights:.1f})" if nights else "—"
 
 
 def test_group(test) -> tuple:
@@ -361,6 +373,8 @@ def main():
                         help="the tables' rule profile (the bank stays with its holder)")
     parser.add_argument("--database-prefix", default="detection_bench", help="the scratch database's name before _<pid>")
     parser.add_argument("--show-alerts", action="store_true", help="print every alert with its figures")
+    parser.add_argument("--retest", action="store_true",
+                        help="each night tests again the bets an earlier night tested (as before tested_before)")
     parser.add_argument("--levels", default="",
                         help="other levels of the one correction (e.g. 0.0025,0.005,0.02): the same runs' q-values "
                              "read at each, a table of the alerts each would open (honest: the alerts its tests "
@@ -393,20 +407,23 @@ def main():
         print(f"{args.profile}: {args.tables} tables × {args.days} days × 1 shift of {args.hands} hands; {args.dealers} dealers, "
               f"{args.players} players, {args.holders} holders", flush=True)
         print("| trial | strength | seeds | detected (pooled) | named by a single shift's review | "
-              "false alerts pooled / per shift | per 10,000 hands |")
-        print("|---|---|---|---|---|---|---|")
+              "false alerts pooled / per shift | per 10,000 hands | tests a night (and left out: tested before) |")
+        print("|---|---|---|---|---|---|---|---|")
+        nights = args.days
         by_level = []  # (row, {level: figure})
         for stand_at in [int(x) for x in args.stand_at.split(",") if x]:
-            hands = pooled = single = 0
+            hands = pooled = single = made = left = 0
             counts = dict.fromkeys(args.levels, 0)
             for seed in range(args.honest_seeds):
                 result = trial(args, "honest", seed, edge=edge, theory=theory, stand_at=stand_at)
                 hands, pooled, single = hands + result["hands"], pooled + result["pooled"], single + result["single"]
+                made, left = made + result["tests"], left + result["repeated"]
                 for level in args.levels:
                     counts[level] += result["levels"][level]
             per = (pooled + single) / hands * 10_000 if hands else 0.0
             print(f"| honest, seats stand at {stand_at / 2:g} | — | {args.honest_seeds} ({hands} hands) | — | — | "
-                  f"{pooled} / {single} | {per:.2f} |", flush=True)
+                  f"{pooled} / {single} | {per:.2f} | {tests_a_night(made, left, args.honest_seeds * nights)} |",
+                  flush=True)
             by_level.append((f"honest, seats stand at {stand_at / 2:g}: false alerts per 10,000 hands",
                              {level: f"{counts[level] / hands * 10_000:.2f} ({counts[level]})" if hands else "—"
                               for level in args.levels}))
@@ -414,7 +431,7 @@ def main():
                                        ("holder", args.holder_sigmas, "SE per tenure")):
             for strength in [float(x) for x in strengths.split(",") if x]:
                 args.share, args.sigmas = strength, strength
-                detected = named = hands = footprints = 0
+                detected = named = hands = footprints = made = left = 0
                 counts = dict.fromkeys(args.levels, 0)
                 for seed in range(args.seeds):
                     result = trial(args, kind, seed, edge=edge, theory=theory)
@@ -424,11 +441,12 @@ def main():
                     footprints += result["footprint"]
                     named += result["single_named"]
                     hands += result["hands"]
+                    made, left = made + result["tests"], left + result["repeated"]
                 shown = f"{strength:.0%}" if kind == "pair" else f"{strength:g}"
                 rig = f" ({args.pair_rig})" if kind == "pair" else ""
                 by = f" (footprint {footprints})" if kind == "pair" else ""
                 print(f"| {kind}{rig} | {shown} {label} | {args.seeds} | {detected}/{args.seeds}{by} | {named}/{args.seeds} "
-                      f"| — | — |", flush=True)
+                      f"| — | — | {tests_a_night(made, left, args.seeds * nights)} |", flush=True)
                 by_level.append((f"{kind}{rig}, {shown} {label}: seeds detected",
                                  {level: f"{counts[level]}/{args.seeds}" for level in args.levels}))
         if args.levels and by_level:

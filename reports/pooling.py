@@ -33,7 +33,10 @@ expected against actual, pairs, large losses, cards; ``detection.report_findings
 raises none of them at the report's close; a pooled group of the same bets as a report's
 test is made once, as the report's: ``merge_report_tests``). The same bets found again on a later
 night, under another group's name or over a longer window, are the finding raised before
-(``bets_digest``: ``Finding.bets``), not another alert. Nothing statistical alerts outside this
+(``bets_digest``: ``Finding.bets``), not another alert; and they are not tested again: a
+night's run leaves out the tests of bets an earlier night's run tested (``tested_before``,
+read from the stored runs of the month before; counted in ``repeated``), which on honest
+nights were more than half of every run's tests (benchmarks/RESULTS.md, "detection"). Nothing statistical alerts outside this
 correction: an honest run raises an alert with probability at most ``statistics.NIGHTLY_ALPHA``. A report's
 test that alerts is raised as its close would have raised it: the report's subject,
 identity, evidence, table, shift and report, with this run's ``combined_q``.
@@ -435,7 +438,7 @@ def report_review_tests(day: date, *, theory=None, cards=True, reports=None) -> 
 
 
 def pooled_review(day: date, *, theory=None, alpha=statistics.NIGHTLY_ALPHA, card_hands=CARD_HANDS_LIMIT,
-                  report_cards=True, reports=None) -> dict:
+                  report_cards=True, reports=None, tested_before=frozenset()) -> dict:
     """The pooled review of the windows ending with gaming day ``day``, read only.
 
     Args:
@@ -446,6 +449,8 @@ def pooled_review(day: date, *, theory=None, alpha=statistics.NIGHTLY_ALPHA, car
         report_cards: the card tests of the day's reports' reviews taken too
             (``report_review_tests``).
         reports: the reports whose reviews' tests are taken (default: ``day_reports(day)``).
+        tested_before: the ``bets_digest`` of every test an earlier night's run made
+            (``tested_before``): a test of the same bets is not made again.
     Returns:
         dict: ``day`` (ISO), ``alpha``, ``hands`` (settled hands of the month window),
         ``tests`` (every test with a p-value, each with ``combined_q`` and
@@ -455,7 +460,8 @@ def pooled_review(day: date, *, theory=None, alpha=statistics.NIGHTLY_ALPHA, car
         same bets, ``code``, ``a``, ``b``; a report's test, its review's, has its
         ``subject``, ``table_id``, ``shift_id``, ``report_id`` and window ``report``: the
         day), ``accumulating`` (the groups still under
-        ``MIN_HANDS`` hands to date: ``code``, ``a``, ``b``, ``hands``), ``findings``
+        ``MIN_HANDS`` hands to date: ``code``, ``a``, ``b``, ``hands``), ``repeated``
+        (how many tests were left out: their bets tested on an earlier night), ``findings``
         (``Finding``s of the alerts).
     """
     theory = theory or Theory()
@@ -509,13 +515,36 @@ def pooled_review(day: date, *, theory=None, alpha=statistics.NIGHTLY_ALPHA, car
                           "to": day.isoformat()})
     tests.extend(shift_card_tests(day))
     tests = merge_report_tests(tests, report_review_tests(day, theory=theory, cards=report_cards, reports=reports))
+    # The bets an earlier night tested, under any name or window, are judged: made again they would
+    # add a second chance at a false alert and raise the bar every other test of the night must pass.
+    fresh = [test for test in tests if not tested_before or bets_digest(test) not in tested_before]
+    repeated, tests = len(tests) - len(fresh), fresh
     combined = statistics.combined_alerts(tests, alpha=alpha)
     findings = [_finding(test, day) for test in combined if test["combined_alert"]]
     accumulating.sort(key=lambda line: (line["code"], str(line["a"]), str(line["b"])))
     for test in combined:
         test["kind"] = str(test["kind"])
     return {"day": day.isoformat(), "alpha": alpha, "hands": month_hands, "tests": combined,
-            "accumulating": accumulating, "findings": findings}
+            "accumulating": accumulating, "repeated": repeated, "findings": findings}
+
+
+def tested_before(day: date) -> frozenset:
+    """The bets the pooled runs of the gaming days before ``day`` tested, for
+    ``pooled_review``'s ``tested_before``: the ``bets_digest`` of every test of each run
+    done for a day of the month window before ``day`` (a test made tonight has hands in
+    that window, so its bets, if tested before, were tested on one of those nights).
+
+    Returns:
+        frozenset of 64-hex-digit digests (tests of no bets, cards for one, left out).
+    """
+    first = day - timedelta(days=WINDOWS[-1][1])
+    runs = PooledReview.objects.filter(status=PooledReview.Status.DONE, day__lt=day, day__gte=first)
+    found = set()
+    for result in runs.values_list("result", flat=True).iterator(chunk_size=5):
+        for test in (result or {}).get("tests", []):
+            found.add(bets_digest(test))
+    found.discard("")
+    return frozenset(found)
 
 
 def _finding(test, day):
@@ -643,7 +672,7 @@ def pooled_review_run(*, run_id: int, theory=None) -> PooledReview:
         run.save(update_fields=["status", "started_at"])
     try:
         with db.atomic():
-            result = pooled_review(run.day, theory=theory)
+            result = pooled_review(run.day, theory=theory, tested_before=tested_before(run.day))
             raised = alerts_raise_counted(findings=result.pop("findings"), run=run)
             result["joined"] = sorted({alert.pk for alert in raised["joined"]})
             run.result = result

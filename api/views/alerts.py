@@ -212,7 +212,8 @@ class ReviewView(ApiViewMixin, APIView):
         ``combined_q``, ``combined_alert``, ``hand_ids`` cut to 200 with ``hand_total``;
         money in euros), ``funnel`` (points and control limits, per unit staked) and
         ``pooled``: the latest pooled review over every table (``reports.pooling``;
-        ``run`` None before the first: else its ``day``, ``tested``, ``alerts``, ``lines``
+        ``run`` None before the first: else its ``day``, ``tested``, ``repeated`` (tests left
+        out: their bets tested on an earlier night), ``alerts``, ``lines``
         (its alerts, then the lowest q: each ``kind`` pooled / cards / exception,
         ``code``, ``window``, ``from``, ``to``, ``a``, ``b``, ``hands``, ``tables``,
         ``shifts``, figures in euros, ``z``, ``p_value``, ``combined_q``,

@@ -217,6 +217,7 @@ class PooledForm(forms.Form):
 def pooled_figures(limit=POOLED_SHOWN):
     """The latest pooled review for the page and the API: ``None`` before the first, else
     a dict: ``id``, ``day``, ``finished_at``, ``alpha``, ``hands``, ``tested`` (its tests),
+    ``repeated`` (the tests it left out: their bets tested on an earlier night),
     ``alerts``, ``lines`` (its alerts, then the lowest q, at most ``limit``: each test as
     stored), ``accumulating`` (groups still under ``MIN_HANDS`` hands to date); and
     ``waiting`` (a later run asked for and not done: its id and day, or None)."""
@@ -231,6 +232,7 @@ def pooled_figures(limit=POOLED_SHOWN):
     lines += [t for t in tests if not t.get("combined_alert")][:max(0, limit - len(lines))]
     return {"run": {"id": done.pk, "day": done.day.isoformat(), "finished_at": done.finished_at,
                     "alpha": result.get("alpha"), "hands": result.get("hands"), "tested": len(tests),
+                    "repeated": result.get("repeated", 0),
                     "alerts": done.alerts, "lines": lines, "accumulating": result.get("accumulating", [])},
             "waiting": waiting_json}
 

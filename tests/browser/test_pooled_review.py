@@ -1,6 +1,7 @@
 """The review page's pooled section in Chromium, at a laptop's and a phone's size: the
 latest pooled review over every table shows its alert (a dealer feeding one player at three
-tables) in the reader's language, within the screen's width; the auditor asks for a run."""
+tables) in the reader's language, within the screen's width; the auditor asks for a run, which
+leaves out, and says so, the bets the night before tested."""
 
 import os
 from datetime import timedelta
@@ -40,8 +41,16 @@ def test_the_pooled_section_shows_the_alert_within_the_screen(chromium, live_ser
     shots = Path(os.environ.get("SCREENSHOTS", "/tmp/floorb-shots"))
     shots.mkdir(parents=True, exist_ok=True)
     page.locator("#pooled").screenshot(path=str(shots / f"pooled-{size[0]}.png"))
+    assert page.input_value("#pooled input[name=day]") == (today - timedelta(days=1)).isoformat()  # the last whole day
+    page.fill("#pooled input[name=day]", today.isoformat())
     page.click("#pooled button[type=submit]")  # Celery runs eagerly here: computed at once
     latest = PooledReview.objects.order_by("-id").first()
     page.wait_for_function(f"document.querySelector('#pooled-summary').innerText.includes('n.º {latest.pk},')")
     assert latest.status == "done" and latest.requested_by == staff["auditor"]
+    # Tonight's week holds the same hands as last night's: their bets, tested then, are left out and said so.
+    summary = page.inner_text("#pooled-summary")
+    assert latest.day == today and latest.result["repeated"] >= 1 and latest.alerts == 0
+    assert f"{latest.result['repeated']} pruebas más omitidas: sus apuestas ya se probaron en noches anteriores" \
+        in summary, summary
+    page.locator("#pooled").screenshot(path=str(shots / f"pooled-repeated-{size[0]}.png"))
     context.close()

@@ -212,3 +212,46 @@ def test_planted_the_same_bets_found_again_the_next_night_under_another_name_are
     ana = [alert for alert in Alert.objects.all()
            if "ana" in (alert.evidence.get("b"), *(o.get("b") for o in alert.evidence.get("same") or []))]
     assert ana == [shift_pair] and not AlertEvidence.objects.exists()
+
+
+def test_planted_bets_tested_on_an_earlier_night_are_not_tested_again_and_new_bets_are(staff, edge):  # noqa: F811
+    """The walk's two nights through the stored runs (``pooled_review_run``): night one's
+    shift report tests dealer2's 40 hands with ana; night two's run leaves the week's
+    groups of the same bets out (``repeated``), opens nothing, and reads them from night
+    one's stored run (``tested_before``). A shift more of the pair on night two makes the
+    week's group new bets: tested, and alerting."""
+    from reports.models import PooledReview, Report, ReportKind
+    from reports.pooling import bets_digest, tested_before
+    from tests.factories import UserFactory
+    from tests.reports.sessions import rigged_records, simulated_table
+    from tests.reports.test_pooling import PLAYERS, shift_of
+
+    today = gaming_day(timezone.now())
+    dealer2 = UserFactory(username="dealer2", roles=["dealer"])
+    table = simulated_table("Mesa 1", staff, players=PLAYERS)
+    fed, _rigged = rigged_records(700, 40, share=0.8)
+    shift = shift_of(table, dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=2))
+    Report.objects.create(kind=ReportKind.SHIFT, key=f"shift:{shift.pk}", at_close=True, table=table, shift=shift,
+                          result={"shift": {"open": False}})
+    theory = Theory(compute=False)
+    night1 = pooled_review_run(run_id=pooled_review_request(day=today - timedelta(days=2)).pk, theory=theory)
+    assert night1.status == PooledReview.Status.DONE and night1.opened >= 1
+    made = {bets_digest(test) for test in night1.result["tests"]} - {""}
+    assert made and tested_before(today - timedelta(days=1)) == made
+    assert tested_before(today - timedelta(days=2)) == frozenset()  # a night does not skip its own run's tests
+
+    night2 = pooled_review_run(run_id=pooled_review_request(day=today - timedelta(days=1)).pk, theory=theory)
+    assert night2.status == PooledReview.Status.DONE and night2.result["repeated"] >= 1
+    assert night2.opened == 0 and night2.alerts == 0
+    assert not [t for t in night2.result["tests"] if t.get("b") == "ana" or t.get("a") == "ana"]
+    assert Alert.objects.count() == night1.opened
+
+    # Night two again, the pair dealt 40 more hands that day: the week's dealer2 × ana is new bets.
+    more, _rigged = rigged_records(701, 40, share=0.8)
+    shift_of(simulated_table("Mesa 2", staff, players=PLAYERS), dealer2, staff, more, ("ana", "rosa", "juan", "luis"),
+             today - timedelta(days=1))
+    again = pooled_review_run(run_id=pooled_review_request(day=today - timedelta(days=1)).pk, theory=theory)
+    week = [t for t in again.result["tests"] if (t["code"], t.get("a"), t.get("b"), t.get("window"))
+            == ("dealer×player", "dealer2", "ana", "week")]
+    assert [t["hands"] for t in week] == [80] and week[0]["combined_alert"]
+    assert again.opened >= 1
