@@ -255,6 +255,41 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
     return out
 
 
+def pair_bound(args, *, hands=200_000, tests=(1, 10, 50, 100, 150)):
+    """The most any test can find of the planted pair, printed: the rig multiplies the
+    likelihood of each hand it would deal alike, so the count of such hands among the
+    pair's ``3 × --hands`` is the sufficient statistic, and the one-sided binomial test of
+    it at a level is the most powerful test there is (Neyman–Pearson; the count's
+    likelihood ratio grows with it for every share). For each share, level and number of
+    tests a night (a correction over ``m`` tests asks the first about level / m of it):
+    that test's exact power, with the rig's rate in honest hands simulated (``hands``
+    hands, seat 1, the profile's default strategy, seed 17)."""
+    from scipy.stats import binom
+
+    from game.edge import play_hands
+    from tests.reports.sessions import SEATS
+
+    plays = play_hands(RULES, seats=SEATS, hands=hands, rng=random.Random(17))
+    rate = sum(fed(result, 1, args.pair_rig) for result in plays) / hands
+    n = 3 * args.hands
+    print(f"the pair's bound: {n} hands, the rig ({args.pair_rig}) met in {rate:.4f} of honest hands "
+          f"({hands} simulated)\n")
+    print("| share rigged | level | " + " | ".join(f"{m} test{'s' * (m > 1)}" for m in tests) + " |")
+    print("|---|---|" + "---|" * len(tests))
+    for share in [float(x) for x in args.pair_shares.split(",") if x]:
+        rigged = (1 - share) * rate + share
+        for level in args.levels or [0.0025]:
+            cells = []
+            for m in tests:
+                count = int(binom.isf(level / m, n, rate))  # the fewest hands that reject at level / m
+                while binom.sf(count - 1, n, rate) > level / m:
+                    count += 1
+                while count > 0 and binom.sf(count - 2, n, rate) <= level / m:
+                    count -= 1
+                cells.append(f"{binom.sf(count - 1, n, rigged):.2f} (≥ {count})")
+            print(f"| {share:.0%} | {level:.2%} | " + " | ".join(cells) + " |")
+
+
 def tests_a_night(made, left, nights) -> str:
     """The mean tests a night's run made and left out (their bets tested before), printed."""
     return f"{made / nights:.1f} ({left / nights:.1f})" if nights else "—"
@@ -373,6 +408,8 @@ def main():
                         help="the tables' rule profile (the bank stays with its holder)")
     parser.add_argument("--database-prefix", default="detection_bench", help="the scratch database's name before _<pid>")
     parser.add_argument("--show-alerts", action="store_true", help="print every alert with its figures")
+    parser.add_argument("--bound", action="store_true",
+                        help="print the most any test can find of the pair (pair_bound), nothing else")
     parser.add_argument("--retest", action="store_true",
                         help="each night tests again the bets an earlier night tested (as before tested_before)")
     parser.add_argument("--levels", default="",
@@ -393,6 +430,9 @@ def main():
         django.setup()
         global RULES
         RULES = rules_of(args.profile)
+        if args.bound:
+            pair_bound(args)
+            return
         from django.core.management import call_command
 
         if migrate:

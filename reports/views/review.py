@@ -248,6 +248,8 @@ def _pooled_context():
     run = figures["run"]
     if run is not None:
         links = _links([t.get("hand_ids") or [] for t in run["lines"]])
+        tables = dict(Table.objects.filter(pk__in={t["table_id"] for t in run["lines"] if t.get("table_id")})
+                      .values_list("pk", "name"))
         lines = []
         for test in run["lines"]:
             if test["kind"] == "pooled":
@@ -258,11 +260,18 @@ def _pooled_context():
                 label, who = PAIR_KINDS.get(test["code"], test["code"]), pooled_who(test["code"], test)
             elif test["kind"] == "expected":
                 label, who = GROUPS.get(test["code"], test["code"]), str(test.get("group") or "")
+            elif test["kind"] == "large_losses":  # its kind's label says it all; who: the player and the holder
+                label, who = "", " × ".join(str(test[k]) for k in ("player", "bank") if test.get(k))
             else:
                 label, who = test["code"], test.get("subject", "")
             if test["kind"] != "exception" and test.get("report_id") is not None:  # a report's review test
-                label = f"{AlertKind(test['kind']).label}: {label}"
-                who = f"{test['subject']} · {who}" if who and who != test["subject"] else test["subject"]
+                label = f"{AlertKind(test['kind']).label}: {label}" if label else AlertKind(test["kind"]).label
+                # Where its report was, in words: the table and the shift (its subject, "shift:12", is a key).
+                place = " · ".join(str(part) for part in (
+                    tables.get(test.get("table_id")),
+                    gettext("shift #%(id)s") % {"id": test["shift_id"]} if test.get("shift_id") else None) if part)
+                place = place or test["subject"]
+                who = f"{place} · {who}" if who and who != test["subject"] else place
             lines.append({**_with_hands(test, links), "label": label, "who": who,
                           "window_label": POOLED_WINDOWS.get(test.get("window"), test.get("window") or ""),
                           "from_day": _day(test.get("from")), "to_day": _day(test.get("to"))})

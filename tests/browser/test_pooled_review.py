@@ -52,5 +52,8 @@ def test_the_pooled_section_shows_the_alert_within_the_screen(chromium, live_ser
     assert latest.day == today and latest.result["repeated"] >= 1 and latest.alerts == 0
     assert f"{latest.result['repeated']} pruebas más omitidas: sus apuestas ya se probaron en noches anteriores" \
         in summary, summary
+    # The shift reports' tests say where, in words: the table and the shift, not the report's key.
+    section = page.inner_text("#pooled")
+    assert "shift:" not in section and "player×bank" not in section and "Mesa 1 · turno n.º" in section
     page.locator("#pooled").screenshot(path=str(shots / f"pooled-repeated-{size[0]}.png"))
     context.close()
