@@ -245,6 +245,9 @@ def test_planted_bets_tested_on_an_earlier_night_are_not_tested_again_and_new_be
     assert night2.opened == 0 and night2.alerts == 0
     assert not [t for t in night2.result["tests"] if t.get("b") == "ana" or t.get("a") == "ana"]
     assert Alert.objects.count() == night1.opened
+    body = Api(staff["auditor"]).get("/api/review/", table=table.pk, date_to=today.isoformat(),
+                                     date_from=(today - timedelta(days=3)).isoformat()).json()
+    assert (body["pooled"]["run"]["id"], body["pooled"]["run"]["repeated"]) == (night2.pk, night2.result["repeated"])
 
     # Night two again, the pair dealt 40 more hands that day: the week's dealer2 × ana is new bets.
     more, _rigged = rigged_records(701, 40, share=0.8)
