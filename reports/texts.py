@@ -484,12 +484,17 @@ def pooled_who(code: str, e: dict) -> str:
 def pooled_group_words(code: str, e: dict) -> dict:
     """The words every pooled finding's sentence opens with: ``who`` (its people: ``d1 ×
     ana``), ``group`` (its kind: ``dealer × player``), ``window``, ``from`` and ``to`` (short
-    dates in the reader's locale), ``tables`` and ``shifts``."""
+    dates in the reader's locale), ``tables`` and ``shifts`` (counted in words: ``1 table``,
+    ``3 shifts``)."""
+    tables, shifts = e.get("tables"), e.get("shifts")
     return {"group": POOLED_GROUPS.get(code, code), "who": pooled_who(code, e),
             "window": POOLED_WINDOWS.get(e.get("window"), e.get("window")),
             "from": formats.date_format(date.fromisoformat(e["from"]), "SHORT_DATE_FORMAT"),
             "to": formats.date_format(date.fromisoformat(e["to"]), "SHORT_DATE_FORMAT"),
-            "tables": e.get("tables", "?"), "shifts": e.get("shifts", "?")}
+            "tables": "?" if tables is None else ngettext("%(n)s table", "%(n)s tables", tables) % {
+                "n": formatting.count(tables)},
+            "shifts": "?" if shifts is None else ngettext("%(n)s shift", "%(n)s shifts", shifts) % {
+                "n": formatting.count(shifts)}}
 
 
 def footprint_baseline(e: dict) -> str:
@@ -505,7 +510,7 @@ def footprint_text(code: str, e: dict) -> str:
     """A footprint test's finding (``reports.pooling.footprint_tests``) in one sentence:
     the group, the window, the hands won with 7½ or the bank bust against the expected
     count, its rate and where that came from, z, p and q."""
-    text = _("%(who)s (%(group)s) over %(window)s (%(from)s to %(to)s; %(tables)s tables in %(shifts)s shifts): "
+    text = _("%(who)s (%(group)s) over %(window)s (%(from)s to %(to)s; %(tables)s in %(shifts)s): "
              "%(player)s won with 7½ or with the bank bust in %(observed)s of %(hands)s hands where %(expected)s "
              "were expected (%(rate)s a hand, as in %(baseline)s; z = %(z)s, p = %(p)s, q = %(q)s)") % {
         **pooled_group_words(code, e), "player": e.get("b"), "observed": e.get("observed"), "hands": e.get("hands"),
@@ -521,8 +526,8 @@ def pooled_text(code: str, e: dict) -> str:
     the expected, z, p and q (a footprint test: ``footprint_text``)."""
     if code in FOOTPRINT_GROUPS:
         return footprint_text(code, e)
-    text = _("%(who)s (%(group)s) over %(window)s (%(from)s to %(to)s; %(hands)s hands at %(tables)s tables in "
-             "%(shifts)s shifts): %(result)s where %(expected)s € were expected (z = %(z)s, p = %(p)s, "
+    text = _("%(who)s (%(group)s) over %(window)s (%(from)s to %(to)s; %(hands)s hands at %(tables)s in "
+             "%(shifts)s): %(result)s where %(expected)s € were expected (z = %(z)s, p = %(p)s, "
              "q = %(q)s)") % {
         **pooled_group_words(code, e), "hands": e["hands"], "result": bank_result_words(e["actual"]),
         "expected": _number(e["expected"]), "z": _number(e["z"]), "p": formatting.significant(e["p_value"]),

@@ -68,6 +68,22 @@ def test_a_pooled_finding_opens_with_its_people_then_what_was_added_up():
                                     "en la semana (")
 
 
+def test_one_table_and_one_shift_read_in_the_singular():
+    """Seen on the shipped stack: "40 manos en 1 mesas y 1 turnos"."""
+    e = {"a": "dealer2", "b": "ana", "window": "day", "from": "2026-11-27", "to": "2026-11-27", "hands": 40,
+         "tables": 1, "shifts": 1, "actual": -37.0, "expected": 2.76, "z": -5.03, "p_value": 4.8e-07,
+         "combined_q": 7.7e-06, "observed": 30, "expected_count": 12.4, "rate": 0.31, "baseline": "others",
+         "baseline_hands": 2000}
+    with translation.override("en"):
+        assert "40 hands at 1 table in 1 shift): the bank lost 37.00 €" in pooled_text("dealer×player", e)
+        assert "1 table in 1 shift): ana won" in pooled_text("footprint:dealer×player", e)
+        assert "50 hands at 2 tables in 3 shifts)" in pooled_text("dealer×player", {**e, "hands": 50, "tables": 2,
+                                                                                    "shifts": 3})
+    with translation.override("es"):
+        assert "40 manos en 1 mesa y 1 turno): la banca perdió 37,00 €" in pooled_text("dealer×player", e)
+        assert "1 mesa y 1 turno): ana ganó" in pooled_text("footprint:dealer×player", e)
+
+
 def test_a_bank_that_lost_reads_lost_never_won_a_negative_amount():
     """Seen on the shipped stack: "la banca ganó -37,00 €" for a pair the bank lost."""
     from reports.texts import alert_text
