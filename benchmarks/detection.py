@@ -47,7 +47,8 @@ and per 10,000 hands. With ``--levels``, the same runs are read again at other l
 the one correction (its q-values do not depend on the level): per level, the alerts an
 honest trial's tests with q below it would open per 10,000 hands (``Alerts``: a group found
 again, or the same bets under another name, is one), and the planted trials' seeds whose
-cheat's group would alert: the trade between noise and power, measured. The theory is
+cheat's group would alert: the trade between noise and power, measured. With ``--bound``,
+nothing is played: ``pair_bound`` prints the most any test could find of the pair. The theory is
 ``bank_edge`` of the rule set (``--theory-hands``,
 seed 17), stored as the reviews read it.
 """
@@ -255,20 +256,21 @@ def trial(args, kind, seed, *, edge, theory, stand_at=None):
     return out
 
 
-def pair_bound(args, *, hands=200_000, tests=(1, 10, 50, 100, 150)):
+def pair_bound(args, *, tests=(1, 10, 50, 100, 150)):
     """The most any test can find of the planted pair, printed: the rig multiplies the
     likelihood of each hand it would deal alike, so the count of such hands among the
     pair's ``3 × --hands`` is the sufficient statistic, and the one-sided binomial test of
     it at a level is the most powerful test there is (Neyman–Pearson; the count's
     likelihood ratio grows with it for every share). For each share, level and number of
     tests a night (a correction over ``m`` tests asks the first about level / m of it):
-    that test's exact power, with the rig's rate in honest hands simulated (``hands``
-    hands, seat 1, the profile's default strategy, seed 17)."""
+    that test's exact power, with the rig's rate in honest hands simulated
+    (``--theory-hands`` hands, seat 1, the profile's default strategy, seed 17)."""
     from scipy.stats import binom
 
     from game.edge import play_hands
     from tests.reports.sessions import SEATS
 
+    hands = args.theory_hands
     plays = play_hands(RULES, seats=SEATS, hands=hands, rng=random.Random(17))
     rate = sum(fed(result, 1, args.pair_rig) for result in plays) / hands
     n = 3 * args.hands

@@ -34,6 +34,8 @@ RUNS = {
     "detection": ("detection.py", ["--seeds", "1", "--honest-seeds", "1", "--days", "3", "--hands", "6",
                                    "--stand-at", "8", "--pair-shares", "0.5", "--holder-sigmas", "2",
                                    "--holder-tenures", "2", "--theory-hands", "200", "--levels", "0.005,0.02"], True),
+    "detection_bound": ("detection.py", ["--bound", "--hands", "6", "--pair-shares", "0.2", "--pair-rig", "natural",
+                                         "--theory-hands", "300", "--levels", "0.01"], True),
     "console": ("console.py", ["--seconds", "2", "--trivial-seconds", "1", "--dealers", "2", "--rounds", "1",
                                "--workers", "1"], True),
 }
