@@ -283,11 +283,7 @@ def pair_bound(args, *, tests=(1, 10, 50, 100, 150)):
         for level in args.levels or [0.0025]:
             cells = []
             for m in tests:
-                count = int(binom.isf(level / m, n, rate))  # the fewest hands that reject at level / m
-                while binom.sf(count - 1, n, rate) > level / m:
-                    count += 1
-                while count > 0 and binom.sf(count - 2, n, rate) <= level / m:
-                    count -= 1
+                count = int(binom.isf(level / m, n, rate)) + 1  # the fewest hands that reject at level / m
                 cells.append(f"{binom.sf(count - 1, n, rigged):.2f} (≥ {count})")
             print(f"| {share:.0%} | {level:.2%} | " + " | ".join(cells) + " |")
 
