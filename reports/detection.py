@@ -506,7 +506,9 @@ class Sums:
     def groups(self):
         """The bank's result against the expected per group, in cents: ``{(field, group):
         {"hands", "bets", "staked", "actual", "expected", "variance", "stake_squares",
-        "hand_ids" (sorted, cut), "hand_total", "theory_sd"}}`` for field ``"all"`` (group None),
+        "hand_ids" (sorted, cut), "hand_total", "theory_sd", "hand_set" (the hands' count,
+        lowest and highest id and sum of ids: the same set, as ``pooling.bets_digest``
+        reads it)}}`` for field ``"all"`` (group None),
         ``"tenure"`` (its id) and ``"dealer"`` (his username). A hand's variance is
         ``edge.hand_variance`` of its bets' stakes: ``sd² · (Σ s² + ρ · ((Σ s)² − Σ s²))``
         (the sampling's); ``theory_sd`` is ``Σ u · stake`` (the theory's, to be squared)."""
@@ -522,12 +524,12 @@ class Sums:
                    sum(p.staked), sum(p.actual), sum(hand.mean * p.staked::float8),
                    sum(hand.sd * hand.sd * (p.squares::float8 + hand.rho * (p.staked * p.staked - p.squares)::float8)),
                    sum(p.staked * p.staked), (array_agg(p.id ORDER BY p.id))[1:%s],
-                   sum(hand.u * p.staked::float8)
+                   sum(hand.u * p.staked::float8), min(p.id), max(p.id), sum(p.id)
               FROM per_hand p JOIN hand ON hand.id = p.id
              GROUP BY GROUPING SETS ((), (hand.tenure), (hand.dealer))""", params + [self.evidence])
         out = {}
         for no_tenure, no_dealer, tenure, dealer, hands, bets, staked, actual, expected, variance, squares, ids, \
-                theory_sd in rows:
+                theory_sd, low, high, total in rows:
             if no_tenure and no_dealer:
                 key = ("all", None)
             elif no_dealer:
@@ -536,7 +538,8 @@ class Sums:
                 key = ("dealer", self._name("dealer", dealer))
             out[key] = {"hands": hands, "bets": int(bets), "staked": float(staked), "actual": float(actual),
                         "expected": expected, "variance": variance, "stake_squares": float(squares),
-                        "hand_ids": list(ids), "hand_total": hands, "theory_sd": theory_sd}
+                        "hand_ids": list(ids), "hand_total": hands, "theory_sd": theory_sd,
+                        "hand_set": [hands, low, high, int(total)]}
         return out
 
     def pairs(self, rho):
@@ -681,8 +684,9 @@ def review(hands, *, subject, theory=None, alpha=ALPHA, card_observations=None, 
             return _money_figures(statistics.expected_vs_actual_sums(**_sum_args(sums_row)), sums_row["theory_sd"])
 
         whole = figures_of(groups[("all", None)])
+        # Its hands are all the review's, listed nowhere: their set names its bets (``pooling.bets_digest``).
         tests.append({"kind": AlertKind.EXPECTED, "code": "all", "identity": [], "group": subject,
-                      **whole, "hand_ids": None, "fit": fit})
+                      **whole, "hand_ids": None, "hand_set": groups[("all", None)]["hand_set"], "fit": fit})
         for field in ("tenure", "dealer"):
             found = sorted(((group, figures) for (name, group), figures in groups.items() if name == field),
                            key=lambda item: str(item[0]))

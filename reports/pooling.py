@@ -583,8 +583,8 @@ def bets_digest(test) -> str:
     """The bets a test tested, as ``Finding.bets``: SHA-256 (hex) of whose bets (the
     player's, ``BETS_OF``, or every bet of the hands), what it counts (the bank's result:
     the stakes and result to the cent; a footprint: its hands and hits) and its hands (their
-    count, lowest and highest id and sum of ids: a pooled group's ``hand_set``, or a
-    report's test's hand ids when it lists them all).
+    count, lowest and highest id and sum of ids: a pooled group's ``hand_set``, a report's
+    whole's ``hand_set``, or a report's test's hand ids when it lists them all).
 
     Args:
         test: a test of ``pooled_review``'s (a pooled group's, or a report's review's).
@@ -596,9 +596,12 @@ def bets_digest(test) -> str:
         hand_set = list(test["identity"][2:])
     elif test["kind"] in (AlertKind.EXPECTED, AlertKind.PAIR):
         ids = test.get("hand_ids") or []
-        if not ids or len(ids) != test.get("hand_total", len(ids)):
+        if test.get("hand_set"):  # a review's whole ("all"): its hands listed nowhere, their set given
+            hand_set = list(test["hand_set"])
+        elif not ids or len(ids) != test.get("hand_total", len(ids)):
             return ""
-        hand_set = [len(ids), min(ids), max(ids), sum(ids)]
+        else:
+            hand_set = [len(ids), min(ids), max(ids), sum(ids)]
     else:
         return ""
     code = test["code"]

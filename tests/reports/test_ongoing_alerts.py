@@ -231,8 +231,8 @@ def test_planted_bets_tested_on_an_earlier_night_are_not_tested_again_and_new_be
     table = simulated_table("Mesa 1", staff, players=PLAYERS)
     fed, _rigged = rigged_records(700, 40, share=0.8)
     shift = shift_of(table, dealer2, staff, fed, ("ana", "rosa", "juan", "luis"), today - timedelta(days=2))
-    Report.objects.create(kind=ReportKind.SHIFT, key=f"shift:{shift.pk}", at_close=True, table=table, shift=shift,
-                          result={"shift": {"open": False}})
+    report = Report.objects.create(kind=ReportKind.SHIFT, key=f"shift:{shift.pk}", at_close=True, table=table,
+                                   shift=shift, result={"shift": {"open": False}})
     theory = Theory(compute=False)
     night1 = pooled_review_run(run_id=pooled_review_request(day=today - timedelta(days=2)).pk, theory=theory)
     assert night1.status == PooledReview.Status.DONE and night1.opened >= 1
@@ -248,6 +248,13 @@ def test_planted_bets_tested_on_an_earlier_night_are_not_tested_again_and_new_be
     body = Api(staff["auditor"]).get("/api/review/", table=table.pk, date_to=today.isoformat(),
                                      date_from=(today - timedelta(days=3)).isoformat()).json()
     assert (body["pooled"]["run"]["id"], body["pooled"]["run"]["repeated"]) == (night2.pk, night2.result["repeated"])
+
+    # The shift closed today: tonight's run takes its report's tests. Its whole ("expected, all": every bet of
+    # the 40 hands, which it lists nowhere) is night one's dealer2 × banca, and its pairs are night one's: left out.
+    tonight = pooled_review_run(run_id=pooled_review_request(day=today).pk, theory=theory)
+    assert tonight.status == PooledReview.Status.DONE and tonight.alerts == 0 and tonight.opened == 0
+    assert not [t for t in tonight.result["tests"] if t.get("report_id") == report.pk and t["kind"] in ("expected", "pair")]
+    assert tonight.result["repeated"] >= 1
 
     # Night two again, the pair dealt 40 more hands that day: the week's dealer2 × ana is new bets.
     more, _rigged = rigged_records(701, 40, share=0.8)
