@@ -49,6 +49,12 @@ def read_grouping(text):
     return re.sub(group, "", text)
 
 
+#: An amount as Django's ``DecimalField`` should read it once its grouping is out: a sign,
+#: digits and at most one decimal mark (a point or a comma), nothing else. ``Decimal`` alone
+#: also reads an exponent (``1e5``), underscores (``1_000``), ``NaN`` and ``Infinity``.
+_PLAIN_AMOUNT = re.compile(r"[+-]?(?:[0-9]+(?:[.,][0-9]*)?|[.,][0-9]+)")
+
+
 class EurosField(forms.DecimalField):
     """An amount of euros above zero with at most two decimals, typed in the reader's format
     (``1250,50`` or ``1.250,50`` in Spanish; see ``read_grouping``), cleaned to a ``Decimal``.
@@ -80,8 +86,15 @@ class EurosField(forms.DecimalField):
         refuse_other_digits(value)
         if isinstance(value, str):
             value = read_grouping(value)
+            if value and not _PLAIN_AMOUNT.fullmatch(value):
+                # Decimal would read "1e5" as 100000 and "1_000" as 1000: refused as words are.
+                raise self._invalid()
         with self._example_on_invalid():
             return super().to_python(value)
+
+    def _invalid(self):
+        return forms.ValidationError(self.error_messages["invalid"], code="invalid",
+                                     params={"example": f"1250{get_format('DECIMAL_SEPARATOR')}50"})
 
     @contextmanager
     def _example_on_invalid(self):
@@ -91,8 +104,7 @@ class EurosField(forms.DecimalField):
         except forms.ValidationError as error:
             if getattr(error, "code", None) != "invalid":
                 raise
-            raise forms.ValidationError(self.error_messages["invalid"], code="invalid",
-                                        params={"example": f"1250{get_format('DECIMAL_SEPARATOR')}50"}) from None
+            raise self._invalid() from None
 
     def validate(self, value):
         with self._example_on_invalid():

@@ -85,3 +85,34 @@ def test_a_typed_amount_is_drawn_again_in_the_readers_format(language, typed, sh
 
     with translation.override(language):
         assert f'value="{shown}"' in str(Form({"amount": typed})["amount"])
+
+
+@pytest.mark.parametrize("typed", ["1e5", "1E3", "1e-2", "2,5e3", "1_000", "1_000,00", "0x10", "NaN", "Infinity",
+                                   "--5", "5-", "1,2,3", "12.5.0"])
+@pytest.mark.parametrize(("language", "example"), [("es", "1250,50"), ("en", "1250.50")])
+def test_an_exponent_or_an_underscore_is_refused_as_words_are(language, example, typed):
+    """``Decimal`` reads ``1e5`` as 100000 and ``1_000`` as 1000: a cashier's typo must not
+    book a hundred thousand euros (seen at the cage: ``1e5`` booked slip 19 for 100 000,00 €)."""
+    with translation.override(language), pytest.raises(forms.ValidationError) as refused:
+        EurosField().clean(typed)
+    assert refused.value.code in ("invalid", "grouping")
+    with translation.override(language):
+        assert example in " ".join(refused.value.messages)
+
+
+@pytest.mark.parametrize(("typed", "amount"), [("5", Decimal("5")), ("5,5", Decimal("5.5")), ("0,01", Decimal("0.01")),
+                                               (",50", Decimal("0.50"))])
+def test_a_plain_amount_still_reads(typed, amount):
+    with translation.override("es"):
+        assert EurosField().clean(typed) == amount
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("typed", ["1e5", "1_000"])
+def test_a_buy_in_typed_with_an_exponent_books_nothing(as_cashier, players, typed):
+    response = as_cashier.post(draw(as_cashier, "cage:buy_in"), {"player": "luis", "amount": typed},
+                               HTTP_ACCEPT_LANGUAGE="es")
+    assert response.status_code == 200
+    assert list(response.context["form"].errors) == ["amount"]
+    assert "1250,50" in " ".join(response.context["form"].errors["amount"])
+    assert not CashierSlip.objects.exists()
