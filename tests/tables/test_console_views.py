@@ -279,6 +279,12 @@ def test_an_entry_from_a_stale_screen_is_refused_with_a_message_to_reload(dealer
     assert HandEvent.objects.filter(hand=hand).order_by("sequence").last().event["amount"] == "10.00"
     # The screen sent back is the fresh one: its forms carry the new version.
     assert forms_of(response)["form-card"]["fields"]["version"] == "4"
+    # In Spanish, the sentence once (its translation once held it three times, in pieces).
+    dealer_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    response = second.send("form-bet", "bet", amount="20")
+    words = " ".join(refusal_of(response).split())
+    assert response.status_code == 409
+    assert words.count("vuelva a anotar") == 1 and words.endswith("revísela y vuelva a anotar.")
 
 
 def test_the_same_form_sent_twice_records_once(screen):
