@@ -415,7 +415,7 @@ def _render_console(request, table, shift, *, refused=None, stale=False, open_fo
         if holder is not None:
             context["bank_news"] = _bank_news(table, hand)
         if open_form is None:
-            seats = [] if hand is None else [code for code in hand.seats if holder is None or code != holder.code]
+            seats = [] if hand is None else _next_seats(hand, holder)
             open_form = OpenHandForm(initial={"seats": " ".join(seats), "after": table.last_hand_number})
         context["open_form"] = open_form
     deck = _deck(table, state)
@@ -459,6 +459,25 @@ def _bank_news(table, hand):
                  wiped_out=bank_wiped_out(tenure, balance), floor=bank_floor(tenure), capital=tenure.capital,
                  owing=[Shown(player=row["player"].code, owing=row["owing"], due=row["due"])
                         for row in owing])
+
+
+def _next_seats(hand, holder) -> list[str]:
+    """The seats the next hand's form proposes: ``hand``'s, in its order of play; when the
+    bank passes to a seated player (``holder``, a ``Player`` or None), the two change places:
+    the holder he takes it from sits where he sat (a bank passes between the table's
+    players: ``rules.md``, "The bank passes"; seeds 001 and 002), unless already seated. The
+    dealer edits the proposal before the hand opens."""
+    if holder is None or holder.code not in hand.seats:
+        return list(hand.seats)
+    former = hand.bank.code if hand.bank_id else None
+    seats, placed = [], former is None or former == holder.code or former in hand.seats
+    for code in hand.seats:
+        if code != holder.code:
+            seats.append(code)
+        elif not placed:
+            seats.append(former)
+            placed = True
+    return seats
 
 
 def _next_bank(table, hand, settled_now):
@@ -912,9 +931,14 @@ def _picker(deck, language):
 def _settlement_view(settlement):
     """What the settlement says beyond the felt: each player's total (Decimal euros the
     bank pays him, above zero, or collects), the bank's net and points, the commission,
-    the next bank."""
-    return Shown(players=[Shown(player=p, net=Decimal(net), amount=abs(Decimal(net)))
-                          for p, net in settlement["players"].items()],
+    the next bank. The players in the order of play (of their first bet: the settlement's
+    ``bets`` are in that order): the stored ``players`` object comes back from ``jsonb``
+    with its keys in jsonb's order (shortest first), not the table's."""
+    first = {}
+    for bet in settlement.get("bets", ()):
+        first.setdefault(bet.get("player"), len(first))
+    players = sorted(settlement["players"].items(), key=lambda item: first.get(item[0], len(first)))
+    return Shown(players=[Shown(player=p, net=Decimal(net), amount=abs(Decimal(net))) for p, net in players],
                  bank=Shown(player=settlement["bank"]["player"], net=Decimal(settlement["bank"]["net"]),
                             points=_points(settlement["bank"]["points"])),
                  commission=Decimal(settlement["commission"]), next_bank=settlement["next_bank"])

@@ -341,7 +341,10 @@ def test_the_next_hand_opens_with_the_bank_that_passed_on_a_natural(screen, mesa
     page = screen.page.content.decode()
     assert "Next bank: luis" in page and "Bank: luis" in page
     assert forms_of(screen.page)["form-open"]["fields"]["after"] == "1"
-    assert 'name="seats" value="marta"' in page  # the previous seats minus luis, who takes the bank
+    # The previous seats, luis (who takes the bank) and the bank he takes it from changing places.
+    former = Hand.objects.get(table=mesa.table, number=1).bank.code
+    assert former not in ("luis", "marta")
+    assert f'name="seats" value="{former} marta"' in page
     refused = screen.send("form-open", seats="marta nobody")
     assert refused.status_code == 200
     assert "not registered players: nobody" in refusal_of(refused)
@@ -704,6 +707,19 @@ def test_a_side_bet_through_the_console_settles_as_the_seat(dealer_client, mesa)
     assert hand.status == Hand.Status.SETTLED
     assert hand.settlement["players"] == {"luis": "10.00", "pepe": "15.00", "marta": "-10.00"}  # 7 beats 5
     assert chips(mesa, "pepe") == Decimal("515.00")
+
+
+def test_the_settlement_lists_the_players_in_the_order_of_play(screen):
+    """The settlement's box pays around the felt: marta before luis when she plays first,
+    though ``jsonb`` gives the stored players' object back shortest name first."""
+    hand = open_hand(screen, "marta luis")
+    for line in ("marta deal 6O", "luis deal 3C", "bank deal 2E", "marta bet 10", "marta stand", "luis bet 10",
+                 "luis stand", "bank card 3E", "bank stand"):
+        screen.enter(line)
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.SETTLED and list(hand.settlement["players"]) == ["luis", "marta"]
+    box = re.search(r'<section class="settlement".*?</section>', screen.page.content.decode(), re.S).group(0)
+    assert re.findall(r'<li data-player="([^"]+)"', box) == ["marta", "luis"]
 
 
 # --------------------------------------------------------------------------- the dealer's keys and focus
