@@ -11,6 +11,7 @@ photograph; nationality and date of birth). Patrons are of age
 
 from datetime import date
 
+from django.core.exceptions import ValidationError
 from django.db import transaction as db
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -18,6 +19,7 @@ from django.utils.translation import gettext as _
 from casino.errors import attempts_recorded
 from casino.periods import retain_until
 from patrons.admission import registration_check
+from patrons.documents import document_number_error
 from patrons.errors import IdentityError
 from patrons.models import IdentityRecord, Player, PlayerChange
 
@@ -41,6 +43,18 @@ def _normalized(values):
     return clean
 
 
+def _check_document(values: dict) -> None:
+    """Refuse a DNI's or NIE's number without its check letter (``patrons.documents``).
+
+    Raises:
+        ValidationError: naming ``document_number``.
+    """
+    error = document_number_error(values.get("document_type", ""), values.get("document_number", ""))
+    if error is not None:
+        message, params = error
+        raise ValidationError({"document_number": ValidationError(message, code="document_number", params=params)})
+
+
 def _as_text(value):
     if value is None:
         return ""
@@ -60,11 +74,13 @@ def player_register(*, code: str, by, **identity) -> Player:
     Raises:
         django.core.exceptions.ValidationError naming the field: a bad or taken player
         id, a document or card already on file for another player, a document type
-        without its number (or the reverse), an unknown country, a minor.
+        without its number (or the reverse), a DNI's or NIE's number without its check
+        letter (``patrons.documents``), an unknown country, a minor.
         patrons.errors.AdmissionRefused: his identity matches the exclusion register
         (``patrons.admission.registration_check``; the refusal recorded, nothing else).
     """
     values = _normalized(identity)
+    _check_document(values)
     player = Player(code=(code or "").strip(), **values)
     registration_check(code=player.code, name=player.name, document_number=player.document_number,
                        date_of_birth=player.date_of_birth, by=by)
@@ -98,6 +114,9 @@ def player_update(*, player: Player, by, **identity) -> PlayerChange | None:
                    if _as_text(getattr(locked, name)) != _as_text(value)}
         if not changes:
             return None
+        if changes.keys() & {"document_type", "document_number"}:  # a number kept before is not judged again
+            _check_document({name: values.get(name, getattr(locked, name)) for name in ("document_type",
+                                                                                         "document_number")})
         if changes.keys() & {"name", "document_number", "date_of_birth"}:
             after = {name: values.get(name, getattr(locked, name)) for name in ("name", "document_number",
                                                                                  "date_of_birth")}
@@ -142,6 +161,8 @@ def player_record_identity(*, player: Player, name: str, document_type: str, doc
                             field="document_type")
     if not number:
         raise IdentityError(_("the document's number is required"), field="document_number")
+    if (error := document_number_error(document_type, number)) is not None:
+        raise IdentityError(error[0], params=error[1], field="document_number")
     if len(nationality) != 2 or not nationality.isalpha():
         raise IdentityError(_("the nationality is a two-letter country code (ES, FR), not %(value)s"),
                             params={"value": nationality or "—"}, field="nationality")

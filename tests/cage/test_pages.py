@@ -55,11 +55,11 @@ def test_an_identity_with_a_bad_field_is_refused_on_it(client, cashier):
     anon = PlayerFactory(code="anon", unidentified=True)
     client.force_login(cashier)
     page = client.post("/cage/players/anon/identity/", {
-        "name": "Ana", "document_type": "dni", "document_number": "1", "nationality": "E1",
+        "name": "Ana", "document_type": "dni", "document_number": "12345678Z", "nationality": "E1",
         "date_of_birth": "2090-01-01"})
     assert page.status_code == 200 and set(page.context["form"].errors) == {"nationality"}
     page = client.post("/cage/players/anon/identity/", {
-        "name": "Ana", "document_type": "dni", "document_number": "1", "nationality": "ES",
+        "name": "Ana", "document_type": "dni", "document_number": "12345678Z", "nationality": "ES",
         "date_of_birth": "2090-01-01"})
     assert set(page.context["form"].errors) == {"date_of_birth"} and page.context["focus"] == "date_of_birth"
     anon.refresh_from_db()

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.django_db
 def test_a_player_added_and_changed_in_the_admin_is_attributed(client):
     admin_user = UserFactory(username="adm", roles=["admin"], is_staff=True)
     client.force_login(admin_user)
-    data = {"code": "nuevo", "name": "Nuevo", "document_type": "dni", "document_number": "1X",
+    data = {"code": "nuevo", "name": "Nuevo", "document_type": "dni", "document_number": "12345678Z",
             "nationality": "ES", "date_of_birth": "1990-01-01", "card_number": ""}
     assert client.post("/admin/patrons/player/add/", data).status_code == 302
     player = Player.objects.get(code="nuevo")

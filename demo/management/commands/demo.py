@@ -89,12 +89,12 @@ DEMO_WITHDRAWAL = ("Mesa 3", "100.00")
 #: Spain's register of gaming bans as a regulator's CSV would read (made-up people).
 DEMO_RGIAJ_FILE = (
     "documento;nombre;apellidos;fecha_nacimiento\n"
-    "71234567N;Víctor;Ibáñez Rubio;14/03/1969\n"
-    "52000111K;Pilar;Mora Esteban;02/11/1980\n"
+    "71234567W;Víctor;Ibáñez Rubio;14/03/1969\n"
+    "52000111D;Pilar;Mora Esteban;02/11/1980\n"
     ";Andrés;Cuesta Llorente;23/07/1975\n").encode()
 #: The patron on that register who comes to the cage to register: refused, recorded.
 DEMO_REFUSED = {"code": "victor", "name": "Víctor Ibáñez Rubio", "document_type": "dni",
-                "document_number": "71234567N", "nationality": "ES", "date_of_birth": date(1969, 3, 14)}
+                "document_number": "71234567W", "nationality": "ES", "date_of_birth": date(1969, 3, 14)}
 #: A patron's own exclusion from this casino, entered by the compliance officer.
 DEMO_SELF_EXCLUSION = {"name": "Sergio Peña Villar", "date_of_birth": date(1984, 6, 9),
                        "note": "Autoexclusión firmada en admisión."}
