@@ -6,6 +6,7 @@ from django.contrib import admin
 
 from casino.admin import RoleAdmin
 from patrons.admission import registration_check
+from patrons.documents import document_number_error
 from patrons.errors import AdmissionRefused
 from patrons.models import Player
 from patrons.services import IDENTITY_FIELDS, player_register, player_update
@@ -14,12 +15,19 @@ from patrons.services import IDENTITY_FIELDS, player_register, player_update
 class PlayerAdminForm(forms.ModelForm):
     """The player's record; one whose identity matches the exclusion register is refused
     on the form, the refusal recorded (``patrons.admission.registration_check``), as at
-    the cage."""
+    the cage; so is a DNI's or NIE's number without its check letter."""
 
     user = None  # the admin's user, set by ``PlayerAdmin.get_form``
 
     def clean(self):
         cleaned = super().clean()
+        document = {name: cleaned.get(name) or "" for name in ("document_type", "document_number")}
+        if self.instance.pk is None or set(self.changed_data) & set(document):
+            # As the services refuse it (patrons.documents), on the field, not at the save.
+            error = document_number_error(document["document_type"],
+                                          "".join(document["document_number"].split()).upper())
+            if error is not None:
+                self.add_error("document_number", forms.ValidationError(error[0], params=error[1]))
         identity = {name: cleaned.get(name) for name in ("name", "document_number", "date_of_birth")}
         changed = self.instance.pk is None or self.changed_data and set(self.changed_data) & set(identity)
         if changed and not self.errors:

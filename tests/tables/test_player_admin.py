@@ -21,3 +21,14 @@ def test_a_player_added_and_changed_in_the_admin_is_attributed(client):
     minor = client.post("/admin/patrons/player/add/", {**data, "code": "nene", "document_number": "2X",
                                                       "date_of_birth": "2020-01-01"})
     assert minor.status_code == 200 and not Player.objects.filter(code="nene").exists()
+
+
+def test_a_dni_without_its_letter_is_refused_on_the_admins_form(client):
+    """Refused on the field, as at the cage (``patrons.documents``), never at the save."""
+    admin_user = UserFactory(username="adm", roles=["admin"], is_staff=True)
+    client.force_login(admin_user)
+    data = {"code": "nuevo", "name": "Nuevo", "document_type": "dni", "document_number": "12345678A",
+            "nationality": "ES", "date_of_birth": "1990-01-01", "card_number": ""}
+    refused = client.post("/admin/patrons/player/add/", data)
+    assert refused.status_code == 200 and "is not a DNI number" in refused.content.decode()
+    assert not Player.objects.filter(code="nuevo").exists()
