@@ -30,5 +30,5 @@ def test_a_dni_without_its_letter_is_refused_on_the_admins_form(client):
     data = {"code": "nuevo", "name": "Nuevo", "document_type": "dni", "document_number": "12345678A",
             "nationality": "ES", "date_of_birth": "1990-01-01", "card_number": ""}
     refused = client.post("/admin/patrons/player/add/", data)
-    assert refused.status_code == 200 and "is not a DNI number" in refused.content.decode()
+    assert refused.status_code == 200 and "12345678A no es un número de DNI" in refused.content.decode()
     assert not Player.objects.filter(code="nuevo").exists()
