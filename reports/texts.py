@@ -61,8 +61,13 @@ def _numbers(numbers, count=None):
     return shown + (_(" and %(more)s more") % {"more": more} if more > 0 else "")
 
 
-#: The parameters of a stored exception that are amounts of euros (``"12.50"``).
-AMOUNTS = ("report", "ledger", "difference", "amount", "movements", "balance", "capital")
+#: The parameters of a stored exception that are amounts of euros (``"12.50"``): every
+#: one that an ``exception_text`` sentence prints before ``€`` (``reconciliation``,
+#: ``player_differs``, ``tenure_*``, ``voids_not_cancelled``, ``commission_recomputed``,
+#: ``box_variance``, ``drawer_variance``…). Only text is formatted: a tenure's id in
+#: ``holder_chain``'s ``expected`` or a report's id in ``report`` is an int, and stays so.
+AMOUNTS = ("report", "ledger", "difference", "amount", "movements", "balance", "capital", "result",
+           "posted", "recomputed", "counted", "expected", "variance", "tolerance")
 
 
 def _for_reader(item: dict) -> dict:

@@ -53,7 +53,7 @@ def test_a_posted_commission_that_the_rate_does_not_give_is_an_exception(staff):
     found = [e for e in report["exceptions"] if e["code"] == "commission_recomputed"]
     assert found == [{"code": "commission_recomputed", "posted": "2.50", "recomputed": "3.00",
                       "difference": "0.50", "count": 1, "numbers": [2]}]
-    assert "3.00 €" in exception_text(found[0]) and "#2" in exception_text(found[0])
+    assert "3,00 €" in exception_text(found[0]) and "#2" in exception_text(found[0])  # in Spanish, the reader's
 
 
 def test_each_tenure_s_float_at_the_shift_s_open_and_close(played):
