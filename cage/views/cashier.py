@@ -2,7 +2,7 @@
 The cashier books; the cage supervisor and the auditor read (``READERS``); a superuser
 has every role."""
 
-from datetime import datetime, time
+from datetime import date, datetime, time
 
 from django.conf import settings
 from django.contrib import messages
@@ -12,9 +12,11 @@ from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+from django_countries import countries
 
 from cage import form_tokens
 from cage.forms import (
@@ -333,12 +335,29 @@ def player_page(request, code):
             return redirect("cage:player", code=player.code)
     changes = PlayerChange.objects.filter(player=player).select_related("changed_by")
     labels = {name: Player._meta.get_field(name).verbose_name for name in ("code", *IDENTITY_FIELDS)}
-    history = [{"change": change, "fields": [(labels.get(name, name), before, after)
+    history = [{"change": change, "fields": [(labels.get(name, name), _recorded(name, before), _recorded(name, after))
                                              for name, (before, after) in change.changes.items()]}
                for change in changes]
     return render(request, "cage/player_form.html", {
         "form": form, "player": player, "history": history, "balance": player_balance(player=player),
         "is_cashier": has_role(request.user, CASHIER)})
+
+
+def _recorded(name: str, value: str) -> str:
+    """A value of a record's change (``PlayerChange.changes``: text) as the reader reads it:
+    a document type's and a country's name, a date in his format; the rest as recorded."""
+    if not value:
+        return value
+    if name == "document_type":
+        return str(dict(Player.DocumentType.choices).get(value, value))
+    if name == "nationality":
+        return countries.name(value) or value
+    if name == "date_of_birth":
+        try:
+            return date_format(date.fromisoformat(value), "SHORT_DATE_FORMAT")
+        except ValueError:
+            return value
+    return value
 
 
 @never_cache
