@@ -126,13 +126,14 @@ def refusable(*, posted_by, source: str, kind: str = "") -> bool:
 
 
 def movement_place(movement) -> str:
-    """Where a movement happened, in the reader's language: "table <name>" for cash taken
-    at a table (its posting's ``cause`` names the table), "table" for a takeover the game
+    """Where a movement happened, in the reader's language: the table's name for cash taken
+    at a table (its posting's ``cause`` names the table: "Mesa 1", not "mesa Mesa 1"; "table"
+    when it names none), "table" for a takeover the game
     made (posted from the console or an import), else "cage" (the cashier's desk, where
     the bank's capital is deposited and its distributions paid)."""
     transaction = movement.transaction
     if movement.kind == AmlMovement.Kind.TABLE_BUY_IN:
-        return _("table %(table)s") % {"table": (transaction.cause or {}).get("table", "?")}
+        return str((transaction.cause or {}).get("table") or _("table"))
     if transaction.source in UNREFUSABLE_SOURCES:
         return _("table")
     return _("cage")
