@@ -44,9 +44,10 @@ def _field_name(value):
 
 
 class BoxCountForm(forms.Form):
-    """One box counted: which box, the two counters (active staff, not the session's
-    dealer, ``dealer``: he is not offered, and the service refuses him by name), the
-    pieces of each denomination."""
+    """One box counted: which box, the two counters (active staff, not a dealer of the
+    session, ``dealers``: the ids of its first dealer and of those who relieved him,
+    ``boxes.services.session_dealers``; they are not offered, and the service refuses
+    them by name), the pieces of each denomination."""
 
     box = forms.ChoiceField(label=_("Box"), choices=BoxCount.Box.choices)
     first_counter = UserChoiceField(label=_("First counter"), queryset=get_user_model().objects.none(),
@@ -54,16 +55,18 @@ class BoxCountForm(forms.Form):
     second_counter = UserChoiceField(label=_("Second counter"), queryset=get_user_model().objects.none(),
                                      empty_label=_("— who counted with him —"))
 
-    def __init__(self, *args, boxes=None, dealer=None, **kwargs):
+    def __init__(self, *args, boxes=None, dealers=(), **kwargs):
         super().__init__(*args, **kwargs)
         if boxes is not None:
             self.fields["box"].choices = [(value, label) for value, label in BoxCount.Box.choices if value in boxes]
         staff = (get_user_model().objects.filter(is_active=True, groups__name__in=ROLES)
                  .order_by("username").distinct())
-        if dealer is not None:
-            staff = staff.exclude(pk=dealer.pk)
-        self.fields["first_counter"].queryset = staff
-        self.fields["second_counter"].queryset = staff
+        if dealers:
+            staff = staff.exclude(pk__in=list(dealers))
+        for name in ("first_counter", "second_counter"):
+            self.fields[name].queryset = staff
+            self.fields[name].error_messages["invalid_choice"] = _(
+                "Choose an active member of staff who did not deal this session.")
         self.values = denominations()
         for value in self.values:
             self.fields[_field_name(value)] = AsciiIntegerField(

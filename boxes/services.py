@@ -375,13 +375,20 @@ def _post_count(*, shift, box, total, earlier, recorded_by, number):
                         "recount": earlier is not None})
 
 
+def session_dealers(shift: Shift) -> set[int]:
+    """The ids of the users who dealt ``shift``'s session: its first dealer and every
+    dealer who relieved one there. None of them counts its boxes (``box_count``,
+    ``box_recount``); the count's form does not offer them."""
+    return {shift.dealer_id, *shift.reliefs.values_list("relieving_id", flat=True)}
+
+
 def _check_counters(shift, first_counter, second_counter):
     if first_counter is None or second_counter is None:
         raise BoxError(_("a box is counted by two people: name both"), field="second_counter")
     if first_counter.pk == second_counter.pk:
         raise BoxError(_("%(user)s cannot count twice: a box is counted by two different people"),
                        params={"user": first_counter.get_username()}, field="second_counter")
-    dealers = {shift.dealer_id, *shift.reliefs.values_list("relieving_id", flat=True)}
+    dealers = session_dealers(shift)
     for field, user in (("first_counter", first_counter), ("second_counter", second_counter)):
         if user.pk in dealers:
             raise BoxError(_("%(user)s dealt this session: the dealer does not count its boxes"),

@@ -18,6 +18,7 @@ from ledger.errors import InsufficientChips, InvalidTransfer
 from ledger.models import Account, ChipTransfer, Transaction
 from ledger.money import cents, euros
 from ledger.posting import CREDIT, DEBIT
+from ledger.selectors import player_balance
 from patrons.models import Player
 
 
@@ -48,6 +49,31 @@ def chips_opening(*, player: Player, amount: Decimal, posted_by=None, source: st
                      idempotency_key=key, reference=f"opening chips {player.code}", posted_by=posted_by,
                      source=source, detail={"opening": True, "player": player.code},
                      cause={"kind": "opening", "player": player.code})
+
+
+def check_chips_to_give(*, giver: Player, amount: Decimal, holding: Decimal | None = None) -> None:
+    """Refuse a transfer of ``amount`` that ``giver`` cannot give: above his chips less
+    what he has at risk in open hands (``ledger.posting.chips_at_risk``). The rule of
+    ``chips_transfer``, which calls it under the giver's account lock; the pit's form
+    calls it before its confirmation (no lock: the service checks again).
+
+    Args:
+        giver: a saved Player; amount: ``Decimal`` euros; holding: his chips (``Decimal``
+        euros) as the caller read them under his account's lock, else None: read here.
+    Raises:
+        InsufficientChips: naming his chips, those at risk and the amount (field ``amount``).
+    """
+    if holding is None:
+        holding = player_balance(player=giver)
+    holding_cents, amount_cents = cents(holding), cents(amount)
+    in_play = posting.chips_at_risk([giver.code]).get(giver.code, 0)
+    if holding_cents - in_play < amount_cents:
+        raise InsufficientChips(
+            _("%(player)s holds %(holding)s in chips, %(in_play)s of them at risk in open hands: he cannot "
+              "give %(amount)s"),
+            params={"player": giver.code, "holding": formatting.money(euros(holding_cents)),
+                    "in_play": formatting.money(euros(in_play)), "amount": formatting.money(euros(amount_cents))},
+            field="amount")
 
 
 def chips_transfer(*, giver: Player, receiver: Player, amount: Decimal, reason: str, posted_by,
@@ -90,14 +116,7 @@ def chips_transfer(*, giver: Player, receiver: Player, amount: Decimal, reason: 
         accounts = posting.player_accounts([giver.pk, receiver.pk])
         locked = posting.lock(accounts.values())
         source_account = accounts[giver.pk]
-        holding = cents(locked[source_account].balance)
-        in_play = posting.chips_at_risk([giver.code]).get(giver.code, 0)
-        if holding - in_play < amount_cents:
-            raise InsufficientChips(
-                _("%(player)s holds %(holding)s in chips, %(in_play)s of them at risk in open hands: he cannot "
-                  "give %(amount)s"),
-                params={"player": giver.code, "holding": formatting.money(euros(holding)), "in_play": formatting.money(euros(in_play)),
-                        "amount": formatting.money(euros(amount_cents))}, field="amount")
+        check_chips_to_give(giver=giver, amount=euros(amount_cents), holding=locked[source_account].balance)
         reference = f"{giver.code} → {receiver.code}"
         transaction = posting.post(locked=locked, kind=Transaction.Kind.TRANSFER,
                      legs=[(source_account, DEBIT, amount_cents), (accounts[receiver.pk], CREDIT, amount_cents)],

@@ -41,7 +41,8 @@ def session_boxes(request, shift_id):
     counts = list(BoxCount.objects.filter(shift=shift).order_by("box", "id").select_related(
         "first_counter", "second_counter", "recorded_by", "note__explained_by", "superseded_by"))
     left = [box for box in BoxCount.Box.values if box not in {c.box for c in counts}]
-    form = BoxCountForm(request.POST or None, boxes=left, dealer=shift.dealer) if left else None
+    dealers = services.session_dealers(shift)  # not offered as counters
+    form = BoxCountForm(request.POST or None, boxes=left, dealers=dealers) if left else None
     note_forms, recount_forms = {}, {}
     if request.method == "POST":
         if not _can_change(request):
@@ -58,7 +59,7 @@ def session_boxes(request, shift_id):
                 return redirect("boxes:session", shift_id=shift.pk)
         elif "recount" in request.POST:
             count = get_object_or_404(BoxCount, pk=request.POST.get("count_id"), shift=shift)
-            recount = BoxRecountForm(request.POST, prefix=f"r{count.pk}", dealer=shift.dealer)
+            recount = BoxRecountForm(request.POST, prefix=f"r{count.pk}", dealers=dealers)
             recount_forms[count.pk] = recount
             if recount.is_valid():
                 try:
@@ -85,13 +86,13 @@ def session_boxes(request, shift_id):
                     messages.success(request, _("Explanation recorded."))
                     return redirect("boxes:session", shift_id=shift.pk)
         if form is not None and "count" not in request.POST:
-            form = BoxCountForm(boxes=left, dealer=shift.dealer)
+            form = BoxCountForm(boxes=left, dealers=dealers)
     for count in counts:
         count.latest = count.is_latest
         if count.latest and count.variance and not hasattr(count, "note"):
             count.note_form = note_forms.get(count.pk) or VarianceNoteForm(prefix=f"n{count.pk}")
         if count.latest:
-            count.recount_form = recount_forms.get(count.pk) or BoxRecountForm(prefix=f"r{count.pk}", dealer=shift.dealer)
+            count.recount_form = recount_forms.get(count.pk) or BoxRecountForm(prefix=f"r{count.pk}", dealers=dealers)
             count.recount_open = count.pk in recount_forms
     return render(request, "boxes/session.html", {
         "shift": shift, "table": shift.table, "counts": counts, "form": form, "can_change": _can_change(request),

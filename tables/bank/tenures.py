@@ -300,6 +300,21 @@ def check_new_holder(*, tenure: BankTenure, holder: Player) -> None:
     check_tenure_open(tenure=tenure, is_open=tenure.is_open)
 
 
+def check_sale(*, tenure: BankTenure) -> None:
+    """Refuse the sale of a bank whose rebuild, ordered by the pit, still awaits its
+    deposits at the cage (``bank_sell``'s rule; the pit's page asks it before its
+    confirmation).
+
+    Raises:
+        TenureError: the rebuild is outstanding (field ``tenure``).
+    """
+    from tables.bank.deposits import outstanding_rebuild
+
+    if outstanding_rebuild(tenure) is not None:
+        raise TenureError(_("the bank awaits the deposits of its rebuild at the cage: it is not sold before "
+                            "(or it is given up)"), field="tenure")
+
+
 def _new_holder_checks(*, tenure, holder, capital, shares):
     capital_cents = posting.amount_cents(capital, "capital", zero=True)
     shares = _syndicate(holder, shares)
@@ -442,13 +457,9 @@ def bank_sell(*, tenure: BankTenure, buyer: Player, price: Decimal, capital: Dec
         InvalidAmount, InvalidSyndicate.
     [rules.md "The bank passes": sold or transferred]
     """
-    from tables.bank.deposits import outstanding_rebuild
-
     capital_cents, shares = _new_holder_checks(tenure=tenure, holder=buyer, capital=capital, shares=shares)
     price_cents = posting.amount_cents(price, "price")
-    if outstanding_rebuild(tenure) is not None:
-        raise TenureError(_("the bank awaits the deposits of its rebuild at the cage: it is not sold before "
-                            "(or it is given up)"), field="tenure")
+    check_sale(tenure=tenure)
     source = posting.source_of(posted_by, source, "cashier")
     with _refuse_second_open_tenure(tenure.table), db.atomic():
         handover = _lock_handover(tenure=tenure, players=[buyer, *(p for p, _s in shares)])

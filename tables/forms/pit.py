@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from casino.roles import DEALER
+from ledger.chips import check_chips_to_give
 from ledger.forms import EurosField
 from ledger.shares import HUNDRED
 from patrons.forms import PlayerCodeField
@@ -197,12 +198,20 @@ class ChipTransferForm(forms.Form):
         self.fields["receiver"].widget.attrs.update(autocomplete="off")
 
     def clean(self):
+        """The same player twice refused on ``receiver``; an amount the giver cannot give
+        refused on ``amount`` with the service's words (``ledger.chips.check_chips_to_give``),
+        before the confirmation page."""
         cleaned = super().clean()
-        giver, receiver = cleaned.get("giver"), cleaned.get("receiver")
+        giver, receiver, amount = cleaned.get("giver"), cleaned.get("receiver"), cleaned.get("amount")
         if giver is not None and receiver is not None and giver.pk == receiver.pk:
             self.add_error("receiver", forms.ValidationError(
                 _("%(player)s cannot transfer chips to himself: name another player."), code="same_player",
                 params={"player": giver.code}))
+        if giver is not None and amount is not None:
+            try:
+                check_chips_to_give(giver=giver, amount=amount)
+            except forms.ValidationError as refusal:
+                self.add_error("amount", refusal)
         return cleaned
 
     @property

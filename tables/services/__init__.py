@@ -6,7 +6,8 @@
   ``console_open_hand``, ``hand_record_event``, ``console_record_event``, ``hand_undo``,
   ``hand_void``);
 - ``bank``: the bank between hands (``table_bank_draw``, ``_sell``, ``_transfer``,
-  ``_withdraw``, ``_rebuild``, ``_give_up``; ``pending_bank_holder``);
+  ``_withdraw``, ``_rebuild``, ``_give_up``; ``pending_bank_holder``; ``check_bank_change``,
+  the refusals of a change asked before its confirmation);
 - ``disputes``: the dispute desk (``dispute_open``, ``dispute_decide``,
   ``incident_record``);
 - ``rotation``: the pits' rotation plans (``rotation_plan_set``, ``current_plans``);
@@ -17,6 +18,7 @@ The names below are the package's public face; the import is ``tables.importing`
 """
 
 from tables.services.bank import (
+    check_bank_change,
     pending_bank_holder,
     table_bank_draw,
     table_bank_give_up,
@@ -47,7 +49,7 @@ from tables.services.shifts import (
 )
 
 __all__ = [
-    "AtTable", "DisputeDecided", "console_open_hand", "current_plans", "rotation_plan_set", "console_record_event", "dealer_relieve", "dealer_shift",
+    "AtTable", "DisputeDecided", "check_bank_change", "console_open_hand", "current_plans", "rotation_plan_set", "console_record_event", "dealer_relieve", "dealer_shift",
     "dispute_decide", "dispute_open", "incident_record", "hand_open", "hand_record_event",
     "hand_state", "hand_undo", "hand_void", "new_hand_state", "pending_bank_holder", "relieved_from", "shift_close",
     "shift_closed", "shift_open", "stakes", "state_maker", "table_bank_draw", "table_bank_give_up",

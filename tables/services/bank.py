@@ -19,7 +19,14 @@ from ledger.selectors import player_balance
 from patrons.models import Player
 from tables.bank.deposits import awaiting_deposit
 from tables.bank.life import bank_floor, bank_rebuild_order, bank_withdraw
-from tables.bank.tenures import bank_sell, bank_transfer, tenure_close, tenure_open
+from tables.bank.tenures import (
+    bank_sell,
+    bank_transfer,
+    check_new_holder,
+    check_sale,
+    tenure_close,
+    tenure_open,
+)
 from tables.errors import BankNotReady
 from tables.locking import last_hand, lock_table, open_tenure
 from tables.models import BankRebuild, BankTenure, Hand, Table
@@ -38,9 +45,7 @@ def table_bank_draw(*, table: Table, holder: Player, capital: Decimal, shares=No
     """
     with db.atomic():
         table = lock_table(table.pk)
-        no_open_hand(table)
-        if open_tenure(table) is not None:
-            raise BankNotReady(_("%(table)s already has a bank: sell or transfer it"), params={"table": table.name})
+        check_bank_change(table=table, kind="draw")
         return tenure_open(table=table, holder=holder, capital=capital, shares=shares,
                            began=BankTenure.Began.DRAW, posted_by=by, deposit=True)
 
@@ -50,9 +55,9 @@ def table_bank_sell(*, table: Table, buyer: Player, price: Decimal, capital: Dec
     tenure, whose capital is deposited at the cage before its first hand."""
     with db.atomic():
         table = lock_table(table.pk)
-        no_open_hand(table)
-        return bank_sell(tenure=require_tenure(table), buyer=buyer, price=price, capital=capital,
-                         shares=shares, posted_by=by, deposit=True)
+        tenure = check_bank_change(table=table, kind="sell", holder=buyer)
+        return bank_sell(tenure=tenure, buyer=buyer, price=price, capital=capital, shares=shares, posted_by=by,
+                         deposit=True)
 
 @refusals_recorded
 def table_bank_transfer(*, table: Table, holder: Player, capital: Decimal, shares=None, by) -> BankTenure:
@@ -60,9 +65,43 @@ def table_bank_transfer(*, table: Table, holder: Player, capital: Decimal, share
     (rules.md "The bank passes"), its capital from the new holder's chips on record."""
     with db.atomic():
         table = lock_table(table.pk)
-        no_open_hand(table)
-        return bank_transfer(tenure=require_tenure(table), holder=holder, capital=capital, shares=shares,
-                             posted_by=by)
+        tenure = check_bank_change(table=table, kind="transfer", holder=holder)
+        return bank_transfer(tenure=tenure, holder=holder, capital=capital, shares=shares, posted_by=by)
+
+#: The bank changes of the pit checked by ``check_bank_change``.
+BANK_CHANGES = ("draw", "sell", "transfer", "give_up")
+
+
+def check_bank_change(*, table: Table, kind: str, holder: Player | None = None) -> BankTenure | None:
+    """Refuse what the pit's bank change ``kind`` at ``table`` is refused for whatever
+    amounts are typed: a hand open (every change); a bank already there (a draw); no bank
+    (a sale, a transfer, giving it up); the bank passed to the player who holds it
+    (``holder``: a sale's buyer, a transfer's new holder; ``check_new_holder``); a sale
+    while a rebuild awaits its deposits (``check_sale``). The services of the bank's
+    changes call it under the table's lock; the pit's pages call it before their
+    confirmation (no lock: the service checks again).
+
+    Args:
+        kind: one of ``BANK_CHANGES``; holder: the new holder, if known.
+    Returns:
+        the table's open tenure (None for a draw).
+    Raises:
+        BankNotReady, TenureError: naming what to fix.
+    """
+    if kind not in BANK_CHANGES:
+        raise ValueError(f"a bank change is one of {BANK_CHANGES}, not {kind!r}")
+    no_open_hand(table)
+    tenure = open_tenure(table)
+    if kind == "draw":
+        if tenure is not None:
+            raise BankNotReady(_("%(table)s already has a bank: sell or transfer it"), params={"table": table.name})
+        return None
+    tenure = require_tenure(table, tenure)
+    if holder is not None and kind in ("sell", "transfer"):
+        check_new_holder(tenure=tenure, holder=holder)
+    if kind == "sell":
+        check_sale(tenure=tenure)
+    return tenure
 
 #: What the caller has not read: ``pending_bank_holder``'s ``last`` (the last hand),
 #: ``require_tenure``'s ``tenure``.
@@ -104,6 +143,11 @@ def require_tenure(table, tenure=_UNREAD):
     return tenure
 
 def no_open_hand(table):
+    """Refuse a bank change while a hand is open at ``table``.
+
+    Raises:
+        BankNotReady: naming the open hand.
+    """
     open_hand = table.hands.filter(status=Hand.Status.OPEN).first()
     if open_hand is not None:
         raise BankNotReady(_("the bank changes between hands: hand #%(number)s is open"),
@@ -221,5 +265,5 @@ def table_bank_give_up(*, table: Table, by):
     """
     with db.atomic():
         table = lock_table(table.pk)
-        no_open_hand(table)
-        return tenure_close(tenure=require_tenure(table), ended=BankTenure.Ended.CLOSED, posted_by=by)
+        tenure = check_bank_change(table=table, kind="give_up")
+        return tenure_close(tenure=tenure, ended=BankTenure.Ended.CLOSED, posted_by=by)

@@ -158,20 +158,28 @@ def bank_rebuild(request, table_id):
 @pit_page
 def bank_give_up(request, table_id):
     """The banker gives the bank up (confirmed): it closes, its balance back to its
-    syndicate; the table has no bank until it is drawn for or auctioned."""
+    syndicate; the table has no bank until it is drawn for or auctioned. While the service
+    would refuse it (a hand open: ``services.check_bank_change``), the page says why and
+    offers no confirmation."""
     table = get_object_or_404(Table, pk=table_id)
     tenure = _tenure(table)
+    error = None
     if request.method == "POST" and request.POST.get("confirm") == "yes" and tenure is not None:
         if not can_change(request):
             raise PermissionDenied
         try:
             services.table_bank_give_up(table=table, by=request.user)
-        except ValidationError as error:
-            messages.error(request, str(error))
+        except ValidationError as refusal:
+            error = refusal
         else:
             messages.success(request, _("%(player)s gave the bank up.") % {"player": tenure.holder.code})
             return redirect("tables:pit_table", table_id=table.pk)
-    return render(request, "tables/pit/bank_give_up.html", {"table": table, "tenure": tenure,
+    elif tenure is not None:
+        try:
+            services.check_bank_change(table=table, kind="give_up")
+        except ValidationError as refusal:
+            error = refusal
+    return render(request, "tables/pit/bank_give_up.html", {"table": table, "tenure": tenure, "error": error,
                                                              "can_change": can_change(request)})
 
 

@@ -339,20 +339,38 @@ def _blocked(change, table, tenure):
     return None
 
 
+def _refused_before_confirmation(form, change, table):
+    """Whether the service refuses the change whatever its amounts (a hand open, no bank,
+    the bank passed to its holder: ``services.check_bank_change``), its refusal put on
+    ``form``: asked before the confirmation page, so that none is shown for a change
+    certain to be refused."""
+    holder = form.cleaned_data.get("holder") or form.cleaned_data.get("buyer")
+    try:
+        services.check_bank_change(table=table, kind=change.kind, holder=holder)
+    except ValidationError as error:
+        add_refusal(form, error, change.form_class.service_fields)
+        return True
+    return False
+
+
 def _bank_change(request, table_id, kind):
-    """The form, then its confirmation, then the service (see ``BankChange``)."""
+    """The form, then its confirmation, then the service (see ``BankChange``). A change
+    the service refuses whatever its amounts is refused on the form's first post
+    (``_refused_before_confirmation``), with what was typed kept."""
     change = _bank_changes()[kind]
     table = get_object_or_404(Table, pk=table_id)
     tenure = _open_tenure(table)
     form = change.form_class(request.POST or None)
-    context = {"table": table, "tenure": tenure, "change": change, "form": form,
-               "can_change": can_change(request), "blocked": _blocked(change, table, tenure)}
+    # Once posted, what blocks the change is the service's refusal on the form (below).
+    context = {"table": table, "tenure": tenure, "change": change, "form": form, "can_change": can_change(request),
+               "blocked": None if form.is_bound else _blocked(change, table, tenure)}
     next_holder = services.pending_bank_holder(table) if tenure else None
     if next_holder is not None and next_holder.pk != tenure.holder_id:
         context["takeover_due"] = next_holder
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":
+        valid = form.is_valid()
         cleaned = form.cleaned_data
-        if request.POST.get("confirm") == "yes":
+        if valid and request.POST.get("confirm") == "yes":
             try:
                 new = change.call(table=table, cleaned=cleaned, by=request.user)
             except ValidationError as error:
@@ -367,7 +385,8 @@ def _bank_change(request, table_id, kind):
                                      % {"holder": new.holder.code, "table": table.name,
                                         "capital": formatting.money(new.capital)})
                 return redirect("tables:pit_table", table_id=table.pk)
-        else:
+        elif not _refused_before_confirmation(form, change, table) and valid:
+            # Else the form again, with the service's refusal and what was typed.
             members = _members(cleaned, at_cage=change.kind != "transfer")
             short = [line for line in members if line.after < 0]
             for line in short:
@@ -452,7 +471,8 @@ def void_nets(hand):
 def chip_transfer(request):
     """Record chips handed from one player to another: the form, then a confirmation
     naming both players, the amount and what the giver holds; only the confirmation posts
-    (``ledger.services.chips_transfer``)."""
+    (``ledger.chips.chips_transfer``). An amount the giver cannot give is refused on the
+    form (``ChipTransferForm.clean``), before any confirmation."""
     form = ChipTransferForm(request.POST or None)
     context = {"form": form, "can_change": can_change(request)}
     if request.method == "POST" and form.is_valid():

@@ -109,6 +109,21 @@ def test_the_bank_given_up_after_confirmation(client_es, mesa):
     assert not BankTenure.objects.filter(closed_at__isnull=True).exists()
 
 
+def test_the_bank_is_not_given_up_during_a_hand_and_the_page_says_so_first(client_es, mesa):
+    """A hand open: the give-up page says why, capitalised, and offers no confirmation; a
+    confirmation posted all the same is refused the same way; nothing is written."""
+    mesa.open("luis", "marta")
+    client_es.force_login(mesa.supervisor)
+    url = reverse("tables:bank_give_up", args=[mesa.table.pk])
+    before = Transaction.objects.count()
+    for response in (client_es.get(url), client_es.post(url, {"confirm": "yes"})):
+        text = response.content.decode()
+        assert response.status_code == 200 and "La banca cambia entre manos: la mano #1 está abierta" in text
+        assert 'name="confirm"' not in text
+    assert BankTenure.objects.get(closed_at__isnull=True).holder.code == "ana"
+    assert Transaction.objects.count() == before
+
+
 def test_an_auditor_reads_the_bank_pages_and_changes_nothing(client_es, mesa, staff):
     client_es.force_login(staff["auditor"])
     for name in ("bank_auction", "bank_withdraw", "bank_rebuild", "bank_give_up"):

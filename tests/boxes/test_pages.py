@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from boxes.errors import BoxError
 from boxes.models import BoxCount, TableBuyIn, VarianceNote
 from boxes.services import box_count, table_buy_in
 from ledger.models import Account
@@ -126,3 +127,29 @@ def test_the_daily_register_totals_every_table(client_es, mesa, counters):
     assert rows[2][:3] == ["mesa", "sesión", "crupier"]
     assert rows[3][3:11] == ["2", "1,00", "1,00", "0,00", "200,00", "150,00", "-50,00", ""]
     assert rows[-1][2:10] == ["total", "2", "1,00", "1,00", "0,00", "200,00", "150,00", "-50,00"]
+
+
+def test_a_dealer_who_relieved_in_the_session_is_not_offered_as_a_counter(client_es, mesa, counters, staff):
+    """dealer3 relieved dealer1 in the session: neither is offered as a counter, and
+    choosing dealer3 anyway is answered on the form, nothing counted."""
+    from tables import services as tables_services
+    from tests.factories import UserFactory
+
+    relief = UserFactory(username="dealer3", roles=["dealer"])
+    tables_services.dealer_relieve(shift=mesa.shift, dealer=relief, relieved_by=mesa.supervisor)
+    shift = mesa.close()
+    first, second = counters
+    client_es.force_login(first)
+    url = reverse("boxes:session", args=[shift.pk])
+    form = client_es.get(url).context["form"]
+    offered = set(form.fields["first_counter"].queryset) | set(form.fields["second_counter"].queryset)
+    assert first in offered and second in offered
+    assert relief not in offered and mesa.dealer not in offered
+    answer = client_es.post(url, {"count": "1", "box": "tips", "first_counter": relief.pk,
+                                  "second_counter": second.pk, "d_5_00": "1"})
+    assert answer.status_code == 200 and "first_counter" in answer.context["form"].errors
+    assert "no haya sido crupier en esta sesión" in answer.content.decode()
+    with pytest.raises(BoxError, match="dealer3"):  # the service refuses him all the same
+        box_count(shift=shift, box="tips", pieces={"5.00": 1}, first_counter=relief, second_counter=second,
+                  recorded_by=first)
+    assert not BoxCount.objects.exists()

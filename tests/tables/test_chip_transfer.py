@@ -108,6 +108,24 @@ def test_a_refused_transfer_names_the_field_and_writes_nothing(pit, mesa):
     assert not Transaction.objects.filter(kind="transfer").exists()
 
 
+def test_a_transfer_above_the_givers_chips_is_refused_before_any_confirmation(pit, mesa):
+    """The first post of an amount luis does not hold answers the form, on the amount,
+    with the service's words and what was typed: no confirmation page, nothing written."""
+    url = reverse("tables:chip_transfer")
+    token = pit.get(url).context["form"].initial["token"]
+    data = {"giver": "luis", "receiver": "marta", "amount": "99.999.999,00", "reason": "le presta", "token": token}
+    response = pit.post(url, data)
+    text = response.content.decode()
+    assert response.status_code == 200 and "Confirmar el traspaso de fichas" not in text
+    assert 'name="confirm"' not in text
+    assert "luis tiene 500,00 € en fichas, 0,00 € de ellas en juego en manos abiertas: no puede dar 99\xa0999\xa0999,00 €" \
+        in " ".join(response.context["form"].errors["amount"])
+    assert re.search(r'name="giver" value="luis"', text) and re.search(r'name="receiver" value="marta"', text)
+    assert re.search(r'name="amount" value="99999999,00"', text) and "le presta" in text
+    assert not Transaction.objects.filter(kind="transfer").exists()
+    assert (chips(mesa, "luis"), chips(mesa, "marta")) == (Decimal("500.00"), Decimal("500.00"))
+
+
 def test_an_auditor_reads_the_page_but_posts_nothing_and_a_cashier_gets_nothing(client, mesa, staff):
     url = reverse("tables:chip_transfer")
     client.force_login(staff["auditor"])

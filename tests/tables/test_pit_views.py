@@ -195,6 +195,20 @@ def test_a_buyer_short_of_chips_is_told_before_the_confirmation(pit, mesa):
     assert open_tenure(mesa.table).holder.code == "ana"
 
 
+def test_a_sale_to_the_holder_is_refused_on_the_form_before_any_confirmation(pit, mesa):
+    """Ana holds the bank: selling it to her is refused on the first post, on the buyer's
+    field, with what was typed kept, no confirmation page, nothing written."""
+    url = reverse("tables:bank_sell", args=[mesa.table.pk])
+    before = Transaction.objects.count()
+    response = pit.post(url, {"buyer": "ana", "price": "50,00", "capital": "200,00"})
+    text = page(response)
+    assert response.status_code == 200 and "members" not in response.context and 'name="confirm"' not in text
+    assert "ana ya tiene esta banca" in " ".join(response.context["form"].errors["buyer"])
+    for name, value in (("buyer", "ana"), ("price", "50,00"), ("capital", "200,00")):
+        assert re.search(rf'name="{name}" value="{value}"', text), name
+    assert open_tenure(mesa.table).holder.code == "ana" and Transaction.objects.count() == before
+
+
 def test_the_bank_is_transferred_without_a_price(pit, mesa):
     response = pit.post(reverse("tables:bank_transfer", args=[mesa.table.pk]),
                         {"holder": "marta", "capital": "150", "confirm": "yes"})
@@ -211,6 +225,16 @@ def test_the_bank_does_not_change_during_a_hand(pit, mesa):
     assert "#1" in page(pit.get(url))
     response = pit.post(url, {"holder": "pepe", "capital": "100", "confirm": "yes"})
     assert response.status_code == 200 and "#1" in " ".join(response.context["form"].non_field_errors())
+    assert open_tenure(mesa.table).holder.code == "ana"
+
+
+def test_a_bank_change_during_a_hand_is_refused_before_any_confirmation(pit, mesa):
+    mesa.open("luis", "marta")
+    url = reverse("tables:bank_transfer", args=[mesa.table.pk])
+    response = pit.post(url, {"holder": "pepe", "capital": "100"})
+    assert response.status_code == 200 and "members" not in response.context
+    assert "la mano #1 está abierta" in " ".join(response.context["form"].non_field_errors())
+    assert re.search(r'name="holder" value="pepe"', page(response))
     assert open_tenure(mesa.table).holder.code == "ana"
 
 
