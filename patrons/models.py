@@ -75,12 +75,17 @@ class Player(models.Model):
         verbose_name_plural = _("players")
         constraints = [
             models.UniqueConstraint(fields=["document_type", "document_number"], condition=~Q(document_number=""),
-                                    name="patrons_player_one_per_document"),
+                                    name="patrons_player_one_per_document",
+                                    violation_error_message=_("Another player is registered with this document: "
+                                                              "search for him by its number.")),
             models.UniqueConstraint(fields=["card_number"], condition=~Q(card_number=""),
-                                    name="patrons_player_one_per_card"),
+                                    name="patrons_player_one_per_card",
+                                    violation_error_message=_("Another player holds this card number.")),
             models.CheckConstraint(condition=Q(document_type="", document_number="")
                                    | (~Q(document_type="") & ~Q(document_number="")),
-                                   name="patrons_player_document_type_and_number"),
+                                   name="patrons_player_document_type_and_number",
+                                   violation_error_message=_("A document's type and its number go together: "
+                                                             "give both or neither.")),
         ]
 
     def __str__(self):

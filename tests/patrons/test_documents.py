@@ -86,3 +86,19 @@ def test_an_identity_with_a_wrong_letter_is_refused_on_the_page_in_spanish(clien
     assert "12345678A no es un número de DNI" in " ".join(page.context["form"].errors["document_number"])
     anon.refresh_from_db()
     assert not anon.has_identity and not IdentityRecord.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_document_already_on_file_is_refused_in_words_not_by_the_constraints_name(client):
+    """The register's form once said "No se cumple la restricción
+    patrons_player_one_per_document" for a document registered to another player."""
+    cashier = UserFactory(username="caja", roles=["cashier"])
+    PlayerFactory(code="primero", document_type="dni", document_number="12345678Z")
+    client.cookies[django_settings.LANGUAGE_COOKIE_NAME] = "es"
+    client.force_login(cashier)
+    page = client.post("/cage/register/", {"code": "segundo", "name": "Ana Pérez", "document_type": "dni",
+                                           "document_number": "12345678Z", "nationality": "ES",
+                                           "date_of_birth": "1980-01-01"})
+    text = page.content.decode()
+    assert page.status_code == 200 and not Player.objects.filter(code="segundo").exists()
+    assert "Otro jugador está dado de alta con este documento" in text and "patrons_player" not in text
