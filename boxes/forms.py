@@ -70,7 +70,7 @@ class BoxCountForm(forms.Form):
         self.values = denominations()
         for value in self.values:
             self.fields[_field_name(value)] = AsciiIntegerField(
-                label=formatting.money(value, grouping=False), min_value=0,
+                label=formatting.money(value), min_value=0,
                 max_value=10**6, required=False, widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
 
     def denomination_fields(self):

@@ -3,6 +3,7 @@ the cagnotte register and the daily control register, in Spanish, by role."""
 
 import csv
 import io
+import re
 from decimal import Decimal
 
 import pytest
@@ -76,6 +77,9 @@ def test_the_pit_counts_a_box_and_explains_its_variance(client_es, mesa, counter
     url = reverse("boxes:session", args=[shift.pk])
     page = client_es.get(url).content.decode()
     assert "Contar una caja" in page and "200,00" in page
+    # Each denomination as the site writes money: grouped as "2 000,00 €" is (not "1000,00 €").
+    labels = re.findall(r'<label>([^<]+?) <input type="number" name="d_', page)
+    assert "1\xa0000,00 €" in labels and "0,50 €" in labels and "1000,00 €" not in labels
     same = client_es.post(url, {"count": "1", "box": "cagnotte", "first_counter": first.pk,
                                 "second_counter": first.pk, "d_0_50": "1"})
     assert same.status_code == 200 and "dos personas distintas" in same.content.decode()
