@@ -4,6 +4,7 @@ on file (the attempt recorded), added up with his cage movements for structuring
 register says where each movement happened. [EU Directive 2015/849 art. 11(d); Ley
 10/2010 art. 7.3; RD 304/2014 art. 28]"""
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -77,6 +78,7 @@ def test_the_register_says_where_each_movement_happened(mesa, nemo):
     page = client.get("/cage/aml/", HTTP_ACCEPT_LANGUAGE="es")
     assert page.status_code == 200
     assert "Mesa 1" in page.content.decode() and "mesa Mesa 1" not in page.content.decode()
+    assert re.search(r'<td class="num">250,00 €</td>', page.content.decode())  # an amount says its currency
 
 
 def test_the_api_refuses_a_table_buy_in_over_the_threshold_without_identity(mesa, nemo):
