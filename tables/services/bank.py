@@ -45,7 +45,7 @@ def table_bank_draw(*, table: Table, holder: Player, capital: Decimal, shares=No
     """
     with db.atomic():
         table = lock_table(table.pk)
-        check_bank_change(table=table, kind="draw")
+        _bank_ready(table=table, kind="draw")
         return tenure_open(table=table, holder=holder, capital=capital, shares=shares,
                            began=BankTenure.Began.DRAW, posted_by=by, deposit=True)
 
@@ -55,7 +55,7 @@ def table_bank_sell(*, table: Table, buyer: Player, price: Decimal, capital: Dec
     tenure, whose capital is deposited at the cage before its first hand."""
     with db.atomic():
         table = lock_table(table.pk)
-        tenure = check_bank_change(table=table, kind="sell", holder=buyer)
+        tenure = _bank_ready(table=table, kind="sell")
         return bank_sell(tenure=tenure, buyer=buyer, price=price, capital=capital, shares=shares, posted_by=by,
                          deposit=True)
 
@@ -65,7 +65,7 @@ def table_bank_transfer(*, table: Table, holder: Player, capital: Decimal, share
     (rules.md "The bank passes"), its capital from the new holder's chips on record."""
     with db.atomic():
         table = lock_table(table.pk)
-        tenure = check_bank_change(table=table, kind="transfer", holder=holder)
+        tenure = _bank_ready(table=table, kind="transfer")
         return bank_transfer(tenure=tenure, holder=holder, capital=capital, shares=shares, posted_by=by)
 
 #: The bank changes of the pit checked by ``check_bank_change``.
@@ -77,9 +77,10 @@ def check_bank_change(*, table: Table, kind: str, holder: Player | None = None) 
     amounts are typed: a hand open (every change); a bank already there (a draw); no bank
     (a sale, a transfer, giving it up); the bank passed to the player who holds it
     (``holder``: a sale's buyer, a transfer's new holder; ``check_new_holder``); a sale
-    while a rebuild awaits its deposits (``check_sale``). The services of the bank's
-    changes call it under the table's lock; the pit's pages call it before their
-    confirmation (no lock: the service checks again).
+    while a rebuild awaits its deposits (``check_sale``). The pit's pages ask it before
+    their confirmation (no lock). The change's service asks the same again when it is
+    made: the table's part (``_bank_ready``) under the table's lock, then ``bank_sell``
+    and ``bank_transfer`` the holder's and the sale's.
 
     Args:
         kind: one of ``BANK_CHANGES``; holder: the new holder, if known.
@@ -88,6 +89,17 @@ def check_bank_change(*, table: Table, kind: str, holder: Player | None = None) 
     Raises:
         BankNotReady, TenureError: naming what to fix.
     """
+    tenure = _bank_ready(table=table, kind=kind)
+    if holder is not None and kind in ("sell", "transfer"):
+        check_new_holder(tenure=tenure, holder=holder)
+    if kind == "sell":
+        check_sale(tenure=tenure)
+    return tenure
+
+
+def _bank_ready(*, table: Table, kind: str) -> BankTenure | None:
+    """The table's part of ``check_bank_change``: no hand open; a bank for a sale, a
+    transfer or giving it up (returned), none for a draw (None)."""
     if kind not in BANK_CHANGES:
         raise ValueError(f"a bank change is one of {BANK_CHANGES}, not {kind!r}")
     no_open_hand(table)
@@ -96,12 +108,7 @@ def check_bank_change(*, table: Table, kind: str, holder: Player | None = None) 
         if tenure is not None:
             raise BankNotReady(_("%(table)s already has a bank: sell or transfer it"), params={"table": table.name})
         return None
-    tenure = require_tenure(table, tenure)
-    if holder is not None and kind in ("sell", "transfer"):
-        check_new_holder(tenure=tenure, holder=holder)
-    if kind == "sell":
-        check_sale(tenure=tenure)
-    return tenure
+    return require_tenure(table, tenure)
 
 #: What the caller has not read: ``pending_bank_holder``'s ``last`` (the last hand),
 #: ``require_tenure``'s ``tenure``.
@@ -265,5 +272,5 @@ def table_bank_give_up(*, table: Table, by):
     """
     with db.atomic():
         table = lock_table(table.pk)
-        tenure = check_bank_change(table=table, kind="give_up")
+        tenure = _bank_ready(table=table, kind="give_up")
         return tenure_close(tenure=tenure, ended=BankTenure.Ended.CLOSED, posted_by=by)

@@ -386,7 +386,7 @@ def _bank_change(request, table_id, kind):
                                         "capital": formatting.money(new.capital)})
                 return redirect("tables:pit_table", table_id=table.pk)
         elif not _refused_before_confirmation(form, change, table) and valid:
-            # Else the form again, with the service's refusal and what was typed.
+            # The confirmation, unless a payer is short of chips; a refusal shows the form again (below).
             members = _members(cleaned, at_cage=change.kind != "transfer")
             short = [line for line in members if line.after < 0]
             for line in short:
