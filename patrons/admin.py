@@ -21,13 +21,11 @@ class PlayerAdminForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
-        document = {name: cleaned.get(name) or "" for name in ("document_type", "document_number")}
-        if self.instance.pk is None or set(self.changed_data) & set(document):
+        if self.instance.pk is None or {"document_type", "document_number"} & set(self.changed_data):
             # As the services refuse it (patrons.documents), on the field, not at the save.
-            error = document_number_error(document["document_type"],
-                                          "".join(document["document_number"].split()).upper())
+            error = document_number_error(cleaned.get("document_type") or "", cleaned.get("document_number") or "")
             if error is not None:
-                self.add_error("document_number", forms.ValidationError(error[0], params=error[1]))
+                self.add_error("document_number", error)
         identity = {name: cleaned.get(name) for name in ("name", "document_number", "date_of_birth")}
         changed = self.instance.pk is None or self.changed_data and set(self.changed_data) & set(identity)
         if changed and not self.errors:

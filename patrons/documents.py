@@ -8,6 +8,7 @@ typed: their formats are many."""
 
 import re
 
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from patrons.admission import document_key
@@ -18,26 +19,28 @@ _DNI = re.compile(r"([0-9]{8})([A-Z])")
 _NIE = re.compile(r"([XYZ])([0-9]{7})([A-Z])")
 
 
-def document_number_error(document_type: str, number: str) -> tuple | None:
+def document_number_error(document_type: str, number: str) -> ValidationError | None:
     """Why ``number`` is not a valid number of a ``document_type``, or None.
 
     Args:
         document_type: a ``patrons.services.DOCUMENT_TYPES`` code (only ``"dni"`` and
-            ``"nie"`` are checked); number: as stored (spaces dropped, upper case), its
-            points and dashes passed over (``patrons.admission.document_key``).
+            ``"nie"`` are checked); number: as typed or stored, its case, spaces, points and
+            dashes passed over (``patrons.admission.document_key``).
     Returns:
-        ``(message, params)``: a lazy translated message naming the number (``%(value)s``)
-        and what it should be, with its parameters; None when it holds (or is not checked).
+        a ``ValidationError`` (code ``document_number``) naming the number (``%(value)s``)
+        and what it should be, for the caller to raise on the field; None when it holds (or
+        is not checked).
     """
     key = document_key(number)  # as the register matches it: 12.345.678-Z is 12345678Z
     if document_type == "dni":
         match = _DNI.fullmatch(key)
         if match is None or CHECK_LETTERS[int(match[1]) % 23] != match[2]:
-            return _("%(value)s is not a DNI number: eight digits and the letter that matches them. "
-                     "Check it on the document."), {"value": number}
+            return ValidationError(_("%(value)s is not a DNI number: eight digits and the letter that matches them. "
+                                     "Check it on the document."), code="document_number", params={"value": number})
     elif document_type == "nie":
         match = _NIE.fullmatch(key)
         if match is None or CHECK_LETTERS[int("XYZ".index(match[1]) * 10 ** 7 + int(match[2])) % 23] != match[3]:
-            return _("%(value)s is not a NIE number: X, Y or Z, seven digits and the letter that matches them. "
-                     "Check it on the document."), {"value": number}
+            return ValidationError(_("%(value)s is not a NIE number: X, Y or Z, seven digits and the letter that "
+                                     "matches them. Check it on the document."), code="document_number",
+                                   params={"value": number})
     return None

@@ -51,8 +51,7 @@ def _check_document(values: dict) -> None:
     """
     error = document_number_error(values.get("document_type", ""), values.get("document_number", ""))
     if error is not None:
-        message, params = error
-        raise ValidationError({"document_number": ValidationError(message, code="document_number", params=params)})
+        raise ValidationError({"document_number": error})
 
 
 def _as_text(value):
@@ -162,7 +161,7 @@ def player_record_identity(*, player: Player, name: str, document_type: str, doc
     if not number:
         raise IdentityError(_("the document's number is required"), field="document_number")
     if (error := document_number_error(document_type, number)) is not None:
-        raise IdentityError(error[0], params=error[1], field="document_number")
+        raise IdentityError(error.message, params=error.params, field="document_number")
     if len(nationality) != 2 or not nationality.isalpha():
         raise IdentityError(_("the nationality is a two-letter country code (ES, FR), not %(value)s"),
                             params={"value": nationality or "—"}, field="nationality")

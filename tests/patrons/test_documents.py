@@ -31,8 +31,9 @@ def test_a_number_with_its_letter_or_of_another_document_holds(kind, number):
     ("dni", "12345678A"), ("dni", "1234567Z"), ("dni", "123456789Z"), ("dni", "12345678"), ("dni", "1X"),
     ("dni", "X1234567L"), ("nie", "X1234567A"), ("nie", "W1234567L"), ("nie", "12345678Z"), ("dni", "１２３４５６７８Z")])
 def test_a_number_without_its_letter_is_named(kind, number):
-    message, params = document_number_error(kind, number)
-    assert params == {"value": number} and "%(value)s" in str(message)
+    error = document_number_error(kind, number)
+    assert error.params == {"value": number} and "%(value)s" in str(error.message)
+    assert error.code == "document_number"
 
 
 @given(digits=st.integers(min_value=0, max_value=99_999_999), letter=st.sampled_from(CHECK_LETTERS))
