@@ -33,6 +33,7 @@ import gc
 import hmac
 import json
 import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
@@ -67,17 +68,25 @@ def chunk_specs(state: dict | None) -> list[dict]:
     "since": …}, …]``, per table by id; a table the state does not know starts from the
     genesis. A table with more hands to check than ``AUDIT_CHUNK_HANDS`` is split into
     ranges (``table_ranges``), one chunk each, in order, each with its ``"range"``."""
+    return list(iter_chunk_specs(state))
+
+
+def iter_chunk_specs(state: dict | None) -> Iterator[dict]:
+    """``chunk_specs``'s, one at a time: the ledger's first, before the tables' ranges are
+    worked out (``run_chunks`` sends each as it comes: a worker starts on the ledger's
+    while the ranges' bounds are read, which took 1.7 s at 1,000,000 hands with both
+    cores otherwise idle: benchmarks/RESULTS.md, "audit incremental")."""
     state = state or {}
     tables = state.get("tables") or {}
-    specs = [{"part": "ledger", "since": state.get("ledger")}]
+    yield {"part": "ledger", "since": state.get("ledger")}
     for pk in Table.objects.order_by("pk").values_list("pk", flat=True):
         since = tables.get(str(pk))
         ranges = table_ranges(pk, since)
         if len(ranges) == 1:
-            specs.append({"part": "table", "table": pk, "since": since})
+            yield {"part": "table", "table": pk, "since": since}
         else:
-            specs += [{"part": "table", "table": pk, "since": since, "range": each} for each in ranges]
-    return specs
+            for each in ranges:
+                yield {"part": "table", "table": pk, "since": since, "range": each}
 
 
 #: Every ``size``-th hand of a table after a hand id (not the last hand), and the greatest
@@ -201,7 +210,8 @@ def _table_chunk(table, since, part=None):
     hands = _replayed_hands(table, since, hand_from=hand_from, last_hand=last_hand, first=first)
     # The hands replayed from the chain check's one read of the entries (ReplayFeed).
     feed = ReplayFeed(hands)
-    chain, last_entry, head = chain_scan(table, after_id=start, head=head, upto=entry_upto, feed=feed)
+    chain, last_entry, head, entries = chain_scan(table, after_id=start, head=head, upto=entry_upto, feed=feed,
+                                                  numbers=feed.numbers)
     openings = opening_faults(table, after_id=hand_from, upto=hand_upto)
     whole = []
     if last:
@@ -213,8 +223,7 @@ def _table_chunk(table, since, part=None):
     state = {"entry": last_entry, "head": head, "hand": last_hand, "number": table.last_hand_number}
     mine = [f"{table.name}: {fault}" for fault in chain + openings + whole]
     return {"part": "table", "table": table.pk, "faults": replayed + mine, "state": state,
-            "hands": feed.hands,
-            "entries": HandEvent.objects.filter(table=table, pk__gt=start, pk__lte=last_entry).count(),
+            "hands": feed.hands, "entries": entries,
             "transactions": 0, "sections": [len(replayed), len(chain), len(openings)]}
 
 
@@ -341,16 +350,18 @@ def _fan_out() -> bool:
     if settings.CELERY_TASK_ALWAYS_EAGER or not app.conf.result_backend or current_task:
         return False
     try:
-        return bool(app.control.ping(timeout=PING_SECONDS))
+        # The first answer is enough (limit=1): without a limit, ping waits the whole timeout.
+        return bool(app.control.ping(timeout=PING_SECONDS, limit=1))
     except Exception:  # noqa: BLE001 - the broker down: this process does the work
         return False
 
 
-def run_chunks(specs: list[dict], *, fan_out: bool | None = None) -> tuple[list[dict], str]:
+def run_chunks(specs: Iterable[dict], *, fan_out: bool | None = None) -> tuple[list[dict], str]:
     """Each chunk's ``check_chunk``, in the specs' order, a table's ranges merged into one
     result (``merge_results``).
 
     Args:
+        specs: ``chunk_specs``'s, or ``iter_chunk_specs``'s (each sent as it comes).
         fan_out: send each chunk to a Celery worker (task ``reports.check_chunk``) and
             gather the results; None: when ``_fan_out`` says workers are there.
     Returns:
@@ -360,12 +371,12 @@ def run_chunks(specs: list[dict], *, fan_out: bool | None = None) -> tuple[list[
         fan_out = _fan_out()
     if not fan_out:
         return merge_results([check_chunk(spec) for spec in specs]), "process"
-    from celery import group
+    from celery.result import ResultSet
 
     from reports.tasks import check_chunk_task
 
-    results = group(check_chunk_task.s(spec) for spec in specs).apply_async()
-    return merge_results(results.get(timeout=RESULT_SECONDS, propagate=True)), "celery"
+    sent = ResultSet([check_chunk_task.apply_async((spec,)) for spec in specs])
+    return merge_results(sent.get(timeout=RESULT_SECONDS, propagate=True)), "celery"
 
 
 def check_run(*, full: bool = False, fan_out: bool | None = None) -> CheckPoint:
@@ -385,7 +396,7 @@ def check_run(*, full: bool = False, fan_out: bool | None = None) -> CheckPoint:
     started_at, started = timezone.now(), time.perf_counter()
     faults, latest = checkpoint_faults(whole=full)
     full = full or latest is None
-    results, workers = run_chunks(chunk_specs(None if full else latest.state), fan_out=fan_out)
+    results, workers = run_chunks(iter_chunk_specs(None if full else latest.state), fan_out=fan_out)
     state = {"ledger": results[0]["state"],
              "tables": {str(result["table"]): result["state"] for result in results[1:]}}
     for result in results:

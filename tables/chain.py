@@ -172,7 +172,8 @@ class EntryChecker:
                 self._hmacs[key_id] = None if key is None else hmac.new(key, digestmod="sha256")
         return self._hmacs[key_id]
 
-    def check_rows(self, *, table_id: int, rows, previous: str, events: list | None = None) -> tuple[list, str]:
+    def check_rows(self, *, table_id: int, rows, previous: str, events: list | None = None,
+                   numbers: dict | None = None) -> tuple[list, str]:
         """Check a batch of a table's stored entries, in the order of their ids.
 
         Args:
@@ -186,6 +187,8 @@ class EntryChecker:
                 a table's first entry).
             events: a list each row's decoded event is appended to (shared between rows of
                 the same text: never to be changed by its reader), or None.
+            numbers: ``{hand id: hand number}`` of every row's hand, when each row's first
+                column is its hand's id, not its number.
         Returns:
             ``(faults, previous)``: ``[(row, what)]`` in the rows' order, ``what`` ``"link"``
             (its previous hash is not the stored hash of the entry before it) or
@@ -202,6 +205,8 @@ class EntryChecker:
         faults = []
         for row in rows:
             number, sequence, kind, text, by, at, stored_previous, stored, pk, key_id, *_rest = row
+            if numbers is not None:
+                number = numbers[number]
             if stored_previous != previous:
                 faults.append((row, "link"))
             previous = stored

@@ -4,6 +4,8 @@ the apps above the tables register (``register_table_check``: the reports app ad
 table's hands replayed and the seals of its stored reports), all shown on the table's
 integrity page (``table_faults``)."""
 
+from typing import NamedTuple
+
 from django.db import connection
 from django.db.models import TextField
 from django.db.models.functions import Cast
@@ -38,8 +40,21 @@ def chain_faults(table: Table) -> list[str]:
     return chain_scan(table)[0]
 
 
+class ChainScan(NamedTuple):
+    """What ``chain_scan`` found and where it stopped."""
+
+    #: Every break, in words.
+    faults: list[str]
+    #: The last entry's id (``after_id`` when none was read).
+    last_id: int
+    #: The last entry's stored hash (``head`` when none was read).
+    head: str
+    #: How many entries were read.
+    entries: int
+
+
 def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS, upto: int | None = None,
-               feed=None) -> tuple[list[str], int, str]:
+               feed=None, numbers: dict[int, int] | None = None) -> ChainScan:
     """``chain_faults`` over the table's entries after entry ``after_id`` only, the chain
     continuing from ``head`` (an incremental check, ``reports.checkpoints``: the last
     entry a check verified and its hash). With ``after_id`` 0, every entry from the
@@ -58,9 +73,12 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS, upto: in
     and the feed (``EntryChecker.check_rows``'s ``events``; ``tables.replay.ReplayFeed``: the
     hands replayed from this one read).
 
+    ``numbers``: ``{hand id: number}`` already read (``ReplayFeed.numbers``); the numbers of
+    the other hands an entry is read of are read a batch at a time.
+
     Returns:
-        ``(faults in words, the last entry's id, its hash)`` (``after_id``, ``head`` when
-        there is no entry after it).
+        ``ChainScan(faults in words, the last entry's id, its hash, how many entries were
+        read)`` (``after_id``, ``head``, 0 when there is no entry after it).
     """
     faults = []
     previous = head
@@ -70,39 +88,64 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS, upto: in
             faults.append(_("entry #%(entry)s, where the last check ended, was changed or removed since")
                           % {"entry": after_id})
     checker, table_id = EntryChecker(), table.pk
-    last_id = after_id
+    last_id, read = after_id, 0
+    given, numbers = numbers, dict(numbers or {})  # the caller's left as it is
     entries = HandEvent.objects.filter(table=table, pk__gt=after_id)
     if upto is not None:
         entries = entries.filter(pk__lte=upto)
     rows = (entries.order_by("id")
-            .values_list("hand__number", "sequence", "kind", Cast("event", TextField()), "entered_by_id",
-                         AtUtc("entered_at"), "previous_hash", "hash", "id", "key_id", "hand_id"))
+            .values_list("hand_id", "sequence", "kind", Cast("event", TextField()), "entered_by_id",
+                         AtUtc("entered_at"), "previous_hash", "hash", "id", "key_id"))
     # The queryset's SQL read through a server-side cursor of its own: every column is text,
     # a number or a timestamp as the driver gives it, so Django's row iterator has nothing to
     # convert and only adds its cost per row (the chain check reads every entry of a table).
     # In binary: a timestamp comes as its 8 bytes and its isoformat() is written by the
     # checker, where PostgreSQL's to_char of it took 5 s of its CPU a 100,000 hands for 1.2 s
-    # of ours; in UTC without its zone (AtUtc), so that no time zone is asked for its offset
+    # of ours; in UTC without its zone (AtUtc), so that no time zone is asked for its offset.
+    # The hands' numbers (signed in each entry) are given or read a batch's hands at a time,
+    # not joined to every entry: the join was a third of PostgreSQL's work for this read
     # (benchmarks/RESULTS.md, "audit incremental").
     sql, params = rows.query.sql_with_params()
     with connection.chunked_cursor() as cursor:
         cursor.cursor.execute(sql, params, binary=True)
         while batch := cursor.fetchmany(CHAIN_BATCH):
+            hand_ids = [row[0] for row in batch]
+            # The batch's hands' numbers (a whole table's would fill the memory), or those not given.
+            # (set.difference looks a dict up as it is; set.issubset would copy it into a set.)
+            missing = set(hand_ids) if given is None else set(hand_ids).difference(numbers)
+            found = _numbers(missing) if missing else {}
+            if given is None:
+                numbers = found
+            else:
+                numbers.update(found)
+            if len(found) < len(missing):
+                # An entry whose hand is gone (deleted behind the back) is not read, as a join
+                # would not: the chain breaks at the entry after it.
+                batch = [row for row in batch if row[0] in numbers]
+                hand_ids = [row[0] for row in batch]
+                if not batch:
+                    continue
             events = None if feed is None else []
-            found, previous = checker.check_rows(table_id=table_id, rows=batch, previous=previous, events=events)
+            found, previous = checker.check_rows(table_id=table_id, rows=batch, previous=previous, events=events,
+                                                 numbers=numbers)
             for row, what in found:
                 words = LINK_WORDS if what == "link" else FAULT_WORDS[what]
-                faults.append(str(words) % {"seq": row[1], "hand": row[0]})
-            last_id = batch[-1][8]
+                faults.append(str(words) % {"seq": row[1], "hand": numbers[row[0]]})
+            last_id, read = batch[-1][8], read + len(batch)
             if feed is not None:
-                feed.extend(zip([row[10] for row in batch], [row[1] for row in batch], [row[2] for row in batch],
-                                events, strict=True))
-    if upto is not None:
-        return faults, last_id, previous
-    table.refresh_from_db(fields=["last_event_hash"])
-    if (table.last_event_hash or GENESIS) != previous:
-        faults.append(_("the table's last entry is missing from the chain"))
-    return faults, last_id, previous
+                feed.extend(zip(hand_ids, [row[1] for row in batch], [row[2] for row in batch], events, strict=True))
+    if upto is None:
+        table.refresh_from_db(fields=["last_event_hash"])
+        if (table.last_event_hash or GENESIS) != previous:
+            faults.append(_("the table's last entry is missing from the chain"))
+    return ChainScan(faults, last_id, previous, read)
+
+
+def _numbers(hand_ids: set[int]) -> dict[int, int]:
+    """``{hand id: its number}`` of ``hand_ids``."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, number FROM tables_hand WHERE id = ANY(%s)", [list(hand_ids)])
+        return dict(cursor.fetchall())
 
 
 #: What each of ``tables.chain.opening_fault``'s answers says of a hand.

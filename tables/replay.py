@@ -238,13 +238,18 @@ class ReplayFeed:
     never changes an event (``game.hand`` reads them; ``game.entries.fold_record_events``
     copies before it writes).
 
-    ``hands`` (an int): how many hands it replays (the open ones left out).
+    ``hands`` (an int): how many hands it replays (the open ones left out); ``numbers``:
+    every hand's number by its id, read with them.
     """
 
     def __init__(self, hands):
         """``hands``: a queryset of ``Hand`` (of one table) to replay; open hands are skipped."""
-        self._wanted = set(hands.exclude(status=Hand.Status.OPEN).values_list("pk", flat=True))
+        rows = list(hands.values_list("pk", "number", "status"))
+        self._wanted = {pk for pk, _number, status in rows if status != Hand.Status.OPEN}
         self.hands = len(self._wanted)
+        #: ``{hand id: number}`` of every hand of ``hands``, the open ones too: the chain check
+        #: signs each entry with its hand's number (``tables.integrity.chain_scan``'s ``numbers``).
+        self.numbers = {pk: number for pk, number, _status in rows}
         self._shared = {}
         self._pending = {}
         self._faults = []

@@ -311,3 +311,41 @@ def test_the_replay_fed_by_the_chain_check_answers_as_its_own_read(played, monke
         feed = ReplayFeed(hands)
         chain_scan(table, after_id=after, head=head, upto=upto, feed=feed)
         assert feed.faults() == expected, (after, upto)
+
+
+def test_an_entry_of_a_hand_outside_its_range_is_signed_with_that_hands_number(played, settings):
+    """A range's chain check is given the numbers of its own hands (``ReplayFeed.numbers``);
+    the entries of other hands it reads have their hands' numbers read then. Hand 1's void
+    entered after hand 4's entries: the first range (hand 1's) reads every entry up to
+    it, hands 2 to 4's too. Honest, they hold; forged, the entry is named by its hand."""
+    played.void(Hand.objects.get(number=1), "wrong shoe")
+    void = HandEvent.objects.get(hand__number=1, kind="void")
+    first = table_ranges(played.table.pk, None, 1)[0]
+    assert first["entries"] == [0, void.pk] and HandEvent.objects.filter(hand__number=4, pk__lt=void.pk).exists()
+    whole, split = whole_and_in_ranges(settings, lambda: check_run(full=True))
+    assert (whole.fault_count, split.fault_count, split.chunks) == (0, 0, 5)
+    assert split.entries == whole.entries == HandEvent.objects.count()
+    entry = HandEvent.objects.filter(hand__number=3).order_by("sequence")[1]
+    as_the_owner("UPDATE tables_handevent SET event = event || '{\"forged\": 1}' WHERE id IN (%s, %s)",
+                 [void.pk, entry.pk])
+    whole, split = whole_and_in_ranges(settings, lambda: check_run(full=True))
+    assert f"Mesa 1: entry {void.sequence} of hand #1 was changed after it was entered" in whole.faults
+    assert f"Mesa 1: entry {entry.sequence} of hand #3 was changed after it was entered" in whole.faults
+    assert split.faults == whole.faults
+
+
+def test_the_ledgers_chunk_is_sent_before_the_tables_ranges_are_read(played, settings, monkeypatch):
+    """``check_run`` sends each chunk as its spec is made: a worker starts on the ledger's
+    while the tables' ranges are still being read (eager in the tests: each chunk runs as
+    it is sent)."""
+    from reports import checkpoints
+
+    settings.AUDIT_CHUNK_HANDS = 2
+    order = []
+    check, ranges = checkpoints.check_chunk, checkpoints.table_ranges
+    monkeypatch.setattr(checkpoints, "check_chunk", lambda spec: order.append(spec["part"]) or check(spec))
+    monkeypatch.setattr(checkpoints, "table_ranges",
+                        lambda *args, **kwargs: order.append("ranges read") or ranges(*args, **kwargs))
+    point = check_run(full=True, fan_out=True)
+    assert (point.workers, point.fault_count, point.chunks) == ("celery", 0, 3)
+    assert order == ["ledger", "ranges read", "table", "table"]
