@@ -113,12 +113,12 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS, upto: in
             # The batch's hands' numbers (a whole table's would fill the memory), or those not given.
             # (set.difference looks a dict up as it is; set.issubset would copy it into a set.)
             missing = set(hand_ids) if given is None else set(hand_ids).difference(numbers)
-            found = _numbers(missing) if missing else {}
+            read_now = _numbers(missing) if missing else {}
             if given is None:
-                numbers = found
+                numbers = read_now
             else:
-                numbers.update(found)
-            if len(found) < len(missing):
+                numbers.update(read_now)
+            if len(read_now) < len(missing):
                 # An entry whose hand is gone (deleted behind the back) is not read, as a join
                 # would not: the chain breaks at the entry after it.
                 batch = [row for row in batch if row[0] in numbers]
@@ -143,9 +143,7 @@ def chain_scan(table: Table, *, after_id: int = 0, head: str = GENESIS, upto: in
 
 def _numbers(hand_ids: set[int]) -> dict[int, int]:
     """``{hand id: its number}`` of ``hand_ids``."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT id, number FROM tables_hand WHERE id = ANY(%s)", [list(hand_ids)])
-        return dict(cursor.fetchall())
+    return dict(Hand.objects.filter(pk__in=hand_ids).values_list("pk", "number"))
 
 
 #: What each of ``tables.chain.opening_fault``'s answers says of a hand.
