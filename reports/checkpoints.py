@@ -52,7 +52,7 @@ from reports.statements import statement_faults
 from reports.texts import exception_text
 from reports.witness import witness_faults, witness_file_faults
 from tables.chain import GENESIS
-from tables.integrity import chain_scan, number_gaps, opening_faults
+from tables.integrity import OPENING_WORDS, chain_scan, number_gaps
 from tables.models import Hand, HandEvent, Table
 from tables.replay import ReplayFeed, fault_text, postings_without_hand
 
@@ -208,18 +208,19 @@ def _table_chunk(table, since, part=None):
     else:
         last_hand = hand_upto
     hands = _replayed_hands(table, since, hand_from=hand_from, last_hand=last_hand, first=first)
-    # The hands replayed from the chain check's one read of the entries (ReplayFeed).
-    feed = ReplayFeed(hands)
+    # The hands replayed from the chain check's one read of the entries (ReplayFeed), the
+    # openings of the range's own hands checked from the rows the replay reads.
+    feed = ReplayFeed(hands, openings_after=hand_from)
     chain, last_entry, head, entries = chain_scan(table, after_id=start, head=head, upto=entry_upto, feed=feed,
                                                   numbers=feed.numbers)
-    openings = opening_faults(table, after_id=hand_from, upto=hand_upto)
+    replayed = [fault_text(fault) for fault in feed.faults()]
+    openings = [str(OPENING_WORDS[code]) % {"hand": number} for number, code in feed.openings]
     whole = []
     if last:
         gaps = number_gaps(table, after=int(since.get("number") or 0))
         if gaps:
             whole.append("missing hand numbers: " + ", ".join(map(str, gaps[:100])))
         whole += [exception_text(fault) for fault in _seal_faults(table)]
-    replayed = [fault_text(fault) for fault in feed.faults()]
     state = {"entry": last_entry, "head": head, "hand": last_hand, "number": table.last_hand_number}
     mine = [f"{table.name}: {fault}" for fault in chain + openings + whole]
     return {"part": "table", "table": table.pk, "faults": replayed + mine, "state": state,

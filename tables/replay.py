@@ -36,7 +36,8 @@ from game.entries import VOID, effective_events
 from game.payouts import settle
 from game.record import replay_as_played
 from ledger.models import Account, Transaction
-from ledger.money import cents
+from ledger.money import cents, euros
+from tables.chain import opening_fault
 from tables.models import Hand
 
 #: Hands replayed per round of reads (bounds the memory of ``ledger_check``).
@@ -83,7 +84,8 @@ def _holders(account_ids) -> dict:
 
 class _Hand(NamedTuple):
     """What the replay reads of a hand: one row of ``_HAND_COLUMNS``, its JSON columns
-    decoded (``casino.jsontext``) and its limits in cents."""
+    decoded (``casino.jsontext``) and its limits in cents; the last six, with ``seats``,
+    ``rules``, the limits and ``tenure_id``, what its opening signed (``_opening_code``)."""
 
     pk: int
     number: int
@@ -100,6 +102,12 @@ class _Hand(NamedTuple):
     bank_code: str
     seats: list
     tenure_id: int | None
+    table_id: int
+    shift_id: int | None
+    bank_id: int
+    imported: bool
+    signature: str
+    key_id: str
 
 
 def _text(field):
@@ -118,7 +126,8 @@ _DETAIL = Case(When(transaction__detail=F("settlement"), then=Value(SAME)), defa
 #: ``casino.jsontext`` (not by the field: ``json``, several times slower).
 _HAND_COLUMNS = ("pk", "number", "table__name", "status", "transaction_id", "transaction__reversal",
                  _DETAIL, _text("settlement"), "next_bank", _text("rules"), "min_bet", "max_bet",
-                 "bank__code", _text("seats"), "tenure_id")
+                 "bank__code", _text("seats"), "tenure_id", "table_id", "shift_id", "bank_id", "imported", "signature",
+                 "key_id")
 
 
 def _hand(row, shared: dict | None = None) -> _Hand:
@@ -126,7 +135,7 @@ def _hand(row, shared: dict | None = None) -> _Hand:
     seats decoded so far (a table's hands repeat a few of each), their values shared
     between hands: the replay never changes them (``make`` copies the seats)."""
     (pk, number, table_name, status, transaction_id, reversal_id, detail, settlement, next_bank, rules, low, high,
-     bank_code, seats, tenure_id) = row
+     bank_code, seats, tenure_id, *opening) = row
     if shared is None:
         rules, seats = loads(rules), loads(seats)
     else:
@@ -135,7 +144,16 @@ def _hand(row, shared: dict | None = None) -> _Hand:
     settlement = None if settlement is None else loads(settlement)
     detail = settlement if detail == SAME else None if detail is None else loads(detail)
     return _Hand(pk, number, table_name, status, transaction_id, reversal_id, detail, settlement,
-                 next_bank, rules, cents(low), cents(high), bank_code, seats, tenure_id)
+                 next_bank, rules, cents(low), cents(high), bank_code, seats, tenure_id, *opening)
+
+
+def _opening_code(hand: _Hand) -> str | None:
+    """``tables.chain.opening_fault`` of the hand as read (``"changed"``, ``"unsigned"``,
+    ``"unknown_key"``), None when its opening's signature holds."""
+    return opening_fault(key_id=hand.key_id, stored=hand.signature, table_id=hand.table_id, number=hand.number,
+                         shift_id=hand.shift_id, tenure_id=hand.tenure_id, bank_id=hand.bank_id, seats=hand.seats,
+                         rules=hand.rules, min_bet=euros(hand.min_bet), max_bet=euros(hand.max_bet),
+                         imported=hand.imported)
 
 
 def hand_faults(hands) -> list[dict]:
@@ -239,17 +257,27 @@ class ReplayFeed:
     copies before it writes).
 
     ``hands`` (an int): how many hands it replays (the open ones left out); ``numbers``:
-    every hand's number by its id, read with them.
+    every hand's number by its id, read with them; ``openings`` (with ``openings_after``,
+    once ``faults()`` returned): ``[(number, code)]`` in the order of numbers, the hands
+    whose signed opening does not hold, ``code`` ``tables.chain.opening_fault``'s.
     """
 
-    def __init__(self, hands):
-        """``hands``: a queryset of ``Hand`` (of one table) to replay; open hands are skipped."""
+    def __init__(self, hands, *, openings_after: int | None = None):
+        """``hands``: a queryset of ``Hand`` (of one table) to replay; open hands are skipped.
+        ``openings_after``: also check the signed openings (``tables.chain.opening_fault``)
+        of the hands of an id above it, the open ones too, from the rows the replay reads
+        (``tables.integrity.opening_faults`` reads them again: 0.5 s of a range's 14 of
+        CPU, benchmarks/RESULTS.md, "audit incremental"); None: no opening checked."""
         rows = list(hands.values_list("pk", "number", "status"))
         self._wanted = {pk for pk, _number, status in rows if status != Hand.Status.OPEN}
         self.hands = len(self._wanted)
         #: ``{hand id: number}`` of every hand of ``hands``, the open ones too: the chain check
         #: signs each entry with its hand's number (``tables.integrity.chain_scan``'s ``numbers``).
         self.numbers = {pk: number for pk, number, _status in rows}
+        self._openings_after = openings_after
+        self._open = ([] if openings_after is None else
+                      sorted(pk for pk, _number, status in rows if status == Hand.Status.OPEN and pk > openings_after))
+        self.openings = []
         self._shared = {}
         self._pending = {}
         self._faults = []
@@ -285,9 +313,19 @@ class ReplayFeed:
                    [[kind, event] for _sequence, kind, event in sorted(pending.get(pk, ()), key=itemgetter(0))] for pk in ids}
         if len(self._shared) > CHUNK:
             self._shared.clear()
+        hands = self._hands(ids)
+        self._faults += [(fault["hand"], fault) for fault in _chunk_faults(hands, entries)]
+
+    def _hands(self, ids: list[int]) -> list[_Hand]:
+        """The hands of ``ids`` as ``_Hand`` in the order of numbers, their openings checked."""
         hands = [_hand(row, self._shared)
                  for row in Hand.objects.filter(pk__in=ids).order_by("number").values_list(*_HAND_COLUMNS)]
-        self._faults += [(fault["hand"], fault) for fault in _chunk_faults(hands, entries)]
+        if self._openings_after is not None:
+            after = self._openings_after
+            for hand in hands:
+                if hand.pk > after and (code := _opening_code(hand)):
+                    self.openings.append((hand.number, code))
+        return hands
 
     def faults(self) -> list[dict]:
         """Replay what is left (the hands pending, then those never streamed) and return
@@ -296,6 +334,10 @@ class ReplayFeed:
         rest = sorted(self._wanted)
         for start in range(0, len(rest), CHUNK):
             self._replay(rest[start:start + CHUNK], {})
+        for start in range(0, len(self._open), CHUNK):  # not replayed: their openings only
+            self._hands(self._open[start:start + CHUNK])
+        self._open = []
+        self.openings.sort()
         return [fault for _number, fault in sorted(self._faults, key=itemgetter(0))]
 
 

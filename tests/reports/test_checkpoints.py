@@ -349,3 +349,36 @@ def test_the_ledgers_chunk_is_sent_before_the_tables_ranges_are_read(played, set
     point = check_run(full=True, fan_out=True)
     assert (point.workers, point.fault_count, point.chunks) == ("celery", 0, 3)
     assert order == ["ledger", "ranges read", "table", "table"]
+
+
+def test_the_openings_checked_from_the_replays_rows_are_those_the_integrity_page_reads(played, settings):
+    """A range checks its own hands' signed openings from the rows the replay reads
+    (``ReplayFeed``'s ``openings_after``), the open hand's too, which is not replayed: the
+    same faults, in the same order, whole, in ranges and as ``opening_faults`` (the table's
+    integrity page) reads them. Planted: the open hand's seats, a settled hand's limits, the
+    voided hand's rules, one hand unsigned and one signed with a key this server does not
+    hold. Honest, none."""
+    from tables.integrity import opening_faults
+
+    played.play(played.open("ana", "marta"), "ana deal 5O")  # hand 5, open
+    whole, split = whole_and_in_ranges(settings, lambda: check_run(full=True))
+    assert (whole.fault_count, split.fault_count, split.chunks) == (0, 0, 6)
+    assert opening_faults(played.table) == []
+    as_the_owner("UPDATE tables_hand SET seats = '[\"marta\", \"ana\"]' WHERE number = 5", [])
+    as_the_owner("UPDATE tables_hand SET max_bet = max_bet + 100 WHERE number = 1", [])
+    as_the_owner("UPDATE tables_hand SET rules = rules || '{\"commission_rate\": \"0.5\"}' WHERE number = 4", [])
+    as_the_owner("UPDATE tables_hand SET signature = '' WHERE number = 2", [])
+    as_the_owner("UPDATE tables_hand SET key_id = 'elsewhere' WHERE number = 3", [])
+    expected = ["Mesa 1: " + fault for fault in opening_faults(played.table)]
+    assert expected == [
+        "Mesa 1: hand #1: its table, seats, bank, rules or limits are not those it was opened with (changed after "
+        "the fact)",
+        "Mesa 1: hand #2: its opening is not signed with the audit trail's key",
+        "Mesa 1: hand #3: its opening is signed with a key this server does not hold",
+        "Mesa 1: hand #4: its table, seats, bank, rules or limits are not those it was opened with (changed after "
+        "the fact)",
+        "Mesa 1: hand #5: its table, seats, bank, rules or limits are not those it was opened with (changed after "
+        "the fact)"]
+    whole, split = whole_and_in_ranges(settings, lambda: check_run(full=True))
+    assert split.faults == whole.faults
+    assert [fault for fault in whole.faults if fault in expected] == expected
