@@ -21,20 +21,16 @@ one after the other.
 """
 
 import hmac
-import json
 from datetime import UTC, datetime
 
 from django.db import connection
 from django.utils.translation import gettext as _
 
-from casino.jsontext import loads
+from casino.jsontext import canonical, loads
 from casino.keys import current_key_id, hmac_hex, secret
 
 #: The "previous signature" of the ledger's first transaction.
 GENESIS = "0" * 64
-
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
 
 def posting_body(*, kind: str, reference: str, idempotency_key: str, cause: dict, posted_by_id,
                  source: str, posted_at: datetime, memo: str, reverses_id, legs) -> str:
@@ -46,7 +42,7 @@ def posting_body(*, kind: str, reference: str, idempotency_key: str, cause: dict
         legs: ``[(account id, side, cents)]``; posted_at: an aware datetime (its
             ``isoformat()`` is signed: UTC, as PostgreSQL returns it to Django).
     """
-    return _CANONICAL.encode({
+    return canonical({
         "kind": kind, "reference": reference, "key": idempotency_key, "cause": cause or {},
         "by": None if posted_by_id is None else int(posted_by_id), "source": source,
         "at": posted_at.isoformat(), "memo": memo, "reverses": None if reverses_id is None else int(reverses_id),

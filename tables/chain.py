@@ -28,7 +28,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db.models import DateTimeField, Func
 
-from casino.jsontext import loads
+from casino.jsontext import canonical, loads
 from casino.keys import current_key_id, secret
 
 #: The "previous hash" of a table's first entry.
@@ -42,10 +42,6 @@ def _key(key_id: str) -> bytes | None:
     return secret(key_id)
 
 
-#: ``entry_body``'s canonical JSON: sorted keys, no spaces, UTF-8 (one encoder, not one a call).
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def entry_body(*, table_id: int, hand_number: int, sequence: int, kind: str, event, entered_by_id: int | None,
                entered_at: datetime) -> str:
     """The signed content of one entry: canonical JSON (sorted keys, no spaces, UTF-8) of
@@ -54,8 +50,8 @@ def entry_body(*, table_id: int, hand_number: int, sequence: int, kind: str, eve
     as ``json.dumps`` of that object with sorted keys: ``tests/reports/test_chain_stream.py``
     checks it). An import signs about 20 entries a hand, so the text is written around the
     event's JSON, not by ``json.dumps`` of the whole object (benchmarks/RESULTS.md, "Measurements behind the code's choices")."""
-    return _body(table_id=table_id, hand_number=hand_number, sequence=sequence, kind_json=_CANONICAL.encode(kind),
-                 event_json=_CANONICAL.encode(event), entered_by_id=entered_by_id, at=entered_at.isoformat())
+    return _body(table_id=table_id, hand_number=hand_number, sequence=sequence, kind_json=canonical(kind),
+                 event_json=canonical(event), entered_by_id=entered_by_id, at=entered_at.isoformat())
 
 
 def _body(*, table_id: int, hand_number: int, sequence: int, kind_json: str, event_json: str,
@@ -200,7 +196,7 @@ class EntryChecker:
         as much as its HMAC (benchmarks/RESULTS.md, "audit incremental");
         ``tests/reports/test_chain_stream.py`` checks the two texts agree.
         """
-        cache, words, hmacs, loads_, encode = self._events, self._words, self._hmacs, loads, _CANONICAL.encode
+        cache, words, hmacs, loads_, encode = self._events, self._words, self._hmacs, loads, canonical
         compare, keep = hmac.compare_digest, None if events is None else events.append
         faults = []
         for row in rows:
@@ -259,7 +255,7 @@ def opening_body(*, table_id: int, number: int, shift_id: int | None, tenure_id:
     and is played under (its table and number, shift, bank tenure and holder, seats in
     order, rules with the profile and the commission, limits as euros with two places,
     whether it was imported)."""
-    return _CANONICAL.encode({
+    return canonical({
         "table": int(table_id), "number": int(number), "shift": None if shift_id is None else int(shift_id),
         "tenure": int(tenure_id), "bank": int(bank_id), "seats": list(seats), "rules": rules,
         "min": f"{Decimal(min_bet):.2f}", "max": f"{Decimal(max_bet):.2f}", "imported": bool(imported)})
