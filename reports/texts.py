@@ -12,7 +12,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from casino import formatting
+from game import EngineError
 from ledger.models import Transaction
+from tables.errors import engine_message
 from tables.rules_words import deck_words
 
 STAGES = {
@@ -132,7 +134,10 @@ def exception_text(item: dict) -> str:
         return _("hand #%(hand)s: a replay of its entries disagrees with its %(what)s") % {
             "hand": p["hand"], "what": REPLAYED.get(p["what"], p["what"])}
     if code == "hand_unplayable":
-        return _("hand #%(hand)s: its entries do not replay to a settled hand (%(reason)s)") % p
+        engine = p.get("engine")  # the engine's refusal in the reader's words (a report stored before: English)
+        reason = (engine_message(EngineError(engine["rule"], engine["template"], **engine["params"])) if engine
+                  else p["reason"])
+        return _("hand #%(hand)s: its entries do not replay to a settled hand (%(reason)s)") % {**p, "reason": reason}
     if code == "void_without_entry":
         return _("hand #%(hand)s is voided but no void was entered at the table") % p
     if code == "posting_without_hand":

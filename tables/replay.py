@@ -12,7 +12,8 @@ words):
   (the stored bets), ``commission``, ``next_bank``, ``settlement`` (the rest of the
   stored settlement), ``posting`` (the ledger entries or the transaction's detail);
 - ``hand_unplayable`` ``{hand, table, reason}``: the entries do not replay to a finished
-  hand (the engine's refusal, in English);
+  hand (the engine's refusal, in English; and ``engine``, ``{rule, template, params}``, when it
+  is one of the engine's errors, which ``reports.texts`` puts into the reader's words);
 - ``hand_not_posted`` ``{hand, table}``: a settled hand with no transaction;
 - ``void_not_reversed`` ``{hand, table}``: a voided hand whose posting has no reversal;
 - ``void_without_entry`` ``{hand, table}``: a hand voided with no void entry at the table;
@@ -31,7 +32,7 @@ from django.db.models import Case, F, Q, TextField, Value, When
 from django.db.models.functions import Cast
 
 from casino.jsontext import loads, normal
-from game import HandState, IllegalEvent
+from game import EngineError, HandState, IllegalEvent
 from game.entries import VOID, effective_events
 from game.payouts import settle
 from game.record import replay_as_played
@@ -361,7 +362,10 @@ def _one_hand(hand: _Hand, entries, stored_bets, posted, holders) -> list[dict]:
         settlement = settle(state)
     except (IllegalEvent, ValueError, TypeError, KeyError) as error:
         reason = getattr(error, "message", None) or str(error)
-        return [*faults, {"code": "hand_unplayable", **where, "reason": str(reason)}]
+        fault = {"code": "hand_unplayable", **where, "reason": str(reason)}
+        if isinstance(error, EngineError):
+            fault["engine"] = {"rule": error.rule, "template": error.template, "params": dict(error.params)}
+        return [*faults, fault]
     differs = set()
     replayed = [(b.player, b.seat, b.hand, b.stake, b.points, b.result, b.multiplier, b.net) for b in settlement.bets]
     stored = stored_bets  # as _BETS_SQL reads them, in the order stored, amounts in cents

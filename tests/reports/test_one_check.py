@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from reports.models import Report
-from tables.models import HandEvent
+from tables.models import Hand, HandEvent
 from tests.reports.test_versions_and_seal import store
 
 
@@ -103,3 +103,27 @@ def test_a_hand_whose_posting_disagrees_shows_on_the_integrity_page_too(sealed, 
     code, _out, err = ledger_check()
     assert code == 1 and "hand Mesa 1 #1" in err
     assert "hand #1" in integrity_page(played.table, staff["auditor"])
+
+
+def test_the_engines_refusal_on_the_integrity_page_is_in_the_readers_words(played, staff):
+    """A hand whose entries no longer replay (its seats changed: luis is gone) is named with
+    the engine's refusal in the reader's language on the integrity page, in English for the
+    operators of ``ledger_check``; honest hands name none."""
+    from reports.texts import exception_text
+    from tables.replay import hand_faults
+
+    as_the_owner("UPDATE tables_hand SET seats = '[\"marta\", \"pepe\"]' WHERE number = 1", [])
+    client = Client()
+    client.force_login(staff["auditor"])
+    client.cookies["django_language"] = "es"
+    page = client.get(reverse("tables:hand_integrity", args=[played.table.pk])).content.decode()
+    assert "mano n.º 1: sus anotaciones no llevan a una mano liquidada (luis no está sentado en esta mesa)" in page
+    assert "is not seated" not in page
+    english = integrity_page(played.table, staff["auditor"])
+    assert "hand #1: its entries do not replay to a settled hand (luis is not seated at this table)" in english
+    [fault] = [fault for fault in hand_faults(Hand.objects.filter(table=played.table))
+               if fault["code"] == "hand_unplayable"]
+    assert fault["reason"] == "luis is not seated at this table"
+    with translation.override("es"):  # a fault stored before the engine's words were kept: its English
+        del fault["engine"]
+        assert exception_text(fault).endswith("(luis is not seated at this table)")
