@@ -52,7 +52,7 @@ from reports.statements import statement_faults
 from reports.texts import exception_text
 from reports.witness import witness_faults, witness_file_faults
 from tables.chain import GENESIS
-from tables.integrity import OPENING_WORDS, chain_scan, number_gaps
+from tables.integrity import chain_scan, number_gaps, opening_text
 from tables.models import Hand, HandEvent, Table
 from tables.replay import ReplayFeed, fault_text, postings_without_hand
 
@@ -214,7 +214,7 @@ def _table_chunk(table, since, part=None):
     chain, last_entry, head, entries = chain_scan(table, after_id=start, head=head, upto=entry_upto, feed=feed,
                                                   numbers=feed.numbers)
     replayed = [fault_text(fault) for fault in feed.faults()]
-    openings = [str(OPENING_WORDS[code]) % {"hand": number} for number, code in feed.openings]
+    openings = [opening_text(code, number) for number, code in feed.openings]
     whole = []
     if last:
         gaps = number_gaps(table, after=int(since.get("number") or 0))

@@ -155,23 +155,21 @@ OPENING_WORDS = {
 }
 
 
-def opening_faults(table: Table, *, after_id: int = 0, upto: int | None = None) -> list[str]:
+def opening_text(code: str, number: int) -> str:
+    """``tables.chain.opening_fault``'s answer ``code`` for hand ``number``, in words."""
+    return str(OPENING_WORDS[code]) % {"hand": number}
+
+
+def opening_faults(table: Table) -> list[str]:
     """Every hand of the table whose own fields (table, number, shift, bank tenure and
     holder, seats, rules with the commission, limits) are not those signed at its
-    opening (``tables.chain.sign_opening``), in words; empty if all hold. A hand's rules
-    or seats changed by SQL would otherwise replay to agree with the forgery.
-    ``after_id``: only the hands of a greater id (an incremental check's new hands);
-    ``upto``: and of an id up to that (one range of a check in ranges)."""
+    opening (``tables.chain.sign_opening``), in words, in the order of numbers; empty if
+    all hold. A hand's rules or seats changed by SQL would otherwise replay to agree with
+    the forgery. (A check in ranges checks its hands' openings from the rows its replay
+    reads: ``tables.replay.ReplayFeed``'s ``openings_after``.)"""
     faults = []
-    hands = Hand.objects.filter(table=table, pk__gt=after_id)
-    if upto is not None:
-        hands = hands.filter(pk__lte=upto)
     # seats and rules read as their text, decoded by casino.jsontext (json's values, faster).
-    # In the order of their ids, the faults then sorted by number: ordered by number, the
-    # server-side cursor's fast-start plan walked the table's (table, number) index from its
-    # first hand and filtered the ids, every hand of the table read for each range of a
-    # check in ranges (benchmarks/RESULTS.md, "audit incremental").
-    rows = (hands.order_by("pk")
+    rows = (Hand.objects.filter(table=table).order_by("number")
             .values_list("number", "shift_id", "tenure_id", "bank_id", Cast("seats", TextField()),
                          Cast("rules", TextField()), "min_bet", "max_bet", "imported", "signature", "key_id"))
     for number, shift, tenure, bank, seats, rules, low, high, imported, stored, key_id in rows.iterator(
@@ -180,8 +178,8 @@ def opening_faults(table: Table, *, after_id: int = 0, upto: int | None = None) 
                               tenure_id=tenure, bank_id=bank, seats=loads(seats), rules=loads(rules), min_bet=low,
                               max_bet=high, imported=imported)
         if fault:
-            faults.append((number, str(OPENING_WORDS[fault]) % {"hand": number}))
-    return [text for _number, text in sorted(faults)]
+            faults.append(opening_text(fault, number))
+    return faults
 
 
 _table_checks = []
